@@ -1,0 +1,13 @@
+// Settings every Forge connection gets, whatever the driver.
+import type { SqliteDriver } from "./sqlite.driver"
+
+/** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5_000
+
+/** Sets busy_timeout (first, so the WAL switch itself may wait), WAL journaling and foreign keys. */
+export async function applyConnectionPragmas(driver: SqliteDriver): Promise<void> {
+  await driver.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  // WAL lets readers in other processes (a second opencode on the same workspace) proceed while one writes.
+  await driver.all("PRAGMA journal_mode = WAL")
+  await driver.exec("PRAGMA foreign_keys = ON")
+}

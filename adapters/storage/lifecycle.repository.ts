@@ -1,0 +1,102 @@
+// LifecycleRepository over drizzle (sqlite-proxy) on one StorageConnection: the same code path for both drivers.
+import { and, asc, eq, type SQL } from "drizzle-orm"
+import type {
+  LifecycleRepository,
+  SnapshotRecord,
+  TransitionFilter,
+  TransitionRecord,
+} from "../../services/lifecycle/lifecycle.ports"
+import { fromActorRow, fromTransitionRow, toActorRow, toTransitionInsert } from "./lifecycle.records"
+import type { ForgeDatabase, StorageConnection } from "./storage.connection"
+import { actors, transitions } from "./tables/lifecycle.tables"
+
+type ActorRow = typeof actors.$inferSelect
+// A transaction handle offers the same query builders as the database.
+type Queryable = Pick<ForgeDatabase, "insert">
+
+/** Actor snapshots and the transition log in SQLite. Every call runs alone on the connection, in call order. */
+export class SqliteLifecycleRepository implements LifecycleRepository {
+  private closed = false
+
+  /** Uses (does not own) `connection`: closing the repository leaves the connection open for others. */
+  constructor(private readonly connection: StorageConnection) {}
+
+  async commit(snapshot: SnapshotRecord, transition: TransitionRecord): Promise<void> {
+    const row = toActorRow(snapshot, "commit")
+    const entry = toTransitionInsert(transition, "commit")
+    await this.exclusive((db) =>
+      db.transaction(
+        async (tx) => {
+          await upsertActor(tx, row)
+          await tx.insert(transitions).values(entry)
+        },
+        { behavior: "immediate" },
+      ),
+    )
+  }
+
+  async saveSnapshot(snapshot: SnapshotRecord): Promise<void> {
+    const row = toActorRow(snapshot, "saveSnapshot")
+    await this.exclusive((db) => upsertActor(db, row))
+  }
+
+  async loadSnapshots(query: { machineId?: string; includeTerminal?: boolean } = {}): Promise<SnapshotRecord[]> {
+    const conditions: SQL[] = []
+    if (query.machineId !== undefined) conditions.push(eq(actors.machineId, query.machineId))
+    if (query.includeTerminal === false) conditions.push(eq(actors.terminal, false))
+    const rows = await this.exclusive((db) =>
+      db
+        .select()
+        .from(actors)
+        .where(and(...conditions))
+        .orderBy(asc(actors.machineId), asc(actors.instanceId)),
+    )
+    return rows.map(fromActorRow)
+  }
+
+  async getSnapshot(machineId: string, instanceId: string): Promise<SnapshotRecord | undefined> {
+    const row = await this.exclusive((db) =>
+      db
+        .select()
+        .from(actors)
+        .where(and(eq(actors.machineId, machineId), eq(actors.instanceId, instanceId)))
+        .get(),
+    )
+    return row === undefined ? undefined : fromActorRow(row)
+  }
+
+  async listTransitions(filter: TransitionFilter = {}): Promise<TransitionRecord[]> {
+    const conditions: SQL[] = []
+    if (filter.machineId !== undefined) conditions.push(eq(transitions.machineId, filter.machineId))
+    if (filter.instanceId !== undefined) conditions.push(eq(transitions.instanceId, filter.instanceId))
+    if (filter.sessionId !== undefined) conditions.push(eq(transitions.sessionId, filter.sessionId))
+    const rows = await this.exclusive((db) =>
+      db
+        .select()
+        .from(transitions)
+        .where(and(...conditions))
+        .orderBy(asc(transitions.id)),
+    )
+    return rows.map(fromTransitionRow)
+  }
+
+  /** Waits for calls already made, then refuses new ones. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.connection.exclusive(async () => undefined).catch(() => undefined)
+  }
+
+  private exclusive<T>(work: (db: ForgeDatabase) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error("lifecycle repository is closed"))
+    return this.connection.exclusive(work)
+  }
+}
+
+async function upsertActor(db: Queryable, row: ActorRow): Promise<void> {
+  const { machineId, instanceId, ...changes } = row
+  await db
+    .insert(actors)
+    .values(row)
+    .onConflictDoUpdate({ target: [actors.machineId, actors.instanceId], set: changes })
+}

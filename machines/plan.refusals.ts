@@ -1,7 +1,8 @@
 import type { SnapshotFrom } from "xstate"
 import { checkCoverage, openTasks } from "./plan.gates"
 import type { PlanEvent, planMachine } from "./plan.machine"
-import { planStatusOf, stateToString } from "./plan.status"
+import { planStatusOf } from "./plan.status"
+import { stateToString } from "./state.text"
 
 type PlanSnapshot = SnapshotFrom<typeof planMachine>
 

@@ -14,11 +14,3 @@ export function planStateForStatus(status: PlanMachineStatus): StateValue {
   if (status === "approved") return { approved: "working" }
   return status
 }
-
-/** "approved.working" style text for logs and the transition table. */
-export function stateToString(value: StateValue): string {
-  if (typeof value === "string") return value
-  return Object.entries(value)
-    .map(([key, child]) => (child === undefined ? key : `${key}.${stateToString(child)}`))
-    .join(",")
-}

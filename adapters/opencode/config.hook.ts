@@ -1,0 +1,84 @@
+import { FORGE_AGENT_DESCRIPTION, FORGE_AGENT_PROMPT } from "./prompts/forge.agent.prompt"
+import { PLAN_COMMAND_DESCRIPTION, PLAN_COMMAND_TEMPLATE } from "./prompts/plan.command"
+
+/** The permission keys whose dialogs are the plan's gates: forced to "ask" so only a user can pass them. */
+export const DIALOG_PERMISSIONS = ["plan_approve", "plan_close"] as const
+
+export const FORGE_AGENT = "forge"
+
+// The slice of opencode's live config the plugin reads and changes. The SDK's Config type lags behind the
+// permission keys opencode accepts, so the hook works on this structural view.
+type PermissionAction = "ask" | "allow" | "deny"
+type PermissionValue = PermissionAction | Record<string, PermissionAction>
+type PermissionConfig = PermissionAction | Record<string, PermissionValue>
+interface AgentConfig {
+  disable?: boolean
+  mode?: string
+  prompt?: string
+  description?: string
+  model?: string
+  permission?: PermissionConfig
+  [key: string]: unknown
+}
+export interface LiveConfig {
+  agent?: Record<string, AgentConfig | undefined>
+  command?: Record<string, unknown>
+  permission?: PermissionConfig
+  default_agent?: string
+  [key: string]: unknown
+}
+
+export interface ConfigOutcome {
+  /** `agent.forge.disable: true`: the plugin stands down entirely. */
+  disabled: boolean
+}
+
+/**
+ * Registers the forge agent, the /plan command and the dialog permissions in the live (in-memory) config. Nothing is
+ * ever written to the user's files. The user's own choices win: their command.plan, their default_agent, their
+ * agent.forge fields, and an explicit "deny" on a dialog key.
+ */
+export function applyForgeConfig(cfg: LiveConfig, toolIds: readonly string[]): ConfigOutcome {
+  const userForge = cfg.agent?.[FORGE_AGENT]
+  if (userForge?.disable === true) {
+    // Tools cannot be unregistered after start-up; a deny on their ids hides them from every agent.
+    cfg.permission = withRules(cfg.permission, Object.fromEntries(toolIds.map((id) => [id, "deny" as const])))
+    return { disabled: true }
+  }
+  cfg.agent ??= {}
+  cfg.agent[FORGE_AGENT] = {
+    mode: "primary",
+    description: FORGE_AGENT_DESCRIPTION,
+    prompt: FORGE_AGENT_PROMPT,
+    ...userForge,
+  }
+  cfg.default_agent ??= FORGE_AGENT
+  cfg.command ??= {}
+  if (cfg.command.plan === undefined) {
+    cfg.command.plan = { description: PLAN_COMMAND_DESCRIPTION, template: PLAN_COMMAND_TEMPLATE, agent: FORGE_AGENT }
+  }
+  const dialogs = Object.fromEntries(
+    DIALOG_PERMISSIONS.filter((key) => !isExplicitDeny(cfg.permission, key)).map((key) => [key, "ask" as const]),
+  )
+  cfg.permission = withRules(cfg.permission, dialogs)
+  // Rules are "last match wins" and agent rules come after the top level: an agent's own "*": "allow" would
+  // otherwise answer the dialog without the user.
+  for (const agent of Object.values(cfg.agent)) {
+    if (agent?.permission !== undefined) agent.permission = withRules(agent.permission, dialogs)
+  }
+  return { disabled: false }
+}
+
+/** Appends rules at the end (re-inserting existing keys) so they are the last to match. */
+function withRules(permission: PermissionConfig | undefined, rules: Record<string, PermissionAction>): PermissionConfig {
+  const base: Record<string, PermissionValue> = typeof permission === "string" ? { "*": permission } : { ...(permission ?? {}) }
+  for (const [key, action] of Object.entries(rules)) {
+    delete base[key]
+    base[key] = action
+  }
+  return base
+}
+
+function isExplicitDeny(permission: PermissionConfig | undefined, key: string): boolean {
+  return typeof permission === "object" && permission[key] === "deny"
+}

@@ -1,0 +1,81 @@
+import type { Hooks, PluginInput } from "@opencode-ai/plugin"
+import type { Logger } from "../../services/plan/plan.ports"
+import { type LiveConfig, applyForgeConfig } from "./config.hook"
+import { handlePlanCommand } from "./plan.command.hook"
+import { PLAN_TOOL_IDS, createPlanTools } from "./plan.tools"
+import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
+import { SessionTree } from "./session.tree"
+
+export interface ForgeHooksDeps {
+  client: PluginInput["client"]
+  log: Logger
+  /** Opens (once) the workspace's runtime: database, actors restored and reconciled with their documents. */
+  openRuntime: () => Promise<ForgeRuntime>
+}
+
+interface SessionEvent {
+  type: string
+  properties?: { sessionID?: string; info?: { id?: string; parentID?: string } }
+}
+
+/** The plugin's hooks. Every gate decision is the runtime's (its machines'); hooks only route and surface it. */
+export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
+  const tree = new SessionTree(async (id) => (await deps.client.session.get({ path: { id } })).data ?? undefined)
+  let disabled = false
+  let ownsPlanCommand = false
+  let runtime: Promise<ForgeRuntime> | undefined
+  const openRuntime = (): Promise<ForgeRuntime> => {
+    runtime ??= deps.openRuntime().catch((error: unknown) => {
+      runtime = undefined
+      deps.log.error(`could not open the Forge runtime: ${error instanceof Error ? error.message : String(error)}`)
+      throw error
+    })
+    return runtime
+  }
+  const access: ForgeRuntimeAccess = {
+    async forTool(ctx) {
+      if (disabled) throw new Error("Forge is disabled for this host (agent.forge.disable is true).")
+      return { runtime: await openRuntime(), session: await tree.rootOf(ctx.sessionID) }
+    },
+  }
+
+  return {
+    tool: createPlanTools(access),
+
+    async config(cfg) {
+      const commandBefore = (cfg as LiveConfig).command?.plan
+      disabled = applyForgeConfig(cfg as LiveConfig, PLAN_TOOL_IDS).disabled
+      ownsPlanCommand = !disabled && commandBefore === undefined
+      if (disabled) deps.log.info("agent.forge.disable is true: Forge stands down (no agent, commands, tools or gates)")
+      // Restore lifecycles now, so gates hold from the first tool call and restore problems show up at start.
+      else void openRuntime().catch(() => undefined)
+    },
+
+    async "tool.execute.before"(input) {
+      if (disabled) return
+      const rt = await openRuntime()
+      const session = tree.knownRootOf(input.sessionID) ?? (await tree.rootOf(input.sessionID))
+      const refusal = rt.plans.gate(session, input.tool)
+      if (refusal !== null) throw new Error(refusal)
+    },
+
+    async "command.execute.before"(input, output) {
+      if (disabled || !ownsPlanCommand || input.command !== "plan") return
+      const session = await tree.rootOf(input.sessionID)
+      await handlePlanCommand(await openRuntime(), session, input.arguments, output.parts as { type: string; text?: string }[])
+    },
+
+    async event({ event }) {
+      const e = event as SessionEvent
+      const info = e.properties?.info
+      if ((e.type === "session.created" || e.type === "session.updated") && info?.id) tree.learn(info.id, info.parentID)
+      if (e.type === "session.deleted" && info?.id) tree.forget(info.id)
+    },
+
+    async dispose() {
+      const open = runtime
+      runtime = undefined
+      if (open) await (await open.catch(() => undefined))?.close()
+    },
+  }
+}

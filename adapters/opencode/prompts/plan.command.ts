@@ -1,0 +1,36 @@
+// The /plan command: its template is the planning discipline for the turn; the plugin rewrites the turn's text for
+// the sub-commands (list, resume, discard) after doing the work itself, because those are the user's own actions.
+
+export const PLAN_COMMAND_DESCRIPTION = "Plan first, execute later: /plan <task> · /plan (list) · /plan resume · /plan discard"
+
+export const PLAN_COMMAND_TEMPLATE = `[forge:plan] The user asks for a plan before any change is made:
+
+$ARGUMENTS
+
+Planning discipline for this turn:
+1. Reconnaissance only: read, grep and glob. Do not change anything.
+2. Write the plan with plan_write: "# Title", Goal, Context, Approach, optional phases ("<!-- forge-section -->" then
+   "## Phase N: Title"), "## Tasks" as "- [ ] 1. ..." lines, "## Acceptance Criteria" as "- ..." bullets, Risks.
+3. The plan is now a draft and every write/edit/shell/task tool is banned in this session until the user approves.
+4. Present the plan briefly (path, tasks, criteria) and end your turn. Do not call plan_approve in this turn:
+   wait for the user's explicit go-ahead, then call plan_approve (the user confirms in a dialog).`
+
+export function planListText(listing: string): string {
+  return `[forge:plan list] The user ran /plan. Show them this list of unfinished plans exactly as given, then stop:\n\n${listing}`
+}
+
+export function planResumeText(planPath: string, status: string, document: string): string {
+  const next =
+    status === "draft"
+      ? "It is a draft: writes stay banned. Summarise it for the user and wait for approval (plan_approve only after an explicit go-ahead)."
+      : "It is approved: continue with the first open task, and tick each task with plan_tick when it is done."
+  return `[forge:plan resume] The user resumed ${planPath} (${status}) in this session. ${next}\n\n${document}`
+}
+
+export function planDiscardText(outcome: string): string {
+  return `[forge:plan discard] The user discarded the session's plan. ${outcome} Acknowledge in one sentence and stop.`
+}
+
+export function planNothingText(what: string): string {
+  return `[forge:plan] ${what} Tell the user in one sentence and stop.`
+}

@@ -1,0 +1,15 @@
+import type { PlanQueries } from "../../services/plan/plan.queries"
+import type { PlanService } from "../../services/plan/plan.service"
+
+/** What the opencode adapter needs of the composed runtime (built in src/runtime.ts). */
+export interface ForgeRuntime {
+  readonly workspace: string
+  readonly plans: PlanService
+  readonly queries: PlanQueries
+  close(): Promise<void>
+}
+
+/** Hands tools and hooks the runtime and the session their state is bound to (the root of a subagent tree). */
+export interface ForgeRuntimeAccess {
+  forTool(ctx: { sessionID: string }): Promise<{ runtime: ForgeRuntime; session: string }>
+}

@@ -1,0 +1,19 @@
+import { randomBytes } from "node:crypto"
+import { mkdir, rename, rm, writeFile } from "node:fs/promises"
+import path from "node:path"
+
+/**
+ * Replaces a file so that readers see the old text or the new one, never a mix: the text goes to a temp file in the
+ * same folder (same filesystem, so the rename is atomic) and is renamed over the target.
+ */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true })
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+  try {
+    await writeFile(temp, text, { encoding: "utf8", flag: "wx" })
+    await rename(temp, file)
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+}

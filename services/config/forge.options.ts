@@ -1,0 +1,81 @@
+import { z } from "zod"
+
+// Plugin options arrive as the second half of a `["forgecharts", {...}]` plugin entry. Each option is validated on
+// its own: an invalid value falls back to that option's default and the fallback is reported, never fatal.
+
+const optionSchemas = {
+  "jobs.mode": z.enum(["auto", "forge", "native"]).default("auto"),
+  "jobs.keepBuiltinShell": z.boolean().default(false),
+  "jobs.survive": z.enum(["never", "always", "deny"]).default("never"),
+  "watchdog.mode": z.enum(["kill", "dry-run", "off"]).default("kill"),
+  // Below the 60 s floor a stall budget would kill honest work: such values are raised to the floor.
+  "watchdog.stallMs": z.number().int().positive().transform((ms) => Math.max(ms, 60_000)).default(600_000),
+} as const
+
+type OptionKey = keyof typeof optionSchemas
+type OptionValues = { [K in OptionKey]: z.output<(typeof optionSchemas)[K]> }
+
+export interface ForgeOptions {
+  jobs: { mode: OptionValues["jobs.mode"]; keepBuiltinShell: boolean; survive: OptionValues["jobs.survive"] }
+  watchdog: { mode: OptionValues["watchdog.mode"]; stallMs: number }
+}
+
+export interface ParsedOptions {
+  options: ForgeOptions
+  /** One line per option that fell back to its default or was not recognised. */
+  warnings: string[]
+}
+
+export function parseForgeOptions(raw: unknown): ParsedOptions {
+  const warnings: string[] = []
+  const source = isRecord(raw) ? raw : {}
+  if (raw !== undefined && !isRecord(raw)) warnings.push(`plugin options must be an object; got ${describe(raw)}. Using defaults.`)
+  const values = {} as Record<OptionKey, unknown>
+  for (const key of Object.keys(optionSchemas) as OptionKey[]) {
+    const schema = optionSchemas[key]
+    const value = lookup(source, key)
+    const parsed = schema.safeParse(value)
+    if (parsed.success) values[key] = parsed.data
+    else {
+      const fallback = schema.parse(undefined)
+      values[key] = fallback
+      warnings.push(`option ${key}: ${describe(value)} is invalid (${parsed.error.issues[0]?.message ?? "rejected"}); using the default ${JSON.stringify(fallback)}`)
+    }
+  }
+  for (const key of unknownKeys(source)) warnings.push(`option ${key} is not a Forge option; ignored`)
+  const v = values as OptionValues
+  return {
+    options: {
+      jobs: { mode: v["jobs.mode"], keepBuiltinShell: v["jobs.keepBuiltinShell"], survive: v["jobs.survive"] },
+      watchdog: { mode: v["watchdog.mode"], stallMs: v["watchdog.stallMs"] },
+    },
+    warnings,
+  }
+}
+
+export const defaultForgeOptions: ForgeOptions = parseForgeOptions({}).options
+
+function lookup(source: Record<string, unknown>, key: string): unknown {
+  const [group, name] = key.split(".") as [string, string]
+  const section = source[group]
+  return isRecord(section) ? section[name] : undefined
+}
+
+function unknownKeys(source: Record<string, unknown>): string[] {
+  const known = new Set(Object.keys(optionSchemas))
+  const groups = new Set([...known].map((k) => k.split(".")[0]))
+  const out: string[] = []
+  for (const [group, section] of Object.entries(source)) {
+    if (!groups.has(group)) out.push(group)
+    else if (isRecord(section)) for (const name of Object.keys(section)) if (!known.has(`${group}.${name}`)) out.push(`${group}.${name}`)
+  }
+  return out
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? "undefined" : JSON.stringify(value)
+}

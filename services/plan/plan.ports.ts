@@ -1,0 +1,28 @@
+// What the plan service needs from the world; adapters/workspace and adapters/opencode provide it.
+
+/** The plan folder of one workspace. Paths are workspace-relative, e.g. ".opencode/plan/2026-11-30-x.md". */
+export interface PlanFiles {
+  /** Every plan document path, in no particular order. */
+  list(): Promise<string[]>
+  /** The document text, or undefined when the file does not exist. */
+  read(path: string): Promise<string | undefined>
+  /** Replaces the whole file atomically (temp file + rename): readers see the old text or the new, never a mix. */
+  write(path: string, text: string): Promise<void>
+}
+
+export interface Logger {
+  info(message: string, extra?: Record<string, unknown>): void
+  warn(message: string, extra?: Record<string, unknown>): void
+  error(message: string, extra?: Record<string, unknown>): void
+}
+
+export interface DialogRequest {
+  /** The permission key the dialog is asked on; the host forces it to "ask". */
+  permission: "plan_approve" | "plan_close"
+  planPath: string
+  /** What the user is asked to confirm, in one or two lines. */
+  summary: string
+}
+
+/** Asks the user; resolves true only for an explicit allow. */
+export type Confirm = (request: DialogRequest) => Promise<boolean>

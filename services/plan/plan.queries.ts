@@ -1,0 +1,105 @@
+import { planStatusOf } from "../../machines/plan.status"
+import { parsePlanDocument } from "./plan.document"
+import type { PlanFiles } from "./plan.ports"
+import type { PlanRegistry } from "./plan.registry"
+import { checkPlanPath } from "./plan.paths"
+import { readWindow, searchLines } from "./plan.text"
+import type { PlanStatus } from "./plan.types"
+
+export interface PlanSummary {
+  planPath: string
+  title: string
+  status: PlanStatus
+  session: string | null
+  ticked: number
+  tasks: number
+  updated: string
+}
+
+export interface PlanReadRequest {
+  offset?: number
+  limit?: number
+  pattern?: string
+  recent?: boolean
+  count?: number
+  path?: string
+}
+
+const DEFAULT_RECENT = 20
+const MAX_RECENT = 100
+
+// Read-only views of the plan folder: plan_read, the /plan listing and /plan resume's choice.
+
+export class PlanQueries {
+  constructor(
+    private readonly registry: PlanRegistry,
+    private readonly files: PlanFiles,
+  ) {}
+
+  async read(sessionId: string, request: PlanReadRequest): Promise<string> {
+    if (request.recent) return this.recent(request)
+    const planPath = request.path !== undefined ? checkPlanPath(request.path) : this.registry.liveFor(sessionId)
+    if (planPath === undefined) {
+      throw new Error("no live plan in this session. Pass recent: true to list the workspace's recent plans, or path to read one of them.")
+    }
+    const text = await this.files.read(planPath)
+    if (text === undefined) throw new Error(`plan document ${planPath} does not exist`)
+    if (request.pattern !== undefined) {
+      const hits = searchLines(text, request.pattern)
+      return hits.length === 0
+        ? `${planPath}: no line matches /${request.pattern}/`
+        : [`${planPath}: ${hits.length} matching line(s)`, ...hits.map((h) => `${h.line}: ${h.text}`)].join("\n")
+    }
+    return `${planPath}\n${readWindow(text, { offset: request.offset, limit: request.limit })}`
+  }
+
+  /** Every plan of the workspace, newest first; documents that do not parse are listed with their error. */
+  async summaries(): Promise<{ plans: PlanSummary[]; unreadable: { planPath: string; error: string }[] }> {
+    const plans: PlanSummary[] = []
+    const unreadable: { planPath: string; error: string }[] = []
+    for (const planPath of await this.files.list()) {
+      const text = await this.files.read(planPath)
+      if (text === undefined) continue
+      try {
+        const doc = parsePlanDocument(text, planPath)
+        const live = this.registry.snapshot(planPath)
+        plans.push({
+          planPath,
+          title: doc.frontmatter.title,
+          status: live ? planStatusOf(live.value) : doc.frontmatter.status,
+          session: live?.context.sessionId ?? doc.frontmatter.session ?? null,
+          ticked: doc.tasks.filter((t) => t.ticked).length,
+          tasks: doc.tasks.length,
+          updated: doc.frontmatter.updated,
+        })
+      } catch (error) {
+        unreadable.push({ planPath, error: error instanceof Error ? error.message : String(error) })
+      }
+    }
+    plans.sort((a, b) => (a.updated === b.updated ? b.planPath.localeCompare(a.planPath) : b.updated.localeCompare(a.updated)))
+    return { plans, unreadable }
+  }
+
+  /** Draft and approved plans, newest first. */
+  async unfinished(): Promise<PlanSummary[]> {
+    return (await this.summaries()).plans.filter((p) => p.status === "draft" || p.status === "approved")
+  }
+
+  private async recent(request: PlanReadRequest): Promise<string> {
+    const count = Math.min(Math.max(1, Math.trunc(request.count ?? DEFAULT_RECENT)), MAX_RECENT)
+    const { plans, unreadable } = await this.summaries()
+    const chosen = plans.slice(0, count)
+    if (request.pattern !== undefined) {
+      const lines: string[] = []
+      for (const plan of chosen) {
+        const text = (await this.files.read(plan.planPath)) ?? ""
+        for (const hit of searchLines(text, request.pattern)) lines.push(`${plan.planPath}:${hit.line}: ${hit.text}`)
+      }
+      return lines.length === 0 ? `no line of the ${chosen.length} most recent plan(s) matches /${request.pattern}/` : lines.join("\n")
+    }
+    if (chosen.length === 0) return "no plans in this workspace yet"
+    const rows = chosen.map((p) => `- ${p.planPath} [${p.status}] ${p.ticked}/${p.tasks} tasks — ${p.title}`)
+    const broken = unreadable.map((u) => `- ${u.planPath} [unreadable] ${u.error}`)
+    return [`${chosen.length} most recent plan(s):`, ...rows, ...broken].join("\n")
+  }
+}

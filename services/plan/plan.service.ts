@@ -1,0 +1,267 @@
+import type { CriterionCheck } from "../../machines/plan.gates"
+import type { PlanEvent } from "../../machines/plan.machine"
+import { explainPlanRefusal } from "../../machines/plan.refusals"
+import { planStatusOf } from "../../machines/plan.status"
+import type { Clock } from "../lifecycle/lifecycle.ports"
+import { appendNarrative, parsePlanBody, parsePlanDocument, renderPlanDocument, tickTask, withFrontmatter } from "./plan.document"
+import { planFileName, slugify } from "./plan.naming"
+import { PLAN_DIR } from "./plan.paths"
+import type { Confirm, Logger, PlanFiles } from "./plan.ports"
+import type { PlanRegistry, PlanSnapshot } from "./plan.registry"
+import { structureReport } from "./plan.report"
+import { PlanSync } from "./plan.sync"
+import { replaceExact } from "./plan.text"
+import type { PlanDocument, PlanFrontmatter } from "./plan.types"
+
+
+export interface PlanServiceDeps {
+  registry: PlanRegistry
+  files: PlanFiles
+  clock: Clock
+  log: Logger
+}
+
+/** A plan tool's answer: what the model reads, plus the plan it touched. */
+export interface PlanOutcome {
+  planPath: string
+  output: string
+}
+
+export class NoPlanError extends Error {
+  constructor(sessionId: string) {
+    super(`no live plan in this session (${sessionId}). Write one with plan_write, or run /plan resume to continue the most recent unfinished plan.`)
+    this.name = "NoPlanError"
+  }
+}
+
+// Every plan tool goes through here: the document is read (a hand edit wins), the machine decides, the document is
+// written in the same step as the status change, and only then the snapshot and the transition are committed.
+
+export class PlanService {
+  readonly sync: PlanSync
+  private readonly registry: PlanRegistry
+  private readonly files: PlanFiles
+  private readonly clock: Clock
+
+  constructor(deps: PlanServiceDeps) {
+    this.registry = deps.registry
+    this.files = deps.files
+    this.clock = deps.clock
+    this.sync = new PlanSync(deps)
+  }
+
+  /** The session's live plan, if any. */
+  liveFor(sessionId: string): string | undefined {
+    return this.registry.liveFor(sessionId)
+  }
+
+  /** The document status the plan's actor is in ("unknown" for a plan without an actor). */
+  statusOf(planPath: string): string {
+    const snapshot = this.registry.snapshot(planPath)
+    return snapshot ? planStatusOf(snapshot.value) : "unknown"
+  }
+
+  /** The draft write-ban, asked of the session's live plan: null when the tool may run, else the refusal. */
+  gate(sessionId: string, tool: string): string | null {
+    const planPath = this.registry.liveFor(sessionId)
+    if (planPath === undefined) return null
+    const snapshot = this.registry.snapshot(planPath)
+    if (snapshot === undefined) return null
+    const event: PlanEvent = { type: "tool.use", tool }
+    return snapshot.can(event) ? null : explainPlanRefusal(snapshot, event)
+  }
+
+  /** plan_write: creates the session's plan, or rewrites its draft. */
+  async write(sessionId: string, content: string, title?: string): Promise<PlanOutcome> {
+    const livePath = this.registry.liveFor(sessionId)
+    if (livePath !== undefined) return this.revise(livePath, () => content, "Plan revised")
+    const planTitle = title?.trim() || firstHeading(content) || "plan"
+    const taken = new Set((await this.files.list()).map((p) => p.slice(PLAN_DIR.length + 1)))
+    const now = this.iso()
+    const planPath = `${PLAN_DIR}/${planFileName(now.slice(0, 10), slugify(planTitle), taken)}`
+    const body = parsePlanBody(normalizeBody(content), planPath)
+    const frontmatter: PlanFrontmatter = { status: "draft", title: planTitle, created: now, updated: now, session: sessionId }
+    const text = renderPlanDocument(frontmatter, normalizeBody(content))
+    const input = { planPath, sessionId, tasks: toTaskStates(body.tasks), criteria: body.criteria.map((c) => c.text) }
+    const snapshot = await this.registry.host.create(planPath, input, () => this.files.write(planPath, text))
+    this.registry.track(snapshot)
+    const doc = parsePlanDocument(text, planPath)
+    return { planPath, output: [`Plan created: ${planPath}`, structureReport(doc), draftNotice(planPath)].join("\n\n") }
+  }
+
+  /** plan_edit: exact replacement in the draft's body; an empty oldString creates the plan when there is none. */
+  async edit(sessionId: string, oldString: string, newString: string, replaceAll = false): Promise<PlanOutcome> {
+    const livePath = this.registry.liveFor(sessionId)
+    if (livePath === undefined) {
+      if (oldString === "") return this.write(sessionId, newString)
+      throw new NoPlanError(sessionId)
+    }
+    let count = 0
+    let touched: [number, number] | undefined
+    const outcome = await this.revise(livePath, (body, bodyStartLine) => {
+      const replaced = replaceExact(body, oldString, newString, replaceAll)
+      count = replaced.count
+      const at = body.indexOf(oldString)
+      const first = bodyStartLine + body.slice(0, at).split("\n").length - 1
+      touched = [first, first + newString.split("\n").length - 1]
+      return replaced.text
+    }, "Plan edited", () => touched)
+    return { planPath: outcome.planPath, output: `Replaced ${count} occurrence(s).\n\n${outcome.output}` }
+  }
+
+  /** plan_approve: the machine moves to its confirming state, and only the user's allow moves it on. */
+  async approve(sessionId: string, confirm: Confirm): Promise<PlanOutcome> {
+    const planPath = this.requireLive(sessionId)
+    const doc = await this.sync.fromDocument(planPath)
+    await this.dispatch(planPath, { type: "plan.approve" })
+    const allowed = await this.askUser(planPath, confirm, {
+      permission: "plan_approve",
+      planPath,
+      summary: `Approve plan "${doc.frontmatter.title}" (${doc.tasks.length} tasks, ${doc.criteria.length} acceptance criteria)? Writes stay banned until you do.`,
+    })
+    if (!allowed) return { planPath, output: `The user did not approve ${planPath}; it stays a draft and writes stay banned. Ask what to change, revise with plan_edit, then ask again.` }
+    await this.dispatch(planPath, { type: "dialog.allow" }, async () => {
+      const text = withFrontmatter(await this.currentText(planPath), planPath, { status: "approved", updated: this.iso() })
+      await this.files.write(planPath, text)
+    })
+    return { planPath, output: `Plan approved: ${planPath}. Writes are open. Work through the tasks in order and tick each with plan_tick as it is done.` }
+  }
+
+  /** plan_tick: one task, timestamped in the document. */
+  async tick(sessionId: string, task: number): Promise<PlanOutcome> {
+    const planPath = this.requireLive(sessionId)
+    await this.sync.fromDocument(planPath)
+    const snapshot = await this.dispatch(planPath, { type: "plan.tick", task }, async () => {
+      const at = this.iso()
+      const text = withFrontmatter(tickTask(await this.currentText(planPath), planPath, task, at), planPath, { updated: at })
+      await this.files.write(planPath, text)
+    })
+    const open = snapshot.context.tasks.filter((t) => !t.ticked).map((t) => t.number)
+    const next = open.length === 0
+      ? "Every task is ticked: self-check each acceptance criterion, then plan_close with one check (pass + evidence) per criterion."
+      : `Open tasks: ${open.join(", ")}.`
+    return { planPath, output: `Ticked task ${task} of ${planPath}. ${next}` }
+  }
+
+  /** plan_close: the close gate (every task ticked, one passing check per criterion), then the user's dialog. */
+  async close(sessionId: string, checks: CriterionCheck[], confirm: Confirm): Promise<PlanOutcome> {
+    const planPath = this.requireLive(sessionId)
+    const doc = await this.sync.fromDocument(planPath)
+    await this.dispatch(planPath, { type: "plan.close", checks })
+    const allowed = await this.askUser(planPath, confirm, {
+      permission: "plan_close",
+      planPath,
+      summary: `Close plan "${doc.frontmatter.title}" as done? ${checks.map((c) => `PASS ${c.criterion}: ${c.evidence}`).join("; ")}`,
+    })
+    if (!allowed) return { planPath, output: `The user did not confirm closing ${planPath}; it stays approved. Ask what is missing.` }
+    await this.dispatch(planPath, { type: "dialog.allow" }, async () => {
+      const at = this.iso()
+      const closed = appendNarrative(await this.currentText(planPath), { at, kind: "closed", results: checks })
+      await this.files.write(planPath, withFrontmatter(closed, planPath, { status: "done", updated: at }))
+    })
+    return { planPath, output: `Plan closed: ${planPath} is done. Each criterion's evidence is recorded in the document.` }
+  }
+
+  /** plan_discard and /plan discard: abandoned, or superseded when a successor document takes the work over. */
+  async discard(sessionId: string, reason?: string, supersede?: string): Promise<PlanOutcome> {
+    const planPath = this.requireLive(sessionId)
+    await this.sync.fromDocument(planPath)
+    const event: PlanEvent = supersede !== undefined ? { type: "plan.supersede", successor: supersede, reason } : { type: "plan.discard", reason }
+    await this.dispatch(planPath, event, async () => {
+      const at = this.iso()
+      const current = await this.currentText(planPath)
+      const text = supersede !== undefined
+        ? withFrontmatter(appendNarrative(current, { at, kind: "superseded", reason, successor: supersede }), planPath, { status: "superseded", successor: supersede, updated: at })
+        : withFrontmatter(appendNarrative(current, { at, kind: "abandoned", reason }), planPath, { status: "abandoned", updated: at })
+      await this.files.write(planPath, text)
+    })
+    return supersede !== undefined
+      ? { planPath, output: `Plan superseded: ${planPath} now points to ${supersede}. Writes are no longer banned by it.` }
+      : { planPath, output: `Plan discarded: ${planPath} is abandoned. Writes are no longer banned by it.` }
+  }
+
+  /** Binds a live plan to a session (/plan resume), recording the session in the document too. */
+  async bind(sessionId: string, planPath: string): Promise<PlanOutcome> {
+    const current = this.registry.liveFor(sessionId)
+    if (current !== undefined && current !== planPath) throw new Error(`this session already has a live plan: ${current}. Finish or discard it before resuming another.`)
+    if (!this.registry.host.has(planPath)) await this.sync.adopt(planPath, sessionId)
+    else {
+      await this.sync.fromDocument(planPath)
+      await this.dispatch(planPath, { type: "plan.bind", sessionId }, async () => {
+        await this.files.write(planPath, withFrontmatter(await this.currentText(planPath), planPath, { session: sessionId }))
+      })
+    }
+    return { planPath, output: `Resumed ${planPath} (${this.statusOf(planPath)}) in this session.` }
+  }
+
+  private async revise(
+    planPath: string,
+    change: (body: string, bodyStartLine: number) => string,
+    verb: string,
+    touched?: () => [number, number] | undefined,
+  ): Promise<PlanOutcome> {
+    const doc = await this.sync.fromDocument(planPath)
+    const bodyStartLine = doc.text.split("\n").length - doc.body.split("\n").length + 1
+    // Ask the machine before computing anything: an approved plan refuses revisions outright.
+    this.registry.host.check(planPath, { type: "plan.revise", tasks: [], criteria: [] })
+    const body = normalizeBody(change(doc.body, bodyStartLine))
+    const parsed = parsePlanBody(body, planPath, bodyStartLine - 1)
+    const text = renderPlanDocument({ ...doc.frontmatter, updated: this.iso() }, body)
+    await this.dispatch(planPath, { type: "plan.revise", tasks: toTaskStates(parsed.tasks), criteria: parsed.criteria.map((c) => c.text) }, () =>
+      this.files.write(planPath, text),
+    )
+    const range = touched?.()
+    const report = structureReport({ ...parsePlanDocument(text, planPath) }, range ? { touchedLines: range } : undefined)
+    return { planPath, output: `${verb}: ${planPath}\n\n${report}\n\n${draftNotice(planPath)}` }
+  }
+
+  private async dispatch(planPath: string, event: PlanEvent, effect?: () => Promise<void>): Promise<PlanSnapshot> {
+    const snapshot = await this.registry.host.dispatch(planPath, event, effect)
+    this.registry.track(snapshot)
+    return snapshot
+  }
+
+  /** Asks the user; a dialog that fails or is rejected always returns the machine to where it was. */
+  private async askUser(planPath: string, confirm: Confirm, request: Parameters<Confirm>[0]): Promise<boolean> {
+    let allowed = false
+    try {
+      allowed = await confirm(request)
+      return allowed
+    } finally {
+      if (!allowed) await this.dispatch(planPath, { type: "dialog.reject" })
+    }
+  }
+
+  private requireLive(sessionId: string): string {
+    const planPath = this.registry.liveFor(sessionId)
+    if (planPath === undefined) throw new NoPlanError(sessionId)
+    return planPath
+  }
+
+  private async currentText(planPath: string): Promise<string> {
+    const text = await this.files.read(planPath)
+    if (text === undefined) throw new Error(`plan document ${planPath} is missing`)
+    return text
+  }
+
+  private iso(): string {
+    return new Date(this.clock.now()).toISOString()
+  }
+}
+
+export function toTaskStates(tasks: PlanDocument["tasks"]): { number: number; ticked: boolean }[] {
+  return tasks.map((t) => ({ number: t.number, ticked: t.ticked }))
+}
+
+function firstHeading(content: string): string | undefined {
+  return content.match(/^#\s+(.+?)\s*$/m)?.[1]
+}
+
+/** Bodies always end with exactly one newline, so round-trips and appends stay byte-stable. */
+function normalizeBody(content: string): string {
+  return `${content.replace(/\r\n/g, "\n").replace(/\s+$/, "")}\n`
+}
+
+function draftNotice(planPath: string): string {
+  return `Status: draft. Every write, edit, shell and task tool stays banned in this session until the user approves ${planPath}. Present the plan, end your turn, and wait for the user's go-ahead before calling plan_approve.`
+}

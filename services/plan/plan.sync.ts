@@ -1,0 +1,125 @@
+import type { PlanMachineStatus } from "../../machines/plan.status"
+import { planStateForStatus, planStatusOf } from "../../machines/plan.status"
+import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
+import { parsePlanDocument } from "./plan.document"
+import type { Logger, PlanFiles } from "./plan.ports"
+import type { PlanRegistry, PlanSnapshot } from "./plan.registry"
+import type { PlanDocument } from "./plan.types"
+
+export interface PlanSyncDeps {
+  registry: PlanRegistry
+  files: PlanFiles
+  clock: Clock
+  log: Logger
+}
+
+export interface RestoreReport {
+  restored: string[]
+  reconciled: string[]
+  /** Instances that could not be restored, with the reason; the host keeps running without them. */
+  problems: { planPath: string; problem: string }[]
+}
+
+// The document is the truth for its plan: whenever the two disagree (a hand edit, a crash between a write and a
+// commit, a dialog that died with the host) the snapshot is re-resolved from the document and the move is logged.
+
+export class PlanSync {
+  private readonly registry: PlanRegistry
+  private readonly files: PlanFiles
+  private readonly log: Logger
+
+  constructor(deps: PlanSyncDeps) {
+    this.registry = deps.registry
+    this.files = deps.files
+    this.log = deps.log
+  }
+
+  /** Reads and parses a live plan's document and brings its actor in line with it. */
+  async fromDocument(planPath: string): Promise<PlanDocument> {
+    const text = await this.files.read(planPath)
+    if (text === undefined) throw new Error(`plan document ${planPath} is missing: restore the file, or discard the plan with /plan discard`)
+    const doc = parsePlanDocument(text, planPath)
+    const snapshot = this.registry.snapshot(planPath)
+    if (snapshot !== undefined && !agrees(snapshot, doc)) await this.resolve(planPath, doc, snapshot.context.sessionId)
+    return doc
+  }
+
+  /** Starts an actor for a document that has none (a hand-written plan, or one finished before a restart). */
+  async adopt(planPath: string, sessionId: string): Promise<PlanSnapshot> {
+    const text = await this.files.read(planPath)
+    if (text === undefined) throw new Error(`plan document ${planPath} does not exist`)
+    const doc = parsePlanDocument(text, planPath)
+    return this.resolve(planPath, doc, sessionId)
+  }
+
+  /** Restores every non-terminal plan actor of the workspace and reconciles each with its document. */
+  async restore(repository: LifecycleRepository): Promise<RestoreReport> {
+    const report: RestoreReport = { restored: [], reconciled: [], problems: [] }
+    const records = await repository.loadSnapshots({ machineId: this.registry.host.machine.id, includeTerminal: false })
+    for (const record of records) {
+      const planPath = record.instanceId
+      const text = await this.files.read(planPath).catch(() => undefined)
+      let doc: PlanDocument | undefined
+      try {
+        doc = text === undefined ? undefined : parsePlanDocument(text, planPath)
+      } catch (error) {
+        report.problems.push({ planPath, problem: `document does not parse: ${message(error)}` })
+      }
+      try {
+        const snapshot = this.registry.host.restore(record)
+        this.registry.track(snapshot)
+        report.restored.push(planPath)
+        // A dialog never survives its host: a plan restored mid-dialog goes back to where the document says it is.
+        if (doc !== undefined && (snapshot.hasTag("awaiting-user") || !agrees(snapshot, doc))) {
+          await this.resolve(planPath, doc, snapshot.context.sessionId)
+          report.reconciled.push(planPath)
+        }
+        if (text === undefined) report.problems.push({ planPath, problem: "document is missing; the plan stays as it was until the file is back or the plan is discarded" })
+      } catch (error) {
+        if (doc === undefined) {
+          report.problems.push({ planPath, problem: `snapshot does not fit the plan machine (${message(error)}) and no readable document can replace it` })
+          continue
+        }
+        // The snapshot no longer fits this machine version: the document still says where the plan stands.
+        await this.resolve(planPath, doc, record.sessionId)
+        report.reconciled.push(planPath)
+        report.problems.push({ planPath, problem: `snapshot did not fit the plan machine (${message(error)}); rebuilt from the document` })
+      }
+    }
+    for (const problem of report.problems) this.log.warn(`plan ${problem.planPath}: ${problem.problem}`)
+    return report
+  }
+
+  private async resolve(planPath: string, doc: PlanDocument, sessionId: string | null): Promise<PlanSnapshot> {
+    const status = doc.frontmatter.status as PlanMachineStatus
+    const previous = this.registry.snapshot(planPath)?.context
+    const context = {
+      planPath,
+      sessionId: doc.frontmatter.session ?? sessionId,
+      tasks: doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked })),
+      criteria: doc.criteria.map((c) => c.text),
+      pendingChecks: null,
+      reason: previous?.reason ?? null,
+      successor: doc.frontmatter.successor ?? previous?.successor ?? null,
+    }
+    const snapshot = await this.registry.host.reconcile(planPath, planStateForStatus(status), context, "document.reconcile")
+    this.registry.track(snapshot)
+    return snapshot
+  }
+}
+
+/** Whether the actor already says what the document says (status, tasks, criteria, and no dialog left open). */
+function agrees(snapshot: PlanSnapshot, doc: PlanDocument): boolean {
+  const { context } = snapshot
+  if (planStatusOf(snapshot.value) !== doc.frontmatter.status) return false
+  if (snapshot.hasTag("awaiting-user")) return true
+  if (context.tasks.length !== doc.tasks.length || context.criteria.length !== doc.criteria.length) return false
+  return (
+    doc.tasks.every((t, i) => context.tasks[i]?.number === t.number && context.tasks[i]?.ticked === t.ticked) &&
+    doc.criteria.every((c, i) => context.criteria[i] === c.text)
+  )
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

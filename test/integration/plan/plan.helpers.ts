@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import type { Confirm, Logger } from "../../../services/plan/plan.ports"
+import { type ComposedRuntime, createForgeRuntime } from "../../../src/runtime"
+
+export const PLAN_BODY = `# Fix login timeout
+
+## Goal
+Sessions survive 40 s of idle.
+
+<!-- forge-section -->
+## Phase 1: Reproduce
+Write the failing test.
+
+## Tasks
+- [ ] 1. Write a failing test
+- [ ] 2. Raise the timeout
+
+## Acceptance Criteria
+- Login succeeds after 40 s of idle
+- The suite is green
+`
+
+export const PASSING_CHECKS = [
+  { criterion: "Login succeeds after 40 s of idle", pass: true, evidence: "test/login.test.ts passes" },
+  { criterion: "The suite is green", pass: true, evidence: "npm test: 12 passed" },
+]
+
+export const allow: Confirm = async () => true
+export const reject: Confirm = async () => false
+
+/** A logger that keeps what it was told, for assertions. */
+export function memoryLogger(): Logger & { lines: string[] } {
+  const lines: string[] = []
+  const push = (level: string) => (message: string) => void lines.push(`${level}: ${message}`)
+  return { lines, info: push("info"), warn: push("warn"), error: push("error") }
+}
+
+/** A fresh workspace folder with a clock that only moves when told. */
+export function tempWorkspace(): { dir: string; clock: { now(): number; advance(ms: number): void }; cleanup(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), "forge-plan-"))
+  let now = Date.parse("2026-11-30T03:00:00.000Z")
+  return {
+    dir,
+    clock: { now: () => now, advance: (ms) => void (now += ms) },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+export function openRuntime(dir: string, clock: { now(): number }, log: Logger = memoryLogger()): Promise<ComposedRuntime> {
+  return createForgeRuntime({ workspace: dir, clock, log })
+}

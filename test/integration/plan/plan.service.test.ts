@@ -1,0 +1,87 @@
+import { readFileSync } from "node:fs"
+import path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { parsePlanDocument } from "../../../services/plan/plan.document"
+import type { ComposedRuntime } from "../../../src/runtime"
+import { PASSING_CHECKS, PLAN_BODY, allow, openRuntime, reject, tempWorkspace } from "./plan.helpers"
+
+describe("plan service over a real workspace and database", () => {
+  let ws: ReturnType<typeof tempWorkspace>
+  let rt: ComposedRuntime
+  beforeEach(async () => {
+    ws = tempWorkspace()
+    rt = await openRuntime(ws.dir, ws.clock)
+  })
+  afterEach(async () => {
+    await rt.close()
+    ws.cleanup()
+  })
+  const doc = (planPath: string) => parsePlanDocument(readFileSync(path.join(ws.dir, planPath), "utf8"), planPath)
+
+  it("walks draft → approved → done, writing the document at every step", async () => {
+    const { planPath, output } = await rt.plans.write("s1", PLAN_BODY)
+    expect(planPath).toBe(".opencode/plan/2026-11-30-fix-login-timeout.md")
+    expect(output).toContain("Plan created: .opencode/plan/2026-11-30-fix-login-timeout.md")
+    expect(doc(planPath).frontmatter.status).toBe("draft")
+    expect(rt.plans.gate("s1", "bash")).toContain("draft write-ban")
+    expect(rt.plans.gate("s1", "forge_shell")).toContain(planPath)
+    expect(rt.plans.gate("s1", "read")).toBeNull()
+    expect(rt.plans.gate("s2", "bash")).toBeNull()
+
+    await rt.plans.approve("s1", allow)
+    expect(doc(planPath).frontmatter.status).toBe("approved")
+    expect(rt.plans.gate("s1", "bash")).toBeNull()
+
+    await expect(rt.plans.close("s1", PASSING_CHECKS, allow)).rejects.toThrow(/tasks not ticked: 1, 2/)
+    await rt.plans.tick("s1", 1)
+    await rt.plans.tick("s1", 2)
+    expect(doc(planPath).tasks.every((t) => t.ticked)).toBe(true)
+    await rt.plans.close("s1", PASSING_CHECKS, allow)
+    const closed = doc(planPath)
+    expect(closed.frontmatter.status).toBe("done")
+    expect(closed.text).toContain("PASS")
+    expect(rt.plans.liveFor("s1")).toBeUndefined()
+
+    const log = await rt.registry.host["options"].repository.listTransitions({ instanceId: planPath })
+    expect(log.map((t) => `${t.from}|${t.event}|${t.to}`)).toEqual([
+      "(none)|xstate.init|draft.editing",
+      "draft.editing|plan.approve|draft.confirming",
+      "draft.confirming|dialog.allow|approved.working",
+      "approved.working|plan.tick|approved.working",
+      "approved.working|plan.tick|approved.working",
+      "approved.working|plan.close|approved.confirming",
+      "approved.confirming|dialog.allow|done",
+    ])
+  })
+
+  it("a rejected dialog leaves the plan a draft with the ban in place", async () => {
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    const outcome = await rt.plans.approve("s1", reject)
+    expect(outcome.output).toContain("did not approve")
+    expect(doc(planPath).frontmatter.status).toBe("draft")
+    expect(rt.plans.gate("s1", "write")).not.toBeNull()
+  })
+
+  it("survives a restart: the draft and its ban come back", async () => {
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    await rt.close()
+    rt = await openRuntime(ws.dir, ws.clock)
+    expect(rt.restoreReport.restored).toEqual([planPath])
+    expect(rt.plans.gate("s1", "edit")).toContain(planPath)
+  })
+
+  it("a hand edit of the document wins on restart", async () => {
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    await rt.plans.approve("s1", allow)
+    await rt.close()
+    const file = path.join(ws.dir, planPath)
+    const { writeFileSync } = await import("node:fs")
+    writeFileSync(file, readFileSync(file, "utf8").replace("- [ ] 1.", "- [x] 1."))
+    rt = await openRuntime(ws.dir, ws.clock)
+    expect(rt.restoreReport.reconciled).toEqual([planPath])
+    expect(rt.registry.snapshot(planPath)?.context.tasks).toEqual([
+      { number: 1, ticked: true },
+      { number: 2, ticked: false },
+    ])
+  })
+})

@@ -101,9 +101,7 @@ export class PlanService {
     const outcome = await this.revise(livePath, (body, bodyStartLine) => {
       const replaced = replaceExact(body, oldString, newString, replaceAll)
       count = replaced.count
-      const at = body.indexOf(oldString)
-      const first = bodyStartLine + body.slice(0, at).split("\n").length - 1
-      touched = [first, first + newString.split("\n").length - 1]
+      touched = [replaced.touched[0] + bodyStartLine - 1, replaced.touched[1] + bodyStartLine - 1]
       return replaced.text
     }, "Plan edited", () => touched)
     return { planPath: outcome.planPath, output: `Replaced ${count} occurrence(s).\n\n${outcome.output}` }

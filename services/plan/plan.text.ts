@@ -1,0 +1,132 @@
+// The text tools the model drives like Read / Grep / Edit, with the stored plan as the implicit target.
+
+import { PlanInputError } from "./plan.errors"
+import { lineAt, lineStarts, splitLines } from "./plan.markdown"
+
+export const DEFAULT_READ_LIMIT = 2000
+
+export interface ReadWindowOptions {
+  /** 1-based first line; default 1. */
+  offset?: number
+  /** Maximum number of lines; default 2000. */
+  limit?: number
+}
+
+/** `readWindow`'s line prefix: the line number, a colon and one space. */
+const LINE_PREFIX = /^\d+: /
+
+/**
+ * Lines `offset..offset+limit-1`, each prefixed "N: ". When the window stops before the last line, a notice names
+ * the lines returned and the offset that continues. An empty text reads as "" at offset 1.
+ */
+export function readWindow(text: string, options: ReadWindowOptions = {}): string {
+  const offset = options.offset ?? 1
+  const limit = options.limit ?? DEFAULT_READ_LIMIT
+  if (!Number.isInteger(offset) || offset < 1) {
+    throw new PlanInputError(`offset must be a whole number from 1 (got ${offset})`)
+  }
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new PlanInputError(`limit must be a whole number from 1 (got ${limit})`)
+  }
+  const lines = splitLines(text)
+  if (lines.length === 0 && offset === 1) return ""
+  if (offset > lines.length) {
+    throw new PlanInputError(
+      `offset ${offset} is past the end of the plan: it has ${lines.length} line${lines.length === 1 ? "" : "s"}`,
+    )
+  }
+  const window = lines.slice(offset - 1, offset - 1 + limit)
+  const last = offset + window.length - 1
+  const out = window.map((line, i) => `${offset + i}: ${line}`).join("\n")
+  if (last >= lines.length) return out
+  return `${out}\n\n(Showing lines ${offset}-${last} of ${lines.length}. Use offset=${last + 1} to read more.)`
+}
+
+/** Every line matching the regular expression `pattern`, with its 1-based number. */
+export function searchLines(text: string, pattern: string): { line: number; text: string }[] {
+  let regex: RegExp
+  try {
+    regex = new RegExp(pattern)
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error)
+    throw new PlanInputError(`invalid regex pattern ${JSON.stringify(pattern)}: ${why}`)
+  }
+  const hits: { line: number; text: string }[] = []
+  splitLines(text).forEach((line, i) => {
+    if (regex.test(line)) hits.push({ line: i + 1, text: line })
+  })
+  return hits
+}
+
+export interface Replacement {
+  text: string
+  count: number
+  /** 1-based inclusive line range of the replaced text in the new text (first through last replacement). */
+  touched: [number, number]
+}
+
+function occurrences(text: string, needle: string): number[] {
+  const found: number[] = []
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) found.push(at)
+  return found
+}
+
+const times = (n: number): string => `${n} time${n === 1 ? "" : "s"}`
+
+/**
+ * Replaces `oldString` exactly (no regex, no `$` patterns). It must occur once unless `replaceAll`. An empty
+ * `oldString` is accepted only on an empty text, where it creates the text.
+ */
+export function replaceExact(text: string, oldString: string, newString: string, replaceAll = false): Replacement {
+  if (oldString === newString) {
+    throw new PlanInputError("oldString and newString are identical: the edit would change nothing")
+  }
+  if (oldString === "") {
+    if (text !== "") {
+      throw new PlanInputError("oldString is empty: an empty oldString only creates a plan that does not exist yet")
+    }
+    return { text: newString, count: 1, touched: [1, Math.max(1, splitLines(newString).length)] }
+  }
+  const found = occurrences(text, oldString)
+  if (found.length === 0) {
+    const prefixed = oldString.split("\n").filter((line) => LINE_PREFIX.test(line)).length
+    if (prefixed > 0) {
+      const stripped = oldString
+        .split("\n")
+        .map((line) => line.replace(LINE_PREFIX, ""))
+        .join("\n")
+      throw new PlanInputError(
+        `oldString was found 0 times. It carries plan_read line-number prefixes ("N: ") on ${prefixed} line(s); ` +
+          `they are not part of the plan. Remove them (without them it matches ${times(occurrences(text, stripped).length)}).`,
+      )
+    }
+    throw new PlanInputError(
+      "oldString was found 0 times in the plan. It must match exactly, including whitespace and indentation; " +
+        "read the plan again and copy the text without line-number prefixes.",
+    )
+  }
+  if (found.length > 1 && !replaceAll) {
+    throw new PlanInputError(
+      `oldString was found ${times(found.length)}. Include more surrounding text to make it unique, ` +
+        "or set replaceAll to replace every occurrence.",
+    )
+  }
+  const targets = replaceAll ? found : found.slice(0, 1)
+  let out = ""
+  let cursor = 0
+  const newOffsets: number[] = []
+  for (const at of targets) {
+    out += text.slice(cursor, at)
+    newOffsets.push(out.length)
+    out += newString
+    cursor = at + oldString.length
+  }
+  out += text.slice(cursor)
+  // A deletion at the very end sits past the last line: clamp into the text.
+  const starts = lineStarts(out)
+  const lineCount = Math.max(1, splitLines(out).length)
+  const lineOf = (offset: number): number => Math.min(lineAt(starts, offset), lineCount)
+  const first = lineOf(newOffsets[0] ?? 0)
+  const last = lineOf((newOffsets[newOffsets.length - 1] ?? 0) + Math.max(newString.length - 1, 0))
+  return { text: out, count: targets.length, touched: [first, Math.max(first, last)] }
+}

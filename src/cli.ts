@@ -1,0 +1,73 @@
+import { existsSync } from "node:fs"
+import path from "node:path"
+import { parseArgs } from "node:util"
+import { databasePath, openLifecycleStore } from "../adapters/storage/lifecycle.store"
+
+// `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running.
+
+const USAGE = `usage: forgecharts <command> [workspace]
+
+commands:
+  status [workspace]            live and finished lifecycle instances (default workspace: the current folder)
+  log [workspace] [--machine m] [--instance id] [--session id]
+                                the transition log, oldest first
+  db [workspace]                print the path of the workspace's database
+`
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { machine: { type: "string" }, instance: { type: "string" }, session: { type: "string" }, help: { type: "boolean", short: "h" } },
+  })
+  const [command, workspaceArg] = positionals
+  if (values.help || command === undefined) {
+    process.stdout.write(USAGE)
+    return command === undefined && !values.help ? 2 : 0
+  }
+  const workspace = path.resolve(workspaceArg ?? ".")
+  if (command === "db") {
+    process.stdout.write(`${databasePath(workspace)}\n`)
+    return 0
+  }
+  if (command !== "status" && command !== "log") {
+    process.stderr.write(`forgecharts: unknown command "${command}"\n\n${USAGE}`)
+    return 2
+  }
+  if (!existsSync(databasePath(workspace))) {
+    // Inspection never creates state: no database means Forge has not run in this workspace.
+    process.stdout.write(`no Forge database in ${workspace} (expected ${databasePath(workspace)})\n`)
+    return 0
+  }
+  const store = await openLifecycleStore(workspace)
+  try {
+    if (command === "status") {
+      const rows = await store.repository.loadSnapshots({ includeTerminal: true })
+      if (rows.length === 0) process.stdout.write("no lifecycle instances in this workspace\n")
+      for (const row of rows) {
+        const when = new Date(row.updatedAt).toISOString()
+        process.stdout.write(`${row.machineId}\t${row.state}${row.terminal ? " (final)" : ""}\t${row.instanceId}\tsession=${row.sessionId ?? "-"}\t${when}\n`)
+      }
+    } else {
+      const rows = await store.repository.listTransitions({
+        ...(values.machine ? { machineId: values.machine } : {}),
+        ...(values.instance ? { instanceId: values.instance } : {}),
+        ...(values.session ? { sessionId: values.session } : {}),
+      })
+      for (const row of rows) {
+        process.stdout.write(`${new Date(row.at).toISOString()}\t${row.machineId}\t${row.instanceId}\t${row.from} --${row.event}--> ${row.to}\n`)
+      }
+    }
+    return 0
+  } finally {
+    await store.close()
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`forgecharts: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(1)
+  },
+)

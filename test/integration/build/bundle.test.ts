@@ -1,0 +1,135 @@
+import { existsSync } from "node:fs"
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
+import ts from "typescript"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { REPO, importWithBun, importWithNode, relativeImports, run, runBuild } from "./build.run"
+
+// The real build of this repository's entries, exactly as `npm run build` makes it, written to a temporary
+// folder so that a test run never swaps dist/ under anything else reading it.
+
+const CACHE = join(REPO, "node_modules", ".cache")
+let DIST = ""
+
+describe("npm run build", () => {
+  const cleanup: string[] = []
+
+  beforeAll(async () => {
+    await mkdir(CACHE, { recursive: true })
+    // Under node_modules/.cache, bare imports of the externalized packages resolve as they do from dist/.
+    DIST = await mkdtemp(join(CACHE, "forge-dist-"))
+    cleanup.push(DIST)
+    const result = runBuild(["--root", REPO, "--out", DIST])
+    if (result.status !== 0) throw new Error(`npm run build failed (exit ${result.status}):\n${result.stderr}`)
+  }, 120_000)
+
+  afterAll(async () => {
+    for (const dir of cleanup) await rm(dir, { recursive: true, force: true })
+  })
+
+  for (const name of ["server.js", "forgecharts.js"]) {
+    it(`dist/${name} loads in Node with one export, default { id: "forgecharts", server }`, () => {
+      expect(importWithNode(join(DIST, name))).toEqual({ exports: ["default"], id: "forgecharts", serverType: "function" })
+    })
+  }
+
+  it("dist/server.js loads in the Bun that runs inside opencode", () => {
+    expect(importWithBun(join(DIST, "server.js"))).toEqual({ exports: ["default"], id: "forgecharts", serverType: "function" })
+  })
+
+  it("dist/forgecharts.js is one self-contained file: no relative import", async () => {
+    const code = await readFile(join(DIST, "forgecharts.js"), "utf8")
+    expect(relativeImports(code)).toEqual([])
+  })
+
+  it("dist/machines.js exports machineCatalog", () => {
+    const probe = `
+      const mod = await import(${JSON.stringify(pathToFileURL(join(DIST, "machines.js")).href)})
+      console.log(JSON.stringify({ isArray: Array.isArray(mod.machineCatalog), ids: (mod.machineCatalog ?? []).map((m) => m.id) }))
+    `
+    const result = run(process.execPath, ["--input-type=module", "-e", probe])
+    expect(result.stderr).toBe("")
+    const shape = JSON.parse(result.stdout) as { isArray: boolean; ids: string[] }
+    expect(shape.isArray).toBe(true)
+    expect(shape.ids.length).toBeGreaterThan(0)
+  })
+
+  it("dist/cli.js starts with a node hashbang", async () => {
+    const code = await readFile(join(DIST, "cli.js"), "utf8")
+    expect(code.startsWith("#!/usr/bin/env node\n")).toBe(true)
+  })
+
+  it("the package exports point at built files, with types for ./machines and ./services", async () => {
+    const pkg = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as {
+      exports: Record<string, string | Record<string, string>>
+    }
+    const targets = Object.values(pkg.exports).flatMap((t) => (typeof t === "string" ? [t] : Object.values(t)))
+    for (const target of targets.filter((t) => t.startsWith("./dist/"))) {
+      await expect(readFile(join(DIST, target.slice("./dist/".length)), "utf8"), target).resolves.toBeTypeOf("string")
+    }
+    expect(pkg.exports["./server"]).toBe("./dist/server.js")
+    expect(pkg.exports["./machines"]).toMatchObject({ types: "./dist/types/machines/index.d.ts", default: "./dist/machines.js" })
+    expect(pkg.exports["./services"]).toMatchObject({ types: "./dist/types/services/index.d.ts", default: "./dist/services.js" })
+  })
+
+  // skipLibCheck hides a declaration's unresolved import (it turns into `any`), so each one is checked here:
+  // NodeNext resolution, which consumers may use, needs the .js extension on every relative specifier.
+  it("every relative import in the declarations names an emitted file with its .js extension", async () => {
+    const types = join(DIST, "types")
+    const files = (await readdir(types, { recursive: true })).filter((f) => f.endsWith(".d.ts"))
+    expect(files).toEqual(expect.arrayContaining(["machines/index.d.ts", "services/index.d.ts"]))
+    const unresolved: string[] = []
+    for (const f of files) {
+      for (const spec of relativeImports(await readFile(join(types, f), "utf8"))) {
+        const declaration = join(types, dirname(f), spec.replace(/\.js$/, ".d.ts"))
+        if (!spec.endsWith(".js") || !existsSync(declaration)) unresolved.push(`${f}: ${spec}`)
+      }
+    }
+    expect(unresolved).toEqual([])
+  })
+
+  // A consumer importing the subpaths by package name, as another harness would, under both resolvers.
+  for (const resolution of ["NodeNext", "Bundler"] as const) {
+    it(`a TypeScript consumer resolving with ${resolution} gets typed ./machines and ./services`, async () => {
+      // An installed copy of this package (its package.json, and dist/ as built) beside a consumer module.
+      const dir = await mkdtemp(join(tmpdir(), "forge-consumer-"))
+      cleanup.push(dir)
+      const installed = join(dir, "node_modules", "forgecharts")
+      await mkdir(installed, { recursive: true })
+      await writeFile(join(installed, "package.json"), await readFile(join(REPO, "package.json"), "utf8"))
+      await symlink(DIST, join(installed, "dist"), "dir")
+      await symlink(join(REPO, "node_modules", "xstate"), join(dir, "node_modules", "xstate"), "dir")
+      await writeFile(join(dir, "package.json"), '{ "type": "module" }\n')
+      const file = join(dir, "consumer.ts")
+      await writeFile(
+        file,
+        [
+          'import type { AnyStateMachine } from "xstate"',
+          'import { machineCatalog } from "forgecharts/machines"',
+          'import * as services from "forgecharts/services"',
+          "type IsAny<T> = 0 extends 1 & T ? true : false",
+          "const typed: IsAny<typeof machineCatalog> = false",
+          "const catalog: readonly AnyStateMachine[] = machineCatalog",
+          "export const used = [typed, catalog, Object.keys(services)]",
+          "",
+        ].join("\n"),
+      )
+      const options: ts.CompilerOptions = {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+        target: ts.ScriptTarget.ES2022,
+        module: resolution === "NodeNext" ? ts.ModuleKind.NodeNext : ts.ModuleKind.ESNext,
+        moduleResolution: resolution === "NodeNext" ? ts.ModuleResolutionKind.NodeNext : ts.ModuleResolutionKind.Bundler,
+      }
+      const program = ts.createProgram({ rootNames: [file], options })
+      const messages = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`)
+      expect(messages).toEqual([])
+    })
+  }
+})

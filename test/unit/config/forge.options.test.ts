@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest"
+import { defaultForgeOptions, parseForgeOptions } from "../../../services/config/forge.options"
+
+describe("plugin options", () => {
+  it("no options: every default, no warning", () => {
+    expect(parseForgeOptions(undefined)).toEqual({ options: defaultForgeOptions, warnings: [] })
+    expect(defaultForgeOptions).toEqual({
+      jobs: { mode: "auto", keepBuiltinShell: false, survive: "never" },
+      watchdog: { mode: "kill", stallMs: 600_000 },
+    })
+  })
+
+  it("valid values are taken", () => {
+    const { options, warnings } = parseForgeOptions({ jobs: { mode: "native", survive: "deny" }, watchdog: { mode: "dry-run", stallMs: 90_000 } })
+    expect(warnings).toEqual([])
+    expect(options.jobs).toEqual({ mode: "native", keepBuiltinShell: false, survive: "deny" })
+    expect(options.watchdog).toEqual({ mode: "dry-run", stallMs: 90_000 })
+  })
+
+  it("an invalid value falls back to its default alone, and says so naming the option", () => {
+    const { options, warnings } = parseForgeOptions({ jobs: { mode: "turbo", keepBuiltinShell: true }, watchdog: { stallMs: "soon" } })
+    expect(options.jobs.mode).toBe("auto")
+    expect(options.jobs.keepBuiltinShell).toBe(true)
+    expect(options.watchdog.stallMs).toBe(600_000)
+    expect(warnings).toHaveLength(2)
+    expect(warnings[0]).toMatch(/^option jobs\.mode: "turbo" is invalid .*using the default "auto"$/)
+    expect(warnings[1]).toMatch(/^option watchdog\.stallMs: "soon" is invalid/)
+  })
+
+  it("a stall budget under the floor is raised to 60 s", () => {
+    expect(parseForgeOptions({ watchdog: { stallMs: 5_000 } }).options.watchdog.stallMs).toBe(60_000)
+  })
+
+  it("unknown keys and a non-object are reported, not fatal", () => {
+    expect(parseForgeOptions({ colour: "red", jobs: { speed: 1 } }).warnings).toEqual([
+      "option colour is not a Forge option; ignored",
+      "option jobs.speed is not a Forge option; ignored",
+    ])
+    expect(parseForgeOptions("fast").warnings[0]).toMatch(/must be an object/)
+  })
+})

@@ -93,15 +93,13 @@ export const planMachine = setup({
   version: PLAN_MACHINE_VERSION,
   context: ({ input }) => ({ ...input, pendingChecks: null, reason: null, successor: null }),
   initial: "draft",
-  on: {
-    "plan.bind": { actions: "bindSession" },
-  },
   states: {
     draft: {
       tags: ["live", "write-ban"],
       initial: "editing",
       on: {
         "tool.use": { guard: "isReadOnlyTool", actions: "permitTool" },
+        "plan.bind": { actions: "bindSession" },
         "plan.discard": { target: "abandoned", actions: "recordDiscard" },
         "plan.supersede": { guard: "hasSuccessor", target: "superseded", actions: "recordDiscard" },
       },
@@ -126,6 +124,7 @@ export const planMachine = setup({
       initial: "working",
       on: {
         "tool.use": { actions: "permitTool" },
+        "plan.bind": { actions: "bindSession" },
         "plan.discard": { target: "abandoned", actions: "recordDiscard" },
         "plan.supersede": { guard: "hasSuccessor", target: "superseded", actions: "recordDiscard" },
       },

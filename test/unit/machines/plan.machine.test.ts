@@ -1,0 +1,165 @@
+import { describe, expect, it } from "vitest"
+import { type SnapshotFrom, getNextSnapshot, initialTransition } from "xstate"
+import { checkCoverage, isWriteBannedTool, normalizeCriterion } from "../../../machines/plan.gates"
+import { type PlanEvent, type PlanInput, planMachine } from "../../../machines/plan.machine"
+import { explainPlanRefusal } from "../../../machines/plan.refusals"
+
+type Snapshot = SnapshotFrom<typeof planMachine>
+
+const input: PlanInput = {
+  planPath: ".opencode/plan/2026-11-30-x.md",
+  sessionId: "s1",
+  tasks: [
+    { number: 1, ticked: false },
+    { number: 2, ticked: false },
+  ],
+  criteria: ["Login works", "Suite is green"],
+}
+const passing = [
+  { criterion: "Login works", pass: true, evidence: "ran login.test.ts" },
+  { criterion: "suite  IS green", pass: true, evidence: "npm test: 12 passed" },
+]
+
+function run(...events: PlanEvent[]): Snapshot {
+  let [snapshot] = initialTransition(planMachine, input)
+  for (const event of events) {
+    expect(snapshot.can(event), `${event.type} from ${JSON.stringify(snapshot.value)}`).toBe(true)
+    snapshot = getNextSnapshot(planMachine, snapshot, event)
+  }
+  return snapshot
+}
+const approved = () => run({ type: "plan.approve" }, { type: "dialog.allow" })
+
+describe("draft write-ban (tool.use)", () => {
+  it.each(["write", "edit", "bash", "task", "patch", "apply_patch", "multiedit", "forge_shell", "forge_jobs", "forge_write", "forge_patch", "forge_remove", "forge_undo", "my_patch_tool"])(
+    "refuses %s in draft, with the plan file and both ways out",
+    (tool) => {
+      const draft = run()
+      expect(draft.can({ type: "tool.use", tool })).toBe(false)
+      const text = explainPlanRefusal(draft, { type: "tool.use", tool })
+      expect(text).toContain(input.planPath)
+      expect(text).toContain("plan_approve")
+      expect(text).toContain("/plan discard")
+    },
+  )
+
+  it.each(["read", "grep", "glob", "webfetch", "plan_write", "plan_read", "plan_edit", "plan_approve", "todowrite"])("allows %s in draft", (tool) => {
+    expect(run().can({ type: "tool.use", tool })).toBe(true)
+  })
+
+  it("holds while the approval dialog is open, and lifts once approved", () => {
+    expect(run({ type: "plan.approve" }).can({ type: "tool.use", tool: "bash" })).toBe(false)
+    expect(approved().can({ type: "tool.use", tool: "bash" })).toBe(true)
+    expect(approved().hasTag("write-ban")).toBe(false)
+  })
+})
+
+describe("approval gate", () => {
+  it("needs a task and a criterion", () => {
+    const empty = run({ type: "plan.revise", tasks: [], criteria: ["c"] })
+    expect(empty.can({ type: "plan.approve" })).toBe(false)
+    expect(explainPlanRefusal(empty, { type: "plan.approve" })).toMatch(/approval gate: .*at least one task/)
+  })
+
+  it("passes only through the dialog: approve opens it, only allow leaves it approved", () => {
+    const confirming = run({ type: "plan.approve" })
+    expect(confirming.value).toEqual({ draft: "confirming" })
+    expect(confirming.hasTag("awaiting-user")).toBe(true)
+    expect(getNextSnapshot(planMachine, confirming, { type: "dialog.reject" }).value).toEqual({ draft: "editing" })
+    expect(getNextSnapshot(planMachine, confirming, { type: "dialog.allow" }).value).toEqual({ approved: "working" })
+    // No other road leads to approved.
+    expect(run().can({ type: "dialog.allow" })).toBe(false)
+  })
+
+  it("revisions are for drafts only", () => {
+    expect(approved().can({ type: "plan.revise", tasks: [], criteria: [] })).toBe(false)
+    expect(run({ type: "plan.approve" }).can({ type: "plan.revise", tasks: [], criteria: [] })).toBe(false)
+  })
+})
+
+describe("ticks", () => {
+  it("tick an open task of an approved plan once", () => {
+    const ticked = run({ type: "plan.approve" }, { type: "dialog.allow" }, { type: "plan.tick", task: 2 })
+    expect(ticked.context.tasks).toEqual([
+      { number: 1, ticked: false },
+      { number: 2, ticked: true },
+    ])
+    expect(ticked.can({ type: "plan.tick", task: 2 })).toBe(false)
+    expect(explainPlanRefusal(ticked, { type: "plan.tick", task: 2 })).toMatch(/already ticked. Open tasks: 1/)
+    expect(ticked.can({ type: "plan.tick", task: 3 })).toBe(false)
+    expect(explainPlanRefusal(ticked, { type: "plan.tick", task: 3 })).toMatch(/no task 3/)
+    expect(run().can({ type: "plan.tick", task: 1 })).toBe(false)
+  })
+})
+
+describe("close gate", () => {
+  const allTicked = () => run({ type: "plan.approve" }, { type: "dialog.allow" }, { type: "plan.tick", task: 1 }, { type: "plan.tick", task: 2 })
+
+  it("needs every task ticked", () => {
+    const half = run({ type: "plan.approve" }, { type: "dialog.allow" }, { type: "plan.tick", task: 1 })
+    expect(half.can({ type: "plan.close", checks: passing })).toBe(false)
+    expect(explainPlanRefusal(half, { type: "plan.close", checks: passing })).toMatch(/close gate: .*tasks not ticked: 2/)
+  })
+
+  it("needs exactly one passing check with evidence per criterion, and no stranger", () => {
+    const plan = allTicked()
+    const cases = [
+      { checks: [passing[0]!], why: /without one passing check.*Suite is green/ },
+      { checks: [passing[0]!, { ...passing[1]!, pass: false }], why: /without one passing check/ },
+      { checks: [passing[0]!, { ...passing[1]!, evidence: "  " }], why: /without one passing check/ },
+      { checks: [...passing, passing[0]!], why: /checked more than once: "Login works"/ },
+      { checks: [...passing, { criterion: "Fast", pass: true, evidence: "x" }], why: /naming no criterion of the plan: "Fast"/ },
+    ]
+    for (const { checks, why } of cases) {
+      expect(plan.can({ type: "plan.close", checks })).toBe(false)
+      expect(explainPlanRefusal(plan, { type: "plan.close", checks })).toMatch(why)
+    }
+    expect(plan.can({ type: "plan.close", checks: passing })).toBe(true)
+  })
+
+  it("passes only through the dialog and keeps the checks for the narrative", () => {
+    const confirming = getNextSnapshot(planMachine, allTicked(), { type: "plan.close", checks: passing })
+    expect(confirming.value).toEqual({ approved: "confirming" })
+    expect(confirming.context.pendingChecks).toEqual(passing)
+    expect(getNextSnapshot(planMachine, confirming, { type: "dialog.reject" }).context.pendingChecks).toBeNull()
+    const done = getNextSnapshot(planMachine, confirming, { type: "dialog.allow" })
+    expect(done.value).toBe("done")
+    expect(done.status).toBe("done")
+  })
+})
+
+describe("exits", () => {
+  it("discard from draft or approved is abandoned, supersede needs a successor", () => {
+    expect(run({ type: "plan.discard", reason: "wrong" }).value).toBe("abandoned")
+    expect(run({ type: "plan.discard" }).context.reason).toBeNull()
+    expect(approved().can({ type: "plan.discard" })).toBe(true)
+    expect(run().can({ type: "plan.supersede", successor: "  " })).toBe(false)
+    const superseded = run({ type: "plan.supersede", successor: ".opencode/crew/c.md", reason: "crew" })
+    expect(superseded.value).toBe("superseded")
+    expect(superseded.context).toMatchObject({ successor: ".opencode/crew/c.md", reason: "crew" })
+  })
+
+  it("a finished plan accepts nothing", () => {
+    const done = run({ type: "plan.discard" })
+    for (const event of [{ type: "plan.approve" }, { type: "plan.bind", sessionId: "s2" }, { type: "plan.discard" }] as PlanEvent[]) {
+      expect(done.can(event)).toBe(false)
+      expect(explainPlanRefusal(done, event)).toMatch(/finished plan accepts no further changes/)
+    }
+  })
+
+  it("binding moves a live plan to another session", () => {
+    expect(run({ type: "plan.bind", sessionId: "s2" }).context.sessionId).toBe("s2")
+  })
+})
+
+describe("gate predicates", () => {
+  it("isWriteBannedTool is exact for the named tools and catches patch tools", () => {
+    expect(isWriteBannedTool("bash")).toBe(true)
+    expect(isWriteBannedTool("forge_read")).toBe(false)
+    expect(isWriteBannedTool("batch_patcher")).toBe(true)
+  })
+  it("criteria match ignoring case and whitespace runs", () => {
+    expect(normalizeCriterion("  Suite\tIS   green ")).toBe("suite is green")
+    expect(checkCoverage(["A b"], [{ criterion: "a  B", pass: true, evidence: "e" }])).toEqual({ missing: [], duplicated: [], unknown: [] })
+  })
+})

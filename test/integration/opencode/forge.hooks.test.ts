@@ -1,0 +1,102 @@
+import type { Hooks, PluginInput } from "@opencode-ai/plugin"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
+import type { ComposedRuntime } from "../../../src/runtime"
+import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
+
+// The hooks over a real runtime (SQLite, files). Only opencode's client is stood in for: it answers
+// session look-ups from a table, as the host would.
+
+type BeforeHook = NonNullable<Hooks["tool.execute.before"]>
+type CommandHook = NonNullable<Hooks["command.execute.before"]>
+
+function clientWith(parents: Record<string, string | undefined>, lookups: string[]): PluginInput["client"] {
+  const session = {
+    get: async ({ path }: { path: { id: string } }) => {
+      lookups.push(path.id)
+      return { data: path.id in parents ? { id: path.id, parentID: parents[path.id] } : undefined }
+    },
+  }
+  return { session } as unknown as PluginInput["client"]
+}
+
+describe("forge hooks", () => {
+  let ws: ReturnType<typeof tempWorkspace>
+  let runtime: ComposedRuntime | undefined
+  let hooks: Hooks
+  const lookups: string[] = []
+  const before = (sessionID: string, tool: string) => (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
+  const command = async (sessionID: string, args: string) => {
+    const output = { parts: [{ type: "text", text: "template" }] as { type: string; text: string }[] }
+    await (hooks["command.execute.before"] as CommandHook)({ command: "plan", sessionID, arguments: args }, output as never)
+    return output.parts.map((p) => p.text).join("\n")
+  }
+
+  beforeEach(async () => {
+    ws = tempWorkspace()
+    runtime = undefined
+    lookups.length = 0
+    hooks = createForgeHooks({
+      client: clientWith({ child_after_restart: "root", root: undefined }, lookups),
+      log: memoryLogger(),
+      openRuntime: async () => (runtime = await openRuntime(ws.dir, ws.clock)),
+    })
+  })
+  afterEach(async () => {
+    await hooks.dispose?.()
+    ws.cleanup()
+  })
+
+  it("a draft bans writes in the session and in every subagent session of it", async () => {
+    await hooks.config?.({} as never)
+    await hooks.event?.({ event: { type: "session.created", properties: { sessionID: "child", info: { id: "child", parentID: "root" } } } as never })
+    await hooks.event?.({ event: { type: "session.created", properties: { sessionID: "root", info: { id: "root" } } } as never })
+    // Any hook call waits for the runtime the config hook started opening.
+    await before("root", "read")
+    await runtime!.plans.write("root", PLAN_BODY)
+    await expect(before("root", "bash")).rejects.toThrow(/draft write-ban/)
+    await expect(before("child", "write")).rejects.toThrow(/draft write-ban/)
+    await expect(before("child", "read")).resolves.toBeUndefined()
+    await expect(before("other", "bash")).resolves.toBeUndefined()
+    // Sessions learnt from events never cost a host look-up.
+    expect(lookups).not.toContain("child")
+    // A child the plugin never saw created (e.g. before a restart) is asked of the host once.
+    await expect(before("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
+    await expect(before("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
+    expect(lookups.filter((id) => id === "child_after_restart")).toHaveLength(1)
+  })
+
+  it("/plan lists, resumes and discards as the user's own actions", async () => {
+    await hooks.config?.({} as never)
+    await before("s1", "read")
+    expect(await command("s1", "")).toMatch(/no unfinished plans/)
+    const { planPath } = await runtime!.plans.write("s1", PLAN_BODY)
+    expect(await command("s2", '""')).toContain(`${planPath} [draft] 0/2 tasks — Fix login timeout`)
+    const resumed = await command("s2", "resume")
+    expect(resumed).toContain(`resumed ${planPath} (draft)`)
+    expect(resumed).toContain("## Tasks")
+    expect(runtime!.plans.liveFor("s2")).toBe(planPath)
+    expect(runtime!.plans.liveFor("s1")).toBeUndefined()
+    const discarded = await command("s2", "discard")
+    expect(discarded).toContain("Plan discarded")
+    await expect(before("s2", "bash")).resolves.toBeUndefined()
+    expect(await command("s2", "discard")).toMatch(/no live plan in this session/)
+    expect(await command("s2", "fix the bug")).toBe("template")
+  })
+
+  it("agent.forge.disable stands Forge down: no gate, no command rewrite, no restore", async () => {
+    const writer = await openRuntime(ws.dir, ws.clock)
+    await writer.plans.write("s1", PLAN_BODY)
+    await writer.close()
+    const cfg = { agent: { forge: { disable: true } } }
+    await hooks.config?.(cfg as never)
+    await expect(before("s1", "bash")).resolves.toBeUndefined()
+    expect(await command("s1", "")).toBe("template")
+    expect(runtime).toBeUndefined()
+  })
+
+  it("a user's own command.plan is left alone", async () => {
+    await hooks.config?.({ command: { plan: { template: "mine" } } } as never)
+    expect(await command("s1", "")).toBe("template")
+  })
+})

@@ -1,0 +1,179 @@
+// Evaluates a scenario's `expect` block against what the run left behind: project files, tool results, the
+// lifecycle store and the logs. Every expectation becomes one named check with a detail that says what was
+// found instead, so a failing scenario reads as a diagnosis.
+import fs from "node:fs"
+import path from "node:path"
+import { parse as parseYaml } from "yaml"
+import type { ModelRequestRecord } from "./fake-llm"
+import type { ForgeDbSnapshot, TransitionRow } from "./forge-db"
+import { findFiles, globMatches } from "./glob"
+import { preview, type ToolResult } from "./opencode.driver"
+import type { Expectations, FileExpectation, ModelRequestExpectation, ToolResultExpectation } from "./scenario.schema"
+
+export interface Check {
+  label: string
+  ok: boolean
+  /** What was found, when the check failed. */
+  detail?: string
+}
+
+export interface Evidence {
+  project: string
+  toolResults: readonly ToolResult[]
+  db: ForgeDbSnapshot
+  /** opencode log files and stderr, concatenated. */
+  logs: string
+  modelRequests: readonly ModelRequestRecord[]
+}
+
+const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
+
+/** YAML frontmatter between leading `---` lines, or undefined when there is none or it does not parse. */
+export function readFrontmatter(text: string): Record<string, unknown> | undefined {
+  const m = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(text)
+  if (!m) return undefined
+  try {
+    const value: unknown = parseYaml(m[1] ?? "")
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function textProblems(text: string, e: { contains?: string | string[]; notContains?: string | string[]; matches?: string }): string[] {
+  const problems: string[] = []
+  for (const s of list(e.contains)) if (!text.includes(s)) problems.push(`does not contain ${JSON.stringify(s)}`)
+  for (const s of list(e.notContains)) if (text.includes(s)) problems.push(`contains ${JSON.stringify(s)}`)
+  if (e.matches !== undefined && !new RegExp(e.matches, "m").test(text)) problems.push(`does not match /${e.matches}/`)
+  return problems
+}
+
+function checkFile(project: string, f: FileExpectation, i: number): Check {
+  const label = `files[${i}] ${f.path}${f.exists ? "" : " absent"}`
+  const found = findFiles(project, f.path)
+  if (!f.exists) return { label, ok: found.length === 0, detail: `found ${found.join(", ")}` }
+  if (found.length === 0) return { label, ok: false, detail: "no such file" }
+  if (f.count !== undefined && found.length !== f.count)
+    return { label, ok: false, detail: `expected ${f.count} file(s), found ${found.length}: ${found.join(", ")}` }
+  const problems: string[] = []
+  for (const rel of found) {
+    const text = fs.readFileSync(path.join(project, rel), "utf8")
+    const where = found.length > 1 || rel !== f.path ? `${rel}: ` : ""
+    for (const p of textProblems(text, f)) problems.push(where + p)
+    if (f.frontmatter) {
+      const fm = readFrontmatter(text)
+      if (!fm) problems.push(`${where}has no YAML frontmatter`)
+      else
+        for (const [key, want] of Object.entries(f.frontmatter))
+          if (fm[key] !== want) problems.push(`${where}frontmatter ${key} is ${JSON.stringify(fm[key])}, expected ${JSON.stringify(want)}`)
+    }
+  }
+  return { label, ok: problems.length === 0, detail: problems.join("; ") }
+}
+
+/** True when every key of `want` is in `got` with a deep-equal value (objects compared recursively, arrays exactly). */
+export function isSubset(want: unknown, got: unknown): boolean {
+  if (want && typeof want === "object" && !Array.isArray(want)) {
+    if (!got || typeof got !== "object" || Array.isArray(got)) return false
+    return Object.entries(want).every(([k, v]) => isSubset(v, (got as Record<string, unknown>)[k]))
+  }
+  if (Array.isArray(want)) return Array.isArray(got) && want.length === got.length && want.every((v, i) => isSubset(v, got[i]))
+  return Object.is(want, got)
+}
+
+function checkToolResult(results: readonly ToolResult[], e: ToolResultExpectation, i: number): Check {
+  const calls = results.filter((r) => r.tool === e.tool)
+  const nth = e.occurrence === "last" ? calls.length : e.occurrence
+  const label = `toolResults[${i}] ${e.tool} #${e.occurrence}${e.status ? ` ${e.status}` : ""}`
+  const call = calls[nth - 1]
+  if (!call) {
+    const seen = results.map((r) => r.tool).join(", ") || "none"
+    return { label, ok: false, detail: `${e.tool} ran ${calls.length} time(s); tool calls seen: ${seen}` }
+  }
+  const problems: string[] = []
+  if (e.status && call.status !== e.status) problems.push(`status is ${call.status}`)
+  problems.push(...textProblems(call.output, e).map((p) => `output ${p}`))
+  if (e.args && !isSubset(e.args, call.input)) problems.push(`args are ${JSON.stringify(call.input)}`)
+  if (problems.length > 0) problems.push(`output: ${preview(call.output, 300)}`)
+  return { label, ok: problems.length === 0, detail: problems.join("; ") }
+}
+
+function lineAt(text: string, index: number): string {
+  const end = text.indexOf("\n", index)
+  return text.slice(text.lastIndexOf("\n", index - 1) + 1, end < 0 ? undefined : end)
+}
+
+/** A state matches itself and its nested states: "approved" matches "approved.working". */
+function checkModelRequest(requests: readonly ModelRequestRecord[], e: ModelRequestExpectation, i: number): Check {
+  const label = `modelRequests[${i}] request #${e.request}`
+  const r = requests.find((q) => q.kind !== "title" && q.index === e.request)
+  if (!r) return { label, ok: false, detail: `only ${requests.filter((q) => q.kind !== "title").length} scripted request(s) arrived` }
+  const problems: string[] = []
+  if (e.message) problems.push(...textProblems(r.userText, e.message).map((p) => `last user message ${p}`))
+  if (e.system) problems.push(...textProblems(r.systemText, e.system).map((p) => `system prompt ${p}`))
+  for (const t of e.toolsInclude ?? []) if (!r.tools.includes(t)) problems.push(`tool ${t} not offered`)
+  for (const t of e.toolsExclude ?? []) if (r.tools.includes(t)) problems.push(`tool ${t} offered`)
+  if (e.model !== undefined && r.model !== e.model) problems.push(`model is ${r.model}, expected ${e.model}`)
+  if (problems.length > 0 && e.message) problems.push(`last user message: ${preview(r.userText, 300)}`)
+  if (problems.length > 0 && (e.toolsInclude || e.toolsExclude)) problems.push(`tools: ${r.tools.join(", ")}`)
+  return { label, ok: problems.length === 0, detail: problems.join("; ") }
+}
+
+function stateMatches(want: string, got: string): boolean {
+  return got === want || got.startsWith(`${want}.`)
+}
+
+function describeTransition(t: TransitionRow): string {
+  return `${t.machine} ${t.instance}: ${t.from} --${t.event}--> ${t.to}`
+}
+
+export function evaluateExpectations(expect: Expectations, ev: Evidence): Check[] {
+  const checks: Check[] = []
+  expect.files.forEach((f, i) => checks.push(checkFile(ev.project, f, i)))
+  expect.toolResults.forEach((e, i) => checks.push(checkToolResult(ev.toolResults, e, i)))
+  for (const [tool, count] of Object.entries(expect.toolCounts)) {
+    const got = ev.toolResults.filter((r) => r.tool === tool).length
+    checks.push({ label: `toolCounts ${tool} = ${count}`, ok: got === count, detail: `ran ${got} time(s)` })
+  }
+  expect.lifecycles.forEach((e, i) => {
+    const label = `lifecycles[${i}] ${e.machine}${e.instance ? ` ${e.instance}` : ""} is ${e.state}${e.terminal === undefined ? "" : e.terminal ? " (terminal)" : " (live)"}`
+    const candidates = ev.db.actors.filter((a) => a.machine === e.machine && (e.instance === undefined || globMatches(e.instance, a.instance)))
+    const ok = candidates.some((a) => stateMatches(e.state, a.state) && (e.terminal === undefined || a.terminal === e.terminal))
+    const detail = !ev.db.exists
+      ? "no lifecycle store (database file missing)"
+      : candidates.length === 0
+        ? `no ${e.machine} actor${e.instance ? ` matching ${e.instance}` : ""}`
+        : `found ${candidates.map((a) => `${a.instance}=${a.state}${a.terminal ? " (terminal)" : ""}`).join(", ")}`
+    checks.push({ label, ok, detail })
+  })
+  let cursor = 0
+  expect.transitions.forEach((e, i) => {
+    const label = `transitions[${i}] ${e.machine}${e.instance ? ` ${e.instance}` : ""}: ${e.from ?? "*"} --${e.event ?? "*"}--> ${e.to ?? "*"}`
+    const at = ev.db.transitions.findIndex(
+      (t, idx) =>
+        idx >= cursor &&
+        t.machine === e.machine &&
+        (e.instance === undefined || globMatches(e.instance, t.instance)) &&
+        (e.from === undefined || stateMatches(e.from, t.from)) &&
+        (e.event === undefined || t.event === e.event) &&
+        (e.to === undefined || stateMatches(e.to, t.to)),
+    )
+    if (at >= 0) {
+      cursor = at + 1
+      checks.push({ label, ok: true })
+    } else {
+      const mine = ev.db.transitions.filter((t) => t.machine === e.machine).map(describeTransition)
+      const detail = !ev.db.exists
+        ? "no lifecycle store (database file missing)"
+        : `not found${i > 0 ? " after the previous expected transition" : ""}; ${e.machine} transitions: ${mine.join(" | ") || "none"}`
+      checks.push({ label, ok: false, detail })
+    }
+  })
+  expect.logs.forEach((e, i) => {
+    const found = new RegExp(e.matches, "m").exec(ev.logs)
+    const label = `logs[${i}] ${e.absent ? "no line matches" : "a line matches"} /${e.matches}/`
+    checks.push({ label, ok: e.absent ? !found : Boolean(found), detail: found ? `found: ${preview(lineAt(ev.logs, found.index), 300)}` : "no matching line" })
+  })
+  expect.modelRequests.forEach((e, i) => checks.push(checkModelRequest(ev.modelRequests, e, i)))
+  return checks
+}

@@ -1,0 +1,53 @@
+// What the scenario runner needs from a way of driving opencode (one `opencode run` per turn, or one
+// `opencode serve` with the SDK). Both drivers report tool results in the same shape.
+import type { Sandbox } from "./sandbox"
+import type { Scenario, Turn } from "./scenario.schema"
+
+export interface ToolResult {
+  /** 1-based turn during which the tool ran. */
+  turn: number
+  tool: string
+  /** "completed" or "error" (anything else means the call never finished). */
+  status: string
+  input: Record<string, unknown>
+  /** The output of a completed call, or the error message of a failed one. */
+  output: string
+}
+
+export interface DriverContext {
+  scenario: Scenario
+  sandbox: Sandbox
+  /** Path of the opencode binary. */
+  bin: string
+  /** Prints one progress line. */
+  say(line: string): void
+  /** Records a check; a failed one fails the scenario. */
+  check(label: string, ok: boolean, detail?: string): void
+}
+
+export interface Driver {
+  /** Starts whatever must run before the first turn. Resolves false when that failed (recorded as a check). */
+  start(): Promise<boolean>
+  /** Runs one prompt or command turn. Resolves false when the scenario cannot go on (timeout, crash). */
+  runTurn(turn: Turn, n: number): Promise<boolean>
+  /** Stops opencode and starts it again on the same HOME and project, continuing the same session. */
+  restart(n: number): Promise<boolean>
+  /** Every tool call of the session so far, in order. */
+  toolResults(): Promise<ToolResult[]>
+  /** Stops everything this driver started. Safe to call twice. */
+  stop(): Promise<void>
+  /** Everything opencode wrote to stderr, for diagnostics. */
+  stderr(): string
+}
+
+/** One line, at most `max` characters, for progress output. */
+export function preview(value: unknown, max = 160): string {
+  const s = (typeof value === "string" ? value : JSON.stringify(value) ?? String(value)).replace(/\s+/g, " ").trim()
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s
+}
+
+export function turnLabel(turn: Turn): string {
+  if (turn.prompt !== undefined) return `prompt: ${preview(turn.prompt, 100)}`
+  if (turn.command !== undefined) return `command: /${turn.command} ${preview(turn.arguments ?? "", 100)}`.trimEnd()
+  return "restart"
+}

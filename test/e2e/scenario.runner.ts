@@ -1,0 +1,185 @@
+// Runs one scenario end to end against the real opencode binary: sandbox, fake model, turns, then checks.
+// Expectation failures are reported in the result, never thrown; only an invalid scenario throws
+// (ScenarioFileError), because then there is nothing meaningful to run.
+import fs from "node:fs"
+import path from "node:path"
+import { withE2eLock } from "./e2e.lock"
+import { evaluateExpectations, type Check } from "./expectations"
+import { EXHAUSTED_TEXT, startFakeLlm, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
+import { readForgeDb, type ActorRow, type ForgeDbSnapshot, type TransitionRow } from "./forge-db"
+import { preview, type Driver, type DriverContext, type ToolResult } from "./opencode.driver"
+import { createRunModeDriver } from "./run-mode.driver"
+import { loadScenarioFile, parseScenario } from "./scenario.loader"
+import type { ModelStep, Scenario, ScenarioInput } from "./scenario.schema"
+import { createSandbox, opencodeBinary, opencodeVersion, REPO_ROOT, releaseSandbox, type Sandbox } from "./sandbox"
+import { createServeModeDriver } from "./serve-mode.driver"
+
+export interface RunScenarioOptions {
+  /** Repository whose plugin and node_modules are used. Default: the repository holding this harness. */
+  repoRoot?: string
+  /** Directory a relative scenario path is resolved from. Default: process.cwd(). */
+  cwd?: string
+  /** Keep the temp root (HOME, project, logs) instead of removing it; its path is in the result. */
+  keep?: boolean
+  /** Receives every progress line. Default: silent. */
+  log?: (line: string) => void
+  /** Wait for the machine-wide e2e lock so scenarios never run in parallel. Default: true. */
+  exclusive?: boolean
+}
+
+export interface ScenarioResult {
+  name: string
+  /** Absolute path of the scenario file, when run from a file. */
+  file?: string
+  passed: boolean
+  passedCount: number
+  failedCount: number
+  /** One line per failed check: `label: detail`. */
+  failures: string[]
+  checks: Check[]
+  toolResults: ToolResult[]
+  actors: ActorRow[]
+  transitions: TransitionRow[]
+  modelRequests: ModelRequestRecord[]
+  /** The temp root, kept only with `keep: true`. */
+  root?: string
+  /** opencode stderr and log files (tail), for debugging a failure. */
+  diagnostics: string
+}
+
+const DIAGNOSTICS_LIMIT = 200_000
+
+function describeRequest(r: ModelRequestRecord): string {
+  if (r.kind === "title") return "model (title request) → text"
+  if ("tools" in r.reply) return `model #${r.index} → ${r.reply.tools.map((t) => `tool ${t.tool} ${preview(t.args, 120)}`).join(", ")}`
+  return `model #${r.index} → ${r.kind === "exhausted" ? "script exhausted, answered" : "text"} ${JSON.stringify(preview(r.reply.text, 100))}`
+}
+
+function readLogs(sandbox: Sandbox): string {
+  const dir = path.join(sandbox.xdgData, "opencode", "log")
+  if (!fs.existsSync(dir)) return ""
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((f) => `--- log ${f} ---\n${fs.readFileSync(path.join(dir, f), "utf8")}`)
+    .join("\n")
+}
+
+function harnessChecks(fake: FakeLlm, logs: string): Check[] {
+  const checks: Check[] = []
+  const exhausted = fake.requests.find((r) => r.kind === "exhausted")
+  checks.push({
+    label: "model script long enough",
+    ok: !exhausted,
+    detail: exhausted ? `model script exhausted at request ${exhausted.index} (turn ${exhausted.turn}); the fake answered ${JSON.stringify(EXHAUSTED_TEXT)}` : undefined,
+  })
+  const left = fake.remaining()
+  checks.push({ label: "model script fully used", ok: left === 0, detail: `${left} step(s) never requested` })
+  const loadError = /^.*failed to load plugin.*$/m.exec(logs)
+  checks.push({ label: "plugin loaded", ok: !loadError, detail: preview(loadError?.[0] ?? "", 400) })
+  return checks
+}
+
+function describeTransition(t: TransitionRow): string {
+  return `  transition ${t.machine} ${t.instance}: ${t.from} --${t.event}--> ${t.to}`
+}
+
+async function execute(scenario: Scenario, file: string | undefined, options: RunScenarioOptions): Promise<ScenarioResult> {
+  const repoRoot = path.resolve(options.repoRoot ?? REPO_ROOT)
+  const say = options.log ?? (() => {})
+  const name = scenario.name ?? (file ? path.basename(file, ".json") : "scenario")
+  const checks: Check[] = []
+  const check = (label: string, ok: boolean, detail?: string) => checks.push(ok ? { label, ok } : { label, ok, detail })
+  const steps: ModelStep[] = []
+  let fake: FakeLlm | undefined
+  let sandbox: Sandbox | undefined
+  let driver: Driver | undefined
+  let toolResults: ToolResult[] = []
+  let db: ForgeDbSnapshot = { exists: false, actors: [], transitions: [] }
+  let diagnostics = ""
+
+  say(`scenario ${name} (mode ${scenario.mode}, install ${scenario.install})`)
+  try {
+    fake = await startFakeLlm(steps, (r) => say(`  ${describeRequest(r)}`))
+    try {
+      sandbox = createSandbox(scenario, { repoRoot, llmUrl: fake.url, hostVersion: opencodeVersion(repoRoot) })
+    } catch (err) {
+      check("setup", false, (err as Error).message)
+      return finish()
+    }
+    steps.push(...sandbox.expand(scenario.model))
+    say(`  root ${sandbox.root}`)
+    const bin = opencodeBinary(repoRoot)
+    if (!fs.existsSync(bin)) {
+      check("setup", false, `opencode binary not found at ${bin} (npm install, or set OPENCODE_BIN)`)
+      return finish()
+    }
+    const ctx: DriverContext = { scenario, sandbox, bin, say, check }
+    driver = scenario.mode === "run" ? createRunModeDriver(ctx) : createServeModeDriver(ctx)
+    const dbFile = path.join(sandbox.project, scenario.dbPath)
+    let seen = 0
+    if (await driver.start()) {
+      for (const [i, turn] of scenario.turns.entries()) {
+        const n = i + 1
+        fake.setTurn(n)
+        const ok = turn.restart ? await driver.restart(n) : await driver.runTurn(turn, n)
+        const now = await readForgeDb(dbFile).catch((err: unknown) => {
+          say(`  lifecycle store unreadable: ${String(err)}`)
+          return undefined
+        })
+        for (const t of now?.transitions.slice(seen) ?? []) say(describeTransition(t))
+        seen = now?.transitions.length ?? seen
+        if (!ok) {
+          if (n < scenario.turns.length) say(`  stopping: turns ${n + 1}..${scenario.turns.length} not run`)
+          break
+        }
+      }
+    }
+    toolResults = await driver.toolResults().catch(() => [])
+    await driver.stop()
+    const logs = `${readLogs(sandbox)}\n--- opencode stderr ---\n${driver.stderr()}`
+    diagnostics = logs.length > DIAGNOSTICS_LIMIT ? `…${logs.slice(-DIAGNOSTICS_LIMIT)}` : logs
+    checks.push(...harnessChecks(fake, logs))
+    db = await readForgeDb(dbFile)
+    checks.push(...evaluateExpectations(scenario.expect, { project: sandbox.project, toolResults, db, logs, modelRequests: fake.requests }))
+    return finish()
+  } catch (err) {
+    check("harness", false, (err as Error).stack ?? String(err))
+    return finish()
+  } finally {
+    await driver?.stop().catch(() => undefined)
+    await fake?.close()
+    if (sandbox) releaseSandbox(sandbox, options.keep)
+  }
+
+  function finish(): ScenarioResult {
+    const failed = checks.filter((c) => !c.ok)
+    say("checks:")
+    for (const c of checks) say(`  ${c.ok ? "ok  " : "FAIL"} ${c.label}${c.ok || !c.detail ? "" : ` — ${c.detail}`}`)
+    return {
+      name,
+      ...(file ? { file } : {}),
+      passed: failed.length === 0,
+      passedCount: checks.length - failed.length,
+      failedCount: failed.length,
+      failures: failed.map((c) => (c.detail ? `${c.label}: ${c.detail}` : c.label)),
+      checks,
+      toolResults,
+      actors: db.actors,
+      transitions: db.transitions,
+      modelRequests: fake?.requests ?? [],
+      ...(options.keep && sandbox ? { root: sandbox.root } : {}),
+      diagnostics,
+    }
+  }
+}
+
+/**
+ * Runs a scenario (a file path, resolved from `options.cwd`, or a scenario object) against the real opencode.
+ * Throws ScenarioFileError for an invalid scenario; every other problem is a failed check in the result.
+ */
+export async function runScenario(scenario: string | ScenarioInput, options: RunScenarioOptions = {}): Promise<ScenarioResult> {
+  const loaded = typeof scenario === "string" ? loadScenarioFile(scenario, options.cwd) : { scenario: parseScenario(scenario), file: undefined }
+  const run = () => execute(loaded.scenario, loaded.file, options)
+  return options.exclusive === false ? run() : withE2eLock(run)
+}

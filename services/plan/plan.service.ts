@@ -13,7 +13,6 @@ import { PlanSync } from "./plan.sync"
 import { replaceExact } from "./plan.text"
 import type { PlanDocument, PlanFrontmatter } from "./plan.types"
 
-
 export interface PlanServiceDeps {
   registry: PlanRegistry
   files: PlanFiles
@@ -74,7 +73,7 @@ export class PlanService {
   /** plan_write: creates the session's plan, or rewrites its draft. */
   async write(sessionId: string, content: string, title?: string): Promise<PlanOutcome> {
     const livePath = this.registry.liveFor(sessionId)
-    if (livePath !== undefined) return this.revise(livePath, () => content, "Plan revised")
+    if (livePath !== undefined) return this.revise(livePath, () => content, "Plan revised", undefined, title?.trim() || undefined)
     const planTitle = title?.trim() || firstHeading(content) || "plan"
     const taken = new Set((await this.files.list()).map((p) => p.slice(PLAN_DIR.length + 1)))
     const now = this.iso()
@@ -197,6 +196,7 @@ export class PlanService {
     change: (body: string, bodyStartLine: number) => string,
     verb: string,
     touched?: () => [number, number] | undefined,
+    title?: string,
   ): Promise<PlanOutcome> {
     const doc = await this.sync.fromDocument(planPath)
     const bodyStartLine = doc.text.split("\n").length - doc.body.split("\n").length + 1
@@ -204,7 +204,7 @@ export class PlanService {
     this.registry.host.check(planPath, { type: "plan.revise", tasks: [], criteria: [] })
     const body = normalizeBody(change(doc.body, bodyStartLine))
     const parsed = parsePlanBody(body, planPath, bodyStartLine - 1)
-    const text = renderPlanDocument({ ...doc.frontmatter, updated: this.iso() }, body)
+    const text = renderPlanDocument({ ...doc.frontmatter, ...(title ? { title } : {}), updated: this.iso() }, body)
     await this.dispatch(planPath, { type: "plan.revise", tasks: toTaskStates(parsed.tasks), criteria: parsed.criteria.map((c) => c.text) }, () =>
       this.files.write(planPath, text),
     )

@@ -1,17 +1,10 @@
 import type { PlanMachineStatus } from "../../machines/plan.status"
 import { planStateForStatus, planStatusOf } from "../../machines/plan.status"
-import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
+import type { LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import { parsePlanDocument } from "./plan.document"
 import type { Logger, PlanFiles } from "./plan.ports"
 import type { PlanRegistry, PlanSnapshot } from "./plan.registry"
 import type { PlanDocument } from "./plan.types"
-
-export interface PlanSyncDeps {
-  registry: PlanRegistry
-  files: PlanFiles
-  clock: Clock
-  log: Logger
-}
 
 export interface RestoreReport {
   restored: string[]
@@ -28,7 +21,7 @@ export class PlanSync {
   private readonly files: PlanFiles
   private readonly log: Logger
 
-  constructor(deps: PlanSyncDeps) {
+  constructor(deps: { registry: PlanRegistry; files: PlanFiles; log: Logger }) {
     this.registry = deps.registry
     this.files = deps.files
     this.log = deps.log

@@ -54,6 +54,22 @@ describe("plan service over a real workspace and database", () => {
     ])
   })
 
+  it("plan_write on a live draft revises it in place, plan_edit reports the touched section", async () => {
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    const revised = await rt.plans.write("s1", PLAN_BODY.replace("- [ ] 2. Raise the timeout", "- [ ] 2. Raise the timeout\n- [ ] 3. Document it"), "Login timeout")
+    expect(revised.planPath).toBe(planPath)
+    expect(revised.output).toContain(`Plan revised: ${planPath}`)
+    expect(doc(planPath).frontmatter.title).toBe("Login timeout")
+    expect(doc(planPath).tasks.map((t) => t.number)).toEqual([1, 2, 3])
+    const edited = await rt.plans.edit("s1", "Document it", "Document it in CHANGELOG.md")
+    expect(edited.output).toMatch(/^Replaced 1 occurrence\(s\)\./)
+    expect(doc(planPath).tasks[2]?.text).toBe("Document it in CHANGELOG.md")
+    expect(rt.registry.snapshot(planPath)?.context.tasks).toHaveLength(3)
+    await rt.plans.approve("s1", allow)
+    await expect(rt.plans.write("s1", PLAN_BODY)).rejects.toThrow(/is approved: only a draft can be rewritten/)
+    await expect(rt.plans.edit("s1", "Document it", "x")).rejects.toThrow(/only a draft can be rewritten/)
+  })
+
   it("a rejected dialog leaves the plan a draft with the ban in place", async () => {
     const { planPath } = await rt.plans.write("s1", PLAN_BODY)
     const outcome = await rt.plans.approve("s1", reject)

@@ -1,0 +1,187 @@
+import { assign, setup } from "xstate"
+import { isIdleAt, isMaxWaitReachedAt } from "./job.gates"
+
+// One supervised shell job. The caller (forge_shell) waits while the job is `running`; the FIRST of four conditions
+// ends the wait — the process exit, a success-pattern match, idle output, or the max-wait cap — and only the exit
+// ends the process. A completion the caller never saw queues exactly one wake; a terminal poll consumes it.
+
+export const JOB_MACHINE_VERSION = "1"
+
+export interface JobInput {
+  jobId: string
+  sessionId: string
+  command: string
+  cwd: string
+  logFile: string
+  idleMs: number
+  maxWaitMs: number
+  /** A success pattern was given. */
+  hasPattern: boolean
+  /** Keep the process alive after the pattern matched (server semantics). */
+  keepAlive: boolean
+  /** run_in_background: the caller does not wait at all. */
+  background: boolean
+  /** Queue a wake for an unread completion. */
+  notify: boolean
+  /** Survive mode: outlives the host, adopted by the next start. */
+  survive: boolean
+}
+
+export type JobCompletion = "exit" | "pattern" | "idle" | "max-wait" | "background" | "killed" | "spawn-failed" | "orphaned"
+
+export interface JobContext extends JobInput {
+  pid: number | null
+  startedAt: number | null
+  lastActivityAt: number | null
+  endedAt: number | null
+  exitCode: number | null
+  signal: string | null
+  error: string | null
+  /** Why the caller stopped waiting (or why the job ended). */
+  completion: JobCompletion | null
+  /** Adopted from an earlier host run (survive mode). */
+  previousRun: boolean
+}
+
+export type JobEvent =
+  | { type: "job.spawned"; pid: number; at: number }
+  | { type: "job.spawnFailed"; error: string; at: number }
+  | { type: "job.output"; at: number; matched: boolean }
+  | { type: "job.tick"; now: number }
+  | { type: "job.exit"; code: number | null; signal: string | null; at: number }
+  | { type: "job.kill"; at: number }
+  | { type: "job.poll" }
+  | { type: "job.wake.delivered" }
+  | { type: "job.clear" }
+  | { type: "job.adopt"; at: number }
+  | { type: "job.orphan"; at: number }
+
+export type JobTag = "alive" | "caller-waiting" | "wake-pending" | "listed"
+
+export const jobMachine = setup({
+  types: {
+    context: {} as JobContext,
+    events: {} as JobEvent,
+    input: {} as JobInput,
+    tags: {} as JobTag,
+  },
+  guards: {
+    isBackground: ({ context }) => context.background,
+    isPatternMatch: ({ context, event }) => event.type === "job.output" && event.matched && context.hasPattern,
+    isIdle: ({ context, event }) =>
+      event.type === "job.tick" && isIdleAt(event.now, context.lastActivityAt ?? event.now, context.idleMs),
+    isMaxWaitReached: ({ context, event }) =>
+      event.type === "job.tick" && isMaxWaitReachedAt(event.now, context.startedAt ?? event.now, context.maxWaitMs),
+    isNotifying: ({ context }) => context.notify,
+  },
+  actions: {
+    recordSpawn: assign(({ event }) =>
+      event.type === "job.spawned" ? { pid: event.pid, startedAt: event.at, lastActivityAt: event.at } : {},
+    ),
+    recordSpawnFailure: assign(({ event }) =>
+      event.type === "job.spawnFailed" ? { error: event.error, endedAt: event.at, completion: "spawn-failed" as const } : {},
+    ),
+    recordOutput: assign(({ context, event }) => (event.type === "job.output" ? { lastActivityAt: Math.max(event.at, context.lastActivityAt ?? 0) } : {})),
+    recordExit: assign(({ context, event }) =>
+      event.type === "job.exit"
+        ? { exitCode: event.code, signal: event.signal, endedAt: event.at, completion: context.completion ?? ("exit" as const) }
+        : {},
+    ),
+    recordKill: assign(({ event }) => (event.type === "job.kill" ? { endedAt: event.at, completion: "killed" as const } : {})),
+    markPattern: assign({ completion: "pattern" as const }),
+    markIdle: assign({ completion: "idle" as const }),
+    markMaxWait: assign({ completion: "max-wait" as const }),
+    markBackground: assign({ completion: "background" as const }),
+    markAdopted: assign({ previousRun: true }),
+    markOrphaned: assign(({ event }) => (event.type === "job.orphan" ? { endedAt: event.at, completion: "orphaned" as const } : {})),
+  },
+}).createMachine({
+  id: "job",
+  version: JOB_MACHINE_VERSION,
+  context: ({ input }) => ({
+    ...input,
+    pid: null,
+    startedAt: null,
+    lastActivityAt: null,
+    endedAt: null,
+    exitCode: null,
+    signal: null,
+    error: null,
+    completion: null,
+    previousRun: false,
+  }),
+  initial: "starting",
+  states: {
+    starting: {
+      tags: ["caller-waiting"],
+      on: {
+        "job.spawned": [
+          { guard: "isBackground", target: "earlyReturned", actions: ["recordSpawn", "markBackground"] },
+          { target: "running", actions: "recordSpawn" },
+        ],
+        "job.spawnFailed": { target: "cleared", actions: "recordSpawnFailure" },
+      },
+    },
+    running: {
+      tags: ["alive", "caller-waiting", "listed"],
+      on: {
+        // The caller holds the whole output when the exit ends its wait: terminal evidence, nothing left to wake.
+        "job.exit": { target: "cleared", actions: "recordExit" },
+        "job.output": [
+          { guard: "isPatternMatch", target: "succeededByPattern", actions: ["recordOutput", "markPattern"] },
+          { actions: "recordOutput" },
+        ],
+        "job.tick": [
+          { guard: "isIdle", target: "earlyReturned", actions: "markIdle" },
+          { guard: "isMaxWaitReached", target: "earlyReturned", actions: "markMaxWait" },
+        ],
+        "job.kill": { target: "killed", actions: "recordKill" },
+      },
+    },
+    succeededByPattern: {
+      tags: ["alive", "listed"],
+      on: {
+        "job.output": { actions: "recordOutput" },
+        "job.exit": [
+          { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
+          { target: "exited.unread", actions: "recordExit" },
+        ],
+        "job.kill": { target: "killed", actions: "recordKill" },
+      },
+    },
+    earlyReturned: {
+      tags: ["alive", "listed"],
+      on: {
+        "job.output": { actions: "recordOutput" },
+        "job.exit": [
+          { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
+          { target: "exited.unread", actions: "recordExit" },
+        ],
+        "job.kill": { target: "killed", actions: "recordKill" },
+        "job.adopt": { actions: "markAdopted" },
+        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
+      },
+    },
+    exited: {
+      tags: ["listed"],
+      initial: "unread",
+      on: {
+        // A poll that observes the end delivers status and output itself: the wake is dropped, the entry cleared.
+        "job.poll": { target: "cleared" },
+        "job.clear": { target: "cleared" },
+      },
+      states: {
+        wakePending: {
+          tags: ["wake-pending"],
+          on: { "job.wake.delivered": { target: "unread" } },
+        },
+        unread: {},
+      },
+    },
+    killed: { type: "final" },
+    orphaned: { type: "final" },
+    cleared: { type: "final" },
+  },
+})
+
+export type JobMachine = typeof jobMachine

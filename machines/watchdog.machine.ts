@@ -1,0 +1,149 @@
+import { and, assign, not, setup } from "xstate"
+import { type WatchdogMode, isObservationOverAt, isStallDueAt, isWarnDueAt, withinCallWindow } from "./watchdog.gates"
+
+// One builtin shell call of a forge-family session, watched for a stall. Warn at 80 % of the stall budget, act at
+// the budget (kill, or record in dry-run), observe, try a second wave, and say "unresolved" honestly when nothing
+// helps. Only processes created inside the call's window are ever targets. Effects are placeholder actions that
+// each harness provides; their results come back as events.
+
+export const WATCHDOG_MACHINE_VERSION = "1"
+
+export interface WatchdogInput {
+  callId: string
+  sessionId: string
+  command: string
+  /** Epoch ms when the call started. */
+  startedAt: number
+  stallMs: number
+  observeMs: number
+  mode: WatchdogMode
+}
+
+export interface Candidate {
+  pid: number
+  /** Epoch ms the process was created. */
+  startedAt: number
+}
+
+export interface WatchdogContext extends WatchdogInput {
+  /** The call's process carried the marker the shell.env hook stamps: location is exact, not inferred. */
+  markerSeen: boolean
+  wave: 1 | 2
+  candidates: number[]
+  actedAt: number | null
+  survivors: number[]
+}
+
+export type WatchdogEvent =
+  | { type: "marker.seen" }
+  | { type: "watchdog.tick"; now: number }
+  | { type: "locate.done"; wave: 1 | 2; candidates: Candidate[] }
+  | { type: "kill.done"; at: number; survivors: number[] }
+  | { type: "call.end"; at: number }
+
+export type WatchdogTag = "timing" | "locating" | "killing" | "acted"
+
+export type LedgerKind = "warn" | "kill" | "dry-run" | "degraded" | "unresolved"
+
+export const watchdogMachine = setup({
+  types: {
+    context: {} as WatchdogContext,
+    events: {} as WatchdogEvent,
+    input: {} as WatchdogInput,
+    tags: {} as WatchdogTag,
+  },
+  guards: {
+    isOff: ({ context }) => context.mode === "off",
+    isDryRun: ({ context }) => context.mode === "dry-run",
+    isWarnDue: ({ context, event }) => event.type === "watchdog.tick" && isWarnDueAt(event.now, context.startedAt, context.stallMs),
+    isStallDue: ({ context, event }) => event.type === "watchdog.tick" && isStallDueAt(event.now, context.startedAt, context.stallMs),
+    isObservationOver: ({ context, event }) =>
+      event.type === "watchdog.tick" && isObservationOverAt(event.now, context.actedAt ?? context.startedAt, context.observeMs),
+    isMarkerSeen: ({ context }) => context.markerSeen,
+    hasCandidates: ({ context, event }) => event.type === "locate.done" && withinCallWindow(context.startedAt, event.candidates).length > 0,
+    isFirstWave: ({ context }) => context.wave === 1,
+    canKill: and(["isMarkerSeen", "hasCandidates", not("isDryRun")]),
+    canRecordDryRun: and(["hasCandidates", "isDryRun"]),
+    isSecondWaveDue: and(["isObservationOver", "isFirstWave"]),
+  },
+  actions: {
+    noteMarker: assign({ markerSeen: true }),
+    keepCandidates: assign({
+      candidates: ({ context, event }) => (event.type === "locate.done" ? withinCallWindow(context.startedAt, event.candidates) : context.candidates),
+    }),
+    startSecondWave: assign({ wave: 2 as const, candidates: [] }),
+    recordKill: assign(({ event }) => (event.type === "kill.done" ? { actedAt: event.at, survivors: event.survivors } : {})),
+    stampAct: assign(({ context, event }) => ({ actedAt: event.type === "watchdog.tick" ? event.now : context.actedAt })),
+    // Placeholders: each harness provides them (machine.provide); they run the world and report back with events.
+    requestLocate: (_, _params: { wave: 1 | 2 }) => {
+      throw new Error("watchdog action requestLocate not provided")
+    },
+    requestKill: (_, _params: { pids: number[] }) => {
+      throw new Error("watchdog action requestKill not provided")
+    },
+    ledger: (_, _params: { kind: LedgerKind }) => {
+      throw new Error("watchdog action ledger not provided")
+    },
+  },
+}).createMachine({
+  id: "watchdog",
+  version: WATCHDOG_MACHINE_VERSION,
+  context: ({ input }) => ({ ...input, markerSeen: false, wave: 1, candidates: [], actedAt: null, survivors: [] }),
+  initial: "arming",
+  on: {
+    "marker.seen": { actions: "noteMarker" },
+    "call.end": { target: ".finished" },
+  },
+  states: {
+    arming: {
+      always: [{ guard: "isOff", target: "off" }, { target: "timing" }],
+    },
+    off: { type: "final" },
+    timing: {
+      tags: ["timing"],
+      on: { "watchdog.tick": { guard: "isWarnDue", target: "warned", actions: { type: "ledger", params: { kind: "warn" } } } },
+    },
+    warned: {
+      tags: ["timing"],
+      on: { "watchdog.tick": { guard: "isStallDue", target: "locating", actions: "stampAct" } },
+    },
+    locating: {
+      tags: ["locating"],
+      entry: { type: "requestLocate", params: ({ context }) => ({ wave: context.wave }) },
+      on: {
+        "locate.done": [
+          { guard: "canKill", target: "killing", actions: "keepCandidates" },
+          { guard: "canRecordDryRun", target: "dryRun", actions: ["keepCandidates", { type: "ledger", params: { kind: "dry-run" } }] },
+          // The marker never showed up: the hook did not fire, so any match is inference. Record, never kill.
+          { guard: "hasCandidates", target: "dryRun", actions: ["keepCandidates", { type: "ledger", params: { kind: "degraded" } }] },
+          { guard: "isFirstWave", target: "locating", reenter: true, actions: "startSecondWave" },
+          { target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
+        ],
+      },
+    },
+    killing: {
+      tags: ["killing"],
+      entry: [{ type: "requestKill", params: ({ context }) => ({ pids: context.candidates }) }, { type: "ledger", params: { kind: "kill" } }],
+      on: { "kill.done": { target: "observing", actions: "recordKill" } },
+    },
+    observing: {
+      tags: ["acted"],
+      on: {
+        "watchdog.tick": [
+          { guard: "isSecondWaveDue", target: "locating", actions: ["startSecondWave", "stampAct"] },
+          { guard: "isObservationOver", target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
+        ],
+      },
+    },
+    dryRun: {
+      tags: ["acted"],
+      on: {
+        "watchdog.tick": { guard: "isObservationOver", target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
+      },
+    },
+    unresolved: {},
+    finished: { type: "final" },
+  },
+})
+
+export type WatchdogMachine = typeof watchdogMachine

@@ -14,6 +14,17 @@ export function isMaxWaitReachedAt(now: number, startedAt: number, maxWaitMs: nu
   return now - startedAt >= maxWaitMs
 }
 
+/**
+ * Which deadline a waiting caller hit first, when a tick finds one or both passed: a late tick must not call a
+ * max-wait release "idle" just because both have passed by now.
+ */
+export function firstDeadlineReached(now: number, lastActivityAt: number, idleMs: number, startedAt: number, maxWaitMs: number): "idle" | "max-wait" | null {
+  const idle = isIdleAt(now, lastActivityAt, idleMs)
+  const maxWait = isMaxWaitReachedAt(now, startedAt, maxWaitMs)
+  if (idle && maxWait) return lastActivityAt + idleMs <= startedAt + maxWaitMs ? "idle" : "max-wait"
+  return idle ? "idle" : maxWait ? "max-wait" : null
+}
+
 /** The earliest moment a waiting caller may be released without an exit: the next deadline to tick at. */
 export function nextDeadline(lastActivityAt: number, idleMs: number, startedAt: number, maxWaitMs: number): number {
   return Math.min(lastActivityAt + idleMs, startedAt + maxWaitMs)

@@ -1,5 +1,5 @@
 import { assign, setup } from "xstate"
-import { isIdleAt, isMaxWaitReachedAt } from "./job.gates"
+import { firstDeadlineReached } from "./job.gates"
 
 // One supervised shell job. The caller (forge_shell) waits while the job is `running`; the FIRST of four conditions
 // ends the wait — the process exit, a success-pattern match, idle output, or the max-wait cap — and only the exit
@@ -69,9 +69,11 @@ export const jobMachine = setup({
     isBackground: ({ context }) => context.background,
     isPatternMatch: ({ context, event }) => event.type === "job.output" && event.matched && context.hasPattern,
     isIdle: ({ context, event }) =>
-      event.type === "job.tick" && isIdleAt(event.now, context.lastActivityAt ?? event.now, context.idleMs),
+      event.type === "job.tick" &&
+      firstDeadlineReached(event.now, context.lastActivityAt ?? event.now, context.idleMs, context.startedAt ?? event.now, context.maxWaitMs) === "idle",
     isMaxWaitReached: ({ context, event }) =>
-      event.type === "job.tick" && isMaxWaitReachedAt(event.now, context.startedAt ?? event.now, context.maxWaitMs),
+      event.type === "job.tick" &&
+      firstDeadlineReached(event.now, context.lastActivityAt ?? event.now, context.idleMs, context.startedAt ?? event.now, context.maxWaitMs) === "max-wait",
     isNotifying: ({ context }) => context.notify,
   },
   actions: {
@@ -136,6 +138,9 @@ export const jobMachine = setup({
           { guard: "isMaxWaitReached", target: "earlyReturned", actions: "markMaxWait" },
         ],
         "job.kill": { target: "killed", actions: "recordKill" },
+        // A survive job restored after its host (and so its waiting caller) died: nobody waits any more.
+        "job.adopt": { target: "earlyReturned", actions: ["markAdopted", "markBackground"] },
+        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
       },
     },
     succeededByPattern: {
@@ -147,6 +152,8 @@ export const jobMachine = setup({
           { target: "exited.unread", actions: "recordExit" },
         ],
         "job.kill": { target: "killed", actions: "recordKill" },
+        "job.adopt": { actions: "markAdopted" },
+        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
       },
     },
     earlyReturned: {

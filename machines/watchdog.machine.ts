@@ -1,4 +1,4 @@
-import { and, assign, not, setup } from "xstate"
+import { type StateValue, and, assign, not, setup } from "xstate"
 import { type WatchdogMode, isObservationOverAt, isStallDueAt, isWarnDueAt, withinCallWindow } from "./watchdog.gates"
 
 // One builtin shell call of a forge-family session, watched for a stall. Warn at 80 % of the stall budget, act at
@@ -90,60 +90,73 @@ export const watchdogMachine = setup({
   version: WATCHDOG_MACHINE_VERSION,
   context: ({ input }) => ({ ...input, markerSeen: false, wave: 1, candidates: [], actedAt: null, survivors: [] }),
   initial: "arming",
-  on: {
-    "marker.seen": { actions: "noteMarker" },
-    "call.end": { target: ".finished" },
-  },
   states: {
     arming: {
-      always: [{ guard: "isOff", target: "off" }, { target: "timing" }],
+      always: [{ guard: "isOff", target: "off" }, { target: "watching" }],
     },
     off: { type: "final" },
-    timing: {
-      tags: ["timing"],
-      on: { "watchdog.tick": { guard: "isWarnDue", target: "warned", actions: { type: "ledger", params: { kind: "warn" } } } },
-    },
-    warned: {
-      tags: ["timing"],
-      on: { "watchdog.tick": { guard: "isStallDue", target: "locating", actions: "stampAct" } },
-    },
-    locating: {
-      tags: ["locating"],
-      entry: { type: "requestLocate", params: ({ context }) => ({ wave: context.wave }) },
+    // Every live state: the call can end, and the marker can show up, at any point until the watch is over.
+    watching: {
+      initial: "timing",
       on: {
-        "locate.done": [
-          { guard: "canKill", target: "killing", actions: "keepCandidates" },
-          { guard: "canRecordDryRun", target: "dryRun", actions: ["keepCandidates", { type: "ledger", params: { kind: "dry-run" } }] },
-          // The marker never showed up: the hook did not fire, so any match is inference. Record, never kill.
-          { guard: "hasCandidates", target: "dryRun", actions: ["keepCandidates", { type: "ledger", params: { kind: "degraded" } }] },
-          { guard: "isFirstWave", target: "locating", reenter: true, actions: "startSecondWave" },
-          { target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
-        ],
+        "marker.seen": { actions: "noteMarker" },
+        "call.end": { target: "finished" },
+      },
+      states: {
+        timing: {
+          tags: ["timing"],
+          on: { "watchdog.tick": { guard: "isWarnDue", target: "warned", actions: { type: "ledger", params: { kind: "warn" } } } },
+        },
+        warned: {
+          tags: ["timing"],
+          on: { "watchdog.tick": { guard: "isStallDue", target: "locating", actions: "stampAct" } },
+        },
+        locating: {
+          tags: ["locating"],
+          entry: { type: "requestLocate", params: ({ context }) => ({ wave: context.wave }) },
+          on: {
+            "locate.done": [
+              { guard: "canKill", target: "killing", actions: "keepCandidates" },
+              { guard: "canRecordDryRun", target: "dryRun", actions: ["keepCandidates", { type: "ledger", params: { kind: "dry-run" } }] },
+              // The marker never showed up: the hook did not fire, so any match is inference. Record, never kill.
+              { guard: "hasCandidates", target: "dryRun", actions: ["keepCandidates", { type: "ledger", params: { kind: "degraded" } }] },
+              { guard: "isFirstWave", target: "locating", reenter: true, actions: "startSecondWave" },
+              { target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
+            ],
+          },
+        },
+        killing: {
+          tags: ["killing"],
+          entry: [{ type: "requestKill", params: ({ context }) => ({ pids: context.candidates }) }, { type: "ledger", params: { kind: "kill" } }],
+          on: { "kill.done": { target: "observing", actions: "recordKill" } },
+        },
+        observing: {
+          tags: ["acted"],
+          on: {
+            "watchdog.tick": [
+              { guard: "isSecondWaveDue", target: "locating", actions: ["startSecondWave", "stampAct"] },
+              { guard: "isObservationOver", target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
+            ],
+          },
+        },
+        dryRun: {
+          tags: ["acted"],
+          on: {
+            "watchdog.tick": { guard: "isObservationOver", target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
+          },
+        },
+        unresolved: {},
       },
     },
-    killing: {
-      tags: ["killing"],
-      entry: [{ type: "requestKill", params: ({ context }) => ({ pids: context.candidates }) }, { type: "ledger", params: { kind: "kill" } }],
-      on: { "kill.done": { target: "observing", actions: "recordKill" } },
-    },
-    observing: {
-      tags: ["acted"],
-      on: {
-        "watchdog.tick": [
-          { guard: "isSecondWaveDue", target: "locating", actions: ["startSecondWave", "stampAct"] },
-          { guard: "isObservationOver", target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
-        ],
-      },
-    },
-    dryRun: {
-      tags: ["acted"],
-      on: {
-        "watchdog.tick": { guard: "isObservationOver", target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
-      },
-    },
-    unresolved: {},
     finished: { type: "final" },
   },
 })
 
 export type WatchdogMachine = typeof watchdogMachine
+
+/** The watchdog's innermost state name ("timing", "killing", …, "off", "finished"), for logs and ledgers. */
+export function watchdogPlaceOf(value: StateValue): string {
+  if (typeof value === "string") return value
+  const [key, child] = Object.entries(value)[0] ?? ["", undefined]
+  return child === undefined ? key : watchdogPlaceOf(child as StateValue)
+}

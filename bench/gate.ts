@@ -16,6 +16,8 @@ import { type TimedRun, formatMicros, formatTable, percentileMicros, timeCalls }
 import { createFolderScanGate } from "./gate.baseline"
 import { type GateInput, STREAM_TOOLS, buildCallStream } from "./gate.stream"
 import { populateWorkspace } from "./gate.workspace"
+import { defaultForgeOptions } from "../services/config/forge.options"
+import { createHostJobs } from "../src/jobs"
 
 const PLAN_FILES = 1_000
 const SESSIONS = 50
@@ -73,10 +75,13 @@ async function main(): Promise<void> {
   // Each reading moves the clock a second on, so every plan has its own `created` and the newest is well defined.
   const clock = { now: () => (now += 1_000) }
   let opened: Promise<ComposedRuntime> | undefined
+  const jobs = createHostJobs({ client: stub.client, log, clock })
   const hooks: Hooks = createForgeHooks({
     client: stub.client,
     log,
+    options: defaultForgeOptions,
     openRuntime: () => (opened = createForgeRuntime({ workspace, clock, log })),
+    jobs,
   })
   try {
     await hooks.config?.({})

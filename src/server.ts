@@ -2,7 +2,8 @@ import type { Plugin, PluginInput } from "@opencode-ai/plugin"
 import { createForgeHooks } from "../adapters/opencode/forge.hooks"
 import { createOpencodeLogger } from "../adapters/opencode/opencode.logger"
 import { parseForgeOptions } from "../services/config/forge.options"
-import { createForgeRuntime } from "./runtime"
+import { createHostJobs } from "./jobs"
+import { createForgeRuntime, systemClock } from "./runtime"
 import { workspaceRoot } from "./workspace.root"
 
 // The opencode plugin entry. opencode rejects a module with any export other than the plugin, so this file's only
@@ -10,14 +11,24 @@ import { workspaceRoot } from "./workspace.root"
 
 const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, unknown>) => {
   const log = createOpencodeLogger(input.client)
-  const { warnings } = parseForgeOptions(rawOptions)
+  const { options, warnings } = parseForgeOptions(rawOptions)
   for (const warning of warnings) log.warn(warning)
   const workspace = workspaceRoot(input.directory, input.worktree)
-  return createForgeHooks({
+  const jobs = createHostJobs({ client: input.client, log, clock: systemClock })
+  const hooks = createForgeHooks({
     client: input.client,
     log,
+    options,
     openRuntime: () => createForgeRuntime({ workspace, log }),
+    jobs,
   })
+  return {
+    ...hooks,
+    async dispose() {
+      await hooks.dispose?.()
+      jobs.uninstall()
+    },
+  }
 }
 
 export default { id: "forgecharts", server }

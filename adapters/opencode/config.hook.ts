@@ -1,8 +1,10 @@
+import type { ForgeOptions } from "../../services/config/forge.options"
+import { BUILTIN_SHELL_TOOLS, JOB_TOOL_IDS, isSupervisorEnabled, keepsBuiltinShell } from "../../services/jobs/exec.partition"
 import { FORGE_AGENT_DESCRIPTION, FORGE_AGENT_PROMPT } from "./prompts/forge.agent.prompt"
 import { PLAN_COMMAND_DESCRIPTION, PLAN_COMMAND_TEMPLATE } from "./prompts/plan.command"
 
-/** The permission keys whose dialogs are the plan's gates: forced to "ask" so only a user can pass them. */
-export const DIALOG_PERMISSIONS = ["plan_approve", "plan_close"] as const
+/** The permission keys whose dialogs are gates: forced to "ask" so only a user can pass them. */
+export const DIALOG_PERMISSIONS = ["plan_approve", "plan_close", "forge_shell"] as const
 
 export const FORGE_AGENT = "forge"
 
@@ -38,27 +40,30 @@ export interface ConfigOutcome {
  * ever written to the user's files. The user's own choices win: their command.plan, their default_agent, their
  * agent.forge fields, and an explicit "deny" on a dialog key.
  */
-export function applyForgeConfig(cfg: LiveConfig, toolIds: readonly string[]): ConfigOutcome {
+export function applyForgeConfig(cfg: LiveConfig, toolIds: readonly string[], options: ForgeOptions): ConfigOutcome {
   const userForge = cfg.agent?.[FORGE_AGENT]
   if (userForge?.disable === true) {
     // Tools cannot be unregistered after start-up; a deny on their ids hides them from every agent.
-    cfg.permission = withRules(cfg.permission, Object.fromEntries(toolIds.map((id) => [id, "deny" as const])))
+    cfg.permission = withRules(cfg.permission, denyAll(toolIds))
     return { disabled: true }
   }
+  if (!isSupervisorEnabled(options)) cfg.permission = withRules(cfg.permission, denyAll(JOB_TOOL_IDS))
   cfg.agent ??= {}
-  cfg.agent[FORGE_AGENT] = {
-    mode: "primary",
-    description: FORGE_AGENT_DESCRIPTION,
-    prompt: FORGE_AGENT_PROMPT,
-    ...userForge,
-  }
+  const forge: AgentConfig = { mode: "primary", description: FORGE_AGENT_DESCRIPTION, prompt: FORGE_AGENT_PROMPT, ...userForge }
+  // The forge family's exec surface is forge_shell: the builtin shell is hidden from it (a deny hides a tool;
+  // tools maps set from a plugin are ignored), whatever the user's own agent.forge says, unless an escape hatch is on.
+  if (!keepsBuiltinShell(options)) forge.permission = withRules(forge.permission, denyAll(BUILTIN_SHELL_TOOLS))
+  cfg.agent[FORGE_AGENT] = forge
   cfg.default_agent ??= FORGE_AGENT
   cfg.command ??= {}
   if (cfg.command.plan === undefined) {
     cfg.command.plan = { description: PLAN_COMMAND_DESCRIPTION, template: PLAN_COMMAND_TEMPLATE, agent: FORGE_AGENT }
   }
   const dialogs = Object.fromEntries(
-    DIALOG_PERMISSIONS.filter((key) => !isExplicitDeny(cfg.permission, key)).map((key) => [key, "ask" as const]),
+    DIALOG_PERMISSIONS.filter((key) => !isExplicitDeny(cfg.permission, key) && (key !== "forge_shell" || isSupervisorEnabled(options))).map((key) => [
+      key,
+      "ask" as const,
+    ]),
   )
   cfg.permission = withRules(cfg.permission, dialogs)
   // Rules are "last match wins" and agent rules come after the top level: an agent's own "*": "allow" would
@@ -67,6 +72,10 @@ export function applyForgeConfig(cfg: LiveConfig, toolIds: readonly string[]): C
     if (agent?.permission !== undefined) agent.permission = withRules(agent.permission, dialogs)
   }
   return { disabled: false }
+}
+
+function denyAll(ids: readonly string[]): Record<string, PermissionAction> {
+  return Object.fromEntries(ids.map((id) => [id, "deny" as const]))
 }
 
 /** Appends rules at the end (re-inserting existing keys) so they are the last to match. */

@@ -1,6 +1,10 @@
 import type { Hooks, PluginInput } from "@opencode-ai/plugin"
+import type { ForgeOptions } from "../../services/config/forge.options"
+import { JOB_TOOL_IDS, builtinShellRefusal } from "../../services/jobs/exec.partition"
+import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import type { Logger } from "../../services/plan/plan.ports"
 import { type LiveConfig, applyForgeConfig } from "./config.hook"
+import { createJobTools } from "./job.tools"
 import { handlePlanCommand } from "./plan.command.hook"
 import { PLAN_TOOL_IDS, createPlanTools } from "./plan.tools"
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
@@ -9,14 +13,19 @@ import { SessionTree } from "./session.tree"
 export interface ForgeHooksDeps {
   client: PluginInput["client"]
   log: Logger
+  options: ForgeOptions
   /** Opens (once) the workspace's runtime: database, actors restored and reconciled with their documents. */
   openRuntime: () => Promise<ForgeRuntime>
+  /** The job supervisor of this host process, and the shell family its commands run under. */
+  jobs: { supervisor: JobSupervisor; shellFamily: string }
 }
 
 interface SessionEvent {
   type: string
-  properties?: { sessionID?: string; info?: { id?: string; parentID?: string } }
+  properties?: { sessionID?: string; info?: { id?: string; parentID?: string }; status?: { type?: string } }
 }
+
+const ALL_TOOL_IDS = [...PLAN_TOOL_IDS, ...JOB_TOOL_IDS]
 
 /** The plugin's hooks. Every gate decision is the runtime's (its machines'); hooks only route and surface it. */
 export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
@@ -24,6 +33,8 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   let disabled = false
   let ownsPlanCommand = false
   let runtime: Promise<ForgeRuntime> | undefined
+  // The agent speaking in each session, learnt from chat.params (tool hooks are not told who calls).
+  const speakers = new Map<string, string>()
   const openRuntime = (): Promise<ForgeRuntime> => {
     runtime ??= deps.openRuntime().catch((error: unknown) => {
       runtime = undefined
@@ -40,19 +51,28 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   }
 
   return {
-    tool: createPlanTools(access),
+    tool: {
+      ...createPlanTools(access),
+      ...createJobTools({ options: deps.options, supervisor: () => deps.jobs.supervisor, rootOf: (id) => tree.rootOf(id), shellFamily: deps.jobs.shellFamily }),
+    },
 
     async config(cfg) {
       const commandBefore = (cfg as LiveConfig).command?.plan
-      disabled = applyForgeConfig(cfg as LiveConfig, PLAN_TOOL_IDS).disabled
+      disabled = applyForgeConfig(cfg as LiveConfig, ALL_TOOL_IDS, deps.options).disabled
       ownsPlanCommand = !disabled && commandBefore === undefined
       if (disabled) deps.log.info("agent.forge.disable is true: Forge stands down (no agent, commands, tools or gates)")
       // Restore lifecycles now, so gates hold from the first tool call and restore problems show up at start.
       else void openRuntime().catch(() => undefined)
     },
 
+    async "chat.params"(input) {
+      if (input.agent !== "title") speakers.set(input.sessionID, input.agent)
+    },
+
     async "tool.execute.before"(input) {
       if (disabled) return
+      const belt = builtinShellRefusal(speakers.get(input.sessionID), input.tool, deps.options)
+      if (belt !== null) throw new Error(belt)
       const rt = await openRuntime()
       const session = tree.knownRootOf(input.sessionID) ?? (await tree.rootOf(input.sessionID))
       const refusal = rt.plans.gate(session, input.tool)
@@ -69,10 +89,19 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       const e = event as SessionEvent
       const info = e.properties?.info
       if ((e.type === "session.created" || e.type === "session.updated") && info?.id) tree.learn(info.id, info.parentID)
-      if (e.type === "session.deleted" && info?.id) tree.forget(info.id)
+      const sessionID = e.properties?.sessionID ?? info?.id
+      if (sessionID === undefined || disabled) return
+      if (e.type === "session.status") deps.jobs.supervisor.sessionStatus(sessionID, e.properties?.status?.type === "idle" ? "idle" : "busy")
+      if (e.type === "session.idle") deps.jobs.supervisor.sessionStatus(sessionID, "idle")
+      if (e.type === "session.deleted") {
+        tree.forget(sessionID)
+        speakers.delete(sessionID)
+        await deps.jobs.supervisor.sessionDeleted(sessionID)
+      }
     },
 
     async dispose() {
+      await deps.jobs.supervisor.dispose()
       const open = runtime
       runtime = undefined
       if (open) await (await open.catch(() => undefined))?.close()

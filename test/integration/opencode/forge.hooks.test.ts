@@ -1,6 +1,9 @@
 import type { Hooks, PluginInput } from "@opencode-ai/plugin"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import path from "node:path"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
+import { defaultForgeOptions } from "../../../services/config/forge.options"
+import { type HostJobs, createHostJobs } from "../../../src/jobs"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 
@@ -24,6 +27,7 @@ describe("forge hooks", () => {
   let ws: ReturnType<typeof tempWorkspace>
   let runtime: ComposedRuntime | undefined
   let hooks: Hooks
+  let hostJobs: HostJobs
   const lookups: string[] = []
   const before = (sessionID: string, tool: string) => (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
   const command = async (sessionID: string, args: string) => {
@@ -36,14 +40,20 @@ describe("forge hooks", () => {
     ws = tempWorkspace()
     runtime = undefined
     lookups.length = 0
+    const client = clientWith({ child_after_restart: "root", root: undefined }, lookups)
+    const log = memoryLogger()
+    hostJobs = createHostJobs({ client, log, clock: ws.clock, logDir: path.join(ws.dir, "job-logs") })
     hooks = createForgeHooks({
-      client: clientWith({ child_after_restart: "root", root: undefined }, lookups),
-      log: memoryLogger(),
+      client,
+      log,
+      options: defaultForgeOptions,
       openRuntime: async () => (runtime = await openRuntime(ws.dir, ws.clock)),
+      jobs: hostJobs,
     })
   })
   afterEach(async () => {
     await hooks.dispose?.()
+    hostJobs.uninstall()
     ws.cleanup()
   })
 

@@ -1,22 +1,25 @@
 import { describe, expect, it } from "vitest"
 import { type LiveConfig, applyForgeConfig } from "../../../adapters/opencode/config.hook"
 import { PLAN_TOOL_IDS } from "../../../adapters/opencode/plan.tools"
+import { defaultForgeOptions } from "../../../services/config/forge.options"
 
 describe("config hook", () => {
   it("zero config: registers the forge agent, /plan, the default agent and the dialog keys", () => {
     const cfg: LiveConfig = {}
-    expect(applyForgeConfig(cfg, PLAN_TOOL_IDS)).toEqual({ disabled: false })
+    expect(applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)).toEqual({ disabled: false })
     expect(cfg.agent?.forge?.mode).toBe("primary")
     expect(cfg.agent?.forge?.prompt).toContain("plan_write")
     expect(cfg.default_agent).toBe("forge")
     expect(cfg.command?.plan).toMatchObject({ agent: "forge" })
-    expect(cfg.permission).toEqual({ plan_approve: "ask", plan_close: "ask" })
+    expect(cfg.permission).toEqual({ plan_approve: "ask", plan_close: "ask", forge_shell: "ask" })
+    // The forge family's exec surface is forge_shell: the builtin shell is hidden from the forge agent.
+    expect(cfg.agent?.forge?.permission).toEqual({ bash: "deny", shell: "deny", plan_approve: "ask", plan_close: "ask", forge_shell: "ask" })
   })
 
   it("the user's own choices win: model and fields, default agent, command.plan", () => {
     const mine = { template: "my plan" }
     const cfg: LiveConfig = { agent: { forge: { model: "p/m", description: "mine" } }, default_agent: "build", command: { plan: mine } }
-    applyForgeConfig(cfg, PLAN_TOOL_IDS)
+    applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
     expect(cfg.agent?.forge).toMatchObject({ model: "p/m", description: "mine", mode: "primary" })
     expect(cfg.default_agent).toBe("build")
     expect(cfg.command?.plan).toBe(mine)
@@ -24,27 +27,46 @@ describe("config hook", () => {
 
   it("forces the dialogs to ask after any allow rule, at the top level and in agents' own permissions", () => {
     const cfg: LiveConfig = { permission: "allow", agent: { build: { permission: { "*": "allow", plan_approve: "allow" } } } }
-    applyForgeConfig(cfg, PLAN_TOOL_IDS)
+    applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
     expect(Object.entries(cfg.permission as object)).toEqual([
       ["*", "allow"],
       ["plan_approve", "ask"],
       ["plan_close", "ask"],
+      ["forge_shell", "ask"],
     ])
-    expect(Object.entries(cfg.agent?.build?.permission as object).slice(-2)).toEqual([
+    expect(Object.entries(cfg.agent?.build?.permission as object).slice(-3)).toEqual([
       ["plan_approve", "ask"],
       ["plan_close", "ask"],
+      ["forge_shell", "ask"],
     ])
   })
 
   it("keeps an explicit deny of a dialog key", () => {
     const cfg: LiveConfig = { permission: { plan_close: "deny" } }
-    applyForgeConfig(cfg, PLAN_TOOL_IDS)
-    expect(cfg.permission).toEqual({ plan_close: "deny", plan_approve: "ask" })
+    applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
+    expect(cfg.permission).toEqual({ plan_close: "deny", plan_approve: "ask", forge_shell: "ask" })
+  })
+
+  it("hides the builtin shell from the forge agent even when the user's agent.forge allows it", () => {
+    const cfg: LiveConfig = { agent: { forge: { permission: { bash: "allow", edit: "ask" } } } }
+    applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
+    expect(cfg.agent?.forge?.permission).toMatchObject({ edit: "ask", bash: "deny", shell: "deny" })
+  })
+
+  it("escape hatches: keepBuiltinShell gives the shell back; jobs.mode native also retires forge_shell/forge_jobs", () => {
+    const keep: LiveConfig = {}
+    applyForgeConfig(keep, PLAN_TOOL_IDS, { ...defaultForgeOptions, jobs: { ...defaultForgeOptions.jobs, keepBuiltinShell: true } })
+    expect(keep.agent?.forge?.permission).toBeUndefined()
+    expect(keep.permission).toMatchObject({ forge_shell: "ask" })
+    const native: LiveConfig = {}
+    applyForgeConfig(native, PLAN_TOOL_IDS, { ...defaultForgeOptions, jobs: { ...defaultForgeOptions.jobs, mode: "native" } })
+    expect(native.agent?.forge?.permission).toBeUndefined()
+    expect(native.permission).toEqual({ forge_shell: "deny", forge_jobs: "deny", plan_approve: "ask", plan_close: "ask" })
   })
 
   it("agent.forge.disable: no agent, no command, no default agent, and every Forge tool hidden", () => {
     const cfg: LiveConfig = { agent: { forge: { disable: true } } }
-    expect(applyForgeConfig(cfg, PLAN_TOOL_IDS)).toEqual({ disabled: true })
+    expect(applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)).toEqual({ disabled: true })
     expect(cfg.agent?.forge).toEqual({ disable: true })
     expect(cfg.command).toBeUndefined()
     expect(cfg.default_agent).toBeUndefined()

@@ -1,0 +1,95 @@
+import { existsSync, statSync } from "node:fs"
+import path from "node:path"
+import { type ToolDefinition, tool } from "@opencode-ai/plugin"
+import type { ForgeOptions } from "../../services/config/forge.options"
+import { NATIVE_MODE_REFUSAL, isSupervisorEnabled } from "../../services/jobs/exec.partition"
+import type { JobSupervisor } from "../../services/jobs/job.supervisor"
+import { toShellRequest } from "../../services/jobs/job.request"
+
+const z = tool.schema
+
+export interface JobToolsDeps {
+  options: ForgeOptions
+  supervisor: () => JobSupervisor
+  /** The root of the calling session's tree, for handoff. */
+  rootOf: (sessionId: string) => Promise<string>
+  /** The interpreter family commands run under, named in the tool description. */
+  shellFamily: string
+}
+
+// forge_shell and forge_jobs: a shell that can never hang the session. Every forge_shell call passes the
+// forge_shell dialog (the config hook forces that permission to "ask"; an explicit deny of the user's wins).
+
+export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forge_jobs", ToolDefinition> {
+  const enabled = isSupervisorEnabled(deps.options)
+  return {
+    forge_shell: tool({
+      description:
+        `Run a shell command (${deps.shellFamily} syntax) as a supervised job. Returns on the FIRST of: the process exit (exit code + output tail), ` +
+        "a success_pattern match on new output (the process keeps running unless keep_alive is false), idle_ms without new output " +
+        "(default 60000; returns still-running with a jobId), or max_wait_ms (default 120000, at most 600000; never kills). " +
+        "run_in_background returns the jobId at once. A job you did not see finish wakes this session once when it ends. " +
+        "Every result starts with cwd: — the directory the command really ran in.",
+      args: {
+        command: z.string().describe("The command line"),
+        cwd: z.string().optional().describe("Working directory (default: the project directory); relative paths are resolved against it"),
+        success_pattern: z.string().optional().describe("Regex on new output that counts as success (e.g. a server's 'listening on')"),
+        keep_alive: z.boolean().optional().describe("After a success_pattern match keep the process running (default true)"),
+        idle_ms: z.number().int().positive().optional().describe("Return still-running after this long without new output (default 60000)"),
+        max_wait_ms: z.number().int().positive().optional().describe("Return still-running after this long in any case (default 120000, at most 600000)"),
+        run_in_background: z.boolean().optional().describe("Start and return the jobId immediately"),
+        survive: z.boolean().optional().describe("Let the job outlive this opencode process (adopted by the next start)"),
+        notify: z.boolean().optional().describe("Wake this session when an unread job finishes (default true)"),
+      },
+      async execute(args, ctx) {
+        if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
+        const request = toShellRequest(args, { cwd: ctx.directory, survive: deps.options.jobs.survive }, (cwd) => resolveCwd(ctx.directory, cwd))
+        await ctx.ask({ permission: "forge_shell", patterns: [request.command], always: [request.command], metadata: { command: request.command, cwd: request.cwd } })
+        return deps.supervisor().run(ctx.sessionID, request)
+      },
+    }),
+    forge_jobs: tool({
+      description:
+        "Manage forge_shell jobs: list; poll {jobId, waitMs ≤ 30000} waits for new output or the end and drains the new output; " +
+        "log {jobId, offset, limit} pages the log by line; kill {jobId} kills the whole process tree; clear {jobId} drops a finished entry; " +
+        "handoff {jobId} gives a subagent's job to the root session so it outlives the subagent.",
+      args: {
+        action: z.enum(["list", "poll", "log", "kill", "clear", "handoff"]),
+        jobId: z.string().optional(),
+        waitMs: z.number().int().min(0).max(30_000).optional(),
+        offset: z.number().int().min(1).optional(),
+        limit: z.number().int().min(1).max(2000).optional(),
+      },
+      async execute(args, ctx) {
+        if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
+        const supervisor = deps.supervisor()
+        if (args.action === "list") return supervisor.list(ctx.sessionID)
+        const jobId = requireJobId(args.jobId, args.action)
+        switch (args.action) {
+          case "poll":
+            return supervisor.poll(jobId, args.waitMs ?? 0)
+          case "log":
+            return supervisor.logLines(jobId, args.offset ?? 1, args.limit ?? 200)
+          case "kill":
+            return supervisor.kill(jobId)
+          case "clear":
+            return supervisor.clear(jobId)
+          case "handoff":
+            return supervisor.handoff(jobId, await deps.rootOf(ctx.sessionID))
+        }
+      },
+    }),
+  }
+}
+
+function requireJobId(jobId: string | undefined, action: string): string {
+  if (jobId === undefined || jobId === "") throw new Error(`forge_jobs ${action}: jobId is required`)
+  return jobId
+}
+
+function resolveCwd(base: string, cwd: string): string {
+  const absolute = path.resolve(base, cwd)
+  if (!existsSync(absolute) || !statSync(absolute).isDirectory()) throw new Error(`forge_shell: cwd "${cwd}" is not a directory (resolved to ${absolute})`)
+  return absolute
+}
+

@@ -1,0 +1,56 @@
+// The job supervisor's port onto this adapter: services/jobs asks through JobProcesses, POSIX answers here.
+import type { JobProcesses, MatchOutcome } from "../../services/jobs/job.ports"
+import { spawnJob } from "./job.spawn"
+import { logSize, readNew, readTail, readWindowLines, watchGrowth } from "./log.reader"
+import { createPatternMatcher } from "./pattern.matcher"
+import { type ResolvedShell, resolveShell } from "./shell.resolver"
+import { killJobTree, killJobTreeNow } from "./tree.kill"
+
+export interface JobProcessesOptions {
+  /** SIGTERM grace of a kill before SIGKILL (ms). */
+  killGraceMs?: number
+  /** How often a watched log's size is polled (ms). */
+  growthPollMs?: number
+  /** The interpreter; the host-aligned shell by default (resolved once). */
+  shell?: ResolvedShell
+}
+
+export function createJobProcesses(options: JobProcessesOptions = {}): JobProcesses {
+  const shell = options.shell ?? resolveShell()
+  return {
+    shellFamily: () => shell.family,
+    spawn: (request) =>
+      spawnJob({
+        command: request.command,
+        cwd: request.cwd,
+        logFile: request.logFile,
+        marker: request.jobId,
+        fenced: request.fenced,
+        shell,
+      }),
+    killTree: (job) => killJobTree(job, { graceMs: options.killGraceMs ?? 3000 }),
+    killTreeNow: (job) => void killJobTreeNow(job),
+    createMatcher(pattern) {
+      const matcher = createPatternMatcher(pattern)
+      return {
+        async feed(text): Promise<MatchOutcome> {
+          const result = await matcher.feed(text)
+          return result.status === "matched" ? "match" : result.status
+        },
+        dispose: () => matcher.close(),
+      }
+    },
+    watchGrowth(logFile, onGrowth) {
+      const watch = watchGrowth(logFile, (size) => onGrowth(size), { intervalMs: options.growthPollMs ?? 100 })
+      return () => watch.stop()
+    },
+    sizeOf: logSize,
+    readTail,
+    readNew,
+    // The port numbers lines from 1 within the 8 MB window that ends at the log's end.
+    async readLines(logFile, offset, limit) {
+      const page = await readWindowLines(logFile, { offset: Math.max(0, offset - 1), limit })
+      return { lines: page.lines, total: page.total, truncated: page.truncated }
+    },
+  }
+}

@@ -1,0 +1,154 @@
+// Killing a job means its whole tree, verified: the process group, every process carrying the job's marker (which
+// finds `setsid` escapees that left the group), their descendants by ppid, and tree-kill's view of the tree.
+import treeKill from "tree-kill"
+import { JOB_ID_VAR } from "./job.markers"
+import { descendantsOf, isSameProcess, type ProcessStat, pidsWithEnv, readProcessStat, readProcessStats } from "./proc.table"
+
+export interface JobTarget {
+  /** The job's leader pid, which is also its process group id. */
+  pid: number
+  /** The job id carried as FORGE_JOB_ID by every process of the job. */
+  jobId: string
+}
+
+export interface KillJobTreeOptions {
+  /** How long SIGTERM gets before SIGKILL (ms). */
+  graceMs?: number
+}
+
+export interface KillReport {
+  /** Processes of the tree that were signalled and are gone. */
+  killed: number[]
+  /** Processes of the tree still alive after SIGKILL (zombies, already dead, do not count). */
+  survivors: number[]
+}
+
+const POLL_MS = 20
+// SIGKILL is not instant for a process in uninterruptible sleep: how long the verification waits for it.
+const VERIFY_MS = 1000
+
+function isLive(stat: ProcessStat): boolean {
+  return stat.state !== "Z" && stat.state !== "X"
+}
+
+/** The live processes of the job right now: group members, marker carriers and all their descendants. */
+function scanTree(target: JobTarget): ProcessStat[] {
+  const table = readProcessStats()
+  const byPid = new Map(table.map((stat) => [stat.pid, stat]))
+  const members = new Map<number, ProcessStat>()
+  for (const stat of table) if (stat.pgid === target.pid) members.set(stat.pid, stat)
+  for (const pid of pidsWithEnv(JOB_ID_VAR, target.jobId)) {
+    const stat = byPid.get(pid) ?? readProcessStat(pid)
+    if (stat) members.set(pid, stat)
+  }
+  for (const root of [...members.values()]) {
+    for (const child of descendantsOf(root.pid, table)) members.set(child.pid, child)
+  }
+  return [...members.values()].filter(isLive)
+}
+
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name)
+    return true
+  } catch {
+    // Gone already (ESRCH) or not ours (EPERM): either way there is nothing more to do with this pid.
+    return false
+  }
+}
+
+/** Signals the group and every tracked process whose identity (pid + start time) still holds. */
+function signalAll(target: JobTarget, tracked: Map<number, ProcessStat>, name: NodeJS.Signals): void {
+  if ([...tracked.values()].some((stat) => stat.pgid === target.pid)) signal(-target.pid, name)
+  for (const stat of tracked.values()) {
+    if (isSameProcess(stat.pid, stat.startTicks)) signal(stat.pid, name)
+  }
+}
+
+function track(tracked: Map<number, ProcessStat>, found: readonly ProcessStat[]): ProcessStat[] {
+  const fresh: ProcessStat[] = []
+  for (const stat of found) {
+    if (tracked.has(stat.pid)) continue
+    tracked.set(stat.pid, stat)
+    fresh.push(stat)
+  }
+  return fresh
+}
+
+/** Tracked processes that are still the same process and still alive (not a zombie). */
+function stillAlive(tracked: Map<number, ProcessStat>): number[] {
+  const alive: number[] = []
+  for (const stat of tracked.values()) {
+    const now = readProcessStat(stat.pid)
+    if (now && now.startTicks === stat.startTicks && isLive(now)) alive.push(stat.pid)
+  }
+  return alive
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+function treeKillQuietly(pid: number, name: NodeJS.Signals): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      treeKill(pid, name, () => resolve())
+    } catch {
+      resolve()
+    }
+  })
+}
+
+/**
+ * SIGTERM the whole tree, wait up to `graceMs` (returning as soon as everything died), SIGKILL what is left, then
+ * rescan and report survivors.
+ */
+export async function killJobTree(target: JobTarget, options: KillJobTreeOptions = {}): Promise<KillReport> {
+  const graceMs = options.graceMs ?? 3000
+  const tracked = new Map<number, ProcessStat>()
+  track(tracked, scanTree(target))
+
+  signalAll(target, tracked, "SIGTERM")
+  // tree-kill walks the ppid tree with `ps`: a second view of the tree. It runs alongside and is not awaited (its
+  // `ps` calls are slow under Bun); the rescans below verify the outcome either way. Only while the leader is still
+  // the job's own process: a reused pid must never be walked.
+  if (tracked.has(target.pid)) void treeKillQuietly(target.pid, "SIGTERM")
+
+  const deadline = Date.now() + graceMs
+  for (;;) {
+    // Processes forked during the grace are part of the tree too.
+    const fresh = track(tracked, scanTree(target))
+    for (const stat of fresh) signal(stat.pid, "SIGTERM")
+    if (stillAlive(tracked).length === 0 || Date.now() >= deadline) break
+    await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))
+  }
+
+  const verifyUntil = Date.now() + VERIFY_MS
+  for (;;) {
+    track(tracked, scanTree(target))
+    const alive = stillAlive(tracked)
+    if (alive.length === 0 || Date.now() >= verifyUntil) break
+    signalAll(target, new Map(alive.map((pid) => [pid, tracked.get(pid) as ProcessStat])), "SIGKILL")
+    await sleep(POLL_MS)
+  }
+
+  const survivors = new Set([...stillAlive(tracked), ...scanTree(target).map((stat) => stat.pid)])
+  const killed = [...tracked.keys()].filter((pid) => !survivors.has(pid))
+  return { killed: killed.sort((a, b) => a - b), survivors: [...survivors].sort((a, b) => a - b) }
+}
+
+/**
+ * SIGKILL the group and every process of the tree at once, synchronously, for exit handlers where no async work
+ * runs. Two passes: a process forked between the first scan and its kill is caught by the second.
+ * Returns the pids that were signalled.
+ */
+export function killJobTreeNow(target: JobTarget): number[] {
+  const signalled = new Set<number>()
+  for (let pass = 0; pass < 2; pass++) {
+    const tree = scanTree(target)
+    if (tree.some((stat) => stat.pgid === target.pid)) signal(-target.pid, "SIGKILL")
+    for (const stat of tree) {
+      if (signalled.has(stat.pid) && pass > 0) continue
+      if (signal(stat.pid, "SIGKILL")) signalled.add(stat.pid)
+    }
+  }
+  return [...signalled].sort((a, b) => a - b)
+}

@@ -1,0 +1,38 @@
+import { mkdirSync } from "node:fs"
+import { readdir, rm, stat } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import type { JobLogs } from "../../services/jobs/job.ports"
+
+/** At most this many job logs stay on disk; the oldest finished ones rotate out. */
+export const MAX_JOB_LOGS = 50
+
+/** `<tmp>/forgecharts/jobs/`: job output is runtime debris, not project data. */
+export function defaultJobLogDir(): string {
+  return path.join(tmpdir(), "forgecharts", "jobs")
+}
+
+/** Job logs in one folder, bounded by count. */
+export class FsJobLogs implements JobLogs {
+  constructor(
+    private readonly dir: string = defaultJobLogDir(),
+    private readonly keep: number = MAX_JOB_LOGS,
+  ) {
+    mkdirSync(dir, { recursive: true })
+  }
+
+  pathFor(jobId: string): string {
+    if (!/^[A-Za-z0-9_-]+$/.test(jobId)) throw new Error(`job id "${jobId}" is not a safe file name`)
+    return path.join(this.dir, `${jobId}.log`)
+  }
+
+  async rotate(keepJobIds: ReadonlySet<string>): Promise<void> {
+    const names = (await readdir(this.dir)).filter((n) => n.endsWith(".log"))
+    if (names.length <= this.keep) return
+    const entries = await Promise.all(
+      names.map(async (name) => ({ name, mtime: (await stat(path.join(this.dir, name)).catch(() => undefined))?.mtimeMs ?? 0 })),
+    )
+    const removable = entries.filter((e) => !keepJobIds.has(e.name.slice(0, -".log".length))).sort((a, b) => a.mtime - b.mtime)
+    for (const entry of removable.slice(0, names.length - this.keep)) await rm(path.join(this.dir, entry.name), { force: true })
+  }
+}

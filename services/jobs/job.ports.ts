@@ -1,0 +1,66 @@
+// What the job supervisor needs from the world; adapters/process provides it on POSIX.
+
+export interface ExitReport {
+  code: number | null
+  signal: string | null
+  /** Epoch ms of the exit event. */
+  at: number
+}
+
+export interface SpawnRequest {
+  jobId: string
+  command: string
+  cwd: string
+  logFile: string
+  /** Fenced jobs die with the host on every path; survive-mode jobs are not fenced. */
+  fenced: boolean
+}
+
+export interface RunningProcess {
+  pid: number
+  /** Epoch ms. */
+  startedAt: number
+  /** Resolves on the process's exit event — never on stdio EOF. */
+  exited: Promise<ExitReport>
+}
+
+export type MatchOutcome = "match" | "no-match" | "timed-out"
+
+/** A success pattern compiled for matching off the host's event loop. */
+export interface OutputMatcher {
+  feed(text: string): Promise<MatchOutcome>
+  dispose(): void
+}
+
+export interface JobProcesses {
+  /** The interpreter family commands run under, for the tool description (e.g. "bash"). */
+  shellFamily(): string
+  spawn(request: SpawnRequest): Promise<RunningProcess>
+  /** Kills the whole tree (group, marked escapees) and verifies: the survivors that could not be killed. */
+  killTree(job: { pid: number; jobId: string }): Promise<{ survivors: number[] }>
+  /** Kills synchronously with no waiting: for exit handlers, where nothing async runs. */
+  killTreeNow(job: { pid: number; jobId: string }): void
+  /** Throws a clear error for a pattern that is not a valid regular expression. */
+  createMatcher(pattern: string): OutputMatcher
+  /** Calls back whenever the log file grows; returns a stop function. */
+  watchGrowth(logFile: string, onGrowth: (size: number) => void): () => void
+  /** Current size of the log in bytes (0 when it does not exist yet). */
+  sizeOf(logFile: string): Promise<number>
+  readTail(logFile: string, maxBytes: number): Promise<string>
+  readNew(logFile: string, fromOffset: number, maxBytes: number): Promise<{ text: string; nextOffset: number }>
+  readLines(logFile: string, offset: number, limit: number): Promise<{ lines: string[]; total: number; truncated: boolean }>
+}
+
+/** Where job logs live, and the bound on how many stay. */
+export interface JobLogs {
+  pathFor(jobId: string): string
+  /** Deletes the oldest logs beyond the bound, never one of the given live jobs'. */
+  rotate(keepJobIds: ReadonlySet<string>): Promise<void>
+}
+
+/** Sends a prompt into a session without waiting for the turn (opencode: promptAsync). */
+export type WakeSender = (sessionId: string, text: string) => Promise<void>
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): { cancel(): void }
+}

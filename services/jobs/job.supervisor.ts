@@ -1,0 +1,312 @@
+import { type Actor, createActor, waitFor } from "xstate"
+import { nextDeadline } from "../../machines/job.gates"
+import { type JobMachine, jobMachine } from "../../machines/job.machine"
+import type { Clock } from "../lifecycle/lifecycle.ports"
+import type { Logger } from "../plan/plan.ports"
+import type { JobLogs, JobProcesses, OutputMatcher, Timers, WakeSender } from "./job.ports"
+import { formatJobResult, wakeText } from "./job.report"
+import type { ShellRequest } from "./job.request"
+
+const TAIL_BYTES = 8 * 1024
+const SCAN_BYTES = 1024 * 1024
+const POLL_CAP_MS = 30_000
+const DRAIN_BYTES = 64 * 1024
+const CONSUMED_MEMORY = 1000
+
+interface LiveJob {
+  actor: Actor<JobMachine>
+  /** The session that owns the job now (handoff moves it to the root session). */
+  owner: string
+  stopWatch?: () => void
+  timer?: { cancel(): void }
+  matcher?: OutputMatcher
+  /** Bytes of the log already fed to the success-pattern matcher. */
+  scanOffset: number
+  /** Bytes of the log already handed to a poll. */
+  readOffset: number
+  /** Serializes growth handling: each output event is fully handled before the next. */
+  growth: Promise<void>
+  delivering: boolean
+  growthWaiters: Set<() => void>
+}
+
+export interface JobSupervisorDeps {
+  processes: JobProcesses
+  logs: JobLogs
+  clock: Clock
+  timers: Timers
+  log: Logger
+  wake: WakeSender
+  newJobId: () => string
+}
+
+// Runs forge_shell jobs: one job machine per job decides when the caller stops waiting and whether a completion
+// still owes a wake; this class only feeds it what happened (spawn, output, ticks at deadlines, exit) and carries
+// out what it decided.
+
+export class JobSupervisor {
+  private readonly jobs = new Map<string, LiveJob>()
+  /** Jobs whose final result was delivered: a late poll/kill/clear says so instead of "unknown job". */
+  private readonly consumed = new Set<string>()
+  private readonly idleSessions = new Set<string>()
+
+  constructor(private readonly deps: JobSupervisorDeps) {}
+
+  /** forge_shell: starts a job and waits for the first completion condition (unless it runs in the background). */
+  async run(sessionId: string, request: ShellRequest): Promise<string> {
+    const matcher = request.successPattern === null ? undefined : this.deps.processes.createMatcher(request.successPattern)
+    const jobId = this.deps.newJobId()
+    const logFile = this.deps.logs.pathFor(jobId)
+    const actor = createActor(jobMachine, {
+      input: {
+        jobId,
+        sessionId,
+        command: request.command,
+        cwd: request.cwd,
+        logFile,
+        idleMs: request.idleMs,
+        maxWaitMs: request.maxWaitMs,
+        hasPattern: matcher !== undefined,
+        keepAlive: request.keepAlive,
+        background: request.background,
+        notify: request.notify,
+        survive: request.survive,
+      },
+    }).start()
+    const job: LiveJob = { actor, owner: sessionId, matcher, scanOffset: 0, readOffset: 0, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
+    this.jobs.set(jobId, job)
+    await this.deps.logs.rotate(new Set(this.jobs.keys())).catch((error: unknown) => this.deps.log.warn(`job log rotation failed: ${String(error)}`))
+    let spawned
+    try {
+      spawned = await this.deps.processes.spawn({ jobId, command: request.command, cwd: request.cwd, logFile, fenced: !request.survive })
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      actor.send({ type: "job.spawnFailed", error: message, at: this.deps.clock.now() })
+      this.forget(jobId)
+      throw new Error(`forge_shell: ${message}`)
+    }
+    actor.send({ type: "job.spawned", pid: spawned.pid, at: spawned.startedAt })
+    job.stopWatch = this.deps.processes.watchGrowth(logFile, () => this.onGrowth(job))
+    actor.subscribe((snapshot) => {
+      if (snapshot.hasTag("wake-pending")) void this.deliverWake(jobId, job)
+      if (!snapshot.hasTag("alive")) this.quiesce(job)
+      if (snapshot.status === "done") this.forget(jobId)
+    })
+    this.armTimer(job)
+    spawned.exited.then(async (exit) => {
+      // Output seen before the exit is accounted for first, so the exit is the last word.
+      await job.growth
+      job.actor.send({ type: "job.exit", code: exit.code, signal: exit.signal, at: exit.at })
+      this.releaseGrowthWaiters(job)
+    })
+    await waitFor(actor, (s) => !s.hasTag("caller-waiting"), { timeout: Number.POSITIVE_INFINITY })
+    const after = actor.getSnapshot()
+    const extra: string[] = []
+    if (after.context.completion === "pattern" && !request.keepAlive) {
+      const { survivors } = await this.deps.processes.killTree({ pid: spawned.pid, jobId })
+      actor.send({ type: "job.kill", at: this.deps.clock.now() })
+      extra.push(survivors.length === 0 ? "keep_alive is false: the process tree was killed after the match." : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
+    }
+    const alive = actor.getSnapshot().hasTag("alive")
+    const tail = await this.deps.processes.readTail(logFile, TAIL_BYTES)
+    // The caller now holds everything up to here: a later poll drains only what comes after.
+    if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
+    return formatJobResult(actor.getSnapshot().context, alive, tail, extra)
+  }
+
+  /** forge_jobs list: the session's jobs (all jobs when no session is given). */
+  list(sessionId?: string): string {
+    const rows = [...this.jobs.values()]
+      .filter((j) => sessionId === undefined || j.owner === sessionId)
+      .map((j) => {
+        const { context, value } = j.actor.getSnapshot()
+        const state = typeof value === "string" ? value : Object.entries(value).map(([k, v]) => `${k}.${String(v)}`).join()
+        return `- ${context.jobId} [${state}${context.previousRun ? ", previous-run" : ""}] pid ${context.pid ?? "-"} cwd ${context.cwd} — ${context.command}`
+      })
+    return rows.length === 0 ? "no jobs" : rows.join("\n")
+  }
+
+  /** forge_jobs poll: waits (bounded) for new output or the end, and drains the output since the last read. */
+  async poll(jobId: string, waitMs = 0): Promise<string> {
+    const job = this.lookup(jobId)
+    if (typeof job === "string") return job
+    if (job.actor.getSnapshot().hasTag("alive") && waitMs > 0) {
+      const size = await this.deps.processes.sizeOf(job.actor.getSnapshot().context.logFile)
+      if (size <= job.readOffset) await this.waitForGrowth(job, Math.min(waitMs, POLL_CAP_MS))
+    }
+    const { context } = job.actor.getSnapshot()
+    const drained = await this.deps.processes.readNew(context.logFile, job.readOffset, DRAIN_BYTES)
+    job.readOffset = drained.nextOffset
+    const alive = job.actor.getSnapshot().hasTag("alive")
+    // A poll that sees the end delivers the final status itself: the queued wake is dropped, the entry cleared.
+    if (job.actor.getSnapshot().can({ type: "job.poll" })) job.actor.send({ type: "job.poll" })
+    return formatJobResult(job.actor.getSnapshot().context, alive, drained.text)
+  }
+
+  /** forge_jobs log: line paging over the job's log. */
+  async logLines(jobId: string, offset = 1, limit = 200): Promise<string> {
+    const job = this.lookup(jobId)
+    if (typeof job === "string") return job
+    const { lines, total, truncated } = await this.deps.processes.readLines(job.actor.getSnapshot().context.logFile, offset, limit)
+    const last = offset + lines.length - 1
+    const notice = last < total ? `\n(lines ${offset}-${last} of ${total}; next offset ${last + 1})` : ""
+    return `${lines.map((l, i) => `${offset + i}: ${l}`).join("\n")}${notice}${truncated ? "\n(the log is larger than the 8 MB window; older lines are not shown)" : ""}`
+  }
+
+  /** forge_jobs kill: the whole tree, verified. */
+  async kill(jobId: string): Promise<string> {
+    const job = this.lookup(jobId)
+    if (typeof job === "string") return job
+    const { context } = job.actor.getSnapshot()
+    if (!job.actor.getSnapshot().can({ type: "job.kill", at: 0 }) || context.pid === null) return `job ${jobId} is not running (${this.list().includes(jobId) ? "finished" : "gone"}); nothing to kill.`
+    const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId })
+    job.actor.send({ type: "job.kill", at: this.deps.clock.now() })
+    return survivors.length === 0 ? `job ${jobId}: killed its whole process tree.` : `job ${jobId}: killed, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
+  }
+
+  /** forge_jobs clear: drops a finished entry. */
+  clear(jobId: string): string {
+    const job = this.lookup(jobId)
+    if (typeof job === "string") return job
+    if (!job.actor.getSnapshot().can({ type: "job.clear" })) return `job ${jobId} is still running: poll it, or kill it first.`
+    job.actor.send({ type: "job.clear" })
+    return `job ${jobId} cleared.`
+  }
+
+  /** forge_jobs handoff: the job now belongs to the given (root) session and survives the subagent. */
+  handoff(jobId: string, rootSession: string): string {
+    const job = this.lookup(jobId)
+    if (typeof job === "string") return job
+    job.owner = rootSession
+    return `job ${jobId} now belongs to session ${rootSession}.`
+  }
+
+  /** The host says a session went idle or busy: wakes are delivered only into idle sessions. */
+  sessionStatus(sessionId: string, status: "idle" | "busy"): void {
+    if (status === "busy") {
+      this.idleSessions.delete(sessionId)
+      return
+    }
+    this.idleSessions.add(sessionId)
+    for (const [jobId, job] of this.jobs) {
+      if (job.owner === sessionId && job.actor.getSnapshot().hasTag("wake-pending")) void this.deliverWake(jobId, job)
+    }
+  }
+
+  /** A deleted session's live jobs die with it. */
+  async sessionDeleted(sessionId: string): Promise<void> {
+    this.idleSessions.delete(sessionId)
+    const owned = [...this.jobs.entries()].filter(([, j]) => j.owner === sessionId && j.actor.getSnapshot().hasTag("alive"))
+    for (const [jobId] of owned) {
+      this.deps.log.info(`session ${sessionId} was deleted: killing its job ${jobId}`)
+      await this.kill(jobId)
+    }
+  }
+
+  /** Exit handlers: kill every live job that is not in survive mode, synchronously. */
+  killAllNow(): void {
+    for (const job of this.jobs.values()) {
+      const { context } = job.actor.getSnapshot()
+      if (job.actor.getSnapshot().hasTag("alive") && !context.survive && context.pid !== null) this.deps.processes.killTreeNow({ pid: context.pid, jobId: context.jobId })
+    }
+  }
+
+  /** Plugin dispose: a graceful pass over every live non-survive job. */
+  async dispose(): Promise<void> {
+    const live = [...this.jobs.keys()].filter((id) => {
+      const snapshot = this.jobs.get(id)?.actor.getSnapshot()
+      return snapshot?.hasTag("alive") && !snapshot.context.survive
+    })
+    await Promise.all(live.map((id) => this.kill(id)))
+    for (const job of this.jobs.values()) this.quiesce(job)
+  }
+
+  private lookup(jobId: string): LiveJob | string {
+    const job = this.jobs.get(jobId)
+    if (job !== undefined) return job
+    return this.consumed.has(jobId) ? `job ${jobId}: already consumed — its final result was already delivered.` : `unknown job ${jobId}. forge_jobs list shows the jobs.`
+  }
+
+  private onGrowth(job: LiveJob): void {
+    job.growth = job.growth.then(async () => {
+      const snapshot = job.actor.getSnapshot()
+      if (!snapshot.hasTag("alive")) return
+      let matched = false
+      if (job.matcher && snapshot.value === "running") {
+        const chunk = await this.deps.processes.readNew(snapshot.context.logFile, job.scanOffset, SCAN_BYTES)
+        job.scanOffset = chunk.nextOffset
+        const outcome = await job.matcher.feed(chunk.text)
+        if (outcome === "timed-out") this.deps.log.warn(`job ${snapshot.context.jobId}: success_pattern exceeded its time budget; pattern matching is off for this job`)
+        matched = outcome === "match"
+      }
+      job.actor.send({ type: "job.output", at: this.deps.clock.now(), matched })
+      this.armTimer(job)
+      this.releaseGrowthWaiters(job)
+    }).catch((error: unknown) => this.deps.log.warn(`job output handling failed: ${String(error)}`))
+  }
+
+  /** Wakes the caller at the next deadline (idle or max wait) while it waits. */
+  private armTimer(job: LiveJob): void {
+    job.timer?.cancel()
+    const { context } = job.actor.getSnapshot()
+    if (!job.actor.getSnapshot().hasTag("caller-waiting") || context.startedAt === null) return
+    const due = nextDeadline(context.lastActivityAt ?? context.startedAt, context.idleMs, context.startedAt, context.maxWaitMs)
+    job.timer = this.deps.timers.setTimeout(() => {
+      job.actor.send({ type: "job.tick", now: this.deps.clock.now() })
+      this.armTimer(job)
+    }, Math.max(0, due - this.deps.clock.now()))
+  }
+
+  private async deliverWake(jobId: string, job: LiveJob): Promise<void> {
+    if (job.delivering || !this.idleSessions.has(job.owner)) return
+    job.delivering = true
+    try {
+      const { context } = job.actor.getSnapshot()
+      await this.deps.wake(job.owner, wakeText(context, await this.deps.processes.readTail(context.logFile, TAIL_BYTES)))
+      if (job.actor.getSnapshot().can({ type: "job.wake.delivered" })) job.actor.send({ type: "job.wake.delivered" })
+    } catch (error) {
+      this.deps.log.warn(`job ${jobId}: wake delivery failed, retrying at the next idle: ${String(error)}`)
+    } finally {
+      job.delivering = false
+    }
+  }
+
+  private waitForGrowth(job: LiveJob, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.deps.timers.setTimeout(() => done(), ms)
+      const done = () => {
+        timer.cancel()
+        job.growthWaiters.delete(done)
+        resolve()
+      }
+      job.growthWaiters.add(done)
+    })
+  }
+
+  private releaseGrowthWaiters(job: LiveJob): void {
+    for (const waiter of [...job.growthWaiters]) waiter()
+  }
+
+  /** The process is gone: nothing left to watch or time. */
+  private quiesce(job: LiveJob): void {
+    job.timer?.cancel()
+    job.stopWatch?.()
+    job.stopWatch = undefined
+    job.matcher?.dispose()
+    job.matcher = undefined
+    this.releaseGrowthWaiters(job)
+  }
+
+  /** The job's machine is final: its entry leaves the registry, and late calls hear "already consumed". */
+  private forget(jobId: string): void {
+    const job = this.jobs.get(jobId)
+    if (job) this.quiesce(job)
+    this.jobs.delete(jobId)
+    this.consumed.add(jobId)
+    // Bounded: the oldest consumed ids fall back to "unknown job".
+    for (const old of this.consumed) {
+      if (this.consumed.size <= CONSUMED_MEMORY) break
+      this.consumed.delete(old)
+    }
+  }
+}

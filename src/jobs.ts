@@ -1,0 +1,52 @@
+import { randomBytes } from "node:crypto"
+import type { PluginInput } from "@opencode-ai/plugin"
+import { createJobProcesses } from "../adapters/process/job.processes"
+import { installExitMatrix } from "../adapters/process/exit.matrix"
+import { FsJobLogs } from "../adapters/workspace/job.logs"
+import type { Clock } from "../services/lifecycle/lifecycle.ports"
+import type { JobProcesses, Timers } from "../services/jobs/job.ports"
+import { JobSupervisor } from "../services/jobs/job.supervisor"
+import type { Logger } from "../services/plan/plan.ports"
+
+export const systemTimers: Timers = {
+  setTimeout(fn, ms) {
+    const handle = setTimeout(fn, ms)
+    return { cancel: () => clearTimeout(handle) }
+  },
+}
+
+export interface HostJobs {
+  supervisor: JobSupervisor
+  shellFamily: string
+  /** Removes the exit handlers (the supervisor itself is disposed by the plugin's dispose hook). */
+  uninstall(): void
+}
+
+/**
+ * The job supervisor of one host process: POSIX processes, logs under the OS temp folder, wakes sent with
+ * promptAsync, and exit handlers that take every live non-survive job down with the host.
+ */
+export function createHostJobs(options: {
+  client: PluginInput["client"]
+  log: Logger
+  clock: Clock
+  processes?: JobProcesses
+  logDir?: string
+}): HostJobs {
+  const processes = options.processes ?? createJobProcesses()
+  const supervisor = new JobSupervisor({
+    processes,
+    logs: new FsJobLogs(options.logDir),
+    clock: options.clock,
+    timers: systemTimers,
+    log: options.log,
+    // Job ids are process markers too: unique across hosts, so one host can never kill another's jobs.
+    newJobId: () => `job_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`,
+    wake: async (sessionId, text) => {
+      const result = await options.client.session.promptAsync({ path: { id: sessionId }, body: { parts: [{ type: "text", text }] } })
+      if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
+    },
+  })
+  const uninstall = installExitMatrix(() => supervisor.killAllNow())
+  return { supervisor, shellFamily: processes.shellFamily(), uninstall }
+}

@@ -1,0 +1,136 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { createJobProcesses } from "../../../adapters/process/job.processes"
+import { isAlive } from "../../../adapters/process/proc.table"
+import { FsJobLogs } from "../../../adapters/workspace/job.logs"
+import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.request"
+import { JobSupervisor } from "../../../services/jobs/job.supervisor"
+import { systemTimers } from "../../../src/jobs"
+import { memoryLogger } from "../plan/plan.helpers"
+
+// The supervisor over real processes, real log files and real timers. Only the wake channel (opencode's
+// promptAsync) is recorded instead of sent.
+
+describe("job supervisor with real processes", () => {
+  let dir: string
+  let wakes: { session: string; text: string }[]
+  let supervisor: JobSupervisor
+  let seq = 0
+  const request = (args: ShellArgs) => toShellRequest(args, { cwd: dir, survive: "never" }, (cwd) => path.resolve(dir, cwd))
+  const jobIdOf = (result: string) => /job: (\S+)/.exec(result)?.[1] ?? ""
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "forge-jobs-"))
+    wakes = []
+    supervisor = new JobSupervisor({
+      processes: createJobProcesses({ growthPollMs: 20, killGraceMs: 500 }),
+      logs: new FsJobLogs(path.join(dir, "logs")),
+      clock: { now: () => Date.now() },
+      timers: systemTimers,
+      log: memoryLogger(),
+      wake: async (session, text) => void wakes.push({ session, text }),
+      newJobId: () => `job_test_${process.pid}_${++seq}`,
+    })
+  })
+  afterEach(async () => {
+    await supervisor.dispose()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("a foreground exit returns cwd, the exit code and the output, and consumes the job", async () => {
+    const result = await supervisor.run("s1", request({ command: "echo hello; echo oops >&2; exit 3" }))
+    expect(result).toContain(`cwd: ${dir}`)
+    expect(result).toContain("status: exited with exit code 3")
+    expect(result).toMatch(/hello\noops/)
+    const id = jobIdOf(result)
+    expect(await supervisor.poll(id)).toMatch(/already consumed/)
+    expect(supervisor.list("s1")).toBe("no jobs")
+  })
+
+  it("returns on the exit even while a detached grandchild holds the output open", async () => {
+    const started = Date.now()
+    const result = await supervisor.run("s1", request({ command: "sleep 30 & echo started" }))
+    expect(Date.now() - started).toBeLessThan(3_000)
+    expect(result).toContain("status: exited with exit code 0")
+    expect(result).toContain("started")
+  })
+
+  it("idle output releases the caller with the job still running; its later exit wakes the idle session exactly once", async () => {
+    const result = await supervisor.run("s1", request({ command: "echo working; sleep 1; echo done", idle_ms: 300 }))
+    expect(result).toMatch(/status: still running \(no new output for 300 ms\)/)
+    const id = jobIdOf(result)
+    supervisor.sessionStatus("s1", "idle")
+    await expect.poll(() => wakes.length, { timeout: 5_000 }).toBe(1)
+    expect(wakes[0]).toMatchObject({ session: "s1" })
+    expect(wakes[0]?.text).toMatch(new RegExp(`^\\[forge:job-complete\\] Job ${id} finished: exited with exit code 0`))
+    expect(wakes[0]?.text).toContain("done")
+    supervisor.sessionStatus("s1", "busy")
+    supervisor.sessionStatus("s1", "idle")
+    await new Promise((r) => setTimeout(r, 200))
+    expect(wakes).toHaveLength(1)
+    expect(supervisor.list("s1")).toContain(id)
+    expect(await supervisor.poll(id)).toContain("exited with exit code 0")
+    expect(supervisor.list("s1")).toBe("no jobs")
+  })
+
+  it("a terminal poll before the session goes idle consumes the completion: no wake at all", async () => {
+    const result = await supervisor.run("s1", request({ command: "sleep 0.3; echo fin", run_in_background: true }))
+    expect(result).toContain("started in the background")
+    const id = jobIdOf(result)
+    const polled = await supervisor.poll(id, 5_000)
+    const final = polled.includes("exited") ? polled : await supervisor.poll(id, 5_000)
+    expect(final).toContain("exited with exit code 0")
+    supervisor.sessionStatus("s1", "idle")
+    await new Promise((r) => setTimeout(r, 200))
+    expect(wakes).toEqual([])
+    expect(await supervisor.poll(id)).toMatch(/already consumed/)
+  })
+
+  it("a success pattern completes the call; keep_alive false kills the tree", async () => {
+    const kept = await supervisor.run("s1", request({ command: "echo booting; sleep 0.2; echo 'listening on 8080'; sleep 30", success_pattern: "listening on \\d+" }))
+    expect(kept).toContain("status: success pattern matched; still running")
+    const keptId = jobIdOf(kept)
+    expect(await supervisor.kill(keptId)).toContain("killed its whole process tree")
+    const killed = await supervisor.run("s1", request({ command: "echo ready; sleep 30", success_pattern: "ready", keep_alive: false }))
+    expect(killed).toContain("keep_alive is false: the process tree was killed after the match")
+    expect(killed).toContain("status: killed (whole process tree)")
+  })
+
+  it("max_wait releases the caller but never kills", async () => {
+    const result = await supervisor.run("s1", request({ command: "while true; do echo tick; sleep 0.05; done", max_wait_ms: 400, idle_ms: 60_000 }))
+    expect(result).toContain("waited the 400 ms maximum; the process was not killed")
+    const id = jobIdOf(result)
+    expect(supervisor.list("s1")).toMatch(new RegExp(`${id} \\[earlyReturned\\]`))
+    const poll = await supervisor.poll(id, 500)
+    expect(poll).toContain("tick")
+    expect(poll).toContain("still running")
+    expect(await supervisor.kill(id)).toContain("killed")
+  })
+
+  it("log pages the output by line", async () => {
+    const result = await supervisor.run("s1", request({ command: "for i in 1 2 3 4 5; do echo line$i; done; sleep 2", idle_ms: 300 }))
+    const id = jobIdOf(result)
+    expect(await supervisor.logLines(id, 2, 2)).toBe("2: line2\n3: line3\n(lines 2-3 of 5; next offset 4)")
+    await supervisor.kill(id)
+  })
+
+  it("a deleted session's live jobs die with it", async () => {
+    const result = await supervisor.run("s9", request({ command: "sleep 30", run_in_background: true }))
+    const pid = Number(/pid (\d+)/.exec(supervisor.list("s9"))?.[1])
+    expect(isAlive(pid)).toBe(true)
+    await supervisor.sessionDeleted("s9")
+    expect(isAlive(pid)).toBe(false)
+    expect(await supervisor.poll(jobIdOf(result))).toMatch(/already consumed/)
+  })
+
+  it("bad requests get clear errors and start nothing", async () => {
+    expect(() => request({ command: "echo", success_pattern: "([a-" })).not.toThrow()
+    await expect(supervisor.run("s1", request({ command: "echo", success_pattern: "([a-" }))).rejects.toThrow(/\(\[a-/)
+    expect(() => request({ command: "  " })).toThrow(/forge_shell: command: command is empty/)
+    expect(() => toShellRequest({ command: "x", survive: true }, { cwd: dir, survive: "deny" }, (c) => c)).toThrow(/jobs.survive is "deny"/)
+    await expect(supervisor.run("s1", request({ command: "echo", cwd: path.join(dir, "nope") }))).rejects.toThrow(/nope/)
+    expect(supervisor.list()).toBe("no jobs")
+  })
+})

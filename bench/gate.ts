@@ -75,7 +75,8 @@ async function main(): Promise<void> {
   // Each reading moves the clock a second on, so every plan has its own `created` and the newest is well defined.
   const clock = { now: () => (now += 1_000) }
   let opened: Promise<ComposedRuntime> | undefined
-  const jobs = createHostJobs({ client: stub.client, log, clock })
+  // The gate bench starts no job: nothing needs recording.
+  const jobs = createHostJobs({ client: stub.client, log, clock, repository: async () => undefined })
   const hooks: Hooks = createForgeHooks({
     client: stub.client,
     log,

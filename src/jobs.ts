@@ -3,7 +3,8 @@ import type { PluginInput } from "@opencode-ai/plugin"
 import { createJobProcesses } from "../adapters/process/job.processes"
 import { installExitMatrix } from "../adapters/process/exit.matrix"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
-import type { Clock } from "../services/lifecycle/lifecycle.ports"
+import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
+import { JobJournal } from "../services/jobs/job.journal"
 import type { JobProcesses, Timers } from "../services/jobs/job.ports"
 import { JobSupervisor } from "../services/jobs/job.supervisor"
 import type { Logger } from "../services/plan/plan.ports"
@@ -32,6 +33,8 @@ export function createHostJobs(options: {
   clock: Clock
   processes?: JobProcesses
   logDir?: string
+  /** The workspace database the jobs are recorded in (opened lazily; undefined records nothing). */
+  repository: () => Promise<LifecycleRepository | undefined>
 }): HostJobs {
   const processes = options.processes ?? createJobProcesses()
   const supervisor = new JobSupervisor({
@@ -40,6 +43,7 @@ export function createHostJobs(options: {
     clock: options.clock,
     timers: systemTimers,
     log: options.log,
+    journal: new JobJournal(options.repository, options.clock, options.log),
     // Job ids are process markers too: unique across hosts, so one host can never kill another's jobs.
     newJobId: () => `job_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`,
     wake: async (sessionId, text) => {

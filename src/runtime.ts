@@ -1,7 +1,7 @@
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import { FsPlanFiles } from "../adapters/workspace/plan.files"
-import type { Clock } from "../services/lifecycle/lifecycle.ports"
+import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
 import type { Logger } from "../services/plan/plan.ports"
 import { PlanQueries } from "../services/plan/plan.queries"
 import { PlanRegistry } from "../services/plan/plan.registry"
@@ -19,6 +19,8 @@ export interface RuntimeOptions {
 
 export interface ComposedRuntime extends ForgeRuntime {
   readonly registry: PlanRegistry
+  /** The workspace database's lifecycle tables, shared by every lifecycle (jobs record theirs here too). */
+  readonly repository: LifecycleRepository
   readonly restoreReport: RestoreReport
 }
 
@@ -51,6 +53,7 @@ export async function createForgeRuntime(options: RuntimeOptions): Promise<Compo
     plans,
     queries,
     registry,
+    repository: store.repository,
     restoreReport,
     async close() {
       await registry.host.idle()

@@ -3,7 +3,7 @@ import { createForgeHooks } from "../adapters/opencode/forge.hooks"
 import { createOpencodeLogger } from "../adapters/opencode/opencode.logger"
 import { parseForgeOptions } from "../services/config/forge.options"
 import { createHostJobs } from "./jobs"
-import { createForgeRuntime, systemClock } from "./runtime"
+import { type ComposedRuntime, createForgeRuntime, systemClock } from "./runtime"
 import { workspaceRoot } from "./workspace.root"
 
 // The opencode plugin entry. opencode rejects a module with any export other than the plugin, so this file's only
@@ -14,14 +14,21 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
   const { options, warnings } = parseForgeOptions(rawOptions)
   for (const warning of warnings) log.warn(warning)
   const workspace = workspaceRoot(input.directory, input.worktree)
-  const jobs = createHostJobs({ client: input.client, log, clock: systemClock })
-  const hooks = createForgeHooks({
-    client: input.client,
-    log,
-    options,
-    openRuntime: () => createForgeRuntime({ workspace, log }),
-    jobs,
-  })
+  let runtime: Promise<ComposedRuntime> | undefined
+  // One runtime per workspace: plans restored by createForgeRuntime, then the jobs an earlier host left behind.
+  const openRuntime = (): Promise<ComposedRuntime> =>
+    (runtime ??= (async () => {
+      const rt = await createForgeRuntime({ workspace, log })
+      const restored = await jobs.supervisor.restore(rt.repository)
+      for (const problem of restored.problems) log.warn(problem)
+      if (restored.adopted.length > 0) log.info(`adopted ${restored.adopted.length} survive job(s) from a previous run`)
+      return rt
+    })().catch((error: unknown) => {
+      runtime = undefined
+      throw error
+    }))
+  const jobs = createHostJobs({ client: input.client, log, clock: systemClock, repository: async () => (await openRuntime()).repository })
+  const hooks = createForgeHooks({ client: input.client, log, options, openRuntime, jobs })
   return {
     ...hooks,
     async dispose() {

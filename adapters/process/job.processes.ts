@@ -5,6 +5,10 @@ import { logSize, readNew, readTail, readWindowLines, watchGrowth } from "./log.
 import { createPatternMatcher } from "./pattern.matcher"
 import { type ResolvedShell, resolveShell } from "./shell.resolver"
 import { killJobTree, killJobTreeNow } from "./tree.kill"
+import { isAlive, readProcess } from "./proc.table"
+
+/** /proc start times carry 10 ms precision and the spawn time is taken right after the fork. */
+const START_TOLERANCE_MS = 1_000
 
 export interface JobProcessesOptions {
   /** SIGTERM grace of a kill before SIGKILL (ms). */
@@ -30,6 +34,20 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
       }),
     killTree: (job) => killJobTree(job, { graceMs: options.killGraceMs ?? 3000 }),
     killTreeNow: (job) => void killJobTreeNow(job),
+    isSameProcess(pid, startedAt) {
+      const info = readProcess(pid)
+      return info !== null && isAlive(pid) && Math.abs(info.startedAt - startedAt) <= START_TOLERANCE_MS
+    },
+    watchGone(pid, startedAt, onGone) {
+      const timer = setInterval(() => {
+        const info = readProcess(pid)
+        if (info !== null && isAlive(pid) && Math.abs(info.startedAt - startedAt) <= START_TOLERANCE_MS) return
+        clearInterval(timer)
+        onGone()
+      }, options.growthPollMs ?? 100)
+      timer.unref?.()
+      return () => clearInterval(timer)
+    },
     createMatcher(pattern) {
       const matcher = createPatternMatcher(pattern)
       return {
@@ -41,7 +59,8 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
       }
     },
     watchGrowth(logFile, onGrowth) {
-      const watch = watchGrowth(logFile, (size) => onGrowth(size), { intervalMs: options.growthPollMs ?? 100 })
+      // From 0: output written before the watch began (a fast job) still counts as new output.
+      const watch = watchGrowth(logFile, (size) => onGrowth(size), { intervalMs: options.growthPollMs ?? 100, fromSize: 0 })
       return () => watch.stop()
     },
     sizeOf: logSize,

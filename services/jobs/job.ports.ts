@@ -40,6 +40,13 @@ export interface JobProcesses {
   killTree(job: { pid: number; jobId: string }): Promise<{ survivors: number[] }>
   /** Kills synchronously with no waiting: for exit handlers, where nothing async runs. */
   killTreeNow(job: { pid: number; jobId: string }): void
+  /**
+   * Whether `pid` is still the very process that started at `startedAt` (epoch ms): a pid reused by another process
+   * after a restart is never mistaken for the job.
+   */
+  isSameProcess(pid: number, startedAt: number): boolean
+  /** Calls back once when a process that is not our child (an adopted survive job) is gone; returns a stop function. */
+  watchGone(pid: number, startedAt: number, onGone: () => void): () => void
   /** Throws a clear error for a pattern that is not a valid regular expression. */
   createMatcher(pattern: string): OutputMatcher
   /** Calls back whenever the log file grows; returns a stop function. */

@@ -1,8 +1,9 @@
-import { type Actor, createActor, waitFor } from "xstate"
+import { type Actor, type StateValue, createActor, waitFor } from "xstate"
 import { nextDeadline } from "../../machines/job.gates"
-import { type JobMachine, jobMachine } from "../../machines/job.machine"
-import type { Clock } from "../lifecycle/lifecycle.ports"
+import { type JobContext, type JobMachine, jobMachine } from "../../machines/job.machine"
+import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import type { Logger } from "../plan/plan.ports"
+import type { JobJournal } from "./job.journal"
 import type { JobLogs, JobProcesses, OutputMatcher, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, wakeText } from "./job.report"
 import type { ShellRequest } from "./job.request"
@@ -12,6 +13,8 @@ const SCAN_BYTES = 1024 * 1024
 const POLL_CAP_MS = 30_000
 const DRAIN_BYTES = 64 * 1024
 const CONSUMED_MEMORY = 1000
+/** Survive jobs outlive their host and are adopted by the next one; at most this many at once. */
+export const MAX_SURVIVORS = 100
 
 interface LiveJob {
   actor: Actor<JobMachine>
@@ -38,6 +41,14 @@ export interface JobSupervisorDeps {
   log: Logger
   wake: WakeSender
   newJobId: () => string
+  /** Records every job transition in the shared lifecycle tables; the next start restores from it. */
+  journal: JobJournal
+}
+
+export interface RestoreOutcome {
+  adopted: string[]
+  orphaned: string[]
+  problems: string[]
 }
 
 // Runs forge_shell jobs: one job machine per job decides when the caller stops waiting and whether a completion
@@ -54,6 +65,9 @@ export class JobSupervisor {
 
   /** forge_shell: starts a job and waits for the first completion condition (unless it runs in the background). */
   async run(sessionId: string, request: ShellRequest): Promise<string> {
+    if (request.survive && this.liveSurvivors() >= MAX_SURVIVORS) {
+      throw new Error(`forge_shell: ${MAX_SURVIVORS} survive jobs are already running; stop some (forge_jobs kill) before starting another that outlives the host.`)
+    }
     const matcher = request.successPattern === null ? undefined : this.deps.processes.createMatcher(request.successPattern)
     const jobId = this.deps.newJobId()
     const logFile = this.deps.logs.pathFor(jobId)
@@ -72,6 +86,7 @@ export class JobSupervisor {
         notify: request.notify,
         survive: request.survive,
       },
+      inspect: this.deps.journal.inspector(jobId),
     }).start()
     const job: LiveJob = { actor, owner: sessionId, matcher, scanOffset: 0, readOffset: 0, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
     this.jobs.set(jobId, job)
@@ -87,11 +102,7 @@ export class JobSupervisor {
     }
     actor.send({ type: "job.spawned", pid: spawned.pid, at: spawned.startedAt })
     job.stopWatch = this.deps.processes.watchGrowth(logFile, () => this.onGrowth(job))
-    actor.subscribe((snapshot) => {
-      if (snapshot.hasTag("wake-pending")) void this.deliverWake(jobId, job)
-      if (!snapshot.hasTag("alive")) this.quiesce(job)
-      if (snapshot.status === "done") this.forget(jobId)
-    })
+    this.watch(jobId, job)
     this.armTimer(job)
     spawned.exited.then(async (exit) => {
       // Output seen before the exit is accounted for first, so the exit is the last word.
@@ -112,6 +123,64 @@ export class JobSupervisor {
     // The caller now holds everything up to here: a later poll drains only what comes after.
     if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
     return formatJobResult(actor.getSnapshot().context, alive, tail, extra)
+  }
+
+  /**
+   * Start-up: the jobs an earlier host left live. A survive job whose process still runs is adopted (listed as
+   * previous-run, watched until it ends); anything else that was live is ledgered as an orphan — a fenced job still
+   * running escaped its fence and is killed first.
+   */
+  async restore(repository: LifecycleRepository): Promise<RestoreOutcome> {
+    const outcome: RestoreOutcome = { adopted: [], orphaned: [], problems: [] }
+    for (const record of await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false })) {
+      const jobId = record.instanceId
+      if (this.jobs.has(jobId)) continue
+      let actor: Actor<JobMachine>
+      try {
+        const persisted = record.snapshot as { value: StateValue; context: JobContext }
+        const resolved = jobMachine.resolveState({ value: persisted.value, context: persisted.context })
+        actor = createActor(jobMachine, {
+          snapshot: jobMachine.getPersistedSnapshot(resolved),
+          input: persisted.context,
+          inspect: this.deps.journal.inspector(jobId, record.state),
+        }).start()
+      } catch (error) {
+        outcome.problems.push(`job ${jobId}: snapshot does not fit the job machine (${String(error)}); left as it was`)
+        continue
+      }
+      const { context } = actor.getSnapshot()
+      const job: LiveJob = { actor, owner: context.sessionId, scanOffset: 0, readOffset: 0, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
+      this.jobs.set(jobId, job)
+      this.watch(jobId, job)
+      const alive = context.pid !== null && context.startedAt !== null && this.deps.processes.isSameProcess(context.pid, context.startedAt)
+      const now = this.deps.clock.now()
+      if (actor.getSnapshot().value === "starting") {
+        actor.send({ type: "job.spawnFailed", error: "the host stopped before the job started", at: now })
+        continue
+      }
+      if (!actor.getSnapshot().hasTag("alive")) continue
+      if (alive && context.survive) {
+        actor.send({ type: "job.adopt", at: now })
+        job.readOffset = await this.deps.processes.sizeOf(context.logFile)
+        job.stopWatch = this.deps.processes.watchGrowth(context.logFile, () => this.onGrowth(job))
+        const stopGone = this.deps.processes.watchGone(context.pid as number, context.startedAt as number, () => {
+          // Not our child: its exit status is not ours to read.
+          job.actor.send({ type: "job.exit", code: null, signal: null, at: this.deps.clock.now() })
+        })
+        const stopGrowth = job.stopWatch
+        job.stopWatch = () => {
+          stopGrowth()
+          stopGone()
+        }
+        outcome.adopted.push(jobId)
+        continue
+      }
+      if (alive) await this.deps.processes.killTree({ pid: context.pid as number, jobId })
+      actor.send({ type: "job.orphan", at: now })
+      this.deps.log.info(`job ${jobId} (${context.command}) from a previous run is an orphan${alive ? ": it escaped its fence and was killed" : ": its process is gone"}`)
+      outcome.orphaned.push(jobId)
+    }
+    return outcome
   }
 
   /** forge_jobs list: the session's jobs (all jobs when no session is given). */
@@ -219,6 +288,21 @@ export class JobSupervisor {
     })
     await Promise.all(live.map((id) => this.kill(id)))
     for (const job of this.jobs.values()) this.quiesce(job)
+  }
+
+  /** Carries out what the machine decides whenever it moves: a wake owed, nothing left to watch, an entry to drop. */
+  private watch(jobId: string, job: LiveJob): void {
+    job.actor.subscribe((snapshot) => {
+      if (snapshot.hasTag("wake-pending")) void this.deliverWake(jobId, job)
+      if (!snapshot.hasTag("alive")) this.quiesce(job)
+      if (snapshot.status === "done") this.forget(jobId)
+    })
+  }
+
+  private liveSurvivors(): number {
+    let count = 0
+    for (const job of this.jobs.values()) if (job.actor.getSnapshot().context.survive && job.actor.getSnapshot().hasTag("alive")) count++
+    return count
   }
 
   private lookup(jobId: string): LiveJob | string {

@@ -6,6 +6,8 @@ import { createJobProcesses } from "../../../adapters/process/job.processes"
 import { isAlive } from "../../../adapters/process/proc.table"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
 import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.request"
+import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { JobJournal } from "../../../services/jobs/job.journal"
 import { JobSupervisor } from "../../../services/jobs/job.supervisor"
 import { systemTimers } from "../../../src/jobs"
 import { memoryLogger } from "../plan/plan.helpers"
@@ -21,21 +23,29 @@ describe("job supervisor with real processes", () => {
   const request = (args: ShellArgs) => toShellRequest(args, { cwd: dir, survive: "never" }, (cwd) => path.resolve(dir, cwd))
   const jobIdOf = (result: string) => /job: (\S+)/.exec(result)?.[1] ?? ""
 
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "forge-jobs-"))
-    wakes = []
-    supervisor = new JobSupervisor({
+  let store: LifecycleStore
+  const clock = { now: () => Date.now() }
+  const newSupervisor = () =>
+    new JobSupervisor({
       processes: createJobProcesses({ growthPollMs: 20, killGraceMs: 500 }),
       logs: new FsJobLogs(path.join(dir, "logs")),
-      clock: { now: () => Date.now() },
+      clock,
       timers: systemTimers,
       log: memoryLogger(),
       wake: async (session, text) => void wakes.push({ session, text }),
       newJobId: () => `job_test_${process.pid}_${++seq}`,
+      journal: new JobJournal(async () => store.repository, clock, memoryLogger()),
     })
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "forge-jobs-"))
+    store = await openLifecycleStore(dir)
+    wakes = []
+    supervisor = newSupervisor()
   })
   afterEach(async () => {
     await supervisor.dispose()
+    await store.close()
     rmSync(dir, { recursive: true, force: true })
   })
 
@@ -132,5 +142,41 @@ describe("job supervisor with real processes", () => {
     expect(() => toShellRequest({ command: "x", survive: true }, { cwd: dir, survive: "deny" }, (c) => c)).toThrow(/jobs.survive is "deny"/)
     await expect(supervisor.run("s1", request({ command: "echo", cwd: path.join(dir, "nope") }))).rejects.toThrow(/nope/)
     expect(supervisor.list()).toBe("no jobs")
+  })
+
+  it("records every job transition in the shared lifecycle tables", async () => {
+    const id = jobIdOf(await supervisor.run("s1", request({ command: "echo hi" })))
+    await new Promise((r) => setTimeout(r, 50))
+    const log = await store.repository.listTransitions({ machineId: "job", instanceId: id })
+    expect(log.map((t) => `${t.from}|${t.event}|${t.to}`)).toEqual(["(none)|xstate.init|starting", "starting|job.spawned|running", "running|job.exit|cleared"])
+    expect((await store.repository.getSnapshot("job", id))?.terminal).toBe(true)
+  })
+
+  it("the next host adopts a survive job still running and orphans a live job whose process is gone", async () => {
+    const survivor = jobIdOf(await supervisor.run("s1", request({ command: "sleep 30", survive: true, run_in_background: true })))
+    const doomed = jobIdOf(await supervisor.run("s1", request({ command: "sleep 30", run_in_background: true })))
+    const doomedPid = Number(new RegExp(`${doomed} \\[earlyReturned\\] pid (\\d+)`).exec(supervisor.list())?.[1])
+    // The first host goes away without a word: its records still say "live", and its fenced job died with it. (This
+    // host is the test process, so the kill is done by hand and the record the dead host would have left is put back.)
+    await new Promise((r) => setTimeout(r, 50))
+    const lastWords = await store.repository.getSnapshot("job", doomed)
+    process.kill(-doomedPid, "SIGKILL")
+    await expect.poll(() => isAlive(doomedPid)).toBe(false)
+    await new Promise((r) => setTimeout(r, 100))
+    await store.repository.saveSnapshot(lastWords!)
+    const next = newSupervisor()
+    try {
+      const outcome = await next.restore(store.repository)
+      expect(outcome).toEqual({ adopted: [survivor], orphaned: [doomed], problems: [] })
+      expect(next.list()).toMatch(new RegExp(`${survivor} \\[earlyReturned, previous-run\\]`))
+      expect(await next.poll(doomed)).toMatch(/already consumed/)
+      // The adopted job is watched: once it is killed its end is seen and its record turns final.
+      expect(await next.kill(survivor)).toContain("killed its whole process tree")
+      await new Promise((r) => setTimeout(r, 50))
+      expect((await store.repository.getSnapshot("job", survivor))?.state).toBe("killed")
+      expect((await store.repository.getSnapshot("job", doomed))?.state).toBe("orphaned")
+    } finally {
+      await next.dispose()
+    }
   })
 })

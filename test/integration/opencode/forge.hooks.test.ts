@@ -42,7 +42,7 @@ describe("forge hooks", () => {
     lookups.length = 0
     const client = clientWith({ child_after_restart: "root", root: undefined }, lookups)
     const log = memoryLogger()
-    hostJobs = createHostJobs({ client, log, clock: ws.clock, logDir: path.join(ws.dir, "job-logs") })
+    hostJobs = createHostJobs({ client, log, clock: ws.clock, logDir: path.join(ws.dir, "job-logs"), repository: async () => runtime?.repository })
     hooks = createForgeHooks({
       client,
       log,

@@ -62,7 +62,8 @@ describe("job supervisor with real processes", () => {
   it("returns on the exit even while a detached grandchild holds the output open", async () => {
     const started = Date.now()
     const result = await supervisor.run("s1", request({ command: "sleep 30 & echo started" }))
-    expect(Date.now() - started).toBeLessThan(3_000)
+    // The grandchild sleeps 30 s holding the output: returning long before that is the point.
+    expect(Date.now() - started).toBeLessThan(10_000)
     expect(result).toContain("status: exited with exit code 0")
     expect(result).toContain("started")
   })

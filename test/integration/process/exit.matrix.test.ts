@@ -20,7 +20,7 @@ describe("exit matrix", () => {
     const exit = await host.exited
     expect(exit, host.output()).toEqual({ code: null, signal: "SIGTERM" })
     // Unfenced jobs: only the matrix can have killed them, before the host went.
-    expect(await waitFor(() => jobs.every((pid) => !isAlive(pid)), 2000), `alive: ${jobs.filter(isAlive)}`).toBe(true)
+    expect(await waitFor(() => jobs.every((pid) => !isAlive(pid)), 10_000), `alive: ${jobs.filter(isAlive)}`).toBe(true)
   })
 
   it("kills the jobs on SIGINT and the host still dies by SIGINT", async () => {
@@ -29,7 +29,7 @@ describe("exit matrix", () => {
     janitor.add(...jobs, host.child.pid as number)
     host.child.kill("SIGINT")
     expect(await host.exited, host.output()).toEqual({ code: null, signal: "SIGINT" })
-    expect(await waitFor(() => jobs.every((pid) => !isAlive(pid)), 2000)).toBe(true)
+    expect(await waitFor(() => jobs.every((pid) => !isAlive(pid)), 10_000)).toBe(true)
   })
 
   it("kills the jobs on an uncaught error, which still ends the host with status 1 and its stack", async () => {
@@ -38,7 +38,7 @@ describe("exit matrix", () => {
     janitor.add(...jobs, host.child.pid as number)
     expect(await host.exited, host.output()).toEqual({ code: 1, signal: null })
     expect(host.output()).toContain("host failure on purpose")
-    expect(await waitFor(() => jobs.every((pid) => !isAlive(pid)), 2000)).toBe(true)
+    expect(await waitFor(() => jobs.every((pid) => !isAlive(pid)), 10_000)).toBe(true)
   })
 
   it("leaves host and jobs running when the host handles SIGTERM itself", async () => {
@@ -55,6 +55,6 @@ describe("exit matrix", () => {
     // When such a host does exit, the exit listener takes the jobs along.
     host.child.kill("SIGUSR2")
     expect(await host.exited).toEqual({ code: 0, signal: null })
-    expect(await waitFor(() => jobs.every((pid) => !isAlive(pid)), 2000)).toBe(true)
+    expect(await waitFor(() => jobs.every((pid) => !isAlive(pid)), 10_000)).toBe(true)
   })
 })

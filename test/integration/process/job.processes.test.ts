@@ -24,7 +24,7 @@ it("spawns, watches, reads, matches and kills through the JobProcesses port", as
     fenced: true,
   })
   janitor.add(running.pid)
-  expect(await waitFor(() => grown.length > 0 && pidsWithEnv(JOB_ID_VAR, jobId).length === 3, 2000)).toBe(true)
+  expect(await waitFor(() => grown.length > 0 && pidsWithEnv(JOB_ID_VAR, jobId).length === 3, 10_000)).toBe(true)
   stop()
   const pids = pidsWithEnv(JOB_ID_VAR, jobId)
   janitor.add(...pids)

@@ -132,7 +132,7 @@ describe("watchGrowth", () => {
     await sleep(60)
     expect(seen).toEqual([])
     appendFileSync(file, "x")
-    expect(await waitFor(() => seen.length === 1, 1000)).toBe(true)
+    expect(await waitFor(() => seen.length === 1, 10_000)).toBe(true)
     expect(seen).toEqual([15])
     watch.stop()
   })
@@ -142,9 +142,9 @@ describe("watchGrowth", () => {
     const seen: Array<[number, number]> = []
     const watch = watchGrowth(file, (size, previous) => seen.push([size, previous]), { intervalMs: 10 })
     appendFileSync(file, "12345")
-    expect(await waitFor(() => seen.length === 1, 1000)).toBe(true)
+    expect(await waitFor(() => seen.length === 1, 10_000)).toBe(true)
     appendFileSync(file, "678")
-    expect(await waitFor(() => seen.length === 2, 1000)).toBe(true)
+    expect(await waitFor(() => seen.length === 2, 10_000)).toBe(true)
     expect(seen).toEqual([
       [5, 0],
       [8, 5],

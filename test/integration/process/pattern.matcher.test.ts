@@ -57,7 +57,7 @@ describe("pattern matcher", () => {
     expect(result).toEqual({ status: "timed-out" })
     expect(took).toBeGreaterThanOrEqual(240)
     // The verdict comes at the budget, not when the regex gives up (which could take minutes); slack for a busy box.
-    expect(took).toBeLessThan(1000)
+    expect(took).toBeLessThan(5000)
     expect(ticks).toBeGreaterThanOrEqual(5)
     expect(evil.state).toBe("timed-out")
     expect(await evil.feed("anything")).toEqual({ status: "timed-out" })

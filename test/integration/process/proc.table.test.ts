@@ -32,7 +32,7 @@ describe("process table", () => {
       fenced: false,
     })
     janitor.add(job.pid)
-    expect(await waitFor(() => findByEnv(JOB_ID_VAR, jobId).length === 3, 2000)).toBe(true)
+    expect(await waitFor(() => findByEnv(JOB_ID_VAR, jobId).length === 3, 10_000)).toBe(true)
     const found = findByEnv(JOB_ID_VAR, jobId)
     janitor.add(...found.map((info) => info.pid))
 

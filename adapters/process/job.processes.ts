@@ -32,7 +32,7 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
         fenced: request.fenced,
         shell,
       }),
-    killTree: (job) => killJobTree(job, { graceMs: options.killGraceMs ?? 3000 }),
+    killTree: (job, kill) => killJobTree(job, { graceMs: kill?.graceMs ?? options.killGraceMs ?? 3000 }),
     killTreeNow: (job) => void killJobTreeNow(job),
     isSameProcess(pid, startedAt) {
       const info = readProcess(pid)

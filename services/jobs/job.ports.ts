@@ -36,8 +36,11 @@ export interface JobProcesses {
   /** The interpreter family commands run under, for the tool description (e.g. "bash"). */
   shellFamily(): string
   spawn(request: SpawnRequest): Promise<RunningProcess>
-  /** Kills the whole tree (group, marked escapees) and verifies: the survivors that could not be killed. */
-  killTree(job: { pid: number; jobId: string }): Promise<{ survivors: number[] }>
+  /**
+   * Kills the whole tree (group, marked escapees) and verifies: the survivors that could not be killed. SIGTERM
+   * first; whatever still lives after `graceMs` gets SIGKILL (the adapter's default grace when not given).
+   */
+  killTree(job: { pid: number; jobId: string }, options?: { graceMs?: number }): Promise<{ survivors: number[] }>
   /** Kills synchronously with no waiting: for exit handlers, where nothing async runs. */
   killTreeNow(job: { pid: number; jobId: string }): void
   /**

@@ -13,6 +13,11 @@ const SCAN_BYTES = 1024 * 1024
 const POLL_CAP_MS = 30_000
 const DRAIN_BYTES = 64 * 1024
 const CONSUMED_MEMORY = 1000
+/**
+ * An explicit kill (forge_jobs kill, keep_alive: false, a deleted session) gives the tree this long to exit on SIGTERM
+ * before SIGKILL; only the plugin's dispose grants the adapter's full graceful pass.
+ */
+export const KILL_GRACE_MS = 100
 /** Survive jobs outlive their host and are adopted by the next one; at most this many at once. */
 export const MAX_SURVIVORS = 100
 
@@ -114,7 +119,7 @@ export class JobSupervisor {
     const after = actor.getSnapshot()
     const extra: string[] = []
     if (after.context.completion === "pattern" && !request.keepAlive) {
-      const { survivors } = await this.deps.processes.killTree({ pid: spawned.pid, jobId })
+      const { survivors } = await this.deps.processes.killTree({ pid: spawned.pid, jobId }, { graceMs: KILL_GRACE_MS })
       actor.send({ type: "job.kill", at: this.deps.clock.now() })
       extra.push(survivors.length === 0 ? "keep_alive is false: the process tree was killed after the match." : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
     }
@@ -223,12 +228,17 @@ export class JobSupervisor {
   }
 
   /** forge_jobs kill: the whole tree, verified. */
-  async kill(jobId: string): Promise<string> {
+  kill(jobId: string): Promise<string> {
+    return this.killWith(jobId, { graceMs: KILL_GRACE_MS })
+  }
+
+  /** Kills with the given grace, or the adapter's full graceful pass when none is given. */
+  private async killWith(jobId: string, grace?: { graceMs: number }): Promise<string> {
     const job = this.lookup(jobId)
     if (typeof job === "string") return job
     const { context } = job.actor.getSnapshot()
     if (!job.actor.getSnapshot().can({ type: "job.kill", at: 0 }) || context.pid === null) return `job ${jobId} is not running (${this.list().includes(jobId) ? "finished" : "gone"}); nothing to kill.`
-    const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId })
+    const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId }, grace)
     job.actor.send({ type: "job.kill", at: this.deps.clock.now() })
     return survivors.length === 0 ? `job ${jobId}: killed its whole process tree.` : `job ${jobId}: killed, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
   }
@@ -286,7 +296,8 @@ export class JobSupervisor {
       const snapshot = this.jobs.get(id)?.actor.getSnapshot()
       return snapshot?.hasTag("alive") && !snapshot.context.survive
     })
-    await Promise.all(live.map((id) => this.kill(id)))
+    // The graceful pass: the adapter's full SIGTERM grace before anything is SIGKILLed.
+    await Promise.all(live.map((id) => this.killWith(id)))
     for (const job of this.jobs.values()) this.quiesce(job)
   }
 

@@ -4,6 +4,7 @@ import { createOpencodeLogger } from "../adapters/opencode/opencode.logger"
 import { parseForgeOptions } from "../services/config/forge.options"
 import { createHostJobs } from "./jobs"
 import { type ComposedRuntime, createForgeRuntime, systemClock } from "./runtime"
+import { createHostWatchdog } from "./watchdog"
 import { workspaceRoot } from "./workspace.root"
 
 // The opencode plugin entry. opencode rejects a module with any export other than the plugin, so this file's only
@@ -28,11 +29,13 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
       throw error
     }))
   const jobs = createHostJobs({ client: input.client, log, clock: systemClock, repository: async () => (await openRuntime()).repository })
-  const hooks = createForgeHooks({ client: input.client, log, options, openRuntime, jobs })
+  const watchdog = createHostWatchdog({ workspace, log, options, rawOptions, env: process.env, ready: openRuntime })
+  const hooks = createForgeHooks({ client: input.client, log, options, openRuntime, jobs, watchdog: watchdog?.service })
   return {
     ...hooks,
     async dispose() {
       await hooks.dispose?.()
+      await watchdog?.close()
       jobs.uninstall()
     },
   }

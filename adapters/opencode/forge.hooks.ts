@@ -3,12 +3,14 @@ import type { ForgeOptions } from "../../services/config/forge.options"
 import { JOB_TOOL_IDS, builtinShellRefusal } from "../../services/jobs/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import type { Logger } from "../../services/plan/plan.ports"
+import type { WatchdogService } from "../../services/watchdog/watchdog.service"
 import { type LiveConfig, applyForgeConfig } from "./config.hook"
 import { createJobTools } from "./job.tools"
 import { handlePlanCommand } from "./plan.command.hook"
 import { PLAN_TOOL_IDS, createPlanTools } from "./plan.tools"
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
 import { SessionTree } from "./session.tree"
+import { createWatchdogHooks } from "./watchdog.hooks"
 
 export interface ForgeHooksDeps {
   client: PluginInput["client"]
@@ -18,6 +20,8 @@ export interface ForgeHooksDeps {
   openRuntime: () => Promise<ForgeRuntime>
   /** The job supervisor of this host process, and the shell family its commands run under. */
   jobs: { supervisor: JobSupervisor; shellFamily: string }
+  /** The hang watchdog of this host process (builtin shell calls of the forge family); none: no watchdog. */
+  watchdog?: WatchdogService
 }
 
 interface SessionEvent {
@@ -35,6 +39,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   let runtime: Promise<ForgeRuntime> | undefined
   // The agent speaking in each session, learnt from chat.params (tool hooks are not told who calls).
   const speakers = new Map<string, string>()
+  const watchdog = deps.watchdog ? createWatchdogHooks({ watchdog: deps.watchdog, agentOf: (id) => speakers.get(id) }) : undefined
   const openRuntime = (): Promise<ForgeRuntime> => {
     runtime ??= deps.openRuntime().catch((error: unknown) => {
       runtime = undefined
@@ -69,7 +74,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       if (input.agent !== "title") speakers.set(input.sessionID, input.agent)
     },
 
-    async "tool.execute.before"(input) {
+    async "tool.execute.before"(input, output) {
       if (disabled) return
       const belt = builtinShellRefusal(speakers.get(input.sessionID), input.tool, deps.options)
       if (belt !== null) throw new Error(belt)
@@ -77,6 +82,16 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       const session = tree.knownRootOf(input.sessionID) ?? (await tree.rootOf(input.sessionID))
       const refusal = rt.plans.gate(session, input.tool)
       if (refusal !== null) throw new Error(refusal)
+      // Timing starts only for a call that passed every gate: a refused call never runs.
+      await watchdog?.["tool.execute.before"](input, output)
+    },
+
+    async "tool.execute.after"(input, output) {
+      await watchdog?.["tool.execute.after"](input, output)
+    },
+
+    async "shell.env"(input, output) {
+      if (!disabled) await watchdog?.["shell.env"](input, output)
     },
 
     async "command.execute.before"(input, output) {
@@ -86,6 +101,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     },
 
     async event({ event }) {
+      await watchdog?.event({ event })
       const e = event as SessionEvent
       const info = e.properties?.info
       if ((e.type === "session.created" || e.type === "session.updated") && info?.id) tree.learn(info.id, info.parentID)
@@ -101,6 +117,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     },
 
     async dispose() {
+      await deps.watchdog?.dispose()
       await deps.jobs.supervisor.dispose()
       const open = runtime
       runtime = undefined

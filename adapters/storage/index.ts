@@ -12,3 +12,4 @@ export {
 } from "./sqlite.driver"
 export { migrate, MIGRATIONS_TABLE, type EmbeddedMigration } from "./migrator"
 export { migrations } from "./migrations.generated"
+export { SqliteWatchdogLedger, lazyWatchdogLedger, openWatchdogLedger, type WatchdogLedgerStore } from "./watchdog.ledger.repository"

@@ -15,4 +15,12 @@ export const migrations: readonly EmbeddedMigration[] = [
       "CREATE INDEX `transitions_session_id_idx` ON `transitions` (`session_id`);",
     ],
   },
+  {
+    tag: "0001_watchdog_ledger",
+    folderMillis: 1796012497195,
+    hash: "5b2e513bc57f50fefd1d9b94b44685e5ac186a4f03eec8d3d0844a3f613f98e6",
+    sql: [
+      "CREATE TABLE `watchdog_ledger` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`at` integer NOT NULL,\n\t`kind` text NOT NULL,\n\t`call_id` text,\n\t`session_id` text,\n\t`command` text,\n\t`pids` text NOT NULL,\n\t`message` text NOT NULL\n);",
+    ],
+  },
 ]

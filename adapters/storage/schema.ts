@@ -1,3 +1,4 @@
 // The whole drizzle schema. Each table group lives in its own file under tables/ (drizzle-kit reads that folder);
 // add a group there and re-export it here.
 export * from "./tables/lifecycle.tables"
+export * from "./tables/watchdog.tables"

@@ -26,11 +26,17 @@ export interface ParsedOptions {
   warnings: string[]
 }
 
-export function parseForgeOptions(raw: unknown): ParsedOptions {
-  const warnings: string[] = []
-  const source = isRecord(raw) ? raw : {}
-  if (raw !== undefined && !isRecord(raw)) warnings.push(`plugin options must be an object; got ${describe(raw)}. Using defaults.`)
+/** One option whose value was invalid and fell back to its default. */
+export interface OptionFallback {
+  /** Dotted option key, e.g. "watchdog.mode". */
+  key: string
+  /** The same sentence parseForgeOptions warns with. */
+  message: string
+}
+
+function validate(source: Record<string, unknown>): { values: Record<OptionKey, unknown>; fallbacks: OptionFallback[] } {
   const values = {} as Record<OptionKey, unknown>
+  const fallbacks: OptionFallback[] = []
   for (const key of Object.keys(optionSchemas) as OptionKey[]) {
     const schema = optionSchemas[key]
     const value = lookup(source, key)
@@ -39,9 +45,26 @@ export function parseForgeOptions(raw: unknown): ParsedOptions {
     else {
       const fallback = schema.parse(undefined)
       values[key] = fallback
-      warnings.push(`option ${key}: ${describe(value)} is invalid (${parsed.error.issues[0]?.message ?? "rejected"}); using the default ${JSON.stringify(fallback)}`)
+      fallbacks.push({
+        key,
+        message: `option ${key}: ${describe(value)} is invalid (${parsed.error.issues[0]?.message ?? "rejected"}); using the default ${JSON.stringify(fallback)}`,
+      })
     }
   }
+  return { values, fallbacks }
+}
+
+/** The options whose value fell back to the default, as parseForgeOptions decides (for ledgers that record them). */
+export function optionFallbacks(raw: unknown): OptionFallback[] {
+  return validate(isRecord(raw) ? raw : {}).fallbacks
+}
+
+export function parseForgeOptions(raw: unknown): ParsedOptions {
+  const warnings: string[] = []
+  const source = isRecord(raw) ? raw : {}
+  if (raw !== undefined && !isRecord(raw)) warnings.push(`plugin options must be an object; got ${describe(raw)}. Using defaults.`)
+  const { values, fallbacks } = validate(source)
+  for (const fallback of fallbacks) warnings.push(fallback.message)
   for (const key of unknownKeys(source)) warnings.push(`option ${key} is not a Forge option; ignored`)
   const v = values as OptionValues
   return {

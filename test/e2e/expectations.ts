@@ -8,7 +8,7 @@ import type { ModelRequestRecord } from "./fake-llm"
 import type { ForgeDbSnapshot, TransitionRow } from "./forge-db"
 import { findFiles, globMatches } from "./glob"
 import { preview, type ToolResult } from "./opencode.driver"
-import type { Expectations, FileExpectation, ModelRequestExpectation, ToolResultExpectation } from "./scenario.schema"
+import type { Expectations, FileExpectation, ModelRequestExpectation, ToolResultExpectation, WatchdogLedgerExpectation } from "./scenario.schema"
 
 export interface Check {
   label: string
@@ -119,6 +119,22 @@ function checkModelRequest(requests: readonly ModelRequestRecord[], e: ModelRequ
   return { label, ok: problems.length === 0, detail: problems.join("; ") }
 }
 
+/** The first ledger entry at or after `from` that matches; entries are expected in this order, like transitions. */
+function checkLedgerEntry(db: ForgeDbSnapshot, e: WatchdogLedgerExpectation, i: number, from: number): { check: Check; next: number } {
+  const label = `watchdogLedger[${i}] ${e.kind}${e.withPids === undefined ? "" : e.withPids ? " with pids" : " without pids"}`
+  const matches = (entry: ForgeDbSnapshot["watchdogLedger"][number]) =>
+    entry.kind === e.kind &&
+    (e.withPids === undefined || entry.pids.length > 0 === e.withPids) &&
+    (e.message === undefined || textProblems(entry.message, e.message).length === 0)
+  const at = db.watchdogLedger.findIndex((entry, idx) => idx >= from && matches(entry))
+  if (at >= 0) return { check: { label, ok: true }, next: at + 1 }
+  const seen = db.watchdogLedger.map((entry) => `${entry.kind} [${entry.pids.join(",")}] ${preview(entry.message, 160)}`)
+  const detail = !db.exists
+    ? "no lifecycle store (database file missing)"
+    : `not found${i > 0 ? " after the previous expected entry" : ""}; ledger: ${seen.join(" | ") || "empty"}`
+  return { check: { label, ok: false, detail }, next: from }
+}
+
 function stateMatches(want: string, got: string): boolean {
   return got === want || got.startsWith(`${want}.`)
 }
@@ -175,5 +191,11 @@ export function evaluateExpectations(expect: Expectations, ev: Evidence): Check[
     checks.push({ label, ok: e.absent ? !found : Boolean(found), detail: found ? `found: ${preview(lineAt(ev.logs, found.index), 300)}` : "no matching line" })
   })
   expect.modelRequests.forEach((e, i) => checks.push(checkModelRequest(ev.modelRequests, e, i)))
+  let ledgerCursor = 0
+  expect.watchdogLedger.forEach((e, i) => {
+    const check = checkLedgerEntry(ev.db, e, i, ledgerCursor)
+    ledgerCursor = check.next
+    checks.push(check.check)
+  })
   return checks
 }

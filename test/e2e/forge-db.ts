@@ -1,5 +1,6 @@
-// Read-only view of the plugin's lifecycle store (<project>/.opencode/forge/forge.db): the `actors` and
-// `transitions` tables. Opened read-only with a busy timeout so it can be read while opencode still runs.
+// Read-only view of the plugin's lifecycle store (<project>/.opencode/forge/forge.db): the `actors`,
+// `transitions` and `watchdog_ledger` tables. Opened read-only with a busy timeout so it can be read while opencode
+// still runs.
 import fs from "node:fs"
 import sqlite3 from "sqlite3"
 
@@ -23,10 +24,19 @@ export interface TransitionRow {
   sessionId: string | null
 }
 
+/** One entry of the watchdog's intervention ledger, oldest first. */
+export interface WatchdogLedgerRow {
+  kind: string
+  callId: string | null
+  pids: number[]
+  message: string
+}
+
 export interface ForgeDbSnapshot {
   exists: boolean
   actors: ActorRow[]
   transitions: TransitionRow[]
+  watchdogLedger: WatchdogLedgerRow[]
 }
 
 function all<T>(db: sqlite3.Database, sql: string): Promise<T[]> {
@@ -48,9 +58,18 @@ async function hasTable(db: sqlite3.Database, name: string): Promise<boolean> {
   return rows.length > 0
 }
 
-/** Everything in the two tables; a missing file or table reads as empty. */
+function pidsOf(text: string): number[] {
+  try {
+    const value: unknown = JSON.parse(text)
+    return Array.isArray(value) ? value.filter((pid): pid is number => typeof pid === "number") : []
+  } catch {
+    return []
+  }
+}
+
+/** Everything in the three tables; a missing file or table reads as empty. */
 export async function readForgeDb(file: string): Promise<ForgeDbSnapshot> {
-  if (!fs.existsSync(file)) return { exists: false, actors: [], transitions: [] }
+  if (!fs.existsSync(file)) return { exists: false, actors: [], transitions: [], watchdogLedger: [] }
   const db = await open(file)
   try {
     db.configure("busyTimeout", 5_000)
@@ -75,6 +94,12 @@ export async function readForgeDb(file: string): Promise<ForgeDbSnapshot> {
           session_id: string | null
         }>(db, "SELECT rowid AS seq, machine_id, instance_id, from_state, event, to_state, session_id FROM transitions ORDER BY rowid")
       : []
+    const ledger = (await hasTable(db, "watchdog_ledger"))
+      ? await all<{ kind: string; call_id: string | null; pids: string; message: string }>(
+          db,
+          "SELECT kind, call_id, pids, message FROM watchdog_ledger ORDER BY id",
+        )
+      : []
     return {
       exists: true,
       actors: actors.map((a) => ({
@@ -94,6 +119,7 @@ export async function readForgeDb(file: string): Promise<ForgeDbSnapshot> {
         to: t.to_state,
         sessionId: t.session_id,
       })),
+      watchdogLedger: ledger.map((e) => ({ kind: e.kind, callId: e.call_id, pids: pidsOf(e.pids), message: e.message })),
     }
   } finally {
     await close(db)

@@ -95,7 +95,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
   let sandbox: Sandbox | undefined
   let driver: Driver | undefined
   let toolResults: ToolResult[] = []
-  let db: ForgeDbSnapshot = { exists: false, actors: [], transitions: [] }
+  let db: ForgeDbSnapshot = { exists: false, actors: [], transitions: [], watchdogLedger: [] }
   let diagnostics = ""
 
   say(`scenario ${name} (mode ${scenario.mode}, install ${scenario.install})`)

@@ -147,6 +147,12 @@ const modelRequestExpectation = z.strictObject({
   model: z.string().min(1).optional(),
 })
 
+const watchdogLedgerExpectation = z.strictObject({
+  kind: z.enum(["warn", "kill", "dry-run", "degraded", "unresolved", "config-fallback"]),
+  message: textMatch.optional(),
+  withPids: z.boolean().optional(),
+})
+
 const expectations = z.strictObject({
   exitCode: z.int().min(0).optional(),
   files: z.array(fileExpectation).default([]),
@@ -156,6 +162,7 @@ const expectations = z.strictObject({
   transitions: z.array(transitionExpectation).default([]),
   logs: z.array(logExpectation).default([]),
   modelRequests: z.array(modelRequestExpectation).default([]),
+  watchdogLedger: z.array(watchdogLedgerExpectation).default([]),
 })
 
 const workspace = z.strictObject({
@@ -237,6 +244,7 @@ export type LifecycleExpectation = Expectations["lifecycles"][number]
 export type TransitionExpectation = Expectations["transitions"][number]
 export type LogExpectation = Expectations["logs"][number]
 export type ModelRequestExpectation = Expectations["modelRequests"][number]
+export type WatchdogLedgerExpectation = Expectations["watchdogLedger"][number]
 
 /** Tool calls of a step, or undefined for a text step. */
 export function stepToolCalls(step: ModelStep): ToolCall[] | undefined {

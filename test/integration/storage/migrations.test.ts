@@ -105,9 +105,8 @@ describe("drizzle/ against the schema", () => {
     // drizzle-kit loads every file of the schema folder, so node_modules sits one level up for the imports to resolve.
     await symlink(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir")
     const schemaDir = path.join(dir, "tables")
-    await mkdir(schemaDir)
-    const tables = await readFile(path.join(root, "adapters/storage/tables/lifecycle.tables.ts"), "utf8")
-    await writeFile(path.join(schemaDir, "lifecycle.tables.ts"), tables)
+    // The whole current schema (every table group), plus one new table.
+    await cp(path.join(root, "adapters/storage/tables"), schemaDir, { recursive: true })
     await writeFile(
       path.join(schemaDir, "extra.tables.ts"),
       'import { integer, sqliteTable } from "drizzle-orm/sqlite-core"\nexport const extra = sqliteTable("extra", { id: integer("id").primaryKey() })\n',

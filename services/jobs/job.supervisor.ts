@@ -4,7 +4,8 @@ import { type JobContext, type JobMachine, jobMachine } from "../../machines/job
 import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import type { Logger } from "../plan/plan.ports"
 import type { JobJournal } from "./job.journal"
-import type { JobLogs, JobProcesses, OutputMatcher, Timers, WakeSender } from "./job.ports"
+import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
+import type { JobLogs, JobProcesses, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, wakeText } from "./job.report"
 import type { ShellRequest } from "./job.request"
 
@@ -20,23 +21,6 @@ const CONSUMED_MEMORY = 1000
 export const KILL_GRACE_MS = 100
 /** Survive jobs outlive their host and are adopted by the next one; at most this many at once. */
 export const MAX_SURVIVORS = 100
-
-interface LiveJob {
-  actor: Actor<JobMachine>
-  /** The session that owns the job now (handoff moves it to the root session). */
-  owner: string
-  stopWatch?: () => void
-  timer?: { cancel(): void }
-  matcher?: OutputMatcher
-  /** Bytes of the log already fed to the success-pattern matcher. */
-  scanOffset: number
-  /** Bytes of the log already handed to a poll. */
-  readOffset: number
-  /** Serializes growth handling: each output event is fully handled before the next. */
-  growth: Promise<void>
-  delivering: boolean
-  growthWaiters: Set<() => void>
-}
 
 export interface JobSupervisorDeps {
   processes: JobProcesses
@@ -93,7 +77,7 @@ export class JobSupervisor {
       },
       inspect: this.deps.journal.inspector(jobId),
     }).start()
-    const job: LiveJob = { actor, owner: sessionId, matcher, scanOffset: 0, readOffset: 0, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
+    const job = newLiveJob(actor, sessionId, matcher)
     this.jobs.set(jobId, job)
     await this.deps.logs.rotate(new Set(this.jobs.keys())).catch((error: unknown) => this.deps.log.warn(`job log rotation failed: ${String(error)}`))
     let spawned
@@ -113,14 +97,15 @@ export class JobSupervisor {
       // Output seen before the exit is accounted for first, so the exit is the last word.
       await job.growth
       job.actor.send({ type: "job.exit", code: exit.code, signal: exit.signal, at: exit.at })
-      this.releaseGrowthWaiters(job)
+      releaseGrowthWaiters(job)
     })
     await waitFor(actor, (s) => !s.hasTag("caller-waiting"), { timeout: Number.POSITIVE_INFINITY })
     const after = actor.getSnapshot()
     const extra: string[] = []
     if (after.context.completion === "pattern" && !request.keepAlive) {
-      const { survivors } = await this.deps.processes.killTree({ pid: spawned.pid, jobId }, { graceMs: KILL_GRACE_MS })
+      // The kill is decided before it is carried out, so the exit it causes is never mistaken for news.
       actor.send({ type: "job.kill", at: this.deps.clock.now() })
+      const { survivors } = await this.deps.processes.killTree({ pid: spawned.pid, jobId }, { graceMs: KILL_GRACE_MS })
       extra.push(survivors.length === 0 ? "keep_alive is false: the process tree was killed after the match." : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
     }
     const alive = actor.getSnapshot().hasTag("alive")
@@ -154,7 +139,7 @@ export class JobSupervisor {
         continue
       }
       const { context } = actor.getSnapshot()
-      const job: LiveJob = { actor, owner: context.sessionId, scanOffset: 0, readOffset: 0, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
+      const job = newLiveJob(actor, context.sessionId)
       this.jobs.set(jobId, job)
       this.watch(jobId, job)
       const alive = context.pid !== null && context.startedAt !== null && this.deps.processes.isSameProcess(context.pid, context.startedAt)
@@ -206,7 +191,7 @@ export class JobSupervisor {
     if (typeof job === "string") return job
     if (job.actor.getSnapshot().hasTag("alive") && waitMs > 0) {
       const size = await this.deps.processes.sizeOf(job.actor.getSnapshot().context.logFile)
-      if (size <= job.readOffset) await this.waitForGrowth(job, Math.min(waitMs, POLL_CAP_MS))
+      if (size <= job.readOffset) await waitForGrowth(job, this.deps.timers, Math.min(waitMs, POLL_CAP_MS))
     }
     const { context } = job.actor.getSnapshot()
     const drained = await this.deps.processes.readNew(context.logFile, job.readOffset, DRAIN_BYTES)
@@ -238,8 +223,9 @@ export class JobSupervisor {
     if (typeof job === "string") return job
     const { context } = job.actor.getSnapshot()
     if (!job.actor.getSnapshot().can({ type: "job.kill", at: 0 }) || context.pid === null) return `job ${jobId} is not running (${this.list().includes(jobId) ? "finished" : "gone"}); nothing to kill.`
-    const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId }, grace)
+    // Decided first, carried out second: the exit the kill causes must not read as an unread completion.
     job.actor.send({ type: "job.kill", at: this.deps.clock.now() })
+    const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId }, grace)
     return survivors.length === 0 ? `job ${jobId}: killed its whole process tree.` : `job ${jobId}: killed, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
   }
 
@@ -298,14 +284,14 @@ export class JobSupervisor {
     })
     // The graceful pass: the adapter's full SIGTERM grace before anything is SIGKILLed.
     await Promise.all(live.map((id) => this.killWith(id)))
-    for (const job of this.jobs.values()) this.quiesce(job)
+    for (const job of this.jobs.values()) quiesce(job)
   }
 
   /** Carries out what the machine decides whenever it moves: a wake owed, nothing left to watch, an entry to drop. */
   private watch(jobId: string, job: LiveJob): void {
     job.actor.subscribe((snapshot) => {
       if (snapshot.hasTag("wake-pending")) void this.deliverWake(jobId, job)
-      if (!snapshot.hasTag("alive")) this.quiesce(job)
+      if (!snapshot.hasTag("alive")) quiesce(job)
       if (snapshot.status === "done") this.forget(jobId)
     })
   }
@@ -336,7 +322,7 @@ export class JobSupervisor {
       }
       job.actor.send({ type: "job.output", at: this.deps.clock.now(), matched })
       this.armTimer(job)
-      this.releaseGrowthWaiters(job)
+      releaseGrowthWaiters(job)
     }).catch((error: unknown) => this.deps.log.warn(`job output handling failed: ${String(error)}`))
   }
 
@@ -366,36 +352,10 @@ export class JobSupervisor {
     }
   }
 
-  private waitForGrowth(job: LiveJob, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = this.deps.timers.setTimeout(() => done(), ms)
-      const done = () => {
-        timer.cancel()
-        job.growthWaiters.delete(done)
-        resolve()
-      }
-      job.growthWaiters.add(done)
-    })
-  }
-
-  private releaseGrowthWaiters(job: LiveJob): void {
-    for (const waiter of [...job.growthWaiters]) waiter()
-  }
-
-  /** The process is gone: nothing left to watch or time. */
-  private quiesce(job: LiveJob): void {
-    job.timer?.cancel()
-    job.stopWatch?.()
-    job.stopWatch = undefined
-    job.matcher?.dispose()
-    job.matcher = undefined
-    this.releaseGrowthWaiters(job)
-  }
-
   /** The job's machine is final: its entry leaves the registry, and late calls hear "already consumed". */
   private forget(jobId: string): void {
     const job = this.jobs.get(jobId)
-    if (job) this.quiesce(job)
+    if (job) quiesce(job)
     this.jobs.delete(jobId)
     this.consumed.add(jobId)
     // Bounded: the oldest consumed ids fall back to "unknown job".

@@ -1,0 +1,52 @@
+import type { Actor } from "xstate"
+import type { JobMachine } from "../../machines/job.machine"
+import type { OutputMatcher, Timers } from "./job.ports"
+
+/** The supervisor's working record of one job: its machine actor plus what watches it. */
+export interface LiveJob {
+  actor: Actor<JobMachine>
+  /** The session that owns the job now (handoff moves it to the root session). */
+  owner: string
+  stopWatch?: () => void
+  timer?: { cancel(): void }
+  matcher?: OutputMatcher
+  /** Bytes of the log already fed to the success-pattern matcher. */
+  scanOffset: number
+  /** Bytes of the log already handed to a poll. */
+  readOffset: number
+  /** Serializes growth handling: each output event is fully handled before the next. */
+  growth: Promise<void>
+  delivering: boolean
+  growthWaiters: Set<() => void>
+}
+
+export function newLiveJob(actor: Actor<JobMachine>, owner: string, matcher?: OutputMatcher): LiveJob {
+  return { actor, owner, matcher, scanOffset: 0, readOffset: 0, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
+}
+
+/** Resolves at the job's next output or end, or after `ms`, whichever comes first. */
+export function waitForGrowth(job: LiveJob, timers: Timers, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = timers.setTimeout(() => done(), ms)
+    const done = () => {
+      timer.cancel()
+      job.growthWaiters.delete(done)
+      resolve()
+    }
+    job.growthWaiters.add(done)
+  })
+}
+
+export function releaseGrowthWaiters(job: LiveJob): void {
+  for (const waiter of [...job.growthWaiters]) waiter()
+}
+
+/** The process is gone: nothing left to watch or time. */
+export function quiesce(job: LiveJob): void {
+  job.timer?.cancel()
+  job.stopWatch?.()
+  job.stopWatch = undefined
+  job.matcher?.dispose()
+  job.matcher = undefined
+  releaseGrowthWaiters(job)
+}

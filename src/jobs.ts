@@ -5,6 +5,8 @@ import { installExitMatrix } from "../adapters/process/exit.matrix"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
 import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
 import { JobJournal } from "../services/jobs/job.journal"
+import { JobLedger } from "../services/jobs/job.ledger"
+import type { KeyValueStorage } from "../adapters/storage/keyvalue.storage"
 import type { JobProcesses, Timers } from "../services/jobs/job.ports"
 import { JobSupervisor } from "../services/jobs/job.supervisor"
 import type { Logger } from "../services/plan/plan.ports"
@@ -18,6 +20,7 @@ export const systemTimers: Timers = {
 
 export interface HostJobs {
   supervisor: JobSupervisor
+  ledger: JobLedger
   shellFamily: string
   /** Removes the exit handlers (the supervisor itself is disposed by the plugin's dispose hook). */
   uninstall(): void
@@ -35,8 +38,18 @@ export function createHostJobs(options: {
   logDir?: string
   /** The workspace database the jobs are recorded in (opened lazily; undefined records nothing). */
   repository: () => Promise<LifecycleRepository | undefined>
+  /** Where the job ledger persists (opened lazily); without it the ledger lives in memory only. */
+  keyValue?: () => Promise<KeyValueStorage>
 }): HostJobs {
   const processes = options.processes ?? createJobProcesses()
+  const keyValue = options.keyValue
+  const ledger = new JobLedger(
+    keyValue && {
+      getItem: async (name) => (await keyValue()).getItem(name),
+      setItem: async (name, value) => (await keyValue()).setItem(name, value),
+      removeItem: async (name) => (await keyValue()).removeItem(name),
+    },
+  )
   const supervisor = new JobSupervisor({
     processes,
     logs: new FsJobLogs(options.logDir),
@@ -44,6 +57,7 @@ export function createHostJobs(options: {
     timers: systemTimers,
     log: options.log,
     journal: new JobJournal(options.repository, options.clock, options.log),
+    ledger,
     // Job ids are process markers too: unique across hosts, so one host can never kill another's jobs.
     newJobId: () => `job_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`,
     wake: async (sessionId, text) => {
@@ -52,5 +66,5 @@ export function createHostJobs(options: {
     },
   })
   const uninstall = installExitMatrix(() => supervisor.killAllNow())
-  return { supervisor, shellFamily: processes.shellFamily(), uninstall }
+  return { supervisor, ledger, shellFamily: processes.shellFamily(), uninstall }
 }

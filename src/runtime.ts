@@ -1,3 +1,4 @@
+import { type KeyValueStorage, createKeyValueStorage } from "../adapters/storage/keyvalue.storage"
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import { FsPlanFiles } from "../adapters/workspace/plan.files"
@@ -21,6 +22,8 @@ export interface ComposedRuntime extends ForgeRuntime {
   readonly registry: PlanRegistry
   /** The workspace database's lifecycle tables, shared by every lifecycle (jobs record theirs here too). */
   readonly repository: LifecycleRepository
+  /** Small persisted stores (the job ledger) on the same connection. */
+  readonly keyValue: KeyValueStorage
   readonly restoreReport: RestoreReport
 }
 
@@ -54,6 +57,7 @@ export async function createForgeRuntime(options: RuntimeOptions): Promise<Compo
     queries,
     registry,
     repository: store.repository,
+    keyValue: createKeyValueStorage(store.connection, clock.now),
     restoreReport,
     async close() {
       await registry.host.idle()

@@ -15,11 +15,18 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
   const { options, warnings } = parseForgeOptions(rawOptions)
   for (const warning of warnings) log.warn(warning)
   const workspace = workspaceRoot(input.directory, input.worktree)
+  // The workspace database (plans restored and reconciled), then what an earlier host left: its job ledger and jobs.
+  let database: Promise<ComposedRuntime> | undefined
+  const openDatabase = (): Promise<ComposedRuntime> =>
+    (database ??= createForgeRuntime({ workspace, log }).catch((error: unknown) => {
+      database = undefined
+      throw error
+    }))
   let runtime: Promise<ComposedRuntime> | undefined
-  // One runtime per workspace: plans restored by createForgeRuntime, then the jobs an earlier host left behind.
   const openRuntime = (): Promise<ComposedRuntime> =>
     (runtime ??= (async () => {
-      const rt = await createForgeRuntime({ workspace, log })
+      const rt = await openDatabase()
+      await jobs.ledger.hydrate()
       const restored = await jobs.supervisor.restore(rt.repository)
       for (const problem of restored.problems) log.warn(problem)
       if (restored.adopted.length > 0) log.info(`adopted ${restored.adopted.length} survive job(s) from a previous run`)
@@ -28,7 +35,13 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
       runtime = undefined
       throw error
     }))
-  const jobs = createHostJobs({ client: input.client, log, clock: systemClock, repository: async () => (await openRuntime()).repository })
+  const jobs = createHostJobs({
+    client: input.client,
+    log,
+    clock: systemClock,
+    repository: async () => (await openDatabase()).repository,
+    keyValue: async () => (await openDatabase()).keyValue,
+  })
   const watchdog = createHostWatchdog({ workspace, log, options, rawOptions, env: process.env, ready: openRuntime })
   const hooks = createForgeHooks({ client: input.client, log, options, openRuntime, jobs, watchdog: watchdog?.service })
   return {

@@ -13,3 +13,4 @@ export {
 export { migrate, MIGRATIONS_TABLE, type EmbeddedMigration } from "./migrator"
 export { migrations } from "./migrations.generated"
 export { SqliteWatchdogLedger, lazyWatchdogLedger, openWatchdogLedger, type WatchdogLedgerStore } from "./watchdog.ledger.repository"
+export { createKeyValueStorage, type KeyValueStorage } from "./keyvalue.storage"

@@ -6,7 +6,7 @@ import { SqliteLifecycleRepository } from "./lifecycle.repository"
 import { migrate } from "./migrator"
 import { migrations } from "./migrations.generated"
 import { openSqliteDriver, type SqliteDriver } from "./sqlite.driver"
-import { createStorageConnection } from "./storage.connection"
+import { type StorageConnection, createStorageConnection } from "./storage.connection"
 
 /** An open, migrated Forge database and its lifecycle repository. */
 export interface LifecycleStore {
@@ -14,6 +14,8 @@ export interface LifecycleStore {
   readonly repository: LifecycleRepository
   /** Path of the database file. */
   readonly file: string
+  /** The one connection of this database: other repositories of the workspace share it (run through `exclusive`). */
+  readonly connection: StorageConnection
   /** Tags of the migrations this open applied (empty when the database was already current). */
   readonly appliedMigrations: readonly string[]
   /** Waits for pending calls, then closes the repository and the connection. */
@@ -45,6 +47,7 @@ export async function createLifecycleStore(driver: SqliteDriver): Promise<Lifecy
   const repository = new SqliteLifecycleRepository(connection)
   return {
     repository,
+    connection,
     file: driver.file,
     appliedMigrations,
     async close() {

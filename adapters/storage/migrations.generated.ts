@@ -23,4 +23,12 @@ export const migrations: readonly EmbeddedMigration[] = [
       "CREATE TABLE `watchdog_ledger` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`at` integer NOT NULL,\n\t`kind` text NOT NULL,\n\t`call_id` text,\n\t`session_id` text,\n\t`command` text,\n\t`pids` text NOT NULL,\n\t`message` text NOT NULL\n);",
     ],
   },
+  {
+    tag: "0002_key_value",
+    folderMillis: 1796014280407,
+    hash: "fe91deef8aa7e78347fb7dd77b9775b82d59e50b51613b91b0ddb2eaf331a8ed",
+    sql: [
+      "CREATE TABLE `key_value` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`value` text NOT NULL,\n\t`updated_at` integer NOT NULL\n);",
+    ],
+  },
 ]

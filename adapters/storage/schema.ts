@@ -2,3 +2,4 @@
 // add a group there and re-export it here.
 export * from "./tables/lifecycle.tables"
 export * from "./tables/watchdog.tables"
+export * from "./tables/keyvalue.tables"

@@ -4,6 +4,7 @@ import { type JobContext, type JobMachine, jobMachine } from "../../machines/job
 import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import type { Logger } from "../plan/plan.ports"
 import type { JobJournal } from "./job.journal"
+import type { JobLedger, JobLedgerEntry } from "./job.ledger"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import type { JobLogs, JobProcesses, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, wakeText } from "./job.report"
@@ -32,6 +33,8 @@ export interface JobSupervisorDeps {
   newJobId: () => string
   /** Records every job transition in the shared lifecycle tables; the next start restores from it. */
   journal: JobJournal
+  /** The bounded record of what happened to jobs nobody was waiting on. */
+  ledger: JobLedger
 }
 
 export interface RestoreOutcome {
@@ -163,11 +166,12 @@ export class JobSupervisor {
           stopGone()
         }
         outcome.adopted.push(jobId)
+        this.note("adopted", context, `adopted from a previous run: pid ${context.pid} still runs (survive mode)`)
         continue
       }
       if (alive) await this.deps.processes.killTree({ pid: context.pid as number, jobId })
       actor.send({ type: "job.orphan", at: now })
-      this.deps.log.info(`job ${jobId} (${context.command}) from a previous run is an orphan${alive ? ": it escaped its fence and was killed" : ": its process is gone"}`)
+      this.note("orphaned", context, `left live by a previous run${alive ? "; it escaped its fence and was killed" : "; its process is gone"}`)
       outcome.orphaned.push(jobId)
     }
     return outcome
@@ -226,6 +230,7 @@ export class JobSupervisor {
     // Decided first, carried out second: the exit the kill causes must not read as an unread completion.
     job.actor.send({ type: "job.kill", at: this.deps.clock.now() })
     const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId }, grace)
+    if (survivors.length > 0) this.note("kill-survivors", context, `${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
     return survivors.length === 0 ? `job ${jobId}: killed its whole process tree.` : `job ${jobId}: killed, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
   }
 
@@ -262,8 +267,8 @@ export class JobSupervisor {
   async sessionDeleted(sessionId: string): Promise<void> {
     this.idleSessions.delete(sessionId)
     const owned = [...this.jobs.entries()].filter(([, j]) => j.owner === sessionId && j.actor.getSnapshot().hasTag("alive"))
-    for (const [jobId] of owned) {
-      this.deps.log.info(`session ${sessionId} was deleted: killing its job ${jobId}`)
+    for (const [jobId, job] of owned) {
+      this.note("session-deleted", job.actor.getSnapshot().context, `session ${sessionId} was deleted: its job was killed`)
       await this.kill(jobId)
     }
   }
@@ -294,6 +299,12 @@ export class JobSupervisor {
       if (!snapshot.hasTag("alive")) quiesce(job)
       if (snapshot.status === "done") this.forget(jobId)
     })
+  }
+
+  /** Ledgers what happened to a job nobody was waiting on (and says it in the log too). */
+  private note(kind: JobLedgerEntry["kind"], context: JobContext, message: string): void {
+    this.deps.log.info(`job ${context.jobId} (${context.command}): ${message}`)
+    this.deps.ledger.append({ at: this.deps.clock.now(), kind, jobId: context.jobId, sessionId: context.sessionId, command: context.command, message })
   }
 
   private liveSurvivors(): number {

@@ -7,7 +7,9 @@ import { isAlive } from "../../../adapters/process/proc.table"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
 import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.request"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
 import { JobJournal } from "../../../services/jobs/job.journal"
+import { JobLedger } from "../../../services/jobs/job.ledger"
 import { JobSupervisor } from "../../../services/jobs/job.supervisor"
 import { systemTimers } from "../../../src/jobs"
 import { memoryLogger } from "../plan/plan.helpers"
@@ -24,6 +26,7 @@ describe("job supervisor with real processes", () => {
   const jobIdOf = (result: string) => /job: (\S+)/.exec(result)?.[1] ?? ""
 
   let store: LifecycleStore
+  let ledger: JobLedger
   const clock = { now: () => Date.now() }
   const newSupervisor = () =>
     new JobSupervisor({
@@ -35,11 +38,13 @@ describe("job supervisor with real processes", () => {
       wake: async (session, text) => void wakes.push({ session, text }),
       newJobId: () => `job_test_${process.pid}_${++seq}`,
       journal: new JobJournal(async () => store.repository, clock, memoryLogger()),
+      ledger,
     })
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "forge-jobs-"))
     store = await openLifecycleStore(dir)
+    ledger = new JobLedger(createKeyValueStorage(store.connection))
     wakes = []
     supervisor = newSupervisor()
   })
@@ -133,6 +138,7 @@ describe("job supervisor with real processes", () => {
     expect(isAlive(pid)).toBe(true)
     await supervisor.sessionDeleted("s9")
     expect(isAlive(pid)).toBe(false)
+    expect(ledger.entries()).toEqual([expect.objectContaining({ kind: "session-deleted", jobId: jobIdOf(result), sessionId: "s9" })])
     expect(await supervisor.poll(jobIdOf(result))).toMatch(/already consumed/)
   })
 
@@ -169,6 +175,7 @@ describe("job supervisor with real processes", () => {
     try {
       const outcome = await next.restore(store.repository)
       expect(outcome).toEqual({ adopted: [survivor], orphaned: [doomed], problems: [] })
+      expect(ledger.entries().map((e) => `${e.kind} ${e.jobId}`)).toEqual([`adopted ${survivor}`, `orphaned ${doomed}`])
       expect(next.list()).toMatch(new RegExp(`${survivor} \\[earlyReturned, previous-run\\]`))
       expect(await next.poll(doomed)).toMatch(/already consumed/)
       // The adopted job is watched: once it is killed its end is seen and its record turns final.

@@ -1,5 +1,6 @@
 import { type KeyValueStorage, createKeyValueStorage } from "../adapters/storage/keyvalue.storage"
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
+import type { StorageConnection } from "../adapters/storage/storage.connection"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import { FsPlanFiles } from "../adapters/workspace/plan.files"
 import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
@@ -22,6 +23,8 @@ export interface ComposedRuntime extends ForgeRuntime {
   readonly registry: PlanRegistry
   /** The workspace database's lifecycle tables, shared by every lifecycle (jobs record theirs here too). */
   readonly repository: LifecycleRepository
+  /** The database's one connection: every repository of the workspace shares it. */
+  readonly connection: StorageConnection
   /** Small persisted stores (the job ledger) on the same connection. */
   readonly keyValue: KeyValueStorage
   readonly restoreReport: RestoreReport
@@ -57,6 +60,7 @@ export async function createForgeRuntime(options: RuntimeOptions): Promise<Compo
     queries,
     registry,
     repository: store.repository,
+    connection: store.connection,
     keyValue: createKeyValueStorage(store.connection, clock.now),
     restoreReport,
     async close() {

@@ -42,7 +42,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
     repository: async () => (await openDatabase()).repository,
     keyValue: async () => (await openDatabase()).keyValue,
   })
-  const watchdog = createHostWatchdog({ workspace, log, options, rawOptions, env: process.env, ready: openRuntime })
+  const watchdog = createHostWatchdog({ log, options, rawOptions, env: process.env, connection: async () => (await openDatabase()).connection })
   const hooks = createForgeHooks({ client: input.client, log, options, openRuntime, jobs, watchdog: watchdog?.service })
   return {
     ...hooks,

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs"
 import { createProcessLocator, processClock } from "../adapters/process/process.locator"
 import { createProcessKiller } from "../adapters/process/process.trees.kill"
-import { lazyWatchdogLedger } from "../adapters/storage/watchdog.ledger.repository"
+import type { StorageConnection } from "../adapters/storage/storage.connection"
+import { sharedWatchdogLedger } from "../adapters/storage/watchdog.ledger.repository"
 import { type ForgeOptions, optionFallbacks } from "../services/config/forge.options"
 import type { Logger } from "../services/plan/plan.ports"
 import type { WatchdogLedger, WatchdogTicker } from "../services/watchdog/watchdog.ports"
@@ -29,17 +30,13 @@ export interface HostWatchdog {
  * without readable process environments there is no exact location, and this host does not infer.
  */
 export function createHostWatchdog(options: {
-  workspace: string
   log: Logger
   options: ForgeOptions
   /** The plugin options as given, to ledger the watchdog options that fell back to their defaults. */
   rawOptions: unknown
   env: Readonly<Record<string, string | undefined>>
-  /**
-   * Resolves once the workspace database is open and migrated (the runtime opening): the ledger's own connection
-   * opens after it and never migrates concurrently with it.
-   */
-  ready: () => Promise<unknown>
+  /** The workspace database's connection (the runtime's, opened on first use): the ledger writes through it. */
+  connection: () => Promise<StorageConnection>
   ledger?: WatchdogLedger & { close(): Promise<void> }
 }): HostWatchdog | undefined {
   if (!existsSync("/proc/self/environ")) {
@@ -47,7 +44,7 @@ export function createHostWatchdog(options: {
     return undefined
   }
   const { settings, fallbacks } = resolveWatchdogSettings(options.options.watchdog, options.env)
-  const ledger = options.ledger ?? lazyWatchdogLedger(options.workspace, { ready: options.ready })
+  const ledger = options.ledger ?? sharedWatchdogLedger(options.connection)
   const service = new WatchdogService({
     settings,
     clock: processClock,

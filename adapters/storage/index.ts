@@ -12,5 +12,5 @@ export {
 } from "./sqlite.driver"
 export { migrate, MIGRATIONS_TABLE, type EmbeddedMigration } from "./migrator"
 export { migrations } from "./migrations.generated"
-export { SqliteWatchdogLedger, lazyWatchdogLedger, openWatchdogLedger, type WatchdogLedgerStore } from "./watchdog.ledger.repository"
+export { SqliteWatchdogLedger, openWatchdogLedger, sharedWatchdogLedger, type WatchdogLedgerStore } from "./watchdog.ledger.repository"
 export { createKeyValueStorage, type KeyValueStorage } from "./keyvalue.storage"

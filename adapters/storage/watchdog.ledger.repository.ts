@@ -1,9 +1,9 @@
 // The watchdog ledger in SQLite: one row per intervention, rotated to the newest WATCHDOG_LEDGER_LIMIT on every
-// append. It runs on its own connection to the workspace database, which takes care under Bun: bun:sqlite is
-// synchronous, so a connection that waited for a lock held by another connection of the same thread would freeze
-// the host until its busy timeout. Hence every write here is one auto-committed statement (never a transaction held
-// across an await), the connection does not wait for locks (busy_timeout 0), and a busy database is retried
-// later from a timer, which lets the other connection finish first.
+// append. A host writes it on the runtime's shared connection (sharedWatchdogLedger). openWatchdogLedger opens a
+// connection of its own (to read a ledger from outside a host); that takes care under Bun: bun:sqlite is synchronous,
+// so a second connection waiting for a lock held by another connection of the same thread would freeze the thread
+// until its busy timeout. Hence every write is one auto-committed statement, that connection does not wait for
+// locks (busy_timeout 0), and a busy database is retried later from a timer.
 import { mkdir } from "node:fs/promises"
 import path from "node:path"
 import { asc, desc, notInArray } from "drizzle-orm"
@@ -124,40 +124,29 @@ export async function openWatchdogLedger(target: string | { file: string }, opti
   }
 }
 
-export interface LazyWatchdogLedgerOptions {
-  /**
-   * Resolves once the database is open and migrated elsewhere (the host's runtime); the ledger then opens its own
-   * connection without migrating. Without it, the ledger migrates on its first use.
-   */
-  ready?: () => Promise<unknown>
-}
-
 /**
- * The same ledger, opened on first use: the host creates it at start-up without touching the database until the
- * watchdog has something to record. A failed open is retried by the next call.
+ * The ledger a host uses: on the workspace database's own shared connection (the runtime's), reached on first use,
+ * so every write queues behind the runtime's work instead of contending for the file's lock. The connection belongs
+ * to the runtime: closing this ledger only stops further writes.
  */
-export function lazyWatchdogLedger(target: string | { file: string }, options: LazyWatchdogLedgerOptions = {}): WatchdogLedgerStore {
-  let opening: Promise<WatchdogLedgerStore> | undefined
+export function sharedWatchdogLedger(connection: () => Promise<StorageConnection>): WatchdogLedger & { close(): Promise<void> } {
+  let ledger: Promise<SqliteWatchdogLedger> | undefined
   let closed = false
-  const open = (): Promise<WatchdogLedgerStore> => {
+  const open = (): Promise<SqliteWatchdogLedger> => {
     if (closed) return Promise.reject(new Error("the watchdog ledger is closed"))
-    opening ??= (async () => {
-      await options.ready?.()
-      return openWatchdogLedger(target, { migrate: options.ready === undefined })
-    })().catch((error: unknown) => {
-      opening = undefined
-      throw error
-    })
-    return opening
+    ledger ??= connection()
+      .then((c) => new SqliteWatchdogLedger(c))
+      .catch((error: unknown) => {
+        ledger = undefined
+        throw error
+      })
+    return ledger
   }
   return {
-    file: typeof target === "string" ? databasePath(target) : path.resolve(target.file),
     append: async (entry) => (await open()).append(entry),
     list: async () => (await open()).list(),
     async close() {
       closed = true
-      const store = await opening?.catch(() => undefined)
-      await store?.close()
     },
   }
 }

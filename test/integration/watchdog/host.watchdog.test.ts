@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { databasePath } from "../../../adapters/storage/lifecycle.store"
+import { type LifecycleStore, databasePath, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { openWatchdogLedger } from "../../../adapters/storage/watchdog.ledger.repository"
 import { parseForgeOptions } from "../../../services/config/forge.options"
 import { TEST_STALL_ENV, TEST_TICK_ENV } from "../../../services/watchdog/watchdog.settings"
@@ -12,6 +12,7 @@ import { createHostWatchdog } from "../../../src/watchdog"
 import { memoryLogger } from "../plan/plan.helpers"
 
 const dirs: string[] = []
+const stores: LifecycleStore[] = []
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
@@ -23,15 +24,16 @@ describe("createHostWatchdog", () => {
     const raw = { watchdog: { mode: "loud", stallMs: 90_000 }, jobs: { mode: "turbo" } }
     const order: string[] = []
     const host = createHostWatchdog({
-      workspace,
       log: memoryLogger(),
       options: parseForgeOptions(raw).options,
       rawOptions: raw,
       env: { [TEST_STALL_ENV]: "4000", [TEST_TICK_ENV]: "fast" },
-      // Stands in for the runtime: opens and migrates the workspace database.
-      ready: async () => {
+      // Stands in for the runtime: opens and migrates the workspace database and hands out its connection.
+      connection: async () => {
         order.push("runtime opened")
-        await (await openWatchdogLedger(workspace)).close()
+        const store = await openLifecycleStore(workspace)
+        stores.push(store)
+        return store.connection
       },
     })
     expect(host).toBeDefined()
@@ -39,6 +41,7 @@ describe("createHostWatchdog", () => {
     await host?.service.flush()
     expect(order).toEqual(["runtime opened"])
     await host?.close()
+    for (const store of stores.splice(0)) await store.close()
     const ledger = await openWatchdogLedger({ file: databasePath(workspace) })
     const entries = await ledger.list()
     await ledger.close()
@@ -53,12 +56,14 @@ describe("createHostWatchdog", () => {
     dirs.push(workspace)
     let opened = false
     const host = createHostWatchdog({
-      workspace,
       log: memoryLogger(),
       options: parseForgeOptions({ watchdog: { mode: "dry-run" } }).options,
       rawOptions: { watchdog: { mode: "dry-run" } },
       env: {},
-      ready: async () => void (opened = true),
+      connection: async () => {
+        opened = true
+        throw new Error("the database must not be opened")
+      },
     })
     expect(host?.service.settings).toEqual({ mode: "dry-run", stallMs: 600_000, observeMs: 60_000, tickMs: 2_000 })
     await host?.close()

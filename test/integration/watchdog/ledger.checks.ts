@@ -1,10 +1,11 @@
 // The watchdog ledger's storage checks, driver-agnostic: run under Node (sqlite3) by watchdog.ledger.test.ts and
 // under opencode's Bun (bun:sqlite) by ledger.bun.ts.
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { openSqliteDriver } from "../../../adapters/storage/sqlite.driver"
-import { lazyWatchdogLedger, openWatchdogLedger } from "../../../adapters/storage/watchdog.ledger.repository"
+import { openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { openWatchdogLedger, sharedWatchdogLedger } from "../../../adapters/storage/watchdog.ledger.repository"
 import type { WatchdogLedgerEntry } from "../../../services/watchdog/watchdog.ledger"
 
 export const entry = (i: number, extra: Partial<WatchdogLedgerEntry> = {}): WatchdogLedgerEntry => ({
@@ -82,40 +83,30 @@ export const ledgerChecks: Record<string, () => Promise<void>> = {
     }
   },
 
-  async "behind a ready gate the ledger opens after the host migrated, without migrating itself"() {
+  async "a host's ledger writes through the runtime's shared connection, reached on first use"() {
     const dir = mkdtempSync(path.join(tmpdir(), "forge-ledger-"))
     try {
-      const order: string[] = []
-      const ledger = lazyWatchdogLedger(dir, {
-        ready: async () => {
-          order.push("ready")
-          await (await openWatchdogLedger(dir)).close()
-        },
+      let opened = 0
+      const store = await openLifecycleStore(dir)
+      const ledger = sharedWatchdogLedger(async () => {
+        opened += 1
+        return store.connection
       })
+      check(opened === 0, "reached the connection before the first append")
       await ledger.append(entry(1))
-      check(JSON.stringify(order) === JSON.stringify(["ready"]), `ready ran ${order.length} time(s)`)
       await ledger.append(entry(2))
-      check(order.length === 1, "ready ran again")
+      check(opened === 1, `reached the connection ${opened} time(s)`)
       check((await ledger.list()).length === 2, "entries missing")
       await ledger.close()
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  },
-
-  async "the lazy ledger creates the workspace database on its first append only"() {
-    const dir = mkdtempSync(path.join(tmpdir(), "forge-ledger-"))
-    try {
-      const ledger = lazyWatchdogLedger(dir)
-      check(ledger.file === path.join(dir, ".opencode", "forge", "forge.db"), `file is ${ledger.file}`)
-      check(!existsSync(ledger.file), "opened before the first append")
-      await ledger.append(entry(1))
-      check(existsSync(ledger.file), "no database after the first append")
-      check((await ledger.list()).length === 1, "the entry is not there")
-      await ledger.close()
       let refused = false
-      await ledger.append(entry(2)).catch(() => (refused = true))
+      await ledger.append(entry(3)).catch(() => (refused = true))
       check(refused, "a closed ledger accepted an append")
+      // The runtime's repository still works on the same connection: the ledger never closed it.
+      check((await store.repository.loadSnapshots()).length === 0, "the shared connection is unusable")
+      await store.close()
+      const reread = await openWatchdogLedger({ file: path.join(dir, ".opencode", "forge", "forge.db") })
+      check((await reread.list()).length === 2, "entries did not land in the workspace database")
+      await reread.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -150,7 +150,7 @@ export function readProcess(pid: number): ProcessInfo | null {
   if (!stat) return null
   return {
     ...stat,
-    startedAt: bootTimeMs() + Math.round((stat.startTicks * 1000) / clockTicksPerSecond()),
+    startedAt: startedAtMs(stat),
     cwd: readCwd(pid),
     cmdline: readCmdline(pid),
   }
@@ -176,10 +176,20 @@ export function readProcessTable(): ProcessInfo[] {
   return table
 }
 
+/** Whether a stat line belongs to a running process: a zombie (Z) or dead (X) one only waits to be reaped. */
+export function isLiveStat(stat: Pick<ProcessStat, "state">): boolean {
+  return stat.state !== "Z" && stat.state !== "X"
+}
+
+/** When the process started, in epoch ms (10 ms precision). */
+export function startedAtMs(stat: Pick<ProcessStat, "startTicks">): number {
+  return bootTimeMs() + Math.round((stat.startTicks * 1000) / clockTicksPerSecond())
+}
+
 /** Whether the process exists and has not terminated (a zombie is dead, only not yet reaped). */
 export function isAlive(pid: number): boolean {
   const stat = readProcessStat(pid)
-  return stat !== null && stat.state !== "Z" && stat.state !== "X"
+  return stat !== null && isLiveStat(stat)
 }
 
 /** Whether `pid` is still the very process seen before (same start time), so a reused pid is never mistaken. */

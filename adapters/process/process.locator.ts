@@ -8,7 +8,7 @@ import path from "node:path"
 import type { Clock } from "../../services/lifecycle/lifecycle.ports"
 import { type LocatedProcess, type LocateRequest, WATCHDOG_MARK_VAR, type WatchdogLocator } from "../../services/watchdog/watchdog.ports"
 import { JOB_ID_VAR } from "./job.markers"
-import { bootTimeMs, descendantsOf, listPids, type ProcessInfo, readProcessStat, readProcessTable } from "./proc.table"
+import { bootTimeMs, descendantsOf, isLiveStat, listPids, type ProcessInfo, readProcessStat, readProcessTable } from "./proc.table"
 
 /**
  * Epoch ms on the same footing as the start times of the process table (boot time + time since boot, both
@@ -118,10 +118,6 @@ export function commandPaths(info: Pick<ProcessInfo, "pid" | "cwd" | "cmdline">)
   return [...paths]
 }
 
-function isLive(info: ProcessInfo): boolean {
-  return info.state !== "Z" && info.state !== "X"
-}
-
 export interface ProcessLocatorOptions {
   /** The host process (default: this one): it and its ancestors are never returned. */
   hostPid?: number
@@ -158,7 +154,7 @@ function locateNow(request: LocateRequest, hostPid: number): LocatedProcess[] {
   const found: LocatedProcess[] = []
   for (const info of table) {
     // The window first: nothing created before the call is its doing, whatever it carries.
-    if (info.startedAt < request.startedAt || protectedPids.has(info.pid) || !isLive(info)) continue
+    if (info.startedAt < request.startedAt || protectedPids.has(info.pid) || !isLiveStat(info)) continue
     const env = readEnviron(info.pid)
     const mark = env.get(WATCHDOG_MARK_VAR)
     const marked = mark === request.callId

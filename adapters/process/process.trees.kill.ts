@@ -8,7 +8,7 @@
 // gets a moment to exit with a status on its own, and only a shell that is itself the hung process is signalled.
 import type { KillTarget, WatchdogKiller } from "../../services/watchdog/watchdog.ports"
 import { hostLineage } from "./process.locator"
-import { bootTimeMs, clockTicksPerSecond, descendantsOf, type ProcessStat, readProcessStat, readProcessStats } from "./proc.table"
+import { descendantsOf, isLiveStat, type ProcessStat, readProcessStat, readProcessStats, startedAtMs } from "./proc.table"
 
 export interface KillProcessTreesOptions {
   /** How long SIGTERM gets before SIGKILL (ms). */
@@ -29,13 +29,7 @@ export interface ProcessTreesKillReport {
 const POLL_MS = 20
 const VERIFY_MS = 1000
 
-function startedAtOf(stat: ProcessStat): number {
-  return bootTimeMs() + Math.round((stat.startTicks * 1000) / clockTicksPerSecond())
-}
 
-function isLive(stat: ProcessStat): boolean {
-  return stat.state !== "Z" && stat.state !== "X"
-}
 
 function signal(pid: number, name: NodeJS.Signals): boolean {
   try {
@@ -63,7 +57,7 @@ class Tracked {
     const table = readProcessStats()
     const fresh: ProcessStat[] = []
     const add = (stat: ProcessStat) => {
-      if (this.stats.has(stat.pid) || this.protectedPids.has(stat.pid) || !isLive(stat)) return
+      if (this.stats.has(stat.pid) || this.protectedPids.has(stat.pid) || !isLiveStat(stat)) return
       this.stats.set(stat.pid, stat)
       fresh.push(stat)
     }
@@ -79,7 +73,7 @@ class Tracked {
     for (const pid of among) {
       const stat = this.stats.get(pid)
       const now = readProcessStat(pid)
-      if (stat && now && now.startTicks === stat.startTicks && isLive(now)) live.push(pid)
+      if (stat && now && now.startTicks === stat.startTicks && isLiveStat(now)) live.push(pid)
     }
     return live
   }
@@ -111,7 +105,7 @@ export async function killProcessTrees(targets: readonly KillTarget[], options: 
   for (const target of targets) {
     const stat = readProcessStat(target.pid)
     // A pid whose start time changed is a different process now: it is left alone.
-    if (stat && isLive(stat) && !protectedPids.has(stat.pid) && startedAtOf(stat) === target.startedAt) roots.push(stat)
+    if (stat && isLiveStat(stat) && !protectedPids.has(stat.pid) && startedAtMs(stat) === target.startedAt) roots.push(stat)
   }
   const groups = new Set(roots.filter((root) => root.pgid === root.pid && root.pgid !== hostGroup).map((root) => root.pid))
   const tracked = new Tracked(protectedPids, groups)

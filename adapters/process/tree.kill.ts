@@ -2,7 +2,7 @@
 // finds `setsid` escapees that left the group), their descendants by ppid, and tree-kill's view of the tree.
 import treeKill from "tree-kill"
 import { JOB_ID_VAR } from "./job.markers"
-import { descendantsOf, isSameProcess, type ProcessStat, pidsWithEnv, readProcessStat, readProcessStats } from "./proc.table"
+import { descendantsOf, isLiveStat, isSameProcess, type ProcessStat, pidsWithEnv, readProcessStat, readProcessStats } from "./proc.table"
 
 export interface JobTarget {
   /** The job's leader pid, which is also its process group id. */
@@ -27,9 +27,6 @@ const POLL_MS = 20
 // SIGKILL is not instant for a process in uninterruptible sleep: how long the verification waits for it.
 const VERIFY_MS = 1000
 
-function isLive(stat: ProcessStat): boolean {
-  return stat.state !== "Z" && stat.state !== "X"
-}
 
 /** The live processes of the job right now: group members, marker carriers and all their descendants. */
 function scanTree(target: JobTarget): ProcessStat[] {
@@ -44,7 +41,7 @@ function scanTree(target: JobTarget): ProcessStat[] {
   for (const root of [...members.values()]) {
     for (const child of descendantsOf(root.pid, table)) members.set(child.pid, child)
   }
-  return [...members.values()].filter(isLive)
+  return [...members.values()].filter(isLiveStat)
 }
 
 function signal(pid: number, name: NodeJS.Signals): boolean {
@@ -80,7 +77,7 @@ function stillAlive(tracked: Map<number, ProcessStat>): number[] {
   const alive: number[] = []
   for (const stat of tracked.values()) {
     const now = readProcessStat(stat.pid)
-    if (now && now.startTicks === stat.startTicks && isLive(now)) alive.push(stat.pid)
+    if (now && now.startTicks === stat.startTicks && isLiveStat(now)) alive.push(stat.pid)
   }
   return alive
 }

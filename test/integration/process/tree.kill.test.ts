@@ -20,8 +20,22 @@ async function startJob(command: string, processes: number) {
     marker: `kill-${process.pid}-${counter}`,
     fenced: false,
   })
-  const started = await waitFor(() => pidsWithEnv(JOB_ID_VAR, job.jobId).length >= processes, 3000)
-  const pids = pidsWithEnv(JOB_ID_VAR, job.jobId)
+  // Wait for the tree to settle, not just to reach the count: a forked subshell is briefly a marker carrier of its
+  // own before it execs (or, for setsid, before it leaves the group).
+  let last = ""
+  let stableSince = Date.now()
+  const started = await waitFor(() => {
+    const now = pidsWithEnv(JOB_ID_VAR, job.jobId)
+      .filter(isAlive)
+      .map((pid) => `${pid}:${readProcess(pid)?.sid}:${readProcess(pid)?.comm}`)
+      .join(",")
+    if (now !== last) {
+      last = now
+      stableSince = Date.now()
+    }
+    return now.split(",").filter(Boolean).length >= processes && Date.now() - stableSince >= 150
+  }, 10_000)
+  const pids = pidsWithEnv(JOB_ID_VAR, job.jobId).filter(isAlive)
   janitor.add(job.pid, ...pids)
   expect(started, `expected ${processes} processes, found ${pids.length}`).toBe(true)
   return { job, pids }
@@ -72,10 +86,11 @@ describe("killJobTree", () => {
   })
 
   it("kills the escapees of a job whose leader already exited", async () => {
-    const { job, pids } = await startJob("setsid sleep 60 & sleep 60 & echo done", 2)
+    const { job } = await startJob("setsid sleep 60 & sleep 60 & echo done", 2)
     await job.exited
-    const left = pids.filter(isAlive)
-    expect(left.length).toBe(2)
+    // The shell is gone; its two sleeps (one in a new session) still carry the job's marker.
+    expect(await waitFor(() => pidsWithEnv(JOB_ID_VAR, job.jobId).filter(isAlive).length === 2, 10_000)).toBe(true)
+    const left = pidsWithEnv(JOB_ID_VAR, job.jobId).filter(isAlive)
     const report = await killJobTree(job, { graceMs: 1000 })
     expect(report.survivors).toEqual([])
     expect(left.filter(isAlive)).toEqual([])
@@ -86,15 +101,19 @@ describe("killJobTree", () => {
     await job.exited
     const started = Date.now()
     expect(await killJobTree(job, { graceMs: 3000 })).toEqual({ killed: [], survivors: [] })
-    expect(Date.now() - started).toBeLessThan(500)
+    // Not the 3 s grace: nothing is left to wait for.
+    expect(Date.now() - started).toBeLessThan(2500)
   })
 })
 
 describe("killJobTreeNow", () => {
   it("SIGKILLs the group and the marked escapees synchronously", async () => {
     const { job, pids } = await startJob("trap '' TERM; setsid sleep 60 & sleep 60 & wait", 3)
+    // The sleeps must be running (a forked subshell seen by the scan may already have exec'd or gone).
+    expect(await waitFor(() => pidsWithEnv(JOB_ID_VAR, job.jobId).filter(isAlive).length === 3, 10_000)).toBe(true)
+    const running = pidsWithEnv(JOB_ID_VAR, job.jobId).filter(isAlive)
     const signalled = killJobTreeNow(job)
-    expect(signalled).toEqual(expect.arrayContaining(pids))
+    expect(signalled).toEqual(expect.arrayContaining(running))
     expect(await waitFor(() => pids.every((pid) => !isAlive(pid)), 10_000)).toBe(true)
     expect((await job.exited).signal).toBe("SIGKILL")
   })

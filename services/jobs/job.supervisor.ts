@@ -99,7 +99,8 @@ export class JobSupervisor {
     spawned.exited.then(async (exit) => {
       // Output seen before the exit is accounted for first, so the exit is the last word.
       await job.growth
-      job.actor.send({ type: "job.exit", code: exit.code, signal: exit.signal, at: exit.at })
+      // A job already killed or cleared has ended its lifecycle: its exit is no news.
+      if (job.actor.getSnapshot().status === "active") job.actor.send({ type: "job.exit", code: exit.code, signal: exit.signal, at: exit.at })
       releaseGrowthWaiters(job)
     })
     await waitFor(actor, (s) => !s.hasTag("caller-waiting"), { timeout: Number.POSITIVE_INFINITY })
@@ -158,7 +159,7 @@ export class JobSupervisor {
         job.stopWatch = this.deps.processes.watchGrowth(context.logFile, () => this.onGrowth(job))
         const stopGone = this.deps.processes.watchGone(context.pid as number, context.startedAt as number, () => {
           // Not our child: its exit status is not ours to read.
-          job.actor.send({ type: "job.exit", code: null, signal: null, at: this.deps.clock.now() })
+          if (job.actor.getSnapshot().status === "active") job.actor.send({ type: "job.exit", code: null, signal: null, at: this.deps.clock.now() })
         })
         const stopGrowth = job.stopWatch
         job.stopWatch = () => {

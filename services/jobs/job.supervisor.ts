@@ -1,6 +1,7 @@
 import { type Actor, type StateValue, createActor, waitFor } from "xstate"
 import { nextDeadline } from "../../machines/job.gates"
 import { type JobContext, type JobMachine, jobMachine } from "../../machines/job.machine"
+import { stateToString } from "../../machines/state.text"
 import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import type { Logger } from "../plan/plan.ports"
 import type { JobJournal } from "./job.journal"
@@ -184,7 +185,7 @@ export class JobSupervisor {
       .filter((j) => sessionId === undefined || j.owner === sessionId)
       .map((j) => {
         const { context, value } = j.actor.getSnapshot()
-        const state = typeof value === "string" ? value : Object.entries(value).map(([k, v]) => `${k}.${String(v)}`).join()
+        const state = stateToString(value)
         return `- ${context.jobId} [${state}${context.previousRun ? ", previous-run" : ""}] pid ${context.pid ?? "-"} cwd ${context.cwd} — ${context.command}`
       })
     return rows.length === 0 ? "no jobs" : rows.join("\n")
@@ -227,7 +228,7 @@ export class JobSupervisor {
     const job = this.lookup(jobId)
     if (typeof job === "string") return job
     const { context } = job.actor.getSnapshot()
-    if (!job.actor.getSnapshot().can({ type: "job.kill", at: 0 }) || context.pid === null) return `job ${jobId} is not running (${this.list().includes(jobId) ? "finished" : "gone"}); nothing to kill.`
+    if (!job.actor.getSnapshot().can({ type: "job.kill", at: 0 }) || context.pid === null) return `job ${jobId} has already finished; nothing to kill.`
     // Decided first, carried out second: the exit the kill causes must not read as an unread completion.
     job.actor.send({ type: "job.kill", at: this.deps.clock.now() })
     const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId }, grace)

@@ -5,7 +5,14 @@ import { firstDeadlineReached } from "./job.gates"
 // ends the wait — the process exit, a success-pattern match, idle output, or the max-wait cap — and only the exit
 // ends the process. A completion the caller never saw queues exactly one wake; a terminal poll consumes it.
 
-export const JOB_MACHINE_VERSION = "1"
+export const JOB_MACHINE_VERSION = "2"
+
+/** The host process that runs (or adopted) a job: a pid and its start time, so a reused pid is never mistaken. */
+export interface JobHost {
+  pid: number
+  /** Epoch ms. */
+  startedAt: number
+}
 
 export interface JobInput {
   jobId: string
@@ -25,6 +32,8 @@ export interface JobInput {
   notify: boolean
   /** Survive mode: outlives the host, adopted by the next start. */
   survive: boolean
+  /** Whose job it is: a restart leaves the jobs of a host that still runs to that host. */
+  host: JobHost
 }
 
 export type JobCompletion = "exit" | "pattern" | "idle" | "max-wait" | "background" | "killed" | "spawn-failed" | "orphaned"
@@ -53,7 +62,7 @@ export type JobEvent =
   | { type: "job.poll" }
   | { type: "job.wake.delivered" }
   | { type: "job.clear" }
-  | { type: "job.adopt"; at: number }
+  | { type: "job.adopt"; at: number; host: JobHost }
   | { type: "job.orphan"; at: number }
 
 export type JobTag = "alive" | "caller-waiting" | "wake-pending" | "listed"
@@ -94,7 +103,7 @@ export const jobMachine = setup({
     markIdle: assign({ completion: "idle" as const }),
     markMaxWait: assign({ completion: "max-wait" as const }),
     markBackground: assign({ completion: "background" as const }),
-    markAdopted: assign({ previousRun: true }),
+    markAdopted: assign(({ event }) => (event.type === "job.adopt" ? { previousRun: true, host: event.host } : {})),
     markOrphaned: assign(({ event }) => (event.type === "job.orphan" ? { endedAt: event.at, completion: "orphaned" as const } : {})),
   },
 }).createMachine({

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto"
 import type { PluginInput } from "@opencode-ai/plugin"
-import { createJobProcesses } from "../adapters/process/job.processes"
+import { createJobProcesses, currentHost } from "../adapters/process/job.processes"
 import { installExitMatrix } from "../adapters/process/exit.matrix"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
 import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
 import { JobJournal } from "../services/jobs/job.journal"
 import { JobLedger } from "../services/jobs/job.ledger"
+import { JobRegistry } from "../services/jobs/job.registry"
+import type { StoreStorage } from "../services/jobs/job.stores"
 import type { KeyValueStorage } from "../adapters/storage/keyvalue.storage"
 import type { JobProcesses, Timers } from "../services/jobs/job.ports"
 import { JobSupervisor } from "../services/jobs/job.supervisor"
@@ -21,6 +23,7 @@ export const systemTimers: Timers = {
 export interface HostJobs {
   supervisor: JobSupervisor
   ledger: JobLedger
+  registry: JobRegistry
   shellFamily: string
   /** Removes the exit handlers (the supervisor itself is disposed by the plugin's dispose hook). */
   uninstall(): void
@@ -38,18 +41,21 @@ export function createHostJobs(options: {
   logDir?: string
   /** The workspace database the jobs are recorded in (opened lazily; undefined records nothing). */
   repository: () => Promise<LifecycleRepository | undefined>
-  /** Where the job ledger persists (opened lazily); without it the ledger lives in memory only. */
+  /** Where the job registry and ledger persist (opened lazily); without it they live in memory only. */
   keyValue?: () => Promise<KeyValueStorage>
 }): HostJobs {
   const processes = options.processes ?? createJobProcesses()
   const keyValue = options.keyValue
-  const ledger = new JobLedger(
-    keyValue && {
-      getItem: async (name) => (await keyValue()).getItem(name),
-      setItem: async (name, value) => (await keyValue()).setItem(name, value),
-      removeItem: async (name) => (await keyValue()).removeItem(name),
-    },
-  )
+  const storage: StoreStorage | undefined = keyValue && {
+    getItem: async (name) => (await keyValue()).getItem(name),
+    setItem: async (name, value) => (await keyValue()).setItem(name, value),
+    removeItem: async (name) => (await keyValue()).removeItem(name),
+    names: async (prefix) => (await keyValue()).names(prefix),
+  }
+  const host = currentHost()
+  const persistFailed = (what: string) => (error: unknown) => options.log.warn(`${what}: ${String(error)}`)
+  const ledger = new JobLedger(host, storage, persistFailed("job ledger"))
+  const registry = new JobRegistry(host, storage, persistFailed("job registry"))
   const supervisor = new JobSupervisor({
     processes,
     logs: new FsJobLogs(options.logDir),
@@ -58,6 +64,8 @@ export function createHostJobs(options: {
     log: options.log,
     journal: new JobJournal(options.repository, options.clock, options.log),
     ledger,
+    registry,
+    host,
     // Job ids are process markers too: unique across hosts, so one host can never kill another's jobs.
     newJobId: () => `job_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`,
     wake: async (sessionId, text) => {
@@ -66,5 +74,5 @@ export function createHostJobs(options: {
     },
   })
   const uninstall = installExitMatrix(() => supervisor.killAllNow())
-  return { supervisor, ledger, shellFamily: processes.shellFamily(), uninstall }
+  return { supervisor, ledger, registry, shellFamily: processes.shellFamily(), uninstall }
 }

@@ -15,7 +15,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
   const { options, warnings } = parseForgeOptions(rawOptions)
   for (const warning of warnings) log.warn(warning)
   const workspace = workspaceRoot(input.directory, input.worktree)
-  // The workspace database (plans restored and reconciled), then what an earlier host left: its job ledger and jobs.
+  // The workspace database (plans restored and reconciled), then what hosts that are gone left: jobs, registry, ledger.
   let database: Promise<ComposedRuntime> | undefined
   const openDatabase = (): Promise<ComposedRuntime> =>
     (database ??= createForgeRuntime({ workspace, log }).catch((error: unknown) => {
@@ -26,7 +26,6 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
   const openRuntime = (): Promise<ComposedRuntime> =>
     (runtime ??= (async () => {
       const rt = await openDatabase()
-      await jobs.ledger.hydrate()
       const restored = await jobs.supervisor.restore(rt.repository)
       for (const problem of restored.problems) log.warn(problem)
       if (restored.adopted.length > 0) log.info(`adopted ${restored.adopted.length} survive job(s) from a previous run`)

@@ -51,6 +51,6 @@ export {
   type ReadLinesOptions,
   type WindowLinePage,
 } from "./log.reader"
-export { createJobProcesses, type JobProcessesOptions } from "./job.processes"
+export { createJobProcesses, currentHost, type JobProcessesOptions } from "./job.processes"
 export { commandDirectories, commandPaths, createProcessLocator, hostLineage, processClock, type ProcessLocatorOptions } from "./process.locator"
 export { createProcessKiller, killProcessTrees, type KillProcessTreesOptions, type ProcessTreesKillReport } from "./process.trees.kill"

@@ -1,4 +1,5 @@
 // The job supervisor's port onto this adapter: services/jobs asks through JobProcesses, POSIX answers here.
+import type { JobHost } from "../../machines/job.machine"
 import type { JobProcesses, MatchOutcome } from "../../services/jobs/job.ports"
 import { spawnJob } from "./job.spawn"
 import { logSize, readNew, readTail, readWindowLines, watchGrowth } from "./log.reader"
@@ -17,6 +18,13 @@ export interface JobProcessesOptions {
   growthPollMs?: number
   /** The interpreter; the host-aligned shell by default (resolved once). */
   shell?: ResolvedShell
+}
+
+/** This process as a job host: its pid and start time (so a later process reusing the pid is told apart). */
+export function currentHost(): JobHost {
+  const self = readProcess(process.pid)
+  if (self === null) throw new Error(`cannot read /proc/${process.pid}: the job host needs a Linux /proc`)
+  return { pid: process.pid, startedAt: self.startedAt }
 }
 
 export function createJobProcesses(options: JobProcessesOptions = {}): JobProcesses {

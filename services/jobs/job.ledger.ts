@@ -1,11 +1,15 @@
 import { createStore } from "@xstate/store"
-import { type StateStorage, flushStorage, persist, rehydrateStore } from "@xstate/store/persist"
+import { type StateStorage, flushStorage, persist } from "@xstate/store/persist"
 import { z } from "zod"
+import type { JobHost } from "../../machines/job.machine"
+import { STORE_WRITE_THROTTLE_MS, type StoreStorage, hostScopedName, ownItem, takeOverDeadHosts } from "./job.stores"
 
 // The job ledger: what happened to jobs that nobody was waiting on — adopted from a previous run, left as orphans,
 // killed because their session was deleted, or not fully killable. Bounded: only the newest entries stay. It is an
-// @xstate/store (plain keyed data, no finite modes), persisted through whatever StateStorage the host provides.
+// @xstate/store (plain keyed data, no finite modes) persisted per host; a start takes over the ledgers of hosts
+// that died, so the history carries on from one run to the next.
 
+export const JOB_LEDGER_NAME = "forge.job-ledger"
 export const JOB_LEDGER_LIMIT = 200
 export const JOB_LEDGER_KINDS = ["adopted", "orphaned", "session-deleted", "kill-survivors"] as const
 
@@ -22,36 +26,45 @@ export const jobLedgerEntrySchema = z.strictObject({
 
 export type JobLedgerEntry = z.output<typeof jobLedgerEntrySchema>
 
-const STORAGE_NAME = "forge.job-ledger"
+const ledgerContextSchema = z.strictObject({ entries: z.array(jobLedgerEntrySchema) })
 
+/** In time order, the newest `JOB_LEDGER_LIMIT` only. */
 function bounded(entries: readonly JobLedgerEntry[]): JobLedgerEntry[] {
-  return entries.slice(-JOB_LEDGER_LIMIT)
+  return [...entries].sort((a, b) => a.at - b.at).slice(-JOB_LEDGER_LIMIT)
 }
 
-export function createJobLedgerStore(storage?: StateStorage) {
+function createLedgerStore(options: { storage?: StateStorage; name: string; onError: (error: unknown) => void; hydrated?: boolean }) {
   const store = createStore({
     context: { entries: [] as JobLedgerEntry[] },
     on: {
       append: (context, event: { entry: JobLedgerEntry }) => ({ entries: bounded([...context.entries, event.entry]) }),
+      tookOver: (context, event: { entries: readonly JobLedgerEntry[] }) => ({ entries: bounded([...event.entries, ...context.entries]) }),
     },
   })
-  if (storage === undefined) return store
+  if (options.storage === undefined) return store
   return store.with(
     persist({
-      name: STORAGE_NAME,
-      storage,
-      // The database opens after the host starts: hydration is explicit, and what was appended meanwhile is kept.
-      skipHydration: true,
-      merge: (persisted, current) => ({ entries: bounded([...(persisted.entries ?? []), ...current.entries]) }),
+      name: options.name,
+      storage: options.storage,
+      // A dead host's item is loaded explicitly (rehydrateStore); the host's own store starts hydrated.
+      skipHydration: options.hydrated !== true,
+      throttle: STORE_WRITE_THROTTLE_MS,
+      onError: options.onError,
+      merge: (persisted) => ledgerContextSchema.parse(persisted),
     }),
   )
 }
 
 export class JobLedger {
-  private readonly store: ReturnType<typeof createJobLedgerStore>
+  private readonly store: ReturnType<typeof createLedgerStore>
 
-  constructor(storage?: StateStorage) {
-    this.store = createJobLedgerStore(storage)
+  /** Without storage the ledger lives in memory only. */
+  constructor(
+    private readonly host: JobHost,
+    private readonly storage?: StoreStorage,
+    onError: (error: unknown) => void = () => {},
+  ) {
+    this.store = createLedgerStore({ storage: storage && ownItem(storage), hydrated: true, name: hostScopedName(JOB_LEDGER_NAME, host), onError })
   }
 
   /** Validates and appends one entry; the oldest beyond the bound rotate out. */
@@ -65,13 +78,25 @@ export class JobLedger {
     return [...this.store.getSnapshot().context.entries]
   }
 
-  /** Loads what earlier hosts recorded (once the storage is reachable). */
-  hydrate(): Promise<void> {
-    return rehydrateStore(this.store)
+  /**
+   * Start-up: the ledgers of hosts that are gone join this host's (in time order, bounded) and their items are
+   * removed; the ledgers of hosts still running stay theirs. A ledger that does not parse is reported and left.
+   */
+  async takeOver(isAlive: (host: JobHost) => boolean): Promise<string[]> {
+    const storage = this.storage
+    if (storage === undefined) return []
+    return takeOverDeadHosts({
+      storage,
+      base: JOB_LEDGER_NAME,
+      self: this.host,
+      isAlive,
+      open: (name, onError) => createLedgerStore({ storage, name, onError }),
+      adopt: (context) => this.store.trigger.tookOver({ entries: context.entries }),
+    })
   }
 
   /** Waits for pending writes. */
   async flush(): Promise<void> {
-    await flushStorage(this.store)
+    if (this.storage !== undefined) await flushStorage(this.store)
   }
 }

@@ -1,11 +1,13 @@
 import { type Actor, type StateValue, createActor, waitFor } from "xstate"
 import { nextDeadline } from "../../machines/job.gates"
-import { type JobContext, type JobMachine, jobMachine } from "../../machines/job.machine"
+import { type JobContext, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
 import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import type { Logger } from "../plan/plan.ports"
 import type { JobJournal } from "./job.journal"
 import type { JobLedger, JobLedgerEntry } from "./job.ledger"
+import type { JobRegistry } from "./job.registry"
+import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import type { JobLogs, JobProcesses, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, wakeText } from "./job.report"
@@ -15,7 +17,6 @@ const TAIL_BYTES = 8 * 1024
 const SCAN_BYTES = 1024 * 1024
 const POLL_CAP_MS = 30_000
 const DRAIN_BYTES = 64 * 1024
-const CONSUMED_MEMORY = 1000
 /**
  * An explicit kill (forge_jobs kill, keep_alive: false, a deleted session) gives the tree this long to exit on SIGTERM
  * before SIGKILL; only the plugin's dispose grants the adapter's full graceful pass.
@@ -36,11 +37,17 @@ export interface JobSupervisorDeps {
   journal: JobJournal
   /** The bounded record of what happened to jobs nobody was waiting on. */
   ledger: JobLedger
+  /** Which jobs this host runs and for whom, and which results were delivered. */
+  registry: JobRegistry
+  /** This host process: stamped on every job it starts or adopts. */
+  host: JobHost
 }
 
 export interface RestoreOutcome {
   adopted: string[]
   orphaned: string[]
+  /** Live jobs of another host process that still runs on this workspace: left to it. */
+  elsewhere: string[]
   problems: string[]
 }
 
@@ -49,9 +56,8 @@ export interface RestoreOutcome {
 // out what it decided.
 
 export class JobSupervisor {
+  /** The live handles (actor, watchers) of the jobs the registry lists. */
   private readonly jobs = new Map<string, LiveJob>()
-  /** Jobs whose final result was delivered: a late poll/kill/clear says so instead of "unknown job". */
-  private readonly consumed = new Set<string>()
   private readonly idleSessions = new Set<string>()
 
   constructor(private readonly deps: JobSupervisorDeps) {}
@@ -78,10 +84,12 @@ export class JobSupervisor {
         background: request.background,
         notify: request.notify,
         survive: request.survive,
+        host: this.deps.host,
       },
       inspect: this.deps.journal.inspector(jobId),
     }).start()
-    const job = newLiveJob(actor, sessionId, matcher)
+    this.deps.registry.register({ jobId, owner: sessionId, survive: request.survive, registeredAt: this.deps.clock.now() })
+    const job = newLiveJob(actor, matcher)
     this.jobs.set(jobId, job)
     await this.deps.logs.rotate(new Set(this.jobs.keys())).catch((error: unknown) => this.deps.log.warn(`job log rotation failed: ${String(error)}`))
     let spawned
@@ -126,17 +134,26 @@ export class JobSupervisor {
    * running escaped its fence and is killed first.
    */
   async restore(repository: LifecycleRepository): Promise<RestoreOutcome> {
-    const outcome: RestoreOutcome = { adopted: [], orphaned: [], problems: [] }
+    const outcome: RestoreOutcome = { adopted: [], orphaned: [], elsewhere: [], problems: [] }
+    const isAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isSameProcess(host.pid, host.startedAt)
+    outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)), ...(await this.deps.ledger.takeOver(isAlive)))
     for (const record of await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false })) {
       const jobId = record.instanceId
       if (this.jobs.has(jobId)) continue
+      const persisted = record.snapshot as { value: StateValue; context: Partial<JobContext> }
+      // Another opencode process on this workspace runs it: not ours to adopt, orphan or kill.
+      if (persisted.context.host !== undefined && isAlive(persisted.context.host)) {
+        outcome.elsewhere.push(jobId)
+        continue
+      }
       let actor: Actor<JobMachine>
       try {
-        const persisted = record.snapshot as { value: StateValue; context: JobContext }
-        const resolved = jobMachine.resolveState({ value: persisted.value, context: persisted.context })
+        // A record written before jobs named their host belongs to a host that is gone.
+        const context: JobContext = { ...(persisted.context as JobContext), host: persisted.context.host ?? { pid: 0, startedAt: 0 } }
+        const resolved = jobMachine.resolveState({ value: persisted.value, context })
         actor = createActor(jobMachine, {
           snapshot: jobMachine.getPersistedSnapshot(resolved),
-          input: persisted.context,
+          input: context,
           inspect: this.deps.journal.inspector(jobId, record.state),
         }).start()
       } catch (error) {
@@ -144,7 +161,11 @@ export class JobSupervisor {
         continue
       }
       const { context } = actor.getSnapshot()
-      const job = newLiveJob(actor, context.sessionId)
+      // The dead host's registry, taken over above, knows the owner after a handoff; else it is the starting session.
+      if (this.deps.registry.ownerOf(jobId) === undefined) {
+        this.deps.registry.register({ jobId, owner: context.sessionId, survive: context.survive, registeredAt: this.deps.clock.now() })
+      }
+      const job = newLiveJob(actor)
       this.jobs.set(jobId, job)
       this.watch(jobId, job)
       const alive = context.pid !== null && context.startedAt !== null && this.deps.processes.isSameProcess(context.pid, context.startedAt)
@@ -155,7 +176,7 @@ export class JobSupervisor {
       }
       if (!actor.getSnapshot().hasTag("alive")) continue
       if (alive && context.survive) {
-        actor.send({ type: "job.adopt", at: now })
+        actor.send({ type: "job.adopt", at: now, host: this.deps.host })
         job.readOffset = await this.deps.processes.sizeOf(context.logFile)
         job.stopWatch = this.deps.processes.watchGrowth(context.logFile, () => this.onGrowth(job))
         const stopGone = this.deps.processes.watchGone(context.pid as number, context.startedAt as number, () => {
@@ -176,13 +197,15 @@ export class JobSupervisor {
       this.note("orphaned", context, `left live by a previous run${alive ? "; it escaped its fence and was killed" : "; its process is gone"}`)
       outcome.orphaned.push(jobId)
     }
+    // Registrations taken over whose job already ended: their results count as delivered.
+    for (const { jobId } of this.deps.registry.registrations()) if (!this.jobs.has(jobId)) this.deps.registry.end(jobId)
     return outcome
   }
 
   /** forge_jobs list: the session's jobs (all jobs when no session is given). */
   list(sessionId?: string): string {
     const rows = [...this.jobs.values()]
-      .filter((j) => sessionId === undefined || j.owner === sessionId)
+      .filter((j) => sessionId === undefined || this.ownerOf(j) === sessionId)
       .map((j) => {
         const { context, value } = j.actor.getSnapshot()
         const state = stateToString(value)
@@ -249,7 +272,7 @@ export class JobSupervisor {
   handoff(jobId: string, rootSession: string): string {
     const job = this.lookup(jobId)
     if (typeof job === "string") return job
-    job.owner = rootSession
+    this.deps.registry.handOff(jobId, rootSession)
     return `job ${jobId} now belongs to session ${rootSession}.`
   }
 
@@ -261,14 +284,14 @@ export class JobSupervisor {
     }
     this.idleSessions.add(sessionId)
     for (const [jobId, job] of this.jobs) {
-      if (job.owner === sessionId && job.actor.getSnapshot().hasTag("wake-pending")) void this.deliverWake(jobId, job)
+      if (this.ownerOf(job) === sessionId && job.actor.getSnapshot().hasTag("wake-pending")) void this.deliverWake(jobId, job)
     }
   }
 
   /** A deleted session's live jobs die with it. */
   async sessionDeleted(sessionId: string): Promise<void> {
     this.idleSessions.delete(sessionId)
-    const owned = [...this.jobs.entries()].filter(([, j]) => j.owner === sessionId && j.actor.getSnapshot().hasTag("alive"))
+    const owned = [...this.jobs.entries()].filter(([, j]) => this.ownerOf(j) === sessionId && j.actor.getSnapshot().hasTag("alive"))
     for (const [jobId, job] of owned) {
       this.note("session-deleted", job.actor.getSnapshot().context, `session ${sessionId} was deleted: its job was killed`)
       await this.kill(jobId)
@@ -318,7 +341,7 @@ export class JobSupervisor {
   private lookup(jobId: string): LiveJob | string {
     const job = this.jobs.get(jobId)
     if (job !== undefined) return job
-    return this.consumed.has(jobId) ? `job ${jobId}: already consumed — its final result was already delivered.` : `unknown job ${jobId}. forge_jobs list shows the jobs.`
+    return this.deps.registry.isConsumed(jobId) ? `job ${jobId}: already consumed — its final result was already delivered.` : `unknown job ${jobId}. forge_jobs list shows the jobs.`
   }
 
   private onGrowth(job: LiveJob): void {
@@ -352,11 +375,12 @@ export class JobSupervisor {
   }
 
   private async deliverWake(jobId: string, job: LiveJob): Promise<void> {
-    if (job.delivering || !this.idleSessions.has(job.owner)) return
+    const owner = this.ownerOf(job)
+    if (job.delivering || !this.idleSessions.has(owner)) return
     job.delivering = true
     try {
       const { context } = job.actor.getSnapshot()
-      await this.deps.wake(job.owner, wakeText(context, await this.deps.processes.readTail(context.logFile, TAIL_BYTES)))
+      await this.deps.wake(owner, wakeText(context, await this.deps.processes.readTail(context.logFile, TAIL_BYTES)))
       if (job.actor.getSnapshot().can({ type: "job.wake.delivered" })) job.actor.send({ type: "job.wake.delivered" })
     } catch (error) {
       this.deps.log.warn(`job ${jobId}: wake delivery failed, retrying at the next idle: ${String(error)}`)
@@ -370,11 +394,12 @@ export class JobSupervisor {
     const job = this.jobs.get(jobId)
     if (job) quiesce(job)
     this.jobs.delete(jobId)
-    this.consumed.add(jobId)
-    // Bounded: the oldest consumed ids fall back to "unknown job".
-    for (const old of this.consumed) {
-      if (this.consumed.size <= CONSUMED_MEMORY) break
-      this.consumed.delete(old)
-    }
+    this.deps.registry.end(jobId)
+  }
+
+  /** The session a job belongs to now (the registry knows every job this host runs). */
+  private ownerOf(job: LiveJob): string {
+    const { context } = job.actor.getSnapshot()
+    return this.deps.registry.ownerOf(context.jobId) ?? context.sessionId
   }
 }

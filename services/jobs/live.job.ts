@@ -5,8 +5,6 @@ import type { OutputMatcher, Timers } from "./job.ports"
 /** The supervisor's working record of one job: its machine actor plus what watches it. */
 export interface LiveJob {
   actor: Actor<JobMachine>
-  /** The session that owns the job now (handoff moves it to the root session). */
-  owner: string
   stopWatch?: () => void
   timer?: { cancel(): void }
   matcher?: OutputMatcher
@@ -20,8 +18,8 @@ export interface LiveJob {
   growthWaiters: Set<() => void>
 }
 
-export function newLiveJob(actor: Actor<JobMachine>, owner: string, matcher?: OutputMatcher): LiveJob {
-  return { actor, owner, matcher, scanOffset: 0, readOffset: 0, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
+export function newLiveJob(actor: Actor<JobMachine>, matcher?: OutputMatcher): LiveJob {
+  return { actor, matcher, scanOffset: 0, readOffset: 0, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
 }
 
 /** Resolves at the job's next output or end, or after `ms`, whichever comes first. */

@@ -25,6 +25,7 @@ const base: JobInput = {
   background: false,
   notify: true,
   survive: true,
+  host: { pid: 100, startedAt: 1 },
 }
 
 const configs: { name: string; input: JobInput }[] = [
@@ -54,7 +55,7 @@ const eventCases: JobEvent[] = [
   { type: "job.poll" },
   { type: "job.wake.delivered" },
   { type: "job.clear" },
-  { type: "job.adopt", at: 5_000 },
+  { type: "job.adopt", at: 5_000, host: { pid: 200, startedAt: 4_000 } },
   { type: "job.orphan", at: 5_000 },
 ]
 
@@ -125,7 +126,7 @@ const models = configs.map(({ name, input }) => {
 
 /** Replays one path and its extensions through the reference alone (pure, no actor). */
 function walk(input: JobInput, path: (typeof models)[number]["paths"][number], diverged: (d: Divergence) => void): void {
-  let record = initialJobRecord()
+  let record = initialJobRecord(input)
   const initial = path.steps[0]!.state
   expect(jobRecordOf(initial)).toEqual(record)
   expect(initial.tags).toEqual(new Set(expectedJobTags(record.place)))

@@ -26,6 +26,8 @@ export interface JobRecord {
   error: string | null
   completion: JobCompletion | null
   previousRun: boolean
+  /** The pid of the host that runs the job: the starting host, then whoever adopted it. */
+  hostPid: number
 }
 
 export interface JobOutcome {
@@ -39,7 +41,7 @@ const ALIVE: readonly JobPlace[] = ["running", "succeededByPattern", "earlyRetur
 /** The caller stopped waiting before the end: the end is news it has not read. */
 const UNREAD_END_PENDING: readonly JobPlace[] = ["succeededByPattern", "earlyReturned"]
 
-export function initialJobRecord(): JobRecord {
+export function initialJobRecord(input: JobInput): JobRecord {
   return {
     place: "starting",
     pid: null,
@@ -51,6 +53,7 @@ export function initialJobRecord(): JobRecord {
     error: null,
     completion: null,
     previousRun: false,
+    hostPid: input.host.pid,
   }
 }
 
@@ -109,11 +112,11 @@ export function expectedJobAfter(input: JobInput, record: JobRecord, event: JobE
     // Survive mode: the next start adopts a job whose caller is gone, or ledgers it as an orphan when it died. A job
     // restored while its caller was still waiting has no caller any more: it continues as a background job.
     if (place === "running") {
-      if (event.type === "job.adopt") return to({ previousRun: true, place: "earlyReturned", completion: "background" })
+      if (event.type === "job.adopt") return to({ previousRun: true, hostPid: event.host.pid, place: "earlyReturned", completion: "background" })
       if (event.type === "job.orphan") return to({ place: "orphaned", endedAt: event.at, completion: "orphaned" })
     }
     if (UNREAD_END_PENDING.includes(place)) {
-      if (event.type === "job.adopt") return to({ previousRun: true })
+      if (event.type === "job.adopt") return to({ previousRun: true, hostPid: event.host.pid })
       if (event.type === "job.orphan") return to({ place: "orphaned", endedAt: event.at, completion: "orphaned" })
     }
     return same
@@ -147,5 +150,6 @@ export function jobRecordOf(snapshot: JobSnapshot): JobRecord {
     error: c.error,
     completion: c.completion,
     previousRun: c.previousRun,
+    hostPid: c.host.pid,
   }
 }

@@ -2,14 +2,17 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { createJobProcesses } from "../../../adapters/process/job.processes"
-import { isAlive } from "../../../adapters/process/proc.table"
+import { spawn } from "node:child_process"
+import { createJobProcesses, currentHost } from "../../../adapters/process/job.processes"
+import { isAlive, readProcess } from "../../../adapters/process/proc.table"
+import type { JobHost } from "../../../machines/job.machine"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
 import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.request"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
 import { JobJournal } from "../../../services/jobs/job.journal"
 import { JobLedger } from "../../../services/jobs/job.ledger"
+import { JobRegistry } from "../../../services/jobs/job.registry"
 import { JobSupervisor } from "../../../services/jobs/job.supervisor"
 import { systemTimers } from "../../../src/jobs"
 import { memoryLogger } from "../plan/plan.helpers"
@@ -28,7 +31,9 @@ describe("job supervisor with real processes", () => {
   let store: LifecycleStore
   let ledger: JobLedger
   const clock = { now: () => Date.now() }
-  const newSupervisor = () =>
+  const host = currentHost()
+  /** A host whose records stop when `silenced` says so: what a host that died leaves behind. */
+  const newSupervisor = (options: { host?: JobHost; ledger?: JobLedger; silenced?: () => boolean } = {}) =>
     new JobSupervisor({
       processes: createJobProcesses({ growthPollMs: 20, killGraceMs: 500 }),
       logs: new FsJobLogs(path.join(dir, "logs")),
@@ -37,14 +42,16 @@ describe("job supervisor with real processes", () => {
       log: memoryLogger(),
       wake: async (session, text) => void wakes.push({ session, text }),
       newJobId: () => `job_test_${process.pid}_${++seq}`,
-      journal: new JobJournal(async () => store.repository, clock, memoryLogger()),
-      ledger,
+      journal: new JobJournal(async () => (options.silenced?.() ? undefined : store.repository), clock, memoryLogger()),
+      ledger: options.ledger ?? ledger,
+      registry: new JobRegistry(options.host ?? host, createKeyValueStorage(store.connection)),
+      host: options.host ?? host,
     })
 
   beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "forge-jobs-"))
     store = await openLifecycleStore(dir)
-    ledger = new JobLedger(createKeyValueStorage(store.connection))
+    ledger = new JobLedger(host, createKeyValueStorage(store.connection))
     wakes = []
     supervisor = newSupervisor()
   })
@@ -159,32 +166,83 @@ describe("job supervisor with real processes", () => {
     expect((await store.repository.getSnapshot("job", id))?.terminal).toBe(true)
   })
 
-  it("the next host adopts a survive job still running and orphans a live job whose process is gone", async () => {
-    const survivor = jobIdOf(await supervisor.run("s1", request({ command: "sleep 30", survive: true, run_in_background: true })))
-    const doomed = jobIdOf(await supervisor.run("s1", request({ command: "sleep 30", run_in_background: true })))
-    const doomedPid = Number(new RegExp(`${doomed} \\[earlyReturned\\] pid (\\d+)`).exec(supervisor.list())?.[1])
-    // The first host goes away without a word: its records still say "live", and its fenced job died with it. (This
-    // host is the test process, so the kill is done by hand and the record the dead host would have left is put back.)
-    await new Promise((r) => setTimeout(r, 50))
-    const lastWords = await store.repository.getSnapshot("job", doomed)
-    process.kill(-doomedPid, "SIGKILL")
-    await expect.poll(() => isAlive(doomedPid)).toBe(false)
+  /** Another host process of the same workspace, stood in for by a child process that lives until killed. */
+  async function otherHost(): Promise<{ host: JobHost; kill(): Promise<void> }> {
+    const child = spawn("sleep", ["60"], { stdio: "ignore" })
+    const pid = child.pid as number
+    await expect.poll(() => readProcess(pid)).not.toBeNull()
+    return {
+      host: { pid, startedAt: readProcess(pid)!.startedAt },
+      async kill() {
+        child.kill("SIGKILL")
+        await expect.poll(() => isAlive(pid)).toBe(false)
+      },
+    }
+  }
+
+  it("a start while another host of the workspace still runs leaves that host's jobs alone", async () => {
+    const other = await otherHost()
+    let silenced = false
+    const first = newSupervisor({ host: other.host, silenced: () => silenced })
+    try {
+      const id = jobIdOf(await first.run("s1", request({ command: "sleep 30", run_in_background: true })))
+      const pid = Number(/pid (\d+)/.exec(first.list())?.[1])
+      const next = newSupervisor()
+      const outcome = await next.restore(store.repository)
+      expect(outcome).toEqual({ adopted: [], orphaned: [], elsewhere: [id], problems: [] })
+      expect(isAlive(pid)).toBe(true)
+      expect(next.list()).toBe("no jobs")
+      expect((await store.repository.getSnapshot("job", id))?.state).toBe("earlyReturned")
+      await next.dispose()
+      expect(isAlive(pid)).toBe(true)
+    } finally {
+      silenced = true
+      await first.dispose()
+      await other.kill()
+    }
+  })
+
+  it("the next host takes over from a host that is gone: survive job adopted with its owner, escaped job orphaned, results remembered", async () => {
+    const other = await otherHost()
+    let silenced = false
+    const firstLedger = new JobLedger(other.host, createKeyValueStorage(store.connection))
+    const first = newSupervisor({ host: other.host, ledger: firstLedger, silenced: () => silenced })
+    const survivor = jobIdOf(await first.run("sub", request({ command: "sleep 30", survive: true, run_in_background: true })))
+    expect(first.handoff(survivor, "root")).toContain("now belongs to session root")
+    const escaped = jobIdOf(await first.run("s1", request({ command: "sleep 30", run_in_background: true })))
+    const escapedPid = Number(new RegExp(`${escaped} \\[earlyReturned\\] pid (\\d+)`).exec(first.list())?.[1])
+    const consumed = jobIdOf(await first.run("s1", request({ command: "echo done" })))
+    const gone = jobIdOf(await first.run("s1", request({ command: "sleep 30", run_in_background: true })))
+    await first.kill(gone)
+    await first.sessionDeleted("nobody")
+    firstLedger.append({ at: clock.now(), kind: "kill-survivors", jobId: gone, sessionId: "s1", command: "sleep 30", message: "the first host's last words" })
+    await firstLedger.flush()
     await new Promise((r) => setTimeout(r, 100))
-    await store.repository.saveSnapshot(lastWords!)
+    // The first host dies without a word: its records stop here. (Its jobs are children of this test process, so
+    // its fenced job outlives it: an escapee, as when a fence failed.)
+    silenced = true
+    await other.kill()
     const next = newSupervisor()
     try {
       const outcome = await next.restore(store.repository)
-      expect(outcome).toEqual({ adopted: [survivor], orphaned: [doomed], problems: [] })
-      expect(ledger.entries().map((e) => `${e.kind} ${e.jobId}`)).toEqual([`adopted ${survivor}`, `orphaned ${doomed}`])
-      expect(next.list()).toMatch(new RegExp(`${survivor} \\[earlyReturned, previous-run\\]`))
-      expect(await next.poll(doomed)).toMatch(/already consumed/)
+      expect(outcome).toEqual({ adopted: [survivor], orphaned: [escaped], elsewhere: [], problems: [] })
+      expect(isAlive(escapedPid)).toBe(false)
+      expect(ledger.entries().map((e) => `${e.kind} ${e.jobId}`)).toEqual([`kill-survivors ${gone}`, `adopted ${survivor}`, `orphaned ${escaped}`])
+      expect(ledger.entries().at(-1)?.message).toMatch(/escaped its fence and was killed/)
+      // The handoff outlived the host: the adopted job is the root session's, and the host it runs under is this one.
+      expect(next.list("root")).toMatch(new RegExp(`${survivor} \\[earlyReturned, previous-run\\]`))
+      expect(next.list("sub")).toBe("no jobs")
+      await expect.poll(async () => (await store.repository.getSnapshot("job", survivor))?.snapshot).toMatchObject({ context: { host, previousRun: true } })
+      expect(await next.poll(consumed)).toMatch(/already consumed/)
+      expect(await next.poll(escaped)).toMatch(/already consumed/)
       // The adopted job is watched: once it is killed its end is seen and its record turns final.
       expect(await next.kill(survivor)).toContain("killed its whole process tree")
       await new Promise((r) => setTimeout(r, 50))
       expect((await store.repository.getSnapshot("job", survivor))?.state).toBe("killed")
-      expect((await store.repository.getSnapshot("job", doomed))?.state).toBe("orphaned")
+      expect((await store.repository.getSnapshot("job", escaped))?.state).toBe("orphaned")
     } finally {
       await next.dispose()
+      await first.dispose()
     }
   })
 })

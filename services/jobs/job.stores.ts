@@ -1,0 +1,86 @@
+import { type StateStorage, rehydrateStore } from "@xstate/store/persist"
+import { z } from "zod"
+import type { JobHost } from "../../machines/job.machine"
+
+// The job stores (registry and ledger) persist per host: two opencode processes on one workspace each write their
+// own item, so neither overwrites what the other recorded. The next start takes over the items of hosts that died.
+
+/** A StateStorage that can also list its items, so a start finds the items earlier hosts left. */
+export interface StoreStorage extends StateStorage {
+  /** Names of the stored items that start with `prefix`. */
+  names(prefix: string): Promise<string[]>
+}
+
+/** `<base>@<pid>.<startedAt>`: the item one host persists a store under. */
+export function hostScopedName(base: string, host: JobHost): string {
+  return `${base}@${host.pid}.${host.startedAt}`
+}
+
+/** The host an item belongs to, or null for a name that is not one of `base`'s per-host items. */
+export function hostOfName(base: string, name: string): JobHost | null {
+  const match = /^(\d+)\.(\d+)$/.exec(name.startsWith(`${base}@`) ? name.slice(base.length + 1) : "")
+  return match ? { pid: Number(match[1]), startedAt: Number(match[2]) } : null
+}
+
+export function isSameHost(a: JobHost, b: JobHost): boolean {
+  return a.pid === b.pid && a.startedAt === b.startedAt
+}
+
+/** The per-host items of `base` whose host is gone: theirs to take over. The living hosts' items are left alone. */
+export async function itemsOfDeadHosts(
+  storage: StoreStorage,
+  base: string,
+  self: JobHost,
+  isAlive: (host: JobHost) => boolean,
+): Promise<string[]> {
+  const dead: string[] = []
+  for (const name of await storage.names(`${base}@`)) {
+    const host = hostOfName(base, name)
+    if (host !== null && !isSameHost(host, self) && !isAlive(host)) dead.push(name)
+  }
+  return dead
+}
+
+/** How long a store gathers changes before it writes them (a burst of appends is one write). */
+export const STORE_WRITE_THROTTLE_MS = 20
+
+/**
+ * The storage a host's own store writes through. Its item cannot exist yet (the name holds this process's pid and
+ * start time), so the store starts hydrated — it reads nothing, and writes from its first change on.
+ */
+export function ownItem(storage: StoreStorage): StateStorage {
+  return { getItem: () => null, setItem: (name, value) => storage.setItem(name, value), removeItem: (name) => storage.removeItem(name) }
+}
+
+/** A persisted store of one item, opened without hydrating; `onError` hears why its item did not load. */
+export type OpenPersisted<TContext> = (
+  name: string,
+  onError: (error: unknown) => void,
+) => { getSnapshot(): { context: TContext }; send(event: never): void }
+
+/**
+ * Start-up: loads the items of `base` whose host is gone, hands each loaded context to `adopt`, and removes the
+ * item. An item that does not load is reported (which item, what is wrong) and left in place.
+ */
+export async function takeOverDeadHosts<TContext>(options: {
+  storage: StoreStorage
+  base: string
+  self: JobHost
+  isAlive: (host: JobHost) => boolean
+  open: OpenPersisted<TContext>
+  adopt: (context: TContext) => void
+}): Promise<string[]> {
+  const problems: string[] = []
+  for (const name of await itemsOfDeadHosts(options.storage, options.base, options.self, options.isAlive)) {
+    let failure: unknown
+    const dead = options.open(name, (error) => (failure = error))
+    await rehydrateStore(dead as Parameters<typeof rehydrateStore>[0])
+    if (failure !== undefined) {
+      problems.push(`${name}: ${failure instanceof z.ZodError ? z.prettifyError(failure) : String(failure)}; left as it was`)
+      continue
+    }
+    options.adopt(dead.getSnapshot().context)
+    await options.storage.removeItem(name)
+  }
+  return problems
+}

@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
+import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import type { JobHost } from "../../../machines/job.machine"
+import { JOB_LEDGER_LIMIT, JOB_LEDGER_NAME, JobLedger, type JobLedgerEntry } from "../../../services/jobs/job.ledger"
+import { CONSUMED_LIMIT, JOB_REGISTRY_NAME, JobRegistry } from "../../../services/jobs/job.registry"
+import { hostOfName, hostScopedName } from "../../../services/jobs/job.stores"
+
+// The job ledger and registry: @xstate/store stores persisted per host in the workspace database's key_value table.
+// Hosts here are identities only; whether one still runs is the `isAlive` answer each test gives.
+
+const entry = (n: number, kind: JobLedgerEntry["kind"] = "orphaned"): JobLedgerEntry => ({
+  at: 1_000 + n,
+  kind,
+  jobId: `job_${n}`,
+  sessionId: "s1",
+  command: `sleep ${n}`,
+  message: `entry ${n}`,
+})
+const hostA: JobHost = { pid: 101, startedAt: 1_000 }
+const hostB: JobHost = { pid: 202, startedAt: 2_000 }
+const hostC: JobHost = { pid: 303, startedAt: 3_000 }
+const alive = (...hosts: JobHost[]) => (host: JobHost) => hosts.some((h) => h.pid === host.pid && h.startedAt === host.startedAt)
+
+describe("job stores persisted per host", () => {
+  let dir: string
+  let store: LifecycleStore
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "forge-job-stores-"))
+    store = await openLifecycleStore(dir)
+  })
+  afterEach(async () => {
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const kv = () => createKeyValueStorage(store.connection)
+
+  it("names each host's item by pid and start time, and reads the host back from the name", () => {
+    expect(hostScopedName(JOB_LEDGER_NAME, hostA)).toBe("forge.job-ledger@101.1000")
+    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.1000")).toEqual(hostA)
+    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger")).toBeNull()
+    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-registry@101.1000")).toBeNull()
+    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.x")).toBeNull()
+  })
+
+  it("lists items by prefix, taking `_` and `%` literally", async () => {
+    const storage = kv()
+    await storage.setItem("a_b.1", "{}")
+    await storage.setItem("axb.2", "{}")
+    await storage.setItem("a%b.3", "{}")
+    expect(await storage.names("a_b")).toEqual(["a_b.1"])
+    expect(await storage.names("a%")).toEqual(["a%b.3"])
+  })
+
+  describe("ledger", () => {
+    it("keeps only the newest entries", () => {
+      const ledger = new JobLedger(hostA)
+      for (let n = 1; n <= JOB_LEDGER_LIMIT + 5; n++) ledger.append(entry(n))
+      const entries = ledger.entries()
+      expect(entries).toHaveLength(JOB_LEDGER_LIMIT)
+      expect(entries[0]?.jobId).toBe("job_6")
+      expect(entries.at(-1)?.jobId).toBe(`job_${JOB_LEDGER_LIMIT + 5}`)
+    })
+
+    it("two hosts on one workspace never overwrite each other's entries", async () => {
+      const a = new JobLedger(hostA, kv())
+      const b = new JobLedger(hostB, kv())
+      a.append(entry(1))
+      b.append(entry(2))
+      a.append(entry(3))
+      await Promise.all([a.flush(), b.flush()])
+      // Both hosts gone: the next start gathers both histories in time order.
+      const next = new JobLedger(hostC, kv())
+      expect(await next.takeOver(alive())).toEqual([])
+      expect(next.entries().map((e) => e.jobId)).toEqual(["job_1", "job_2", "job_3"])
+    })
+
+    it("the next host takes over a dead host's ledger and removes its item; a live host's ledger stays its own", async () => {
+      const dead = new JobLedger(hostA, kv())
+      dead.append(entry(1, "adopted"))
+      dead.append(entry(2, "session-deleted"))
+      await dead.flush()
+      const living = new JobLedger(hostB, kv())
+      living.append(entry(4))
+      await living.flush()
+      const next = new JobLedger(hostC, kv())
+      next.append(entry(3))
+      expect(await next.takeOver(alive(hostB))).toEqual([])
+      await next.flush()
+      expect(next.entries().map((e) => `${e.kind} ${e.jobId}`)).toEqual(["adopted job_1", "session-deleted job_2", "orphaned job_3"])
+      expect((await kv().names(JOB_LEDGER_NAME)).sort()).toEqual([hostScopedName(JOB_LEDGER_NAME, hostB), hostScopedName(JOB_LEDGER_NAME, hostC)])
+    })
+
+    it("reports a damaged item by name and field, and leaves it in place", async () => {
+      const name = hostScopedName(JOB_LEDGER_NAME, hostA)
+      await kv().setItem(name, JSON.stringify({ context: { entries: [{ ...entry(1), kind: "vanished" }] }, version: 0 }))
+      const next = new JobLedger(hostC, kv())
+      const problems = await next.takeOver(alive())
+      expect(problems).toHaveLength(1)
+      expect(problems[0]).toContain(name)
+      expect(problems[0]).toMatch(/kind/)
+      expect(next.entries()).toEqual([])
+      expect(await kv().getItem(name)).not.toBeNull()
+    })
+
+    it("refuses a malformed entry, naming the field", () => {
+      const ledger = new JobLedger(hostA)
+      expect(() => ledger.append({ ...entry(1), kind: "vanished" as JobLedgerEntry["kind"] })).toThrow(/kind/)
+      expect(ledger.entries()).toEqual([])
+    })
+  })
+
+  describe("registry", () => {
+    const registration = (jobId: string, owner = "s1") => ({ jobId, owner, survive: false, registeredAt: 5 })
+
+    it("knows each job's owner until the job ends, then remembers it as consumed", () => {
+      const registry = new JobRegistry(hostA)
+      registry.register(registration("job_1"))
+      expect(registry.ownerOf("job_1")).toBe("s1")
+      registry.handOff("job_1", "root")
+      expect(registry.ownerOf("job_1")).toBe("root")
+      // A handoff of a job the registry does not hold changes nothing.
+      registry.handOff("job_9", "root")
+      expect(registry.ownerOf("job_9")).toBeUndefined()
+      expect(registry.isConsumed("job_1")).toBe(false)
+      registry.end("job_1")
+      expect(registry.ownerOf("job_1")).toBeUndefined()
+      expect(registry.isConsumed("job_1")).toBe(true)
+      expect(registry.registrations()).toEqual([])
+    })
+
+    it("remembers a bounded number of consumed jobs", () => {
+      const registry = new JobRegistry(hostA)
+      for (let n = 0; n <= CONSUMED_LIMIT; n++) registry.end(`job_${n}`)
+      expect(registry.isConsumed("job_0")).toBe(false)
+      expect(registry.isConsumed("job_1")).toBe(true)
+      expect(registry.isConsumed(`job_${CONSUMED_LIMIT}`)).toBe(true)
+    })
+
+    it("refuses a malformed registration, naming the field", () => {
+      const registry = new JobRegistry(hostA)
+      expect(() => registry.register({ ...registration("job_1"), owner: "" })).toThrow(/owner/)
+      expect(registry.registrations()).toEqual([])
+    })
+
+    it("the next host takes over a dead host's owners and consumed ids; a live host's registry stays its own", async () => {
+      const dead = new JobRegistry(hostA, kv())
+      dead.register(registration("job_1"))
+      dead.handOff("job_1", "root")
+      dead.register(registration("job_2"))
+      dead.end("job_2")
+      await dead.flush()
+      const living = new JobRegistry(hostB, kv())
+      living.register(registration("job_3", "s3"))
+      await living.flush()
+      const next = new JobRegistry(hostC, kv())
+      expect(await next.takeOver(alive(hostB))).toEqual([])
+      expect(next.ownerOf("job_1")).toBe("root")
+      expect(next.isConsumed("job_2")).toBe(true)
+      expect(next.ownerOf("job_3")).toBeUndefined()
+      expect(await kv().getItem(hostScopedName(JOB_REGISTRY_NAME, hostA))).toBeNull()
+      expect(await kv().getItem(hostScopedName(JOB_REGISTRY_NAME, hostB))).not.toBeNull()
+    })
+  })
+})

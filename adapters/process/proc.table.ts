@@ -274,3 +274,29 @@ export function descendantsOf(pid: number, table: readonly ProcessStat[] = readP
   }
   return found
 }
+
+/**
+ * The files under `dir` that some process (the caller included) holds open, as absolute paths. Processes whose fd
+ * table is not readable (other users') are skipped.
+ */
+export function openFilesIn(dir: string): Set<string> {
+  const prefix = dir.endsWith("/") ? dir : `${dir}/`
+  const open = new Set<string>()
+  for (const pid of [process.pid, ...listPids()]) {
+    let fds: string[]
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`)
+    } catch {
+      continue
+    }
+    for (const fd of fds) {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`)
+        if (target.startsWith(prefix)) open.add(target)
+      } catch {
+        // The fd closed, or the process ended, while it was being read.
+      }
+    }
+  }
+  return open
+}

@@ -1,8 +1,9 @@
-import { mkdirSync } from "node:fs"
+import { mkdirSync, realpathSync } from "node:fs"
 import { readdir, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import type { JobLogs } from "../../services/jobs/job.ports"
+import { openFilesIn } from "../process/proc.table"
 
 /** At most this many job logs stay on disk; the oldest finished ones rotate out. */
 export const MAX_JOB_LOGS = 50
@@ -12,7 +13,10 @@ export function defaultJobLogDir(): string {
   return path.join(tmpdir(), "forgecharts", "jobs")
 }
 
-/** Job logs in one folder, bounded by count. */
+/**
+ * Job logs in one folder, bounded by count. The folder is shared by every opencode process of the machine, so a
+ * rotation never removes a log some process still writes (another host's running job), only finished ones.
+ */
 export class FsJobLogs implements JobLogs {
   constructor(
     private readonly dir: string = defaultJobLogDir(),
@@ -32,7 +36,11 @@ export class FsJobLogs implements JobLogs {
     const entries = await Promise.all(
       names.map(async (name) => ({ name, mtime: (await stat(path.join(this.dir, name)).catch(() => undefined))?.mtimeMs ?? 0 })),
     )
-    const removable = entries.filter((e) => !keepJobIds.has(e.name.slice(0, -".log".length))).sort((a, b) => a.mtime - b.mtime)
+    const realDir = realpathSync(this.dir)
+    const held = openFilesIn(realDir)
+    const removable = entries
+      .filter((e) => !keepJobIds.has(e.name.slice(0, -".log".length)) && !held.has(path.join(realDir, e.name)))
+      .sort((a, b) => a.mtime - b.mtime)
     for (const entry of removable.slice(0, names.length - this.keep)) await rm(path.join(this.dir, entry.name), { force: true })
   }
 }

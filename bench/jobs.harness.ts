@@ -81,6 +81,7 @@ function countingRepository(inner: LifecycleRepository): { repository: Lifecycle
     loadSnapshots: (query) => inner.loadSnapshots(query),
     getSnapshot: (machineId, instanceId) => inner.getSnapshot(machineId, instanceId),
     listTransitions: (filter) => inner.listTransitions(filter),
+    pruneTerminal: (machineId, keep) => inner.pruneTerminal(machineId, keep),
     close: () => inner.close(),
   }
   return { repository, inFlight: () => started - settled, committed: () => settled }

@@ -1,5 +1,5 @@
 // LifecycleRepository over drizzle (sqlite-proxy) on one StorageConnection: the same code path for both drivers.
-import { and, asc, eq, type SQL } from "drizzle-orm"
+import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm"
 import type {
   LifecycleRepository,
   SnapshotRecord,
@@ -78,6 +78,31 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
         .orderBy(asc(transitions.id)),
     )
     return rows.map(fromTransitionRow)
+  }
+
+  async pruneTerminal(machineId: string, keep: number): Promise<number> {
+    if (!Number.isInteger(keep) || keep < 0) throw new Error(`pruneTerminal: keep must be a whole number >= 0, got ${keep}`)
+    // SQLite caps bound parameters per statement: delete in slices.
+    const SLICE = 500
+    return this.exclusive((db) =>
+      db.transaction(
+        async (tx) => {
+          const stale = await tx
+            .select({ instanceId: actors.instanceId })
+            .from(actors)
+            .where(and(eq(actors.machineId, machineId), eq(actors.terminal, true)))
+            .orderBy(desc(actors.updatedAt), desc(actors.instanceId))
+          const ids = stale.slice(keep).map((row) => row.instanceId)
+          for (let at = 0; at < ids.length; at += SLICE) {
+            const slice = ids.slice(at, at + SLICE)
+            await tx.delete(transitions).where(and(eq(transitions.machineId, machineId), inArray(transitions.instanceId, slice)))
+            await tx.delete(actors).where(and(eq(actors.machineId, machineId), inArray(actors.instanceId, slice)))
+          }
+          return ids.length
+        },
+        { behavior: "immediate" },
+      ),
+    )
   }
 
   /** Waits for calls already made, then refuses new ones. */

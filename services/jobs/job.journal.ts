@@ -10,14 +10,25 @@ import type { Logger } from "../plan/plan.ports"
 // Output and clock ticks that change no state are not written: they are frequent, and the log file keeps the output.
 
 const QUIET_EVENTS = new Set(["job.output", "job.tick"])
+/** Finished jobs whose records (snapshot and transitions) are kept; older ones are pruned. */
+export const JOB_HISTORY_LIMIT = 500
+/** Pruning runs at start-up and after this many jobs finished. */
+export const JOB_PRUNE_EVERY = 50
+
+export interface JobRetention {
+  historyLimit: number
+  pruneEvery: number
+}
 
 export class JobJournal {
   private queue: Promise<void> = Promise.resolve()
+  private finishedSincePrune = 0
 
   constructor(
     private readonly repository: () => Promise<LifecycleRepository | undefined>,
     private readonly clock: Clock,
     private readonly log: Logger,
+    private readonly retention: JobRetention = { historyLimit: JOB_HISTORY_LIMIT, pruneEvery: JOB_PRUNE_EVERY },
   ) {}
 
   /** The `inspect` option for one job actor: records each transition of the actor itself. */
@@ -35,6 +46,19 @@ export class JobJournal {
       previous = to
       this.enqueue(jobId, snapshot, from, event, to)
     }
+  }
+
+  /** Retention: the records of all but the newest finished jobs (`JOB_HISTORY_LIMIT` by default) go. */
+  prune(): Promise<void> {
+    this.finishedSincePrune = 0
+    this.queue = this.queue.then(async () => {
+      const repository = await this.repository()
+      if (repository === undefined) return
+      const { historyLimit } = this.retention
+      const removed = await repository.pruneTerminal(jobMachine.id, historyLimit)
+      if (removed > 0) this.log.info(`pruned the records of ${removed} finished job(s); the newest ${historyLimit} are kept`)
+    }).catch((error: unknown) => this.log.warn(`could not prune finished job records: ${String(error)}`))
+    return this.queue
   }
 
   /** Waits until every queued write has landed. */
@@ -64,5 +88,6 @@ export class JobJournal {
         { machineId: jobMachine.id, instanceId: jobId, sessionId, from, event, to, at },
       )
     }).catch((error: unknown) => this.log.warn(`job ${jobId}: could not record ${from} --${event}--> ${to}: ${String(error)}`))
+    if (snapshot.status === "done" && ++this.finishedSincePrune >= this.retention.pruneEvery) void this.prune()
   }
 }

@@ -199,6 +199,7 @@ export class JobSupervisor {
     }
     // Registrations taken over whose job already ended: their results count as delivered.
     for (const { jobId } of this.deps.registry.registrations()) if (!this.jobs.has(jobId)) this.deps.registry.end(jobId)
+    await this.deps.journal.prune()
     return outcome
   }
 

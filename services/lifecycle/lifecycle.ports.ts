@@ -59,5 +59,10 @@ export interface LifecycleRepository {
   getSnapshot(machineId: string, instanceId: string): Promise<SnapshotRecord | undefined>
   /** Transition log rows in insertion order. */
   listTransitions(filter?: TransitionFilter): Promise<TransitionRecord[]>
+  /**
+   * Retention: removes the terminal instances of one machine beyond the `keep` most recently updated, with their
+   * transition rows, in one transaction. Live instances are never touched. Resolves to the number removed.
+   */
+  pruneTerminal(machineId: string, keep: number): Promise<number>
   close(): Promise<void>
 }

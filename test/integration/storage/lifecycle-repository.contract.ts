@@ -235,6 +235,28 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     }
   })
 
+  caseOf("pruneTerminal keeps the newest terminal instances of one machine, their transitions, and every live one", async (dir) => {
+    const { store } = await open(dir)
+    try {
+      const repo = store.repository
+      for (let n = 1; n <= 5; n++) {
+        await repo.commit(snapshot({ machineId: "job", instanceId: `j${n}`, terminal: true, state: "cleared", updatedAt: n * 10 }), transition({ machineId: "job", instanceId: `j${n}`, at: n * 10 }))
+      }
+      await repo.commit(snapshot({ machineId: "job", instanceId: "live", updatedAt: 1 }), transition({ machineId: "job", instanceId: "live", at: 1 }))
+      await repo.commit(snapshot({ machineId: "plan", instanceId: "old", terminal: true, state: "done", updatedAt: 0 }), transition({ instanceId: "old", at: 0 }))
+      assert.equal(await repo.pruneTerminal("job", 2), 3)
+      const ids = (records: { instanceId: string }[]) => records.map((r) => r.instanceId).sort()
+      assert.deepEqual(ids(await repo.loadSnapshots({ machineId: "job" })), ["j4", "j5", "live"])
+      assert.deepEqual(ids(await repo.listTransitions({ machineId: "job" })), ["j4", "j5", "live"])
+      // Another machine's history is its own.
+      assert.deepEqual(ids(await repo.loadSnapshots({ machineId: "plan" })), ["old"])
+      assert.equal(await repo.pruneTerminal("job", 2), 0)
+      await assert.rejects(repo.pruneTerminal("job", -1), /keep must be a whole number >= 0, got -1/)
+    } finally {
+      await store.close()
+    }
+  })
+
   caseOf("data survives close and reopen", async (dir) => {
     const first = await open(dir)
     const saved = snapshot({ state: "approved", snapshot: { kept: [1, 2, 3] } })

@@ -2,7 +2,7 @@ import { createStore } from "@xstate/store"
 import { type StateStorage, flushStorage, persist } from "@xstate/store/persist"
 import { z } from "zod"
 import type { JobHost } from "../../machines/job.machine"
-import { STORE_WRITE_THROTTLE_MS, type StoreStorage, hostScopedName, ownItem, takeOverDeadHosts } from "./job.stores"
+import { type StoreStorage, type StoreTarget, hostScopedName, ownItem, persistOptions, takeOverDeadHosts } from "./job.stores"
 
 // The job ledger: what happened to jobs that nobody was waiting on — adopted from a previous run, left as orphans,
 // killed because their session was deleted, or not fully killable. Bounded: only the newest entries stay. It is an
@@ -33,7 +33,7 @@ function bounded(entries: readonly JobLedgerEntry[]): JobLedgerEntry[] {
   return [...entries].sort((a, b) => a.at - b.at).slice(-JOB_LEDGER_LIMIT)
 }
 
-function createLedgerStore(options: { storage?: StateStorage; name: string; onError: (error: unknown) => void; hydrated?: boolean }) {
+function createLedgerStore(options: Omit<StoreTarget, "storage"> & { storage?: StateStorage }) {
   const store = createStore({
     context: { entries: [] as JobLedgerEntry[] },
     on: {
@@ -42,17 +42,7 @@ function createLedgerStore(options: { storage?: StateStorage; name: string; onEr
     },
   })
   if (options.storage === undefined) return store
-  return store.with(
-    persist({
-      name: options.name,
-      storage: options.storage,
-      // A dead host's item is loaded explicitly (rehydrateStore); the host's own store starts hydrated.
-      skipHydration: options.hydrated !== true,
-      throttle: STORE_WRITE_THROTTLE_MS,
-      onError: options.onError,
-      merge: (persisted) => ledgerContextSchema.parse(persisted),
-    }),
-  )
+  return store.with(persist(persistOptions({ ...options, storage: options.storage }, ledgerContextSchema)))
 }
 
 export class JobLedger {

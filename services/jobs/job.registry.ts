@@ -2,7 +2,7 @@ import { createStore } from "@xstate/store"
 import { type StateStorage, flushStorage, persist } from "@xstate/store/persist"
 import { z } from "zod"
 import type { JobHost } from "../../machines/job.machine"
-import { STORE_WRITE_THROTTLE_MS, type StoreStorage, hostScopedName, ownItem, takeOverDeadHosts } from "./job.stores"
+import { type StoreStorage, type StoreTarget, hostScopedName, ownItem, persistOptions, takeOverDeadHosts } from "./job.stores"
 
 // The job registry: which jobs this host runs, whom each belongs to (a handoff moves it to the root session), and
 // which final results were already delivered (a late poll hears "already consumed", even after a restart). Each job's
@@ -36,7 +36,7 @@ function withConsumed(consumed: readonly string[], ids: readonly string[]): stri
   return [...consumed.filter((id) => !fresh.has(id)), ...fresh].slice(-CONSUMED_LIMIT)
 }
 
-function createRegistryStore(options: { storage?: StateStorage; name: string; onError: (error: unknown) => void; hydrated?: boolean }) {
+function createRegistryStore(options: Omit<StoreTarget, "storage"> & { storage?: StateStorage }) {
   const store = createStore({
     context: { jobs: {}, consumed: [] } as RegistryContext,
     on: {
@@ -59,18 +59,7 @@ function createRegistryStore(options: { storage?: StateStorage; name: string; on
     },
   })
   if (options.storage === undefined) return store
-  return store.with(
-    persist({
-      name: options.name,
-      storage: options.storage,
-      // A dead host's item is loaded explicitly (rehydrateStore); the host's own store starts hydrated.
-      skipHydration: options.hydrated !== true,
-      throttle: STORE_WRITE_THROTTLE_MS,
-      onError: options.onError,
-      // What a store reads is checked: a registry edited or damaged by hand is reported, not trusted.
-      merge: (persisted) => registryContextSchema.parse(persisted),
-    }),
-  )
+  return store.with(persist(persistOptions({ ...options, storage: options.storage }, registryContextSchema)))
 }
 
 export class JobRegistry {

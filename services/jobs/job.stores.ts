@@ -1,4 +1,4 @@
-import { type StateStorage, rehydrateStore } from "@xstate/store/persist"
+import { type PersistSnapshotOptions, type StateStorage, rehydrateStore } from "@xstate/store/persist"
 import { z } from "zod"
 import type { JobHost } from "../../machines/job.machine"
 
@@ -50,6 +50,27 @@ export const STORE_WRITE_THROTTLE_MS = 20
  */
 export function ownItem(storage: StoreStorage): StateStorage {
   return { getItem: () => null, setItem: (name, value) => storage.setItem(name, value), removeItem: (name) => storage.removeItem(name) }
+}
+
+/** Where one job store persists. */
+export interface StoreTarget {
+  storage: StateStorage
+  name: string
+  onError: (error: unknown) => void
+  /** The host's own store starts hydrated; a dead host's item is loaded explicitly (rehydrateStore). */
+  hydrated?: boolean
+}
+
+/** The persist options every job store uses: what it reads is checked against its schema, never trusted. */
+export function persistOptions<TContext>(target: StoreTarget, schema: z.ZodType<TContext>): PersistSnapshotOptions<TContext> {
+  return {
+    name: target.name,
+    storage: target.storage,
+    skipHydration: target.hydrated !== true,
+    throttle: STORE_WRITE_THROTTLE_MS,
+    onError: target.onError,
+    merge: (persisted) => schema.parse(persisted),
+  }
 }
 
 /** A persisted store of one item, opened without hydrating; `onError` hears why its item did not load. */

@@ -68,7 +68,7 @@ export class JobRegistry {
   constructor(
     private readonly host: JobHost,
     private readonly storage?: StoreStorage,
-    private readonly onError: (error: unknown) => void = () => {},
+    onError: (error: unknown) => void = () => {},
   ) {
     this.store = createRegistryStore({ storage: storage && ownItem(storage), hydrated: true, name: hostScopedName(JOB_REGISTRY_NAME, host), onError })
   }

@@ -1,6 +1,6 @@
-import { type Actor, type StateValue, createActor, waitFor } from "xstate"
+import { createActor, waitFor } from "xstate"
 import { nextDeadline } from "../../machines/job.gates"
-import { type JobContext, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
+import { type JobContext, type JobHost, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
 import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import type { Logger } from "../plan/plan.ports"
@@ -12,6 +12,7 @@ import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth 
 import type { JobLogs, JobProcesses, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, wakeText } from "./job.report"
 import type { ShellRequest } from "./job.request"
+import { restoreJobRecord } from "./job.restore"
 
 const TAIL_BYTES = 8 * 1024
 const SCAN_BYTES = 1024 * 1024
@@ -140,26 +141,11 @@ export class JobSupervisor {
     for (const record of await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false })) {
       const jobId = record.instanceId
       if (this.jobs.has(jobId)) continue
-      const persisted = record.snapshot as { value: StateValue; context: Partial<JobContext> }
-      // Another opencode process on this workspace runs it: not ours to adopt, orphan or kill.
-      if (persisted.context.host !== undefined && isAlive(persisted.context.host)) {
-        outcome.elsewhere.push(jobId)
-        continue
-      }
-      let actor: Actor<JobMachine>
-      try {
-        // A record written before jobs named their host belongs to a host that is gone.
-        const context: JobContext = { ...(persisted.context as JobContext), host: persisted.context.host ?? { pid: 0, startedAt: 0 } }
-        const resolved = jobMachine.resolveState({ value: persisted.value, context })
-        actor = createActor(jobMachine, {
-          snapshot: jobMachine.getPersistedSnapshot(resolved),
-          input: context,
-          inspect: this.deps.journal.inspector(jobId, record.state),
-        }).start()
-      } catch (error) {
-        outcome.problems.push(`job ${jobId}: snapshot does not fit the job machine (${String(error)}); left as it was`)
-        continue
-      }
+      const restored = restoreJobRecord(record, { isAlive, inspect: (id, state) => this.deps.journal.inspector(id, state) })
+      if (restored.kind === "elsewhere") outcome.elsewhere.push(jobId)
+      if (restored.kind === "unfit") outcome.problems.push(restored.problem)
+      if (restored.kind !== "restored") continue
+      const { actor } = restored
       const { context } = actor.getSnapshot()
       // The dead host's registry, taken over above, knows the owner after a handoff; else it is the starting session.
       if (this.deps.registry.ownerOf(jobId) === undefined) {

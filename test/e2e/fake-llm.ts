@@ -64,7 +64,6 @@ export async function startFakeLlm(
   let next = 0
   let served = 0
   let turn = 0
-  let callId = 0
 
   const choose = (body: ChatBody): ModelRequestRecord => {
     const messages = body.messages ?? []

@@ -1,6 +1,6 @@
 // The embedded migrations match drizzle/, and drizzle/ matches the schema (no change drizzle-kit has not generated).
 import { spawnSync } from "node:child_process"
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises"
+import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { readMigrationFiles } from "drizzle-orm/migrator"

@@ -1,0 +1,32 @@
+import { type Actor, type InspectionEvent, type StateValue, createActor } from "xstate"
+import { type JobContext, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
+import type { SnapshotRecord } from "../lifecycle/lifecycle.ports"
+
+// Start-up: what one live job record an earlier host wrote becomes here.
+
+export type RestoredJob =
+  /** Another opencode process on this workspace runs it: not ours to adopt, orphan or kill. */
+  | { kind: "elsewhere" }
+  | { kind: "unfit"; problem: string }
+  | { kind: "restored"; actor: Actor<JobMachine> }
+
+export function restoreJobRecord(
+  record: SnapshotRecord,
+  options: { isAlive: (host: JobHost) => boolean; inspect: (jobId: string, state: string) => (event: InspectionEvent) => void },
+): RestoredJob {
+  const persisted = record.snapshot as { value: StateValue; context: Partial<JobContext> }
+  if (persisted.context.host !== undefined && options.isAlive(persisted.context.host)) return { kind: "elsewhere" }
+  try {
+    // A record written before jobs named their host belongs to a host that is gone.
+    const context: JobContext = { ...(persisted.context as JobContext), host: persisted.context.host ?? { pid: 0, startedAt: 0 } }
+    const resolved = jobMachine.resolveState({ value: persisted.value, context })
+    const actor = createActor(jobMachine, {
+      snapshot: jobMachine.getPersistedSnapshot(resolved),
+      input: context,
+      inspect: options.inspect(record.instanceId, record.state),
+    }).start()
+    return { kind: "restored", actor }
+  } catch (error) {
+    return { kind: "unfit", problem: `job ${record.instanceId}: snapshot does not fit the job machine (${String(error)}); left as it was` }
+  }
+}

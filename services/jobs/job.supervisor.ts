@@ -302,6 +302,8 @@ export class JobSupervisor {
     // The graceful pass: the adapter's full SIGTERM grace before anything is SIGKILLed.
     await Promise.all(live.map((id) => this.killWith(id)))
     for (const job of this.jobs.values()) quiesce(job)
+    // What was recorded lands before the host closes the database.
+    await Promise.all([this.deps.journal.flush(), this.deps.registry.flush(), this.deps.ledger.flush()])
   }
 
   /** Carries out what the machine decides whenever it moves: a wake owed, nothing left to watch, an entry to drop. */

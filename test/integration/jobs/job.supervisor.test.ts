@@ -166,6 +166,21 @@ describe("job supervisor with real processes", () => {
     expect((await store.repository.getSnapshot("job", id))?.terminal).toBe(true)
   })
 
+  it("dispose leaves what it recorded in the database: a survive job's registration and its handoff", async () => {
+    const id = jobIdOf(await supervisor.run("sub", request({ command: "sleep 30", survive: true, run_in_background: true })))
+    const pid = Number(/pid (\d+)/.exec(supervisor.list())?.[1])
+    supervisor.handoff(id, "root")
+    await supervisor.dispose()
+    try {
+      // Right after dispose, with no time for a throttled write: the item is already there.
+      const item = await createKeyValueStorage(store.connection).getItem(`forge.job-registry@${host.pid}.${host.startedAt}`)
+      expect(JSON.parse(item ?? "null")).toMatchObject({ context: { jobs: { [id]: { owner: "root", survive: true } } } })
+      expect(isAlive(pid)).toBe(true)
+    } finally {
+      process.kill(-pid, "SIGKILL")
+    }
+  })
+
   /** Another host process of the same workspace, stood in for by a child process that lives until killed. */
   async function otherHost(): Promise<{ host: JobHost; kill(): Promise<void> }> {
     const child = spawn("sleep", ["60"], { stdio: "ignore" })

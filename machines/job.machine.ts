@@ -67,6 +67,24 @@ export type JobEvent =
 
 export type JobTag = "alive" | "caller-waiting" | "wake-pending" | "listed"
 
+/**
+ * The caller stopped waiting while the process still runs (a success pattern matched, or the wait ended early): the
+ * end is news for a wake or a poll. Two states, one behaviour; they differ in why the caller was released.
+ */
+const detached = {
+  tags: ["alive", "listed"],
+  on: {
+    "job.output": { actions: "recordOutput" },
+    "job.exit": [
+      { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
+      { target: "exited.unread", actions: "recordExit" },
+    ],
+    "job.kill": { target: "killed", actions: "recordKill" },
+    "job.adopt": { actions: "markAdopted" },
+    "job.orphan": { target: "orphaned", actions: "markOrphaned" },
+  },
+} as const
+
 export const jobMachine = setup({
   types: {
     context: {} as JobContext,
@@ -152,32 +170,8 @@ export const jobMachine = setup({
         "job.orphan": { target: "orphaned", actions: "markOrphaned" },
       },
     },
-    succeededByPattern: {
-      tags: ["alive", "listed"],
-      on: {
-        "job.output": { actions: "recordOutput" },
-        "job.exit": [
-          { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
-          { target: "exited.unread", actions: "recordExit" },
-        ],
-        "job.kill": { target: "killed", actions: "recordKill" },
-        "job.adopt": { actions: "markAdopted" },
-        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
-      },
-    },
-    earlyReturned: {
-      tags: ["alive", "listed"],
-      on: {
-        "job.output": { actions: "recordOutput" },
-        "job.exit": [
-          { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
-          { target: "exited.unread", actions: "recordExit" },
-        ],
-        "job.kill": { target: "killed", actions: "recordKill" },
-        "job.adopt": { actions: "markAdopted" },
-        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
-      },
-    },
+    succeededByPattern: detached,
+    earlyReturned: detached,
     exited: {
       tags: ["listed"],
       initial: "unread",

@@ -8,6 +8,7 @@
 // gets a moment to exit with a status on its own, and only a shell that is itself the hung process is signalled.
 import type { KillTarget, WatchdogKiller } from "../../services/watchdog/watchdog.ports"
 import { hostLineage } from "./process.locator"
+import { KILL_POLL_MS, KILL_VERIFY_MS, type KillReport, isStillAlive, signal, sleep } from "./kill.signals"
 import { descendantsOf, isLiveStat, type ProcessStat, readProcessStat, readProcessStats, startedAtMs } from "./proc.table"
 
 export interface KillProcessTreesOptions {
@@ -19,29 +20,8 @@ export interface KillProcessTreesOptions {
   hostPid?: number
 }
 
-export interface ProcessTreesKillReport {
-  /** Processes that were signalled (or left once their children died) and are gone. */
-  killed: number[]
-  /** Processes still alive after SIGKILL (zombies, already dead, do not count). */
-  survivors: number[]
-}
-
-const POLL_MS = 20
-const VERIFY_MS = 1000
-
-
-
-function signal(pid: number, name: NodeJS.Signals): boolean {
-  try {
-    process.kill(pid, name)
-    return true
-  } catch {
-    // Gone already (ESRCH) or not ours (EPERM).
-    return false
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+/** `killed` also counts the host's shells left to exit on their own once their children died. */
+export type ProcessTreesKillReport = KillReport
 
 /** The processes one kill pass tracks: identity-checked, rescanned for forks, never protected ones. */
 class Tracked {
@@ -72,8 +52,7 @@ class Tracked {
     const live: number[] = []
     for (const pid of among) {
       const stat = this.stats.get(pid)
-      const now = readProcessStat(pid)
-      if (stat && now && now.startTicks === stat.startTicks && isLiveStat(now)) live.push(pid)
+      if (stat && isStillAlive(stat)) live.push(pid)
     }
     return live
   }
@@ -89,9 +68,9 @@ async function terminate(tracked: Tracked, pids: () => number[], groups: Readonl
     return live.length
   }
   const deadline = Date.now() + graceMs
-  while (send("SIGTERM") > 0 && Date.now() < deadline) await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))
-  const verifyUntil = Date.now() + VERIFY_MS
-  while (send("SIGKILL") > 0 && Date.now() < verifyUntil) await sleep(POLL_MS)
+  while (send("SIGTERM") > 0 && Date.now() < deadline) await sleep(Math.min(KILL_POLL_MS, Math.max(1, deadline - Date.now())))
+  const verifyUntil = Date.now() + KILL_VERIFY_MS
+  while (send("SIGKILL") > 0 && Date.now() < verifyUntil) await sleep(KILL_POLL_MS)
 }
 
 /** Kills every target's tree, the host's own children last (see the top of this file), and reports the survivors. */
@@ -122,7 +101,7 @@ export async function killProcessTrees(targets: readonly KillTarget[], options: 
   await terminate(tracked, others, new Set([...groups].filter((group) => !spared.has(group))), graceMs)
   // Then the shells that did not exit with a status on their own.
   const settleUntil = Date.now() + settleMs
-  while (tracked.alive(shells()).length > 0 && Date.now() < settleUntil) await sleep(POLL_MS)
+  while (tracked.alive(shells()).length > 0 && Date.now() < settleUntil) await sleep(KILL_POLL_MS)
   await terminate(tracked, () => [...shells(), ...others()], groups, graceMs)
 
   const survivors = tracked.alive().sort((a, b) => a - b)

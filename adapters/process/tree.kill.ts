@@ -2,7 +2,10 @@
 // finds `setsid` escapees that left the group), their descendants by ppid, and tree-kill's view of the tree.
 import treeKill from "tree-kill"
 import { JOB_ID_VAR } from "./job.markers"
+import { KILL_POLL_MS, KILL_VERIFY_MS, type KillReport, isStillAlive, signal, sleep } from "./kill.signals"
 import { descendantsOf, isLiveStat, isSameProcess, type ProcessStat, pidsWithEnv, readProcessStat, readProcessStats } from "./proc.table"
+
+export type { KillReport } from "./kill.signals"
 
 export interface JobTarget {
   /** The job's leader pid, which is also its process group id. */
@@ -15,17 +18,6 @@ export interface KillJobTreeOptions {
   /** How long SIGTERM gets before SIGKILL (ms). */
   graceMs?: number
 }
-
-export interface KillReport {
-  /** Processes of the tree that were signalled and are gone. */
-  killed: number[]
-  /** Processes of the tree still alive after SIGKILL (zombies, already dead, do not count). */
-  survivors: number[]
-}
-
-const POLL_MS = 20
-// SIGKILL is not instant for a process in uninterruptible sleep: how long the verification waits for it.
-const VERIFY_MS = 1000
 
 
 /** The live processes of the job right now: group members, marker carriers and all their descendants. */
@@ -42,16 +34,6 @@ function scanTree(target: JobTarget): ProcessStat[] {
     for (const child of descendantsOf(root.pid, table)) members.set(child.pid, child)
   }
   return [...members.values()].filter(isLiveStat)
-}
-
-function signal(pid: number, name: NodeJS.Signals): boolean {
-  try {
-    process.kill(pid, name)
-    return true
-  } catch {
-    // Gone already (ESRCH) or not ours (EPERM): either way there is nothing more to do with this pid.
-    return false
-  }
 }
 
 /** Signals the group and every tracked process whose identity (pid + start time) still holds. */
@@ -74,15 +56,8 @@ function track(tracked: Map<number, ProcessStat>, found: readonly ProcessStat[])
 
 /** Tracked processes that are still the same process and still alive (not a zombie). */
 function stillAlive(tracked: Map<number, ProcessStat>): number[] {
-  const alive: number[] = []
-  for (const stat of tracked.values()) {
-    const now = readProcessStat(stat.pid)
-    if (now && now.startTicks === stat.startTicks && isLiveStat(now)) alive.push(stat.pid)
-  }
-  return alive
+  return [...tracked.values()].filter(isStillAlive).map((stat) => stat.pid)
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 function treeKillQuietly(pid: number, name: NodeJS.Signals): Promise<void> {
   return new Promise((resolve) => {
@@ -115,16 +90,16 @@ export async function killJobTree(target: JobTarget, options: KillJobTreeOptions
     const fresh = track(tracked, scanTree(target))
     for (const stat of fresh) signal(stat.pid, "SIGTERM")
     if (stillAlive(tracked).length === 0 || Date.now() >= deadline) break
-    await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))
+    await sleep(Math.min(KILL_POLL_MS, Math.max(1, deadline - Date.now())))
   }
 
-  const verifyUntil = Date.now() + VERIFY_MS
+  const verifyUntil = Date.now() + KILL_VERIFY_MS
   for (;;) {
     track(tracked, scanTree(target))
     const alive = stillAlive(tracked)
     if (alive.length === 0 || Date.now() >= verifyUntil) break
     signalAll(target, new Map(alive.map((pid) => [pid, tracked.get(pid) as ProcessStat])), "SIGKILL")
-    await sleep(POLL_MS)
+    await sleep(KILL_POLL_MS)
   }
 
   const survivors = new Set([...stillAlive(tracked), ...scanTree(target).map((stat) => stat.pid)])

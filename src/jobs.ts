@@ -68,6 +68,12 @@ export function createHostJobs(options: {
     host,
     // Job ids are process markers too: unique across hosts, so one host can never kill another's jobs.
     newJobId: () => `job_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`,
+    sessionIsIdle: async (sessionId) => {
+      const result = await options.client.session.status()
+      if (result.error || result.data === undefined) throw new Error(`session.status failed: ${JSON.stringify(result.error)}`)
+      // Only sessions that are not idle are listed.
+      return result.data[sessionId] === undefined || result.data[sessionId].type === "idle"
+    },
     wake: async (sessionId, text) => {
       const result = await options.client.session.promptAsync({ path: { id: sessionId }, body: { parts: [{ type: "text", text }] } })
       if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)

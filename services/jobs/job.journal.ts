@@ -41,7 +41,8 @@ export class JobJournal {
       if (snapshot.value === undefined) return
       const to = stateToString(snapshot.value)
       const event = inspection.event.type
-      if (to === previous && QUIET_EVENTS.has(event)) return
+      // Quiet events that change no state, and a restored actor starting where its record already is.
+      if (to === previous && (QUIET_EVENTS.has(event) || event === "xstate.init")) return
       const from = previous
       previous = to
       this.enqueue(jobId, snapshot, from, event, to)

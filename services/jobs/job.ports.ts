@@ -68,6 +68,9 @@ export interface JobLogs {
   rotate(keepJobIds: ReadonlySet<string>): Promise<void>
 }
 
+/** Asks the host whether a session is idle now (opencode: session.status). */
+export type SessionIdleQuery = (sessionId: string) => Promise<boolean>
+
 /** Sends a prompt into a session without waiting for the turn (opencode: promptAsync). */
 export type WakeSender = (sessionId: string, text: string) => Promise<void>
 

@@ -9,10 +9,11 @@ import type { JobLedger, JobLedgerEntry } from "./job.ledger"
 import type { JobRegistry } from "./job.registry"
 import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
-import type { JobLogs, JobProcesses, Timers, WakeSender } from "./job.ports"
+import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, wakeText } from "./job.report"
 import type { ShellRequest } from "./job.request"
 import { restoreJobRecord } from "./job.restore"
+import { SessionActivity } from "./session.activity"
 
 const TAIL_BYTES = 8 * 1024
 const SCAN_BYTES = 1024 * 1024
@@ -42,6 +43,8 @@ export interface JobSupervisorDeps {
   registry: JobRegistry
   /** This host process: stamped on every job it starts or adopts. */
   host: JobHost
+  /** Whether a session this host has no status for yet is idle (without it, such a session counts as busy). */
+  sessionIsIdle?: SessionIdleQuery
 }
 
 export interface RestoreOutcome {
@@ -59,9 +62,11 @@ export interface RestoreOutcome {
 export class JobSupervisor {
   /** The live handles (actor, watchers) of the jobs the registry lists. */
   private readonly jobs = new Map<string, LiveJob>()
-  private readonly idleSessions = new Set<string>()
+  private readonly sessions: SessionActivity
 
-  constructor(private readonly deps: JobSupervisorDeps) {}
+  constructor(private readonly deps: JobSupervisorDeps) {
+    this.sessions = new SessionActivity(deps.sessionIsIdle)
+  }
 
   /** forge_shell: starts a job and waits for the first completion condition (unless it runs in the background). */
   async run(sessionId: string, request: ShellRequest): Promise<string> {
@@ -186,6 +191,8 @@ export class JobSupervisor {
     // Registrations taken over whose job already ended: their results count as delivered.
     for (const { jobId } of this.deps.registry.registrations()) if (!this.jobs.has(jobId)) this.deps.registry.end(jobId)
     await this.deps.journal.prune()
+    // Completions an earlier host could not deliver: their sessions may be idle already, with no event to come.
+    for (const [jobId, job] of this.jobs) if (job.actor.getSnapshot().hasTag("wake-pending")) void this.deliverWake(jobId, job)
     return outcome
   }
 
@@ -265,11 +272,8 @@ export class JobSupervisor {
 
   /** The host says a session went idle or busy: wakes are delivered only into idle sessions. */
   sessionStatus(sessionId: string, status: "idle" | "busy"): void {
-    if (status === "busy") {
-      this.idleSessions.delete(sessionId)
-      return
-    }
-    this.idleSessions.add(sessionId)
+    this.sessions.set(sessionId, status)
+    if (status === "busy") return
     for (const [jobId, job] of this.jobs) {
       if (this.ownerOf(job) === sessionId && job.actor.getSnapshot().hasTag("wake-pending")) void this.deliverWake(jobId, job)
     }
@@ -277,7 +281,7 @@ export class JobSupervisor {
 
   /** A deleted session's live jobs die with it. */
   async sessionDeleted(sessionId: string): Promise<void> {
-    this.idleSessions.delete(sessionId)
+    this.sessions.forget(sessionId)
     const owned = [...this.jobs.entries()].filter(([, j]) => this.ownerOf(j) === sessionId && j.actor.getSnapshot().hasTag("alive"))
     for (const [jobId, job] of owned) {
       this.note("session-deleted", job.actor.getSnapshot().context, `session ${sessionId} was deleted: its job was killed`)
@@ -365,9 +369,10 @@ export class JobSupervisor {
 
   private async deliverWake(jobId: string, job: LiveJob): Promise<void> {
     const owner = this.ownerOf(job)
-    if (job.delivering || !this.idleSessions.has(owner)) return
+    if (job.delivering) return
     job.delivering = true
     try {
+      if (!(await this.sessions.isIdle(owner))) return
       const { context } = job.actor.getSnapshot()
       await this.deps.wake(owner, wakeText(context, await this.deps.processes.readTail(context.logFile, TAIL_BYTES)))
       if (job.actor.getSnapshot().can({ type: "job.wake.delivered" })) job.actor.send({ type: "job.wake.delivered" })

@@ -156,7 +156,8 @@ describe.sequential("e2e harness", () => {
       'turns[0].restart: restart turns need "mode": "serve" (every run-mode turn is already a fresh process)',
       "pluginOptions: plugin options cannot be passed to a single-file install (opencode loads files in plugin/ without options)",
     ])
-    expect(problemsOf({ mode: "serve", auto: true, turns: [{ prompt: "x", exitCode: 0 }] })).toEqual([
+    expect(problemsOf({ mode: "serve", auto: true, turns: [{ prompt: "x", exitCode: 0 }, { restart: true, settleMs: 100, timeoutMs: 9000, agent: "forge" }] })).toEqual([
+      'turns[1].agent: "agent" does not apply to a restart turn',
       'auto: "auto" applies to run mode only; in serve mode list "permissions" replies',
       'turns[0].exitCode: "exitCode" applies to run mode only',
     ])

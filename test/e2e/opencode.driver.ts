@@ -30,8 +30,11 @@ export interface Driver {
   start(): Promise<boolean>
   /** Runs one prompt or command turn. Resolves false when the scenario cannot go on (timeout, crash). */
   runTurn(turn: Turn, n: number): Promise<boolean>
-  /** Stops opencode and starts it again on the same HOME and project, continuing the same session. */
-  restart(n: number): Promise<boolean>
+  /**
+   * Stops opencode and starts it again on the same HOME and project, continuing the same session; with the turn's
+   * `settleMs`, then waits as after any turn for the session to stay idle (what the plugin does on its own is seen).
+   */
+  restart(turn: Turn, n: number): Promise<boolean>
   /** Every tool call of the session so far, in order. */
   toolResults(): Promise<ToolResult[]>
   /** Stops everything this driver started. Safe to call twice. */

@@ -1,12 +1,15 @@
 // Child processes of the harness. Each opencode process gets its own process group, and stopping it also
 // signals every descendant found in /proc beforehand (opencode starts bash tool commands in groups of their own,
-// and they would outlive it); stop = SIGTERM, then SIGKILL after a grace period. Processes still alive when the
-// harness itself exits are killed from an exit handler.
+// and they would outlive it); stop = SIGTERM, then SIGKILL after a grace period. A restart stops only opencode, as
+// a real one does: what outlives it on purpose keeps running as a stray until the scenario ends. Processes still
+// alive when the harness itself exits are killed from an exit handler.
 import { spawn, type ChildProcess } from "node:child_process"
 import fs from "node:fs"
 import net from "node:net"
 
 const live = new Set<number>()
+/** Descendants left running by `stopProcess`: killed by `killStrays` (and by the exit handler). */
+const strays = new Set<number>()
 let exitHookInstalled = false
 
 /** Every descendant of `root` (Linux /proc; empty elsewhere). Read before signalling: orphans get reparented. */
@@ -38,6 +41,15 @@ export function descendants(root: number): number[] {
   return out
 }
 
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 function killPid(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal)
@@ -67,6 +79,16 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 export function killAll(): void {
   for (const pid of live) killTree(pid, descendants(pid), "SIGKILL")
   live.clear()
+  killStrays()
+}
+
+/** SIGKILLs what earlier `stopProcess` calls left running, with everything below it. */
+export function killStrays(): void {
+  for (const pid of strays) {
+    for (const child of descendants(pid)) killPid(child, "SIGKILL")
+    killGroup(pid, "SIGKILL")
+  }
+  strays.clear()
 }
 
 function installExitHook(): void {
@@ -83,6 +105,11 @@ export interface Spawned {
   exited: Promise<number | null>
   /** SIGTERM the group, SIGKILL after `graceMs`; resolves once the process has exited. */
   stop(graceMs?: number): Promise<void>
+  /**
+   * Stops the process the way a host restart does: SIGTERM its group, SIGKILL it after `graceMs`. Descendants in
+   * groups of their own that outlive it are left running (as strays, see `killStrays`).
+   */
+  stopProcess(graceMs?: number): Promise<void>
 }
 
 export function spawnTracked(
@@ -129,7 +156,16 @@ export function spawnTracked(
     // Descendants that ignored SIGTERM must not outlive their opencode.
     killTree(pid, tree, "SIGKILL")
   }
-  return { child, stdout: () => out, stderr: () => err, exited, stop }
+  const stopProcess = async (graceMs = 3_000): Promise<void> => {
+    if (done || pid === undefined) return void (await exited)
+    const tree = descendants(pid)
+    killGroup(pid, "SIGTERM")
+    const timer = setTimeout(() => killGroup(pid, "SIGKILL"), graceMs)
+    await exited
+    clearTimeout(timer)
+    for (const p of tree) if (isRunning(p)) strays.add(p)
+  }
+  return { child, stdout: () => out, stderr: () => err, exited, stop, stopProcess }
 }
 
 export function freePort(): Promise<number> {

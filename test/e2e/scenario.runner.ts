@@ -122,7 +122,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
       for (const [i, turn] of scenario.turns.entries()) {
         const n = i + 1
         fake.setTurn(n)
-        const ok = turn.restart ? await driver.restart(n) : await driver.runTurn(turn, n)
+        const ok = turn.restart ? await driver.restart(turn, n) : await driver.runTurn(turn, n)
         const now = await readForgeDb(dbFile).catch((err: unknown) => {
           say(`  lifecycle store unreadable: ${String(err)}`)
           return undefined

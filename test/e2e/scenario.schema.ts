@@ -70,7 +70,7 @@ const turn = z
     if (t.arguments !== undefined && t.command === undefined)
       ctx.addIssue({ code: "custom", path: ["arguments"], message: '"arguments" belongs to a "command" turn' })
     if (t.restart !== undefined) {
-      for (const key of ["agent", "auto", "exitCode", "timeoutMs", "settleMs"] as const)
+      for (const key of ["agent", "auto", "exitCode"] as const)
         if (t[key] !== undefined)
           ctx.addIssue({ code: "custom", path: [key], message: `"${key}" does not apply to a restart turn` })
     }

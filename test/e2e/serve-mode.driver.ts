@@ -4,7 +4,7 @@
 import { createOpencodeClient, type OpencodeClient, type Part } from "@opencode-ai/sdk/client"
 import { z } from "zod"
 import { preview, turnLabel, type Driver, type DriverContext, type ToolResult } from "./opencode.driver"
-import { freePort, sleep, spawnTracked, withTimeout, type Spawned } from "./processes"
+import { freePort, killStrays, sleep, spawnTracked, withTimeout, type Spawned } from "./processes"
 import type { Turn } from "./scenario.schema"
 
 const START_TIMEOUT_MS = 60_000
@@ -131,12 +131,13 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
     return true
   }
 
-  const stopServer = async () => {
+  /** `restart`: stop opencode alone, as a real restart does; else its whole tree. */
+  const stopServer = async (how: "all" | "restart" = "all") => {
     const s = server
     server = undefined
     if (!s) return
     s.events.abort()
-    await s.proc.stop()
+    await (how === "restart" ? s.proc.stopProcess() : s.proc.stop())
     stderrAll += s.proc.stderr()
   }
 
@@ -176,6 +177,22 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
     results = next
   }
 
+  /** A plugin may start follow-up work when the session goes idle: waits until it stays idle for `settleMs`. */
+  const settle = async (client: OpencodeClient, id: string, settleMs: number, deadline: number) => {
+    for (;;) {
+      await sleep(settleMs)
+      // Listen before asking, so an idle event between the two is not missed.
+      const idle = nextIdle(id)
+      const status = await client.session.status()
+      const mine = status.data?.[id]
+      if (!mine || mine.type === "idle") {
+        idle.cancel()
+        return
+      }
+      await withTimeout(idle.promise, Math.max(1, deadline - Date.now()), "session did not become idle").finally(idle.cancel)
+    }
+  }
+
   const runTurn = async (turn: Turn, n: number): Promise<boolean> => {
     ctx.say(`turn ${n} ${turnLabel(turn)}`)
     if (!server || !sessionId) return false
@@ -196,20 +213,7 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
     try {
       const res = await withTimeout(call, timeoutMs, "timeout")
       if (res.error) ctx.check(`turn ${n}: ${turn.command !== undefined ? "command" : "prompt"} accepted`, false, JSON.stringify(res.error))
-      // A plugin may start follow-up work when the session goes idle: wait until it stays idle.
-      const settleMs = turn.settleMs ?? scenario.settleMs
-      for (;;) {
-        await sleep(settleMs)
-        // Listen before asking, so an idle event between the two is not missed.
-        const idle = nextIdle(id)
-        const status = await client.session.status()
-        const mine = status.data?.[id]
-        if (!mine || mine.type === "idle") {
-          idle.cancel()
-          break
-        }
-        await withTimeout(idle.promise, Math.max(1, deadline - Date.now()), "session did not become idle").finally(idle.cancel)
-      }
+      await settle(client, id, turn.settleMs ?? scenario.settleMs, deadline)
     } catch (err) {
       await client.session.abort({ path: { id } }).catch(() => undefined)
       const timedOut = err instanceof Error && /^(timeout|session did not become idle)$/.test(err.message)
@@ -224,10 +228,21 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
   return {
     start,
     runTurn,
-    restart: async (n) => {
+    restart: async (turn, n) => {
       ctx.say(`turn ${n} restart`)
-      await stopServer()
-      return start()
+      await stopServer("restart")
+      if (!(await start())) return false
+      if (turn.settleMs === undefined || !server || !sessionId) return true
+      const timeoutMs = turn.timeoutMs ?? scenario.timeoutMs
+      try {
+        await settle(server.client, sessionId, turn.settleMs, Date.now() + timeoutMs)
+      } catch (err) {
+        ctx.check(`turn ${n}: session idle after the restart`, false, String(err))
+        await collect(n).catch(() => undefined)
+        return false
+      }
+      await collect(n)
+      return true
     },
     toolResults: async () => {
       if (server) await collect(partTurn.size === 0 ? 1 : Math.max(...partTurn.values()))
@@ -238,6 +253,7 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
         if (!r.used) ctx.check(`permission reply "${r.permission}" → ${r.reply} was used`, false, "no such permission was asked")
       replies.length = 0
       await stopServer()
+      killStrays()
     },
     stderr: () => stderrAll,
   }

@@ -33,7 +33,7 @@ describe("job supervisor with real processes", () => {
   const clock = { now: () => Date.now() }
   const host = currentHost()
   /** A host whose records stop when `silenced` says so: what a host that died leaves behind. */
-  const newSupervisor = (options: { host?: JobHost; ledger?: JobLedger; silenced?: () => boolean } = {}) =>
+  const newSupervisor = (options: { host?: JobHost; ledger?: JobLedger; silenced?: () => boolean; sessionIsIdle?: (id: string) => Promise<boolean> } = {}) =>
     new JobSupervisor({
       processes: createJobProcesses({ growthPollMs: 20, killGraceMs: 500 }),
       logs: new FsJobLogs(path.join(dir, "logs")),
@@ -46,6 +46,7 @@ describe("job supervisor with real processes", () => {
       ledger: options.ledger ?? ledger,
       registry: new JobRegistry(options.host ?? host, createKeyValueStorage(store.connection)),
       host: options.host ?? host,
+      sessionIsIdle: options.sessionIsIdle,
     })
 
   beforeEach(async () => {
@@ -181,6 +182,33 @@ describe("job supervisor with real processes", () => {
     }
   })
 
+  it("a completion the previous host could not deliver wakes its session after the restart, once, asking whether it is idle", async () => {
+    const other = await otherHost()
+    let silenced = false
+    const first = newSupervisor({ host: other.host, silenced: () => silenced })
+    const id = jobIdOf(await first.run("s1", request({ command: "sleep 0.2; echo finished", run_in_background: true })))
+    // The job ends while its session is busy as far as this host knows: the wake stays pending.
+    await expect.poll(async () => (await store.repository.getSnapshot("job", id))?.state, { timeout: 5_000 }).toBe("exited.wakePending")
+    silenced = true
+    await other.kill()
+    const asked: string[] = []
+    const next = newSupervisor({ sessionIsIdle: async (session) => (asked.push(session), session === "s1") })
+    try {
+      await next.restore(store.repository)
+      await expect.poll(() => wakes.length, { timeout: 5_000 }).toBe(1)
+      expect(wakes[0]).toMatchObject({ session: "s1" })
+      expect(wakes[0]?.text).toMatch(new RegExp(`^\\[forge:job-complete\\] Job ${id} finished`))
+      expect(asked).toEqual(["s1"])
+      // Known idle now, from the answer: a later idle event does not deliver it again.
+      next.sessionStatus("s1", "idle")
+      await new Promise((r) => setTimeout(r, 200))
+      expect(wakes).toHaveLength(1)
+    } finally {
+      await next.dispose()
+      await first.dispose()
+    }
+  })
+
   /** Another host process of the same workspace, stood in for by a child process that lives until killed. */
   async function otherHost(): Promise<{ host: JobHost; kill(): Promise<void> }> {
     const child = spawn("sleep", ["60"], { stdio: "ignore" })
@@ -255,6 +283,9 @@ describe("job supervisor with real processes", () => {
       await new Promise((r) => setTimeout(r, 50))
       expect((await store.repository.getSnapshot("job", survivor))?.state).toBe("killed")
       expect((await store.repository.getSnapshot("job", escaped))?.state).toBe("orphaned")
+      // One row per change of state: the restore itself is none.
+      const events = (await store.repository.listTransitions({ machineId: "job", instanceId: survivor })).map((t) => t.event)
+      expect(events).toEqual(["xstate.init", "job.spawned", "job.adopt", "job.kill"])
     } finally {
       await next.dispose()
       await first.dispose()

@@ -7,11 +7,16 @@ import { firstDeadlineReached } from "./job.gates"
 
 export const JOB_MACHINE_VERSION = "2"
 
-/** The host process that runs (or adopted) a job: a pid and its start time, so a reused pid is never mistaken. */
+/**
+ * The host that runs (or adopted) a job: a process (pid and start time, so a reused pid is never mistaken) and one
+ * plugin instance in it (opencode runs one per directory it serves, and two may share a workspace).
+ */
 export interface JobHost {
   pid: number
   /** Epoch ms. */
   startedAt: number
+  /** Tells plugin instances of one process apart: 1-32 characters of A-Z a-z 0-9 _ -. */
+  instance: string
 }
 
 export interface JobInput {

@@ -1,4 +1,5 @@
 // The job supervisor's port onto this adapter: services/jobs asks through JobProcesses, POSIX answers here.
+import { randomBytes } from "node:crypto"
 import type { JobHost } from "../../machines/job.machine"
 import type { JobProcesses, MatchOutcome } from "../../services/jobs/job.ports"
 import { spawnJob } from "./job.spawn"
@@ -20,11 +21,14 @@ export interface JobProcessesOptions {
   shell?: ResolvedShell
 }
 
-/** This process as a job host: its pid and start time (so a later process reusing the pid is told apart). */
+/**
+ * A new job host in this process: its pid and start time (so a later process reusing the pid is told apart) and a
+ * fresh instance id (each plugin instance of the process is a host of its own).
+ */
 export function currentHost(): JobHost {
   const self = readProcess(process.pid)
   if (self === null) throw new Error(`cannot read /proc/${process.pid}: the job host needs a Linux /proc`)
-  return { pid: process.pid, startedAt: self.startedAt }
+  return { pid: process.pid, startedAt: self.startedAt, instance: randomBytes(4).toString("hex") }
 }
 
 export function createJobProcesses(options: JobProcessesOptions = {}): JobProcesses {

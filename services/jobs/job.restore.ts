@@ -18,7 +18,7 @@ export function restoreJobRecord(
   if (persisted.context.host !== undefined && options.isAlive(persisted.context.host)) return { kind: "elsewhere" }
   try {
     // A record written before jobs named their host belongs to a host that is gone.
-    const context: JobContext = { ...(persisted.context as JobContext), host: persisted.context.host ?? { pid: 0, startedAt: 0 } }
+    const context: JobContext = { ...(persisted.context as JobContext), host: persisted.context.host ?? { pid: 0, startedAt: 0, instance: "unknown" } }
     const resolved = jobMachine.resolveState({ value: persisted.value, context })
     const actor = createActor(jobMachine, {
       snapshot: jobMachine.getPersistedSnapshot(resolved),

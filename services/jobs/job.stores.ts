@@ -11,22 +11,25 @@ export interface StoreStorage extends StateStorage {
   names(prefix: string): Promise<string[]>
 }
 
-/** `<base>@<pid>.<startedAt>`: the item one host persists a store under. */
+/** `<base>@<pid>.<startedAt>.<instance>`: the item one host persists a store under. */
 export function hostScopedName(base: string, host: JobHost): string {
-  return `${base}@${host.pid}.${host.startedAt}`
+  return `${base}@${host.pid}.${host.startedAt}.${host.instance}`
 }
 
 /** The host an item belongs to, or null for a name that is not one of `base`'s per-host items. */
 export function hostOfName(base: string, name: string): JobHost | null {
-  const match = /^(\d+)\.(\d+)$/.exec(name.startsWith(`${base}@`) ? name.slice(base.length + 1) : "")
-  return match ? { pid: Number(match[1]), startedAt: Number(match[2]) } : null
+  const match = /^(\d+)\.(\d+)\.([A-Za-z0-9_-]{1,32})$/.exec(name.startsWith(`${base}@`) ? name.slice(base.length + 1) : "")
+  return match ? { pid: Number(match[1]), startedAt: Number(match[2]), instance: match[3] as string } : null
 }
 
 export function isSameHost(a: JobHost, b: JobHost): boolean {
-  return a.pid === b.pid && a.startedAt === b.startedAt
+  return a.pid === b.pid && a.startedAt === b.startedAt && a.instance === b.instance
 }
 
-/** The per-host items of `base` whose host is gone: theirs to take over. The living hosts' items are left alone. */
+/**
+ * The per-host items of `base` whose host is gone: theirs to take over. The living hosts' items are left alone;
+ * `isAlive` answers for the host's process, so the other plugin instances of a running process count as living.
+ */
 export async function itemsOfDeadHosts(
   storage: StoreStorage,
   base: string,

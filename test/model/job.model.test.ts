@@ -25,7 +25,7 @@ const base: JobInput = {
   background: false,
   notify: true,
   survive: true,
-  host: { pid: 100, startedAt: 1 },
+  host: { pid: 100, startedAt: 1, instance: "a" },
 }
 
 const configs: { name: string; input: JobInput }[] = [
@@ -55,7 +55,7 @@ const eventCases: JobEvent[] = [
   { type: "job.poll" },
   { type: "job.wake.delivered" },
   { type: "job.clear" },
-  { type: "job.adopt", at: 5_000, host: { pid: 200, startedAt: 4_000 } },
+  { type: "job.adopt", at: 5_000, host: { pid: 200, startedAt: 4_000, instance: "b" } },
   { type: "job.orphan", at: 5_000 },
 ]
 

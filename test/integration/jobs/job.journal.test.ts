@@ -34,7 +34,7 @@ const input = (jobId: string): JobInput => ({
   background: false,
   notify: true,
   survive: false,
-  host: { pid: process.pid, startedAt: 1 },
+  host: { pid: process.pid, startedAt: 1, instance: "a" },
 })
 
 it("prunes all but the newest finished jobs every few finishes; live jobs and their records stay", async () => {

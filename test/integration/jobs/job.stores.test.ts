@@ -20,9 +20,10 @@ const entry = (n: number, kind: JobLedgerEntry["kind"] = "orphaned"): JobLedgerE
   command: `sleep ${n}`,
   message: `entry ${n}`,
 })
-const hostA: JobHost = { pid: 101, startedAt: 1_000 }
-const hostB: JobHost = { pid: 202, startedAt: 2_000 }
-const hostC: JobHost = { pid: 303, startedAt: 3_000 }
+const hostA: JobHost = { pid: 101, startedAt: 1_000, instance: "a1" }
+const hostB: JobHost = { pid: 202, startedAt: 2_000, instance: "b1" }
+const hostC: JobHost = { pid: 303, startedAt: 3_000, instance: "c1" }
+// Liveness is the process's: every instance of a living process is alive.
 const alive = (...hosts: JobHost[]) => (host: JobHost) => hosts.some((h) => h.pid === host.pid && h.startedAt === host.startedAt)
 
 describe("job stores persisted per host", () => {
@@ -39,11 +40,12 @@ describe("job stores persisted per host", () => {
   const kv = () => createKeyValueStorage(store.connection)
 
   it("names each host's item by pid and start time, and reads the host back from the name", () => {
-    expect(hostScopedName(JOB_LEDGER_NAME, hostA)).toBe("forge.job-ledger@101.1000")
-    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.1000")).toEqual(hostA)
+    expect(hostScopedName(JOB_LEDGER_NAME, hostA)).toBe("forge.job-ledger@101.1000.a1")
+    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.1000.a1")).toEqual(hostA)
     expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger")).toBeNull()
-    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-registry@101.1000")).toBeNull()
-    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.x")).toBeNull()
+    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.1000")).toBeNull()
+    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-registry@101.1000.a1")).toBeNull()
+    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.x.a1")).toBeNull()
   })
 
   it("lists items by prefix, taking `_` and `%` literally", async () => {

@@ -12,7 +12,8 @@ import { type LifecycleStore, openLifecycleStore } from "../../../adapters/stora
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
 import { JobJournal } from "../../../services/jobs/job.journal"
 import { JobLedger } from "../../../services/jobs/job.ledger"
-import { JobRegistry } from "../../../services/jobs/job.registry"
+import { JOB_REGISTRY_NAME, JobRegistry } from "../../../services/jobs/job.registry"
+import { hostScopedName } from "../../../services/jobs/job.stores"
 import { JobSupervisor } from "../../../services/jobs/job.supervisor"
 import { systemTimers } from "../../../src/jobs"
 import { memoryLogger } from "../plan/plan.helpers"
@@ -174,7 +175,7 @@ describe("job supervisor with real processes", () => {
     await supervisor.dispose()
     try {
       // Right after dispose, with no time for a throttled write: the item is already there.
-      const item = await createKeyValueStorage(store.connection).getItem(`forge.job-registry@${host.pid}.${host.startedAt}`)
+      const item = await createKeyValueStorage(store.connection).getItem(hostScopedName(JOB_REGISTRY_NAME, host))
       expect(JSON.parse(item ?? "null")).toMatchObject({ context: { jobs: { [id]: { owner: "root", survive: true } } } })
       expect(isAlive(pid)).toBe(true)
     } finally {
@@ -215,7 +216,7 @@ describe("job supervisor with real processes", () => {
     const pid = child.pid as number
     await expect.poll(() => readProcess(pid)).not.toBeNull()
     return {
-      host: { pid, startedAt: readProcess(pid)!.startedAt },
+      host: { pid, startedAt: readProcess(pid)!.startedAt, instance: "other" },
       async kill() {
         child.kill("SIGKILL")
         await expect.poll(() => isAlive(pid)).toBe(false)
@@ -243,6 +244,21 @@ describe("job supervisor with real processes", () => {
       await first.dispose()
       await other.kill()
     }
+  })
+
+  it("a second plugin instance of the same process on the workspace leaves the first one's jobs alone", async () => {
+    const id = jobIdOf(await supervisor.run("s1", request({ command: "sleep 30", run_in_background: true })))
+    const pid = Number(/pid (\d+)/.exec(supervisor.list())?.[1])
+    const sibling = newSupervisor({ host: currentHost() })
+    try {
+      expect(await sibling.restore(store.repository)).toEqual({ adopted: [], orphaned: [], elsewhere: [id], problems: [] })
+      expect(isAlive(pid)).toBe(true)
+      expect(sibling.list()).toBe("no jobs")
+    } finally {
+      await sibling.dispose()
+    }
+    expect(isAlive(pid)).toBe(true)
+    await supervisor.kill(id)
   })
 
   it("the next host takes over from a host that is gone: survive job adopted with its owner, escaped job orphaned, results remembered", async () => {

@@ -18,7 +18,7 @@ const input: JobInput = {
   background: false,
   notify: true,
   survive: false,
-  host: { pid: 100, startedAt: 1_699_999_999_000 },
+  host: { pid: 100, startedAt: 1_699_999_999_000, instance: "a" },
 }
 const T0 = 1_700_000_000_000
 const spawned: JobEvent = { type: "job.spawned", pid: 4242, at: T0 }
@@ -198,7 +198,7 @@ describe("ends", () => {
   })
 
   it("survive mode: the next start adopts an early-returned job or ledgers it as an orphan", () => {
-    const adopter = { pid: 200, startedAt: T0 }
+    const adopter = { pid: 200, startedAt: T0, instance: "b" }
     const adopted = getNextSnapshot(jobMachine, earlyReturnedIdle({ survive: true }), { type: "job.adopt", at: T0 + 1, host: adopter })
     expect(adopted.value).toBe("earlyReturned")
     expect(adopted.context.previousRun).toBe(true)
@@ -213,7 +213,7 @@ describe("ends", () => {
   // start, or ledgered as an orphan when it died with the host.
   it("survive mode: a pattern-succeeded job can be adopted and orphaned too", () => {
     const live = succeeded({ survive: true })
-    expect(live.can({ type: "job.adopt", at: T0 + 1, host: { pid: 200, startedAt: T0 } })).toBe(true)
+    expect(live.can({ type: "job.adopt", at: T0 + 1, host: { pid: 200, startedAt: T0, instance: "b" } })).toBe(true)
     expect(live.can({ type: "job.orphan", at: T0 + 1 })).toBe(true)
   })
 })

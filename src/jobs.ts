@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto"
 import type { PluginInput } from "@opencode-ai/plugin"
-import { createJobProcesses, currentHost } from "../adapters/process/job.processes"
+import { currentHost, releaseHost } from "../adapters/process/job.hosts"
+import { createJobProcesses } from "../adapters/process/job.processes"
 import { installExitMatrix } from "../adapters/process/exit.matrix"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
 import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
@@ -25,7 +26,7 @@ export interface HostJobs {
   ledger: JobLedger
   registry: JobRegistry
   shellFamily: string
-  /** Removes the exit handlers (the supervisor itself is disposed by the plugin's dispose hook). */
+  /** Removes the exit handlers and releases the host (the supervisor itself is disposed by the plugin's dispose hook). */
   uninstall(): void
 }
 
@@ -79,6 +80,11 @@ export function createHostJobs(options: {
       if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
     },
   })
-  const uninstall = installExitMatrix(() => supervisor.killAllNow())
+  const removeExitHandlers = installExitMatrix(() => supervisor.killAllNow())
+  const uninstall = () => {
+    removeExitHandlers()
+    // The next plugin instance of this process may take over what this one leaves (its survive jobs).
+    releaseHost(host)
+  }
   return { supervisor, ledger, registry, shellFamily: processes.shellFamily(), uninstall }
 }

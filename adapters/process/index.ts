@@ -51,6 +51,7 @@ export {
   type ReadLinesOptions,
   type WindowLinePage,
 } from "./log.reader"
-export { createJobProcesses, currentHost, type JobProcessesOptions } from "./job.processes"
+export { createJobProcesses, type JobProcessesOptions } from "./job.processes"
+export { currentHost, isHostAlive, releaseHost } from "./job.hosts"
 export { commandDirectories, commandPaths, createProcessLocator, hostLineage, processClock, type ProcessLocatorOptions } from "./process.locator"
 export { createProcessKiller, killProcessTrees, type KillProcessTreesOptions, type ProcessTreesKillReport } from "./process.trees.kill"

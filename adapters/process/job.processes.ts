@@ -1,16 +1,11 @@
 // The job supervisor's port onto this adapter: services/jobs asks through JobProcesses, POSIX answers here.
-import { randomBytes } from "node:crypto"
-import type { JobHost } from "../../machines/job.machine"
 import type { JobProcesses, MatchOutcome } from "../../services/jobs/job.ports"
 import { spawnJob } from "./job.spawn"
 import { logSize, readNew, readTail, readWindowLines, watchGrowth } from "./log.reader"
 import { createPatternMatcher } from "./pattern.matcher"
 import { type ResolvedShell, resolveShell } from "./shell.resolver"
 import { killJobTree, killJobTreeNow } from "./tree.kill"
-import { isAlive, readProcess } from "./proc.table"
-
-/** /proc start times carry 10 ms precision and the spawn time is taken right after the fork. */
-const START_TOLERANCE_MS = 1_000
+import { isHostAlive, isSameProcessAt } from "./job.hosts"
 
 export interface JobProcessesOptions {
   /** SIGTERM grace of a kill before SIGKILL (ms). */
@@ -19,16 +14,6 @@ export interface JobProcessesOptions {
   growthPollMs?: number
   /** The interpreter; the host-aligned shell by default (resolved once). */
   shell?: ResolvedShell
-}
-
-/**
- * A new job host in this process: its pid and start time (so a later process reusing the pid is told apart) and a
- * fresh instance id (each plugin instance of the process is a host of its own).
- */
-export function currentHost(): JobHost {
-  const self = readProcess(process.pid)
-  if (self === null) throw new Error(`cannot read /proc/${process.pid}: the job host needs a Linux /proc`)
-  return { pid: process.pid, startedAt: self.startedAt, instance: randomBytes(4).toString("hex") }
 }
 
 export function createJobProcesses(options: JobProcessesOptions = {}): JobProcesses {
@@ -46,14 +31,11 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
       }),
     killTree: (job, kill) => killJobTree(job, { graceMs: kill?.graceMs ?? options.killGraceMs ?? 3000 }),
     killTreeNow: (job) => void killJobTreeNow(job),
-    isSameProcess(pid, startedAt) {
-      const info = readProcess(pid)
-      return info !== null && isAlive(pid) && Math.abs(info.startedAt - startedAt) <= START_TOLERANCE_MS
-    },
+    isSameProcess: isSameProcessAt,
+    isHostAlive,
     watchGone(pid, startedAt, onGone) {
       const timer = setInterval(() => {
-        const info = readProcess(pid)
-        if (info !== null && isAlive(pid) && Math.abs(info.startedAt - startedAt) <= START_TOLERANCE_MS) return
+        if (isSameProcessAt(pid, startedAt)) return
         clearInterval(timer)
         onGone()
       }, options.growthPollMs ?? 100)

@@ -1,4 +1,5 @@
 // What the job supervisor needs from the world; adapters/process provides it on POSIX.
+import type { JobHost } from "../../machines/job.machine"
 
 export interface ExitReport {
   code: number | null
@@ -48,6 +49,8 @@ export interface JobProcesses {
    * after a restart is never mistaken for the job.
    */
   isSameProcess(pid: number, startedAt: number): boolean
+  /** Whether a job host (a plugin instance of some process) still runs; the caller's own host included. */
+  isHostAlive(host: JobHost): boolean
   /** Calls back once when a process that is not our child (an adopted survive job) is gone; returns a stop function. */
   watchGone(pid: number, startedAt: number, onGone: () => void): () => void
   /** Throws a clear error for a pattern that is not a valid regular expression. */

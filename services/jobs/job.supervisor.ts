@@ -141,7 +141,7 @@ export class JobSupervisor {
    */
   async restore(repository: LifecycleRepository): Promise<RestoreOutcome> {
     const outcome: RestoreOutcome = { adopted: [], orphaned: [], elsewhere: [], problems: [] }
-    const isAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isSameProcess(host.pid, host.startedAt)
+    const isAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isHostAlive(host)
     outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)), ...(await this.deps.ledger.takeOver(isAlive)))
     for (const record of await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false })) {
       const jobId = record.instanceId

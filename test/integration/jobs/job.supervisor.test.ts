@@ -3,7 +3,8 @@ import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { spawn } from "node:child_process"
-import { createJobProcesses, currentHost } from "../../../adapters/process/job.processes"
+import { currentHost, releaseHost } from "../../../adapters/process/job.hosts"
+import { createJobProcesses } from "../../../adapters/process/job.processes"
 import { isAlive, readProcess } from "../../../adapters/process/proc.table"
 import type { JobHost } from "../../../machines/job.machine"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
@@ -259,6 +260,24 @@ describe("job supervisor with real processes", () => {
     }
     expect(isAlive(pid)).toBe(true)
     await supervisor.kill(id)
+  })
+
+  it("the next plugin instance of the same process takes over what a released (disposed) instance left", async () => {
+    const first = currentHost()
+    const firstSupervisor = newSupervisor({ host: first })
+    const id = jobIdOf(await firstSupervisor.run("s1", request({ command: "sleep 30", survive: true, run_in_background: true })))
+    const pid = Number(/pid (\d+)/.exec(firstSupervisor.list())?.[1])
+    await firstSupervisor.dispose()
+    releaseHost(first)
+    const next = newSupervisor({ host: currentHost() })
+    try {
+      expect(await next.restore(store.repository)).toEqual({ adopted: [id], orphaned: [], elsewhere: [], problems: [] })
+      expect(next.list()).toMatch(new RegExp(`${id} \\[earlyReturned, previous-run\\]`))
+    } finally {
+      await next.kill(id)
+      await next.dispose()
+    }
+    expect(isAlive(pid)).toBe(false)
   })
 
   it("the next host takes over from a host that is gone: survive job adopted with its owner, escaped job orphaned, results remembered", async () => {

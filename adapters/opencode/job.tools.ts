@@ -1,10 +1,12 @@
 import { existsSync, statSync } from "node:fs"
 import path from "node:path"
 import { type ToolDefinition, tool } from "@opencode-ai/plugin"
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS } from "../../machines/job.gates"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import { NATIVE_MODE_REFUSAL, isSupervisorEnabled } from "../../services/jobs/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import { toShellRequest } from "../../services/jobs/job.request"
+import { forgeTool } from "./tool.args"
 
 const z = tool.schema
 
@@ -23,7 +25,7 @@ export interface JobToolsDeps {
 export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forge_jobs", ToolDefinition> {
   const enabled = isSupervisorEnabled(deps.options)
   return {
-    forge_shell: tool({
+    forge_shell: forgeTool("forge_shell", {
       description:
         `Run a shell command (${deps.shellFamily} syntax) as a supervised job. Returns on the FIRST of: the process exit (exit code + output tail), ` +
         "a success_pattern match on new output (the process keeps running unless keep_alive is false), idle_ms without new output " +
@@ -34,12 +36,13 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         command: z.string().describe("The command line"),
         cwd: z.string().optional().describe("Working directory (default: the project directory); relative paths are resolved against it"),
         success_pattern: z.string().optional().describe("Regex on new output that counts as success (e.g. a server's 'listening on')"),
-        keep_alive: z.boolean().optional().describe("After a success_pattern match keep the process running (default true)"),
-        idle_ms: z.number().int().positive().optional().describe("Return still-running after this long without new output (default 60000)"),
-        max_wait_ms: z.number().int().positive().optional().describe("Return still-running after this long in any case (default 120000, at most 600000)"),
-        run_in_background: z.boolean().optional().describe("Start and return the jobId immediately"),
+        keep_alive: z.boolean().default(true).describe("After a success_pattern match keep the process running (default true)"),
+        idle_ms: z.number().int().positive().default(DEFAULT_IDLE_MS).describe("Return still-running after this long without new output (default 60000)"),
+        max_wait_ms: z.number().int().positive().default(DEFAULT_MAX_WAIT_MS).describe("Return still-running after this long in any case (default 120000, at most 600000)"),
+        run_in_background: z.boolean().default(false).describe("Start and return the jobId immediately"),
+        // No schema default: whether a job survives by default is the host's jobs.survive option.
         survive: z.boolean().optional().describe("Let the job outlive this opencode process (adopted by the next start)"),
-        notify: z.boolean().optional().describe("Wake this session when an unread job finishes (default true)"),
+        notify: z.boolean().default(true).describe("Wake this session when an unread job finishes (default true)"),
       },
       async execute(args, ctx) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
@@ -48,17 +51,17 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         return deps.supervisor().run(ctx.sessionID, request)
       },
     }),
-    forge_jobs: tool({
+    forge_jobs: forgeTool("forge_jobs", {
       description:
         "Manage forge_shell jobs: list; poll {jobId, waitMs ≤ 30000} waits for new output or the end and drains the new output; " +
         "log {jobId, offset, limit} pages the log by line; kill {jobId} kills the whole process tree; clear {jobId} drops a finished entry; " +
         "handoff {jobId} gives a subagent's job to the root session so it outlives the subagent.",
       args: {
         action: z.enum(["list", "poll", "log", "kill", "clear", "handoff"]),
-        jobId: z.string().optional(),
-        waitMs: z.number().int().min(0).max(30_000).optional(),
-        offset: z.number().int().min(1).optional(),
-        limit: z.number().int().min(1).max(2000).optional(),
+        jobId: z.string().min(1).optional().describe("The job (every action but list)"),
+        waitMs: z.number().int().min(0).max(30_000).default(0).describe("poll: how long to wait for new output or the end"),
+        offset: z.number().int().min(1).default(1).describe("log: first line, 1-indexed"),
+        limit: z.number().int().min(1).max(2000).default(200).describe("log: how many lines"),
       },
       async execute(args, ctx) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
@@ -67,9 +70,9 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         const jobId = requireJobId(args.jobId, args.action)
         switch (args.action) {
           case "poll":
-            return supervisor.poll(jobId, args.waitMs ?? 0)
+            return supervisor.poll(jobId, args.waitMs)
           case "log":
-            return supervisor.logLines(jobId, args.offset ?? 1, args.limit ?? 200)
+            return supervisor.logLines(jobId, args.offset, args.limit)
           case "kill":
             return supervisor.kill(jobId)
           case "clear":
@@ -83,7 +86,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
 }
 
 function requireJobId(jobId: string | undefined, action: string): string {
-  if (jobId === undefined || jobId === "") throw new Error(`forge_jobs ${action}: jobId is required`)
+  if (jobId === undefined) throw new Error(`forge_jobs: argument "jobId" is missing (action "${action}" needs the job's id; list shows them)`)
   return jobId
 }
 

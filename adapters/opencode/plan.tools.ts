@@ -1,17 +1,19 @@
 import { type ToolContext, type ToolDefinition, tool } from "@opencode-ai/plugin"
 import type { Confirm } from "../../services/plan/plan.ports"
+import { DEFAULT_READ_LIMIT } from "../../services/plan/plan.text"
 import type { ForgeRuntimeAccess } from "./runtime.access"
+import { forgeTool } from "./tool.args"
 
 const z = tool.schema
 
-// The plan tools. Each is a thin shell: parse the raw args (opencode validates but passes them raw, without zod
-// defaults), resolve the session the plan is bound to, and let the plan service and its machine decide.
+// The plan tools. Each is a thin shell: its args are parsed by forgeTool (opencode passes them raw, without zod
+// defaults), then it resolves the session the plan is bound to and lets the plan service and its machine decide.
 
 export const PLAN_TOOL_IDS = ["plan_write", "plan_read", "plan_edit", "plan_approve", "plan_tick", "plan_close", "plan_discard"] as const
 
 export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN_TOOL_IDS)[number], ToolDefinition> {
   return {
-    plan_write: tool({
+    plan_write: forgeTool("plan_write", {
       description:
         "Create the session's plan, or rewrite its draft. The plan is stored as .opencode/plan/<date>-<slug>.md and starts as a draft: every write, edit, shell and task tool is banned in this session until the user approves it. Use <!-- forge-section --> markers before each ## Phase heading.",
       args: {
@@ -19,19 +21,18 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         title: z.string().optional().describe("Plan title; defaults to the first # heading"),
       },
       async execute(args, ctx) {
-        const parsed = z.object({ content: z.string().min(1), title: z.string().optional() }).parse(args)
         const { runtime, session } = await access.forTool(ctx)
-        return (await runtime.plans.write(session, parsed.content, parsed.title)).output
+        return (await runtime.plans.write(session, args.content, args.title)).output
       },
     }),
-    plan_read: tool({
+    plan_read: forgeTool("plan_read", {
       description:
         "Read the session's plan (offset/limit windows, 1-indexed lines, 2000 by default, with a next-offset notice), search it with a regex pattern, or list/search the workspace's recent plans with recent: true.",
       args: {
-        offset: z.number().int().min(1).optional().describe("Line to start from, 1-indexed"),
-        limit: z.number().int().min(1).optional().describe("Maximum lines to return; default 2000"),
-        pattern: z.string().optional().describe("Regex to search plan content"),
-        recent: z.boolean().optional().describe("List (or with pattern, search) recent workspace plans"),
+        offset: z.number().int().min(1).default(1).describe("Line to start from, 1-indexed"),
+        limit: z.number().int().min(1).default(DEFAULT_READ_LIMIT).describe("Maximum lines to return; default 2000"),
+        pattern: z.string().optional().describe("Regex to search plan content (JavaScript syntax, no slashes or flags)"),
+        recent: z.boolean().default(false).describe("List (or with pattern, search) recent workspace plans"),
         count: z.number().int().min(1).optional().describe("With recent: how many plans; default 20, at most 100"),
         path: z.string().optional().describe("Read this plan document instead of the session's (must be under .opencode/plan/)"),
       },
@@ -40,20 +41,20 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         return runtime.queries.read(session, args)
       },
     }),
-    plan_edit: tool({
+    plan_edit: forgeTool("plan_edit", {
       description:
         "Edit the session's draft plan by exact string replacement, like the Edit tool. oldString must match exactly once unless replaceAll is true; do not include plan_read's 'N: ' line prefixes. An empty oldString creates the plan only when none exists.",
       args: {
         oldString: z.string().describe("Exact text to replace, including indentation"),
         newString: z.string().describe("Replacement text; must differ from oldString"),
-        replaceAll: z.boolean().optional().describe("Replace every occurrence"),
+        replaceAll: z.boolean().default(false).describe("Replace every occurrence"),
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return (await runtime.plans.edit(session, args.oldString, args.newString, args.replaceAll ?? false)).output
+        return (await runtime.plans.edit(session, args.oldString, args.newString, args.replaceAll)).output
       },
     }),
-    plan_approve: tool({
+    plan_approve: forgeTool("plan_approve", {
       description:
         "Ask the user to approve the session's draft plan. Opens a confirmation dialog: only the user's allow approves it. Call this only after the user has explicitly said to go ahead.",
       args: {},
@@ -62,7 +63,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         return (await runtime.plans.approve(session, dialogFor(ctx))).output
       },
     }),
-    plan_tick: tool({
+    plan_tick: forgeTool("plan_tick", {
       description: "Tick one task of the session's approved plan as done; the document records the time.",
       args: { task: z.number().int().min(1).describe("Task number as written in the plan's Tasks list") },
       async execute(args, ctx) {
@@ -70,13 +71,13 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         return (await runtime.plans.tick(session, args.task)).output
       },
     }),
-    plan_close: tool({
+    plan_close: forgeTool("plan_close", {
       description:
         "Close the session's approved plan as done. Refused until every task is ticked and every acceptance criterion has exactly one passing check with evidence; then the user confirms in a dialog.",
       args: {
         checks: z
           .array(
-            z.object({
+            z.strictObject({
               criterion: z.string().min(1).describe("The acceptance criterion, as written in the plan"),
               pass: z.boolean().describe("Whether it holds"),
               evidence: z.string().describe("What shows it: the command you ran and its result, the file and line"),
@@ -89,7 +90,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         return (await runtime.plans.close(session, args.checks, dialogFor(ctx))).output
       },
     }),
-    plan_discard: tool({
+    plan_discard: forgeTool("plan_discard", {
       description:
         "Discard the session's plan: it becomes abandoned, or superseded when supersede names the document that takes its work over (e.g. a crew or goal file). The reason is recorded verbatim.",
       args: {

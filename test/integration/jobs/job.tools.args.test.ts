@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import type { PluginInput } from "@opencode-ai/plugin"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { createJobTools } from "../../../adapters/opencode/job.tools"
+import { defaultForgeOptions } from "../../../services/config/forge.options"
+import { type HostJobs, createHostJobs } from "../../../src/jobs"
+import { callRaw, toolContext } from "../opencode/tool.context"
+import { memoryLogger } from "../plan/plan.helpers"
+
+// The real forge_shell / forge_jobs definitions over a real supervisor (real processes and logs), driven with raw
+// args as opencode 1.18.33 passes them. Only opencode's client is absent: no call here reaches it.
+
+describe("job tools parse their raw arguments at the boundary", () => {
+  let dir: string
+  let hostJobs: HostJobs
+  let tools: ReturnType<typeof createJobTools>
+  let asked: string[]
+  const shell = (raw: unknown) => callRaw(tools.forge_shell, raw, toolContext("s1", dir, asked))
+  const jobs = (raw: unknown) => callRaw(tools.forge_jobs, raw, toolContext("s1", dir, asked))
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "forge-job-args-"))
+    asked = []
+    hostJobs = createHostJobs({
+      client: {} as PluginInput["client"],
+      log: memoryLogger(),
+      clock: { now: () => Date.now() },
+      logDir: path.join(dir, "logs"),
+      repository: async () => undefined,
+    })
+    tools = createJobTools({ options: defaultForgeOptions, supervisor: () => hostJobs.supervisor, rootOf: async (id) => id, shellFamily: "POSIX sh" })
+  })
+  afterEach(async () => {
+    await hostJobs.supervisor.dispose?.()
+    hostJobs.uninstall()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("forge_jobs names a bad action, a wrong type, an unknown and a missing argument", async () => {
+    await expect(jobs({ action: "bogus" })).rejects.toThrow(/^forge_jobs: argument "action" must be one of list, poll, log, kill, clear, handoff \(got "bogus"\)$/)
+    await expect(jobs({})).rejects.toThrow(/^forge_jobs: argument "action" is missing \(expected one of list, poll, log, kill, clear, handoff\)$/)
+    await expect(jobs({ action: "list", verbose: true })).rejects.toThrow(/^forge_jobs: unknown argument "verbose"$/)
+    await expect(jobs({ action: "poll", jobId: 5, waitMs: 60_000 })).rejects.toThrow(
+      /^forge_jobs: argument "jobId" must be a string \(got number\); argument "waitMs" must be at most 30000 \(got 60000\)$/,
+    )
+    await expect(jobs({ action: "log", jobId: "" })).rejects.toThrow(/^forge_jobs: argument "jobId" must not be empty \(got 0 characters\)$/)
+    await expect(jobs({ action: "poll" })).rejects.toThrow(/^forge_jobs: argument "jobId" is missing \(action "poll" needs the job's id; list shows them\)$/)
+    await expect(jobs("list")).rejects.toThrow(/^forge_jobs: arguments must be an object \(got string\)$/)
+    expect(await jobs({ action: "list" })).toMatch(/no jobs/i)
+  })
+
+  it("forge_shell refuses hostile args before the permission ask and before anything runs", async () => {
+    await expect(shell({ command: 5 })).rejects.toThrow(/^forge_shell: argument "command" must be a string \(got number\)$/)
+    await expect(shell({ cmd: "echo hi" })).rejects.toThrow(/^forge_shell: argument "command" is missing \(expected a string\); unknown argument "cmd"$/)
+    await expect(shell({ command: "echo hi", idle_ms: -1, keep_alive: "no" })).rejects.toThrow(
+      /^forge_shell: argument "keep_alive" must be true or false \(got string\); argument "idle_ms" must be greater than 0 \(got -1\)$/,
+    )
+    await expect(shell({ command: "echo hi", run_in_background: null })).rejects.toThrow(/^forge_shell: argument "run_in_background" must be true or false \(got null\)$/)
+    expect(asked).toEqual([])
+    expect(await jobs({ action: "list" })).toMatch(/no jobs/i)
+  })
+
+  it("defaults are applied by the parse: a bare command runs in the foreground, forge_jobs log pages from line 1", async () => {
+    const result = await shell({ command: "printf 'one\\ntwo\\n'" })
+    expect(asked).toEqual(["forge_shell"])
+    expect(result).toMatch(/status: exited with exit code 0\n.*\noutput \(tail\):\none\ntwo/)
+    const started = await shell({ command: "printf 'one\\ntwo\\n'; exec sleep 30", run_in_background: true })
+    const jobId = /job: (\S+)/.exec(started)?.[1]
+    // The default waitMs (0) answers at once; the default offset/limit page the log from line 1.
+    for (let polls = 0; polls < 50 && !(await jobs({ action: "log", jobId })).includes("2: two"); polls++) await jobs({ action: "poll", jobId, waitMs: 200 })
+    expect(await jobs({ action: "log", jobId })).toMatch(/^1: one\n2: two$/m)
+    await jobs({ action: "kill", jobId })
+  })
+})

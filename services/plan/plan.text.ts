@@ -65,10 +65,18 @@ export interface Replacement {
   touched: [number, number]
 }
 
+/** Every start of `needle` in `text`, non-overlapping. Each step moves forward by at least one character. */
 function occurrences(text: string, needle: string): number[] {
+  // indexOf coerces a non-string needle ("40" for 40) while its .length is undefined: the search would restart at 0
+  // forever. An empty needle would never move either. Both are refused here, whatever the caller checked.
+  if (typeof needle !== "string" || needle === "") throw new PlanInputError("the text to find must be a non-empty string")
   const found: number[] = []
   for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) found.push(at)
   return found
+}
+
+function requireString(name: string, value: unknown): void {
+  if (typeof value !== "string") throw new PlanInputError(`${name} must be a string (got ${value === null ? "null" : typeof value})`)
 }
 
 const times = (n: number): string => `${n} time${n === 1 ? "" : "s"}`
@@ -78,6 +86,9 @@ const times = (n: number): string => `${n} time${n === 1 ? "" : "s"}`
  * `oldString` is accepted only on an empty text, where it creates the text.
  */
 export function replaceExact(text: string, oldString: string, newString: string, replaceAll = false): Replacement {
+  // The tools parse their args, but this is the service's own line: a caller that skipped the parse gets an error.
+  requireString("oldString", oldString)
+  requireString("newString", newString)
   if (oldString === newString) {
     throw new PlanInputError("oldString and newString are identical: the edit would change nothing")
   }
@@ -97,7 +108,7 @@ export function replaceExact(text: string, oldString: string, newString: string,
         .join("\n")
       throw new PlanInputError(
         `oldString was found 0 times. It carries plan_read line-number prefixes ("N: ") on ${prefixed} line(s); ` +
-          `they are not part of the plan. Remove them (without them it matches ${times(occurrences(text, stripped).length)}).`,
+          `they are not part of the plan. Remove them (without them it matches ${times(stripped === "" ? 0 : occurrences(text, stripped).length)}).`,
       )
     }
     throw new PlanInputError(

@@ -3,6 +3,7 @@ import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { writeFileAtomic } from "../../../adapters/workspace/atomic.write"
 import type { ComposedRuntime } from "../../../src/runtime"
+import { within } from "../opencode/tool.context"
 import { PLAN_BODY, allow, memoryLogger, openRuntime, tempWorkspace } from "./plan.helpers"
 
 describe("bad input gets a clear error and loses nothing", () => {
@@ -36,6 +37,14 @@ describe("bad input gets a clear error and loses nothing", () => {
     const before = readFileSync(path.join(ws.dir, planPath), "utf8")
     await expect(rt.plans.edit("s1", "- [ ] 2.", "- [ ] 4.")).rejects.toThrow(/task/)
     await expect(rt.plans.edit("s1", "no such text", "x")).rejects.toThrow(/oldString was found 0 times/)
+    expect(readFileSync(path.join(ws.dir, planPath), "utf8")).toBe(before)
+  })
+
+  it("the service refuses a non-string oldString promptly, whoever skipped the tool's parse", async () => {
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    const before = readFileSync(path.join(ws.dir, planPath), "utf8")
+    const edit = rt.plans.edit("s1", 40 as unknown as string, "x")
+    await expect(within(edit, 10_000, "plans.edit")).rejects.toThrow(/^oldString must be a string \(got number\)$/)
     expect(readFileSync(path.join(ws.dir, planPath), "utf8")).toBe(before)
   })
 

@@ -108,6 +108,19 @@ describe("replaceExact", () => {
     expect(() => replaceExact(text, "", "x")).toThrow(/^oldString is empty/)
   })
 
+  it("refuses a non-string oldString or newString from a caller that skipped validation, instead of searching forever", () => {
+    // A number the text contains once sent the search into an endless loop (needle.length was undefined).
+    const text = "Sessions survive 40 s of idle.\n"
+    expect(() => replaceExact(text, 40 as unknown as string, "x")).toThrow(PlanInputError)
+    expect(() => replaceExact(text, 40 as unknown as string, "x")).toThrow(/^oldString must be a string \(got number\)$/)
+    expect(() => replaceExact(text, ["40"] as unknown as string, "x")).toThrow(/^oldString must be a string \(got object\)$/)
+    expect(() => replaceExact(text, "40", null as unknown as string)).toThrow(/^newString must be a string \(got null\)$/)
+  })
+
+  it("answers an oldString that is only a line prefix without searching for the empty rest forever", () => {
+    expect(() => replaceExact("a\nb\n", "1: ", "x")).toThrow(/^oldString was found 0 times\. It carries plan_read line-number prefixes .* \(without them it matches 0 times\)\.$/)
+  })
+
   it("creates an empty text from an empty oldString", () => {
     expect(replaceExact("", "", "## Tasks\n")).toEqual({ text: "## Tasks\n", count: 1, touched: [1, 1] })
   })

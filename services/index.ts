@@ -1,5 +1,5 @@
 // Host-agnostic domain logic: embed Forge's lifecycles in another harness by providing these ports
-// (LifecycleRepository, Clock, PlanFiles, Logger, Confirm) with your own adapters.
+// (LifecycleRepository, Clock, PlanFiles, LineSearch, Logger, Confirm) with your own adapters.
 
 export * from "./lifecycle/lifecycle.ports"
 export * from "./lifecycle/actor.host"
@@ -11,6 +11,7 @@ export * from "./plan/plan.types"
 export * from "./plan/plan.errors"
 export * from "./plan/plan.document"
 export * from "./plan/plan.text"
+export * from "./plan/plan.search"
 export * from "./plan/plan.report"
 export * from "./plan/plan.naming"
 export * from "./plan/plan.registry"

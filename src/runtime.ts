@@ -1,3 +1,4 @@
+import { createLineSearch } from "../adapters/process/line.search"
 import { type KeyValueStorage, createKeyValueStorage } from "../adapters/storage/keyvalue.storage"
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
@@ -42,7 +43,7 @@ export async function createForgeRuntime(options: RuntimeOptions): Promise<Compo
   const registry = new PlanRegistry(store.repository, clock)
   const files = new FsPlanFiles(options.workspace)
   const plans = new PlanService({ registry, files, clock, log: options.log })
-  const queries = new PlanQueries(registry, files)
+  const queries = new PlanQueries(registry, files, createLineSearch())
   let restoreReport: RestoreReport
   try {
     restoreReport = await plans.sync.restore(store.repository)

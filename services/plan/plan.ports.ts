@@ -26,3 +26,18 @@ export interface DialogRequest {
 
 /** Asks the user; resolves true only for an explicit allow. */
 export type Confirm = (request: DialogRequest) => Promise<boolean>
+
+/** How a regex search over lines ended. Line indexes are 0-based into the lines searched. */
+export type LineSearchResult =
+  | { status: "searched"; matches: number[] }
+  | { status: "invalid"; reason: string }
+  /** The time budget ran out at line `line` (of one line, or of the whole search) and the search was abandoned. */
+  | { status: "timed-out"; budgetMs: number; line: number; scope: "line" | "search" }
+
+/**
+ * Runs a caller's regex (JavaScript syntax, no flags) over lines, each line tested on its own, off the host's
+ * thread and within a time budget: a pattern such as (a+)+$ can backtrack for minutes on one line.
+ */
+export interface LineSearch {
+  matchingLines(pattern: string, lines: readonly string[]): Promise<LineSearchResult>
+}

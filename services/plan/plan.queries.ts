@@ -1,9 +1,10 @@
 import { planStatusOf } from "../../machines/plan.status"
 import { parsePlanDocument } from "./plan.document"
-import type { PlanFiles } from "./plan.ports"
+import type { LineSearch, PlanFiles } from "./plan.ports"
 import type { PlanRegistry } from "./plan.registry"
 import { checkPlanPath } from "./plan.paths"
-import { readWindow, searchLines } from "./plan.text"
+import { searchDocuments } from "./plan.search"
+import { readWindow } from "./plan.text"
 import type { PlanStatus } from "./plan.types"
 
 export interface PlanSummary {
@@ -34,6 +35,8 @@ export class PlanQueries {
   constructor(
     private readonly registry: PlanRegistry,
     private readonly files: PlanFiles,
+    /** Where a pattern runs: never on the host's thread, always within a time budget. */
+    private readonly search: LineSearch,
   ) {}
 
   async read(sessionId: string, request: PlanReadRequest): Promise<string> {
@@ -45,7 +48,7 @@ export class PlanQueries {
     const text = await this.files.read(planPath)
     if (text === undefined) throw new Error(`plan document ${planPath} does not exist`)
     if (request.pattern !== undefined) {
-      const hits = searchLines(text, request.pattern)
+      const hits = await searchDocuments(this.search, request.pattern, [{ planPath, text }])
       return hits.length === 0
         ? `${planPath}: no line matches /${request.pattern}/`
         : [`${planPath}: ${hits.length} matching line(s)`, ...hits.map((h) => `${h.line}: ${h.text}`)].join("\n")
@@ -90,11 +93,9 @@ export class PlanQueries {
     const { plans, unreadable } = await this.summaries()
     const chosen = plans.slice(0, count)
     if (request.pattern !== undefined) {
-      const lines: string[] = []
-      for (const plan of chosen) {
-        const text = (await this.files.read(plan.planPath)) ?? ""
-        for (const hit of searchLines(text, request.pattern)) lines.push(`${plan.planPath}:${hit.line}: ${hit.text}`)
-      }
+      const documents = []
+      for (const plan of chosen) documents.push({ planPath: plan.planPath, text: (await this.files.read(plan.planPath)) ?? "" })
+      const lines = (await searchDocuments(this.search, request.pattern, documents)).map((hit) => `${hit.planPath}:${hit.line}: ${hit.text}`)
       return lines.length === 0 ? `no line of the ${chosen.length} most recent plan(s) matches /${request.pattern}/` : lines.join("\n")
     }
     if (chosen.length === 0) return "no plans in this workspace yet"

@@ -42,22 +42,6 @@ export function readWindow(text: string, options: ReadWindowOptions = {}): strin
   return `${out}\n\n(Showing lines ${offset}-${last} of ${lines.length}. Use offset=${last + 1} to read more.)`
 }
 
-/** Every line matching the regular expression `pattern`, with its 1-based number. */
-export function searchLines(text: string, pattern: string): { line: number; text: string }[] {
-  let regex: RegExp
-  try {
-    regex = new RegExp(pattern)
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error)
-    throw new PlanInputError(`invalid regex pattern ${JSON.stringify(pattern)}: ${why}`)
-  }
-  const hits: { line: number; text: string }[] = []
-  splitLines(text).forEach((line, i) => {
-    if (regex.test(line)) hits.push({ line: i + 1, text: line })
-  })
-  return hits
-}
-
 export interface Replacement {
   text: string
   count: number

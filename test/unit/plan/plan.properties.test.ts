@@ -11,7 +11,7 @@ import {
 } from "../../../services/plan/plan.document"
 import { splitLines } from "../../../services/plan/plan.markdown"
 import { slugify } from "../../../services/plan/plan.naming"
-import { readWindow, replaceExact, searchLines } from "../../../services/plan/plan.text"
+import { readWindow, replaceExact } from "../../../services/plan/plan.text"
 import type { NarrativeEntry, PlanFrontmatter, PlanStatus } from "../../../services/plan/plan.types"
 
 const SOURCE = ".opencode/plan/prop.md"
@@ -209,18 +209,6 @@ describe("text tools", () => {
         expect(result.count).toBe(text.split(old).length - 1)
         expect(result.touched[0]).toBeGreaterThanOrEqual(1)
         expect(result.touched[1]).toBeGreaterThanOrEqual(result.touched[0])
-      }),
-      RUNS,
-    )
-  })
-
-  it("searchLines with an escaped literal finds exactly the lines containing it", () => {
-    fc.assert(
-      fc.property(lines, fc.string({ minLength: 1, maxLength: 3 }), (ls, needle) => {
-        fc.pre(!/[\r\n]/.test(needle))
-        const pattern = needle.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
-        const expected = ls.flatMap((l, i) => (l.includes(needle) ? [{ line: i + 1, text: l }] : []))
-        expect(searchLines(ls.join("\n"), pattern)).toEqual(expected)
       }),
       RUNS,
     )

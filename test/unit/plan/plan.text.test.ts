@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { PlanInputError } from "../../../services/plan/plan.errors"
-import { readWindow, replaceExact, searchLines } from "../../../services/plan/plan.text"
+import { readWindow, replaceExact } from "../../../services/plan/plan.text"
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
 
@@ -37,21 +37,6 @@ describe("readWindow", () => {
   it("reads an empty text as empty at offset 1 only", () => {
     expect(readWindow("")).toBe("")
     expect(() => readWindow("", { offset: 2 })).toThrow("offset 2 is past the end of the plan: it has 0 lines")
-  })
-})
-
-describe("searchLines", () => {
-  it("returns matching lines with their numbers", () => {
-    expect(searchLines("## Tasks\n- [ ] 1. a\n- [x] 2. b\r\n", "^- \\[.\\] \\d")).toEqual([
-      { line: 2, text: "- [ ] 1. a" },
-      { line: 3, text: "- [x] 2. b" },
-    ])
-    expect(searchLines("a\nb\n", "z")).toEqual([])
-  })
-
-  it("names an invalid pattern", () => {
-    expect(() => searchLines("a", "(unclosed")).toThrow(/^invalid regex pattern "\(unclosed": /)
-    expect(() => searchLines("a", "(unclosed")).toThrow(PlanInputError)
   })
 })
 

@@ -36,7 +36,7 @@ async function subcommandText(runtime: ForgeRuntime, session: string, argument: 
   }
   if (argument === "discard") {
     if (runtime.plans.liveFor(session) === undefined) return planNothingText("There is no live plan in this session to discard.")
-    const outcome = await runtime.plans.discard(session, "discarded by the user with /plan discard")
+    const outcome = await runtime.plans.discard(session, { by: "user" }, "discarded by the user with /plan discard")
     return planDiscardText(outcome.output)
   }
   return undefined

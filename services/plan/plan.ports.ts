@@ -18,7 +18,7 @@ export interface Logger {
 
 export interface DialogRequest {
   /** The permission key the dialog is asked on; the host forces it to "ask". */
-  permission: "plan_approve" | "plan_close"
+  permission: "plan_approve" | "plan_close" | "plan_discard"
   planPath: string
   /** What the user is asked to confirm, in one or two lines. */
   summary: string

@@ -26,6 +26,9 @@ export interface PlanOutcome {
   output: string
 }
 
+/** Who discards: the user's own command, or the model's tool call with the dialog it may need. */
+export type DiscardRequester = { by: "user" } | { by: "model"; confirm: Confirm }
+
 export class NoPlanError extends Error {
   constructor(sessionId: string) {
     super(`no live plan in this session (${sessionId}). Write one with plan_write, or run /plan resume to continue the most recent unfinished plan.`)
@@ -159,19 +162,41 @@ export class PlanService {
     return { planPath, output: `Plan closed: ${planPath} is done. Each criterion's evidence is recorded in the document.` }
   }
 
-  /** plan_discard and /plan discard: abandoned, or superseded when a successor document takes the work over. */
-  async discard(sessionId: string, reason?: string, supersede?: string): Promise<PlanOutcome> {
+  /**
+   * plan_discard and /plan discard: abandoned, or superseded when a successor document takes the work over. The
+   * user's own command acts at once; the model's discard of a draft would lift its own write-ban, so the machine
+   * holds it for the user's dialog, like approval.
+   */
+  async discard(sessionId: string, requester: DiscardRequester, reason?: string, supersede?: string): Promise<PlanOutcome> {
     const planPath = this.requireLive(sessionId)
-    await this.sync.fromDocument(planPath)
-    const event: PlanEvent = supersede !== undefined ? { type: "plan.supersede", successor: supersede, reason } : { type: "plan.discard", reason }
-    await this.dispatch(planPath, event, async () => {
+    const doc = await this.sync.fromDocument(planPath)
+    const event: PlanEvent = supersede !== undefined
+      ? { type: "plan.supersede", by: requester.by, successor: supersede, reason }
+      : { type: "plan.discard", by: requester.by, reason }
+    // The document changes only on the step that ends the plan, not on the one that opens the dialog.
+    const finish = async (next: PlanSnapshot): Promise<void> => {
+      if (next.status !== "done") return
       const at = this.iso()
       const current = await this.currentText(planPath)
       const text = supersede !== undefined
         ? withFrontmatter(appendNarrative(current, { at, kind: "superseded", reason, successor: supersede }), planPath, { status: "superseded", successor: supersede, updated: at })
         : withFrontmatter(appendNarrative(current, { at, kind: "abandoned", reason }), planPath, { status: "abandoned", updated: at })
       await this.files.write(planPath, text)
-    })
+    }
+    const held = await this.dispatch(planPath, event, finish)
+    if (held.hasTag("awaiting-user")) {
+      const confirm: Confirm = requester.by === "model" ? requester.confirm : async () => false
+      const what = supersede !== undefined ? `Supersede draft plan "${doc.frontmatter.title}" by ${supersede}` : `Discard draft plan "${doc.frontmatter.title}"`
+      const allowed = await this.askUser(planPath, confirm, {
+        permission: "plan_discard",
+        planPath,
+        summary: `${what}? ${reason ? `Reason: ${reason}. ` : ""}Its write-ban ends with it, so writes open again in this session.`,
+      })
+      if (!allowed) {
+        return { planPath, output: `The user did not allow discarding ${planPath}; it stays a draft and writes stay banned. Ask the user what to do: approve it, change it with plan_edit, or discard it themselves with /plan discard.` }
+      }
+      await this.dispatch(planPath, { type: "dialog.allow" }, finish)
+    }
     return supersede !== undefined
       ? { planPath, output: `Plan superseded: ${planPath} now points to ${supersede}. Writes are no longer banned by it.` }
       : { planPath, output: `Plan discarded: ${planPath} is abandoned. Writes are no longer banned by it.` }
@@ -213,7 +238,7 @@ export class PlanService {
     return { planPath, output: `${verb}: ${planPath}\n\n${report}\n\n${draftNotice(planPath)}` }
   }
 
-  private async dispatch(planPath: string, event: PlanEvent, effect?: () => Promise<void>): Promise<PlanSnapshot> {
+  private async dispatch(planPath: string, event: PlanEvent, effect?: (next: PlanSnapshot) => Promise<void>): Promise<PlanSnapshot> {
     const snapshot = await this.registry.host.dispatch(planPath, event, effect)
     this.registry.track(snapshot)
     return snapshot

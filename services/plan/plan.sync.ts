@@ -92,6 +92,7 @@ export class PlanSync {
       tasks: doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked })),
       criteria: doc.criteria.map((c) => c.text),
       pendingChecks: null,
+      pendingDiscard: null,
       reason: previous?.reason ?? null,
       successor: doc.frontmatter.successor ?? previous?.successor ?? null,
     }

@@ -131,9 +131,13 @@ export class PlanSut {
       case "plan.tick":
         return plans.tick(SESSION, event.task)
       case "plan.discard":
-        return plans.discard(SESSION, event.reason)
+        return event.by === "user"
+          ? plans.discard(SESSION, { by: "user" }, event.reason)
+          : this.openDialog((confirm) => plans.discard(SESSION, { by: "model", confirm }, event.reason))
       case "plan.supersede":
-        return plans.discard(SESSION, event.reason, event.successor)
+        return event.by === "user"
+          ? plans.discard(SESSION, { by: "user" }, event.reason, event.successor)
+          : this.openDialog((confirm) => plans.discard(SESSION, { by: "model", confirm }, event.reason, event.successor))
       case "plan.bind":
         return plans.bind(event.sessionId, this.planPath)
     }

@@ -30,9 +30,9 @@ async function subcommandText(runtime: ForgeRuntime, session: string, argument: 
     const current = runtime.plans.liveFor(session)
     const target = current ?? (await runtime.queries.unfinished())[0]?.planPath
     if (target === undefined) return planNothingText("There is no unfinished plan to resume. Start one with /plan <task>.")
-    if (current === undefined) await runtime.plans.bind(session, target)
+    const from = current === undefined ? (await runtime.plans.bind(session, target)).from : null
     const status = runtime.plans.statusOf(target)
-    return planResumeText(target, status, await runtime.queries.read(session, { path: target }))
+    return planResumeText(target, status, await runtime.queries.read(session, { path: target }), from)
   }
   if (argument === "discard") {
     if (runtime.plans.liveFor(session) === undefined) return planNothingText("There is no live plan in this session to discard.")

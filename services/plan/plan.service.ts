@@ -202,18 +202,23 @@ export class PlanService {
       : { planPath, output: `Plan discarded: ${planPath} is abandoned. Writes are no longer banned by it.` }
   }
 
-  /** Binds a live plan to a session (/plan resume), recording the session in the document too. */
-  async bind(sessionId: string, planPath: string): Promise<PlanOutcome> {
+  /**
+   * /plan resume: binds a live plan to this session, recorded in the document's frontmatter and as a plan.bind
+   * transition. A plan bound to another session (an earlier run's, or another live session's: resume is the user's
+   * own command) moves here; `from` names the session it was bound to.
+   */
+  async bind(sessionId: string, planPath: string): Promise<PlanOutcome & { from: string | null }> {
     const current = this.registry.liveFor(sessionId)
     if (current !== undefined && current !== planPath) throw new Error(`this session already has a live plan: ${current}. Finish or discard it before resuming another.`)
-    if (!this.registry.host.has(planPath)) await this.sync.adopt(planPath, sessionId)
-    else {
-      await this.sync.fromDocument(planPath)
-      await this.dispatch(planPath, { type: "plan.bind", sessionId }, async () => {
-        await this.files.write(planPath, withFrontmatter(await this.currentText(planPath), planPath, { session: sessionId }))
-      })
-    }
-    return { planPath, output: `Resumed ${planPath} (${this.statusOf(planPath)}) in this session.` }
+    // A document without an actor (a lost database, a hand-written plan) is adopted first, under the session it names.
+    const before = this.registry.host.has(planPath) ? undefined : await this.sync.adopt(planPath, sessionId)
+    await this.sync.fromDocument(planPath)
+    const from = (before ?? this.registry.snapshot(planPath))?.context.sessionId ?? null
+    // Asked of the machine even when the session already matches: a finished plan refuses in its own words.
+    await this.dispatch(planPath, { type: "plan.bind", sessionId }, async () => {
+      await this.files.write(planPath, withFrontmatter(await this.currentText(planPath), planPath, { session: sessionId }))
+    })
+    return { planPath, from: from === sessionId ? null : from, output: `Resumed ${planPath} (${this.statusOf(planPath)}) in this session.` }
   }
 
   private async revise(

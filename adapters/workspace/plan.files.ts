@@ -1,3 +1,4 @@
+import { statSync } from "node:fs"
 import { readFile, readdir } from "node:fs/promises"
 import path from "node:path"
 import type { PlanFiles } from "../../services/plan/plan.ports"
@@ -21,6 +22,15 @@ export class FsPlanFiles implements PlanFiles {
       if (error.code === "ENOENT") return undefined
       throw error
     })
+  }
+
+  stamp(planPath: string): string | undefined {
+    try {
+      const stat = statSync(this.resolve(planPath), { throwIfNoEntry: false })
+      return stat === undefined ? undefined : `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`
+    } catch {
+      return undefined
+    }
   }
 
   async write(planPath: string, text: string): Promise<void> {

@@ -44,11 +44,15 @@ export class PlanService {
   private readonly registry: PlanRegistry
   private readonly files: PlanFiles
   private readonly clock: Clock
+  private readonly log: Logger
+  /** The last document stamp the gate saw per live plan. */
+  private readonly seen = new Map<string, string | undefined>()
 
   constructor(deps: PlanServiceDeps) {
     this.registry = deps.registry
     this.files = deps.files
     this.clock = deps.clock
+    this.log = deps.log
     this.sync = new PlanSync(deps)
   }
 
@@ -63,14 +67,36 @@ export class PlanService {
     return snapshot ? planStatusOf(snapshot.value) : "unknown"
   }
 
-  /** The draft write-ban, asked of the session's live plan: null when the tool may run, else the refusal. */
-  gate(sessionId: string, tool: string): string | null {
+  /**
+   * The draft write-ban, asked of the session's live plan: null when the tool may run, else the refusal. A session
+   * without a live plan costs one map lookup. With one, the document is stat-ed (no read) and, only when its stamp
+   * changed since last seen, re-read and followed first: a hand edit of the status moves the gate both ways.
+   */
+  async gate(sessionId: string, tool: string): Promise<string | null> {
+    const livePath = this.registry.liveFor(sessionId)
+    if (livePath === undefined) return null
+    await this.followDocument(livePath)
     const planPath = this.registry.liveFor(sessionId)
+    if (planPath !== livePath) this.seen.delete(livePath)
     if (planPath === undefined) return null
     const snapshot = this.registry.snapshot(planPath)
     if (snapshot === undefined) return null
     const event: PlanEvent = { type: "tool.use", tool }
     return snapshot.can(event) ? null : explainPlanRefusal(snapshot, event)
+  }
+
+  /** Follows a live plan's document when its stamp changed; a document that cannot be followed keeps the plan as it is. */
+  private async followDocument(planPath: string): Promise<void> {
+    const stamp = this.files.stamp(planPath)
+    if (this.seen.has(planPath) && this.seen.get(planPath) === stamp) return
+    // Taken before the read: an edit that lands during the read shows up as a new stamp on the next call.
+    this.seen.set(planPath, stamp)
+    try {
+      await this.sync.fromDocument(planPath)
+    } catch (error) {
+      const state = this.statusOf(planPath)
+      this.log.warn(`plan ${planPath}: the document changed but cannot be followed (${error instanceof Error ? error.message : String(error)}); the plan stays ${state} until the document is fixed`)
+    }
   }
 
   /** plan_write: creates the session's plan, or rewrites its draft. */

@@ -49,7 +49,7 @@ export class PlanSut {
     if (event.type === "tool.use") {
       // A finished plan has no transitions at all, and the gate only ever asks live plans: nothing is banned.
       if (this.finished) accepted = true
-      const refusal = this.rt.plans.gate(SESSION, event.tool)
+      const refusal = await this.rt.plans.gate(SESSION, event.tool)
       expect(refusal === null, `gate for ${event.tool}`).toBe(accepted)
       return
     }

@@ -4,6 +4,8 @@ import { explainPlanRefusal } from "../../machines/plan.refusals"
 import { planStatusOf } from "../../machines/plan.status"
 import type { Clock } from "../lifecycle/lifecycle.ports"
 import { appendNarrative, parsePlanBody, parsePlanDocument, renderPlanDocument, tickTask, withFrontmatter } from "./plan.document"
+import { PlanInputError } from "./plan.errors"
+import { startsWithFrontmatter } from "./plan.frontmatter"
 import { planFileName, slugify } from "./plan.naming"
 import { PLAN_DIR } from "./plan.paths"
 import type { Confirm, Logger, PlanFiles } from "./plan.ports"
@@ -311,8 +313,18 @@ function firstHeading(content: string): string | undefined {
   return content.match(/^#\s+(.+?)\s*$/m)?.[1]
 }
 
-/** Bodies always end with exactly one newline, so round-trips and appends stay byte-stable. */
+/**
+ * Bodies always end with exactly one newline, so round-trips and appends stay byte-stable. A body that opens with
+ * its own frontmatter block is refused, not merged: the frontmatter (status above all) is Forge's to write, and a
+ * second block would be stored as body text.
+ */
 function normalizeBody(content: string): string {
+  if (startsWithFrontmatter(content)) {
+    throw new PlanInputError(
+      `the plan content starts with its own frontmatter block ("---" … "---"): send the body only, starting with the "# Title" line. ` +
+        `Forge writes the frontmatter (status, title, created, updated, session) itself; pass a title with plan_write's title argument.`,
+    )
+  }
   return `${content.replace(/\r\n/g, "\n").replace(/\s+$/, "")}\n`
 }
 

@@ -19,11 +19,12 @@ export async function handlePlanCommand(runtime: ForgeRuntime, session: string, 
 
 async function subcommandText(runtime: ForgeRuntime, session: string, argument: string): Promise<string | undefined> {
   if (argument === "" || argument === "list") {
-    const plans = await runtime.queries.unfinished()
-    if (plans.length === 0) return planNothingText("There are no unfinished plans in this workspace. Start one with /plan <task>.")
-    const listing = plans
-      .map((p) => `- ${p.planPath} [${p.status}] ${p.ticked}/${p.tasks} tasks — ${p.title}${p.session === session ? " (this session)" : ""}`)
-      .join("\n")
+    const { plans, unreadable } = await runtime.queries.overview()
+    if (plans.length === 0 && unreadable.length === 0) return planNothingText("There are no unfinished plans in this workspace. Start one with /plan <task>.")
+    const listing = [
+      ...plans.map((p) => `- ${p.planPath} [${p.status}] ${p.ticked}/${p.tasks} tasks — ${p.title}${p.session === session ? " (this session)" : ""}`),
+      ...unreadable.map((u) => `- ${u.planPath} [unreadable] ${u.error}`),
+    ].join("\n")
     return planListText(listing)
   }
   if (argument === "resume") {

@@ -23,10 +23,12 @@ export function explainPlanRefusal(snapshot: PlanSnapshot, event: PlanEvent): st
         `or the user discards it (/plan discard; plan_discard opens a discard dialog the user must allow). Reading and searching stay open.`
       )
     case "plan.revise":
+      if (status === "draft") return `plan ${plan} is waiting on the user's answer to an open dialog (${state}): it can be rewritten once that is answered.`
       return `plan ${plan} is ${status}: only a draft can be rewritten. Tick its tasks and close it, or discard it (plan_discard, optionally with supersede) and write a new plan.`
     case "plan.approve":
       if (status !== "draft") return `plan ${plan} is ${status}: only a draft can be approved.`
       if (state === "draft.confirming") return `plan ${plan} is already waiting for the user's approval.`
+      if (state === "draft.discarding") return dialogOpen(plan, state)
       return `approval gate: plan ${plan} needs at least one task under "## Tasks" and one criterion under "## Acceptance Criteria" before it can be approved. Add them with plan_edit.`
     case "plan.tick": {
       if (status !== "approved") return `plan ${plan} is ${status}: tasks are ticked only on an approved plan.${status === "draft" ? " Ask the user to approve it first (plan_approve)." : ""}`

@@ -160,6 +160,14 @@ describe("exits", () => {
     expect(getNextSnapshot(planMachine, approved(), { type: "plan.discard", by: "model" }).value).toBe("abandoned")
   })
 
+  it("while the discard dialog is open, approval and revision wait for the user's answer and say so", () => {
+    const held = run({ type: "plan.discard", by: "model" })
+    for (const event of [{ type: "plan.approve" }, { type: "plan.revise", tasks: [], criteria: [] }] as PlanEvent[]) {
+      expect(held.can(event)).toBe(false)
+      expect(explainPlanRefusal(held, event)).toMatch(/waiting on the user's answer to an open dialog \(draft\.discarding\)/)
+    }
+  })
+
   it("a finished plan accepts nothing", () => {
     const done = run({ type: "plan.discard", by: "user" })
     for (const event of [{ type: "plan.approve" }, { type: "plan.bind", sessionId: "s2" }, { type: "plan.discard", by: "user" }] as PlanEvent[]) {

@@ -69,11 +69,11 @@ export async function populateWorkspace(plans: PlanService, options: PopulateOpt
       await plans.close(session, CHECKS, allow)
       counts.done++
     } else if (kind === 2) {
-      await plans.discard(session, "taken over by a crew", `.opencode/crew/crew-${i + 1}.md`)
+      await plans.discard(session, { by: "user" }, "taken over by a crew", `.opencode/crew/crew-${i + 1}.md`)
       counts.superseded++
     } else {
       if (kind === 3) await plans.approve(session, allow)
-      await plans.discard(session, "no longer needed")
+      await plans.discard(session, { by: "user" }, "no longer needed")
       counts.abandoned++
     }
   }

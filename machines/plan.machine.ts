@@ -23,9 +23,20 @@ export interface PlanInput {
   criteria: string[]
 }
 
+/** Who asks for a change: the user's own command acts directly, the model's request may need the user's dialog. */
+export type PlanRequester = "user" | "model"
+
+/** A discard (or supersede) the model asked for while the plan was a draft, waiting on the user's dialog. */
+export interface PendingDiscard {
+  reason: string | null
+  successor: string | null
+}
+
 export interface PlanContext extends PlanInput {
   /** The checks a pending close is waiting on the user to confirm. */
   pendingChecks: CriterionCheck[] | null
+  /** The discard a pending discard dialog is waiting on the user to confirm. */
+  pendingDiscard: PendingDiscard | null
   /** Why the plan ended, for abandoned and superseded plans. */
   reason: string | null
   /** The document that took over a superseded plan's work. */
@@ -37,8 +48,8 @@ export type PlanEvent =
   | { type: "plan.approve" }
   | { type: "plan.tick"; task: number }
   | { type: "plan.close"; checks: CriterionCheck[] }
-  | { type: "plan.discard"; reason?: string }
-  | { type: "plan.supersede"; successor: string; reason?: string }
+  | { type: "plan.discard"; by: PlanRequester; reason?: string }
+  | { type: "plan.supersede"; by: PlanRequester; successor: string; reason?: string }
   | { type: "plan.bind"; sessionId: string }
   | { type: "dialog.allow" }
   | { type: "dialog.reject" }
@@ -66,6 +77,11 @@ export const planMachine = setup({
       event.type === "plan.close" && hasPassingCheckPerCriterion(context.criteria, event.checks),
     canClose: and(["isEveryTaskTicked", "hasPassingCheckPerCriterion"]),
     hasSuccessor: ({ event }) => event.type === "plan.supersede" && event.successor.trim() !== "",
+    isByUser: ({ event }) => (event.type === "plan.discard" || event.type === "plan.supersede") && event.by === "user",
+    isByModel: ({ event }) => (event.type === "plan.discard" || event.type === "plan.supersede") && event.by === "model",
+    canSupersedeByUser: and(["isByUser", "hasSuccessor"]),
+    canSupersedeByModel: and(["isByModel", "hasSuccessor"]),
+    isPendingSupersede: ({ context }) => (context.pendingDiscard?.successor ?? null) !== null,
   },
   actions: {
     // A permitted tool use is an explicit transition: `can()` counts only transitions that do something.
@@ -87,11 +103,23 @@ export const planMachine = setup({
       successor: ({ event }) => (event.type === "plan.supersede" ? event.successor : null),
       pendingChecks: null,
     }),
+    holdDiscard: assign({
+      pendingDiscard: ({ event }) =>
+        event.type === "plan.discard" || event.type === "plan.supersede"
+          ? { reason: event.reason ?? null, successor: event.type === "plan.supersede" ? event.successor : null }
+          : null,
+    }),
+    dropDiscard: assign({ pendingDiscard: null }),
+    recordPendingDiscard: assign({
+      reason: ({ context }) => context.pendingDiscard?.reason ?? null,
+      successor: ({ context }) => context.pendingDiscard?.successor ?? null,
+      pendingDiscard: null,
+    }),
   },
 }).createMachine({
   id: "plan",
   version: PLAN_MACHINE_VERSION,
-  context: ({ input }) => ({ ...input, pendingChecks: null, reason: null, successor: null }),
+  context: ({ input }) => ({ ...input, pendingChecks: null, pendingDiscard: null, reason: null, successor: null }),
   initial: "draft",
   states: {
     draft: {
@@ -100,14 +128,18 @@ export const planMachine = setup({
       on: {
         "tool.use": { guard: "isReadOnlyTool", actions: "permitTool" },
         "plan.bind": { actions: "bindSession" },
-        "plan.discard": { target: "abandoned", actions: "recordDiscard" },
-        "plan.supersede": { guard: "hasSuccessor", target: "superseded", actions: "recordDiscard" },
+        // The user's own /plan discard acts at once, even while a dialog is open.
+        "plan.discard": { guard: "isByUser", target: "abandoned", actions: "recordDiscard" },
+        "plan.supersede": { guard: "canSupersedeByUser", target: "superseded", actions: "recordDiscard" },
       },
       states: {
         editing: {
           on: {
             "plan.revise": { actions: "storeRevision" },
             "plan.approve": { guard: "isApprovable", target: "confirming" },
+            // The model's discard would lift its own ban: like approval, only the user's dialog lets it through.
+            "plan.discard": { guard: "isByModel", target: "discarding", actions: "holdDiscard" },
+            "plan.supersede": { guard: "canSupersedeByModel", target: "discarding", actions: "holdDiscard" },
           },
         },
         confirming: {
@@ -115,6 +147,16 @@ export const planMachine = setup({
           on: {
             "dialog.allow": { target: "#plan.approved" },
             "dialog.reject": { target: "editing" },
+          },
+        },
+        discarding: {
+          tags: ["awaiting-user"],
+          on: {
+            "dialog.allow": [
+              { guard: "isPendingSupersede", target: "#plan.superseded", actions: "recordPendingDiscard" },
+              { target: "#plan.abandoned", actions: "recordPendingDiscard" },
+            ],
+            "dialog.reject": { target: "editing", actions: "dropDiscard" },
           },
         },
       },
@@ -125,6 +167,7 @@ export const planMachine = setup({
       on: {
         "tool.use": { actions: "permitTool" },
         "plan.bind": { actions: "bindSession" },
+        // An approved plan bans nothing, so its discard lifts no ban: it needs no dialog, whoever asks.
         "plan.discard": { target: "abandoned", actions: "recordDiscard" },
         "plan.supersede": { guard: "hasSuccessor", target: "superseded", actions: "recordDiscard" },
       },

@@ -19,14 +19,16 @@ export function explainPlanRefusal(snapshot: PlanSnapshot, event: PlanEvent): st
     case "tool.use":
       return (
         `draft write-ban: plan ${plan} is a draft, so "${event.tool}" is refused for every agent of this session. ` +
-        `Two ways out: the user approves the plan (plan_approve opens the approval dialog), or the plan is discarded ` +
-        `(/plan discard, or plan_discard). Reading and searching stay open.`
+        `Two ways out, and both need the user: the user approves the plan (plan_approve opens the approval dialog), ` +
+        `or the user discards it (/plan discard; plan_discard opens a discard dialog the user must allow). Reading and searching stay open.`
       )
     case "plan.revise":
+      if (status === "draft") return `plan ${plan} is waiting on the user's answer to an open dialog (${state}): it can be rewritten once that is answered.`
       return `plan ${plan} is ${status}: only a draft can be rewritten. Tick its tasks and close it, or discard it (plan_discard, optionally with supersede) and write a new plan.`
     case "plan.approve":
       if (status !== "draft") return `plan ${plan} is ${status}: only a draft can be approved.`
       if (state === "draft.confirming") return `plan ${plan} is already waiting for the user's approval.`
+      if (state === "draft.discarding") return dialogOpen(plan, state)
       return `approval gate: plan ${plan} needs at least one task under "## Tasks" and one criterion under "## Acceptance Criteria" before it can be approved. Add them with plan_edit.`
     case "plan.tick": {
       if (status !== "approved") return `plan ${plan} is ${status}: tasks are ticked only on an approved plan.${status === "draft" ? " Ask the user to approve it first (plan_approve)." : ""}`
@@ -49,15 +51,21 @@ export function explainPlanRefusal(snapshot: PlanSnapshot, event: PlanEvent): st
       return `close gate: plan ${plan} cannot close yet — ${reasons.join("; ")}.`
     }
     case "plan.supersede":
-      return status === "draft" || status === "approved"
-        ? `supersede needs the path of the successor document (e.g. a crew or goal file).`
-        : `plan ${plan} is ${status}: it can no longer be superseded.`
+      if (status !== "draft" && status !== "approved") return `plan ${plan} is ${status}: it can no longer be superseded.`
+      if (event.successor.trim() === "") return `supersede needs the path of the successor document (e.g. a crew or goal file).`
+      return dialogOpen(plan, state)
     case "plan.discard":
-      return `plan ${plan} is ${status}: it can no longer be discarded.`
+      if (status !== "draft" && status !== "approved") return `plan ${plan} is ${status}: it can no longer be discarded.`
+      return dialogOpen(plan, state)
     case "dialog.allow":
     case "dialog.reject":
       return `plan ${plan} is not waiting on a user dialog (it is ${state}).`
     case "plan.bind":
       return `plan ${plan} is ${status}: only a live plan can be bound to a session.`
   }
+}
+
+/** A draft's discard by the model needs its own dialog, and only one dialog is open at a time. */
+function dialogOpen(plan: string, state: string): string {
+  return `plan ${plan} is waiting on the user's answer to an open dialog (${state}): a discard by the model can be asked only once that is answered. The user can discard it at once with /plan discard.`
 }

@@ -4,7 +4,7 @@ import { FORGE_AGENT_DESCRIPTION, FORGE_AGENT_PROMPT } from "./prompts/forge.age
 import { PLAN_COMMAND_DESCRIPTION, PLAN_COMMAND_TEMPLATE } from "./prompts/plan.command"
 
 /** The permission keys whose dialogs are gates: forced to "ask" so only a user can pass them. */
-export const DIALOG_PERMISSIONS = ["plan_approve", "plan_close", "forge_shell"] as const
+export const DIALOG_PERMISSIONS = ["plan_approve", "plan_close", "plan_discard", "forge_shell"] as const
 
 export const FORGE_AGENT = "forge"
 

@@ -80,7 +80,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       if (belt !== null) throw new Error(belt)
       const rt = await openRuntime()
       const session = tree.knownRootOf(input.sessionID) ?? (await tree.rootOf(input.sessionID))
-      const refusal = rt.plans.gate(session, input.tool)
+      const refusal = await rt.plans.gate(session, input.tool)
       if (refusal !== null) throw new Error(refusal)
       // Timing starts only for a call that passed every gate: a refused call never runs.
       await watchdog?.["tool.execute.before"](input, output)

@@ -19,24 +19,25 @@ export async function handlePlanCommand(runtime: ForgeRuntime, session: string, 
 
 async function subcommandText(runtime: ForgeRuntime, session: string, argument: string): Promise<string | undefined> {
   if (argument === "" || argument === "list") {
-    const plans = await runtime.queries.unfinished()
-    if (plans.length === 0) return planNothingText("There are no unfinished plans in this workspace. Start one with /plan <task>.")
-    const listing = plans
-      .map((p) => `- ${p.planPath} [${p.status}] ${p.ticked}/${p.tasks} tasks — ${p.title}${p.session === session ? " (this session)" : ""}`)
-      .join("\n")
+    const { plans, unreadable } = await runtime.queries.overview()
+    if (plans.length === 0 && unreadable.length === 0) return planNothingText("There are no unfinished plans in this workspace. Start one with /plan <task>.")
+    const listing = [
+      ...plans.map((p) => `- ${p.planPath} [${p.status}] ${p.ticked}/${p.tasks} tasks — ${p.title}${p.session === session ? " (this session)" : ""}`),
+      ...unreadable.map((u) => `- ${u.planPath} [unreadable] ${u.error}`),
+    ].join("\n")
     return planListText(listing)
   }
   if (argument === "resume") {
     const current = runtime.plans.liveFor(session)
     const target = current ?? (await runtime.queries.unfinished())[0]?.planPath
     if (target === undefined) return planNothingText("There is no unfinished plan to resume. Start one with /plan <task>.")
-    if (current === undefined) await runtime.plans.bind(session, target)
+    const from = current === undefined ? (await runtime.plans.bind(session, target)).from : null
     const status = runtime.plans.statusOf(target)
-    return planResumeText(target, status, await runtime.queries.read(session, { path: target }))
+    return planResumeText(target, status, await runtime.queries.read(session, { path: target }), from)
   }
   if (argument === "discard") {
     if (runtime.plans.liveFor(session) === undefined) return planNothingText("There is no live plan in this session to discard.")
-    const outcome = await runtime.plans.discard(session, "discarded by the user with /plan discard")
+    const outcome = await runtime.plans.discard(session, { by: "user" }, "discarded by the user with /plan discard")
     return planDiscardText(outcome.output)
   }
   return undefined

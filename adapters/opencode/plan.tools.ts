@@ -92,14 +92,14 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
     }),
     plan_discard: forgeTool("plan_discard", {
       description:
-        "Discard the session's plan: it becomes abandoned, or superseded when supersede names the document that takes its work over (e.g. a crew or goal file). The reason is recorded verbatim.",
+        "Discard the session's plan: it becomes abandoned, or superseded when supersede names the document that takes its work over (e.g. a crew or goal file). The reason is recorded verbatim. A draft is discarded only if the user allows it in a dialog.",
       args: {
         reason: z.string().optional().describe("Why the plan is dropped"),
         supersede: z.string().min(1).optional().describe("Workspace path of the successor document"),
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return (await runtime.plans.discard(session, args.reason, args.supersede)).output
+        return (await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx) }, args.reason, args.supersede)).output
       },
     }),
   }

@@ -101,16 +101,33 @@ export class ActorHost<TMachine extends AnyStateMachine> {
    * the machine first; recorded as a transition under the given event name.
    */
   async reconcile(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
+    return this.serialize(instanceId, async () => this.replace(instanceId, value, context, eventName))
+  }
+
+  /**
+   * Reads outside truth inside the instance's queue and reconciles with it when `read` returns a target, so no
+   * dispatch lands between the read and the replace. Resolves to the new snapshot, or undefined when nothing moved.
+   */
+  async follow(
+    instanceId: string,
+    read: (current: SnapshotFrom<TMachine> | undefined) => Promise<{ value: StateValue; context: SnapshotFrom<TMachine>["context"] } | undefined>,
+    eventName: string,
+  ): Promise<SnapshotFrom<TMachine> | undefined> {
     return this.serialize(instanceId, async () => {
-      const resolved = this.machine.resolveState({ value, context }) as SnapshotFrom<TMachine>
-      const previous = this.actors.get(instanceId)
-      const from = previous ? stateToString((previous.getSnapshot() as AnyMachineSnapshot).value) : NO_STATE
-      previous?.stop()
-      const actor = this.start(resolved)
-      this.actors.set(instanceId, actor)
-      await this.record(instanceId, actor.getSnapshot() as SnapshotFrom<TMachine>, from, eventName)
-      return actor.getSnapshot() as SnapshotFrom<TMachine>
+      const target = await read(this.snapshot(instanceId))
+      return target === undefined ? undefined : this.replace(instanceId, target.value, target.context, eventName)
     })
+  }
+
+  private async replace(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
+    const resolved = this.machine.resolveState({ value, context }) as SnapshotFrom<TMachine>
+    const previous = this.actors.get(instanceId)
+    const from = previous ? stateToString((previous.getSnapshot() as AnyMachineSnapshot).value) : NO_STATE
+    previous?.stop()
+    const actor = this.start(resolved)
+    this.actors.set(instanceId, actor)
+    await this.record(instanceId, actor.getSnapshot() as SnapshotFrom<TMachine>, from, eventName)
+    return actor.getSnapshot() as SnapshotFrom<TMachine>
   }
 
   /**

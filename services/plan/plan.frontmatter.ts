@@ -90,6 +90,17 @@ function toFrontmatter(fields: ParsedFields): PlanFrontmatter {
   return fm
 }
 
+/** Whether a text (leading blank lines and a BOM aside) opens with a whole `---` … `---` block. */
+export function startsWithFrontmatter(text: string): boolean {
+  const trimmed = text.replace(/^\uFEFF/, "").replace(/^(?:[ \t]*\r?\n)+/, "")
+  try {
+    splitFrontmatter(trimmed, "")
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Locates the frontmatter. Throws PlanDocumentError when it is missing or never closed. */
 export function splitFrontmatter(text: string, source: string): FrontmatterBlock {
   const firstEnd = text.indexOf("\n")

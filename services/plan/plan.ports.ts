@@ -6,6 +6,12 @@ export interface PlanFiles {
   list(): Promise<string[]>
   /** The document text, or undefined when the file does not exist. */
   read(path: string): Promise<string | undefined>
+  /**
+   * A cheap change stamp of the document (identity, size, modification times) taken without reading it; equal
+   * stamps mean the text was not replaced or rewritten since. Undefined when the file cannot be stat-ed.
+   * Synchronous on purpose: the gate asks it on every tool call of a session with a live plan.
+   */
+  stamp(path: string): string | undefined
   /** Replaces the whole file atomically (temp file + rename): readers see the old text or the new, never a mix. */
   write(path: string, text: string): Promise<void>
 }
@@ -18,7 +24,7 @@ export interface Logger {
 
 export interface DialogRequest {
   /** The permission key the dialog is asked on; the host forces it to "ask". */
-  permission: "plan_approve" | "plan_close"
+  permission: "plan_approve" | "plan_close" | "plan_discard"
   planPath: string
   /** What the user is asked to confirm, in one or two lines. */
   summary: string

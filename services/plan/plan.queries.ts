@@ -56,14 +56,14 @@ export class PlanQueries {
     return `${planPath}\n${readWindow(text, { offset: request.offset, limit: request.limit })}`
   }
 
-  /** Every plan of the workspace, newest first; documents that do not parse are listed with their error. */
+  /** Every plan of the workspace, newest first; documents that cannot be read or do not parse are listed with the reason. */
   async summaries(): Promise<{ plans: PlanSummary[]; unreadable: { planPath: string; error: string }[] }> {
     const plans: PlanSummary[] = []
     const unreadable: { planPath: string; error: string }[] = []
     for (const planPath of await this.files.list()) {
-      const text = await this.files.read(planPath)
-      if (text === undefined) continue
       try {
+        const text = await this.files.read(planPath)
+        if (text === undefined) continue
         const doc = parsePlanDocument(text, planPath)
         const live = this.registry.snapshot(planPath)
         plans.push({
@@ -85,7 +85,13 @@ export class PlanQueries {
 
   /** Draft and approved plans, newest first. */
   async unfinished(): Promise<PlanSummary[]> {
-    return (await this.summaries()).plans.filter((p) => p.status === "draft" || p.status === "approved")
+    return (await this.overview()).plans
+  }
+
+  /** /plan's listing: the unfinished plans, and every document that could not be read, with the reason. */
+  async overview(): Promise<{ plans: PlanSummary[]; unreadable: { planPath: string; error: string }[] }> {
+    const { plans, unreadable } = await this.summaries()
+    return { plans: plans.filter((p) => p.status === "draft" || p.status === "approved"), unreadable }
   }
 
   private async recent(request: PlanReadRequest): Promise<string> {
@@ -98,7 +104,7 @@ export class PlanQueries {
       const lines = (await searchDocuments(this.search, request.pattern, documents)).map((hit) => `${hit.planPath}:${hit.line}: ${hit.text}`)
       return lines.length === 0 ? `no line of the ${chosen.length} most recent plan(s) matches /${request.pattern}/` : lines.join("\n")
     }
-    if (chosen.length === 0) return "no plans in this workspace yet"
+    if (chosen.length === 0 && unreadable.length === 0) return "no plans in this workspace yet"
     const rows = chosen.map((p) => `- ${p.planPath} [${p.status}] ${p.ticked}/${p.tasks} tasks — ${p.title}`)
     const broken = unreadable.map((u) => `- ${u.planPath} [unreadable] ${u.error}`)
     return [`${chosen.length} most recent plan(s):`, ...rows, ...broken].join("\n")

@@ -4,6 +4,8 @@ import { explainPlanRefusal } from "../../machines/plan.refusals"
 import { planStatusOf } from "../../machines/plan.status"
 import type { Clock } from "../lifecycle/lifecycle.ports"
 import { appendNarrative, parsePlanBody, parsePlanDocument, renderPlanDocument, tickTask, withFrontmatter } from "./plan.document"
+import { PlanInputError } from "./plan.errors"
+import { startsWithFrontmatter } from "./plan.frontmatter"
 import { planFileName, slugify } from "./plan.naming"
 import { PLAN_DIR } from "./plan.paths"
 import type { Confirm, Logger, PlanFiles } from "./plan.ports"
@@ -26,6 +28,9 @@ export interface PlanOutcome {
   output: string
 }
 
+/** Who discards: the user's own command, or the model's tool call with the dialog it may need. */
+export type DiscardRequester = { by: "user" } | { by: "model"; confirm: Confirm }
+
 export class NoPlanError extends Error {
   constructor(sessionId: string) {
     super(`no live plan in this session (${sessionId}). Write one with plan_write, or run /plan resume to continue the most recent unfinished plan.`)
@@ -41,11 +46,15 @@ export class PlanService {
   private readonly registry: PlanRegistry
   private readonly files: PlanFiles
   private readonly clock: Clock
+  private readonly log: Logger
+  /** The last document stamp the gate saw per live plan. */
+  private readonly seen = new Map<string, string | undefined>()
 
   constructor(deps: PlanServiceDeps) {
     this.registry = deps.registry
     this.files = deps.files
     this.clock = deps.clock
+    this.log = deps.log
     this.sync = new PlanSync(deps)
   }
 
@@ -60,14 +69,36 @@ export class PlanService {
     return snapshot ? planStatusOf(snapshot.value) : "unknown"
   }
 
-  /** The draft write-ban, asked of the session's live plan: null when the tool may run, else the refusal. */
-  gate(sessionId: string, tool: string): string | null {
+  /**
+   * The draft write-ban, asked of the session's live plan: null when the tool may run, else the refusal. A session
+   * without a live plan costs one map lookup. With one, the document is stat-ed (no read) and, only when its stamp
+   * changed since last seen, re-read and followed first: a hand edit of the status moves the gate both ways.
+   */
+  async gate(sessionId: string, tool: string): Promise<string | null> {
+    const livePath = this.registry.liveFor(sessionId)
+    if (livePath === undefined) return null
+    await this.followDocument(livePath)
     const planPath = this.registry.liveFor(sessionId)
+    if (planPath !== livePath) this.seen.delete(livePath)
     if (planPath === undefined) return null
     const snapshot = this.registry.snapshot(planPath)
     if (snapshot === undefined) return null
     const event: PlanEvent = { type: "tool.use", tool }
     return snapshot.can(event) ? null : explainPlanRefusal(snapshot, event)
+  }
+
+  /** Follows a live plan's document when its stamp changed; a document that cannot be followed keeps the plan as it is. */
+  private async followDocument(planPath: string): Promise<void> {
+    const stamp = this.files.stamp(planPath)
+    if (this.seen.has(planPath) && this.seen.get(planPath) === stamp) return
+    // Taken before the read: an edit that lands during the read shows up as a new stamp on the next call.
+    this.seen.set(planPath, stamp)
+    try {
+      await this.sync.fromDocument(planPath)
+    } catch (error) {
+      const state = this.statusOf(planPath)
+      this.log.warn(`plan ${planPath}: the document changed but cannot be followed (${error instanceof Error ? error.message : String(error)}); the plan stays ${state} until the document is fixed`)
+    }
   }
 
   /** plan_write: creates the session's plan, or rewrites its draft. */
@@ -159,36 +190,63 @@ export class PlanService {
     return { planPath, output: `Plan closed: ${planPath} is done. Each criterion's evidence is recorded in the document.` }
   }
 
-  /** plan_discard and /plan discard: abandoned, or superseded when a successor document takes the work over. */
-  async discard(sessionId: string, reason?: string, supersede?: string): Promise<PlanOutcome> {
+  /**
+   * plan_discard and /plan discard: abandoned, or superseded when a successor document takes the work over. The
+   * user's own command acts at once; the model's discard of a draft would lift its own write-ban, so the machine
+   * holds it for the user's dialog, like approval.
+   */
+  async discard(sessionId: string, requester: DiscardRequester, reason?: string, supersede?: string): Promise<PlanOutcome> {
     const planPath = this.requireLive(sessionId)
-    await this.sync.fromDocument(planPath)
-    const event: PlanEvent = supersede !== undefined ? { type: "plan.supersede", successor: supersede, reason } : { type: "plan.discard", reason }
-    await this.dispatch(planPath, event, async () => {
+    const doc = await this.sync.fromDocument(planPath)
+    const event: PlanEvent = supersede !== undefined
+      ? { type: "plan.supersede", by: requester.by, successor: supersede, reason }
+      : { type: "plan.discard", by: requester.by, reason }
+    // The document changes only on the step that ends the plan, not on the one that opens the dialog.
+    const finish = async (next: PlanSnapshot): Promise<void> => {
+      if (next.status !== "done") return
       const at = this.iso()
       const current = await this.currentText(planPath)
       const text = supersede !== undefined
         ? withFrontmatter(appendNarrative(current, { at, kind: "superseded", reason, successor: supersede }), planPath, { status: "superseded", successor: supersede, updated: at })
         : withFrontmatter(appendNarrative(current, { at, kind: "abandoned", reason }), planPath, { status: "abandoned", updated: at })
       await this.files.write(planPath, text)
-    })
+    }
+    const held = await this.dispatch(planPath, event, finish)
+    if (held.hasTag("awaiting-user")) {
+      const confirm: Confirm = requester.by === "model" ? requester.confirm : async () => false
+      const what = supersede !== undefined ? `Supersede draft plan "${doc.frontmatter.title}" by ${supersede}` : `Discard draft plan "${doc.frontmatter.title}"`
+      const allowed = await this.askUser(planPath, confirm, {
+        permission: "plan_discard",
+        planPath,
+        summary: `${what}? ${reason ? `Reason: ${reason}. ` : ""}Its write-ban ends with it, so writes open again in this session.`,
+      })
+      if (!allowed) {
+        return { planPath, output: `The user did not allow discarding ${planPath}; it stays a draft and writes stay banned. Ask the user what to do: approve it, change it with plan_edit, or discard it themselves with /plan discard.` }
+      }
+      await this.dispatch(planPath, { type: "dialog.allow" }, finish)
+    }
     return supersede !== undefined
       ? { planPath, output: `Plan superseded: ${planPath} now points to ${supersede}. Writes are no longer banned by it.` }
       : { planPath, output: `Plan discarded: ${planPath} is abandoned. Writes are no longer banned by it.` }
   }
 
-  /** Binds a live plan to a session (/plan resume), recording the session in the document too. */
-  async bind(sessionId: string, planPath: string): Promise<PlanOutcome> {
+  /**
+   * /plan resume: binds a live plan to this session, recorded in the document's frontmatter and as a plan.bind
+   * transition. A plan bound to another session (an earlier run's, or another live session's: resume is the user's
+   * own command) moves here; `from` names the session it was bound to.
+   */
+  async bind(sessionId: string, planPath: string): Promise<PlanOutcome & { from: string | null }> {
     const current = this.registry.liveFor(sessionId)
     if (current !== undefined && current !== planPath) throw new Error(`this session already has a live plan: ${current}. Finish or discard it before resuming another.`)
-    if (!this.registry.host.has(planPath)) await this.sync.adopt(planPath, sessionId)
-    else {
-      await this.sync.fromDocument(planPath)
-      await this.dispatch(planPath, { type: "plan.bind", sessionId }, async () => {
-        await this.files.write(planPath, withFrontmatter(await this.currentText(planPath), planPath, { session: sessionId }))
-      })
-    }
-    return { planPath, output: `Resumed ${planPath} (${this.statusOf(planPath)}) in this session.` }
+    // A document without an actor (a lost database, a hand-written plan) is adopted first, under the session it names.
+    const before = this.registry.host.has(planPath) ? undefined : await this.sync.adopt(planPath, sessionId)
+    await this.sync.fromDocument(planPath)
+    const from = (before ?? this.registry.snapshot(planPath))?.context.sessionId ?? null
+    // Asked of the machine even when the session already matches: a finished plan refuses in its own words.
+    await this.dispatch(planPath, { type: "plan.bind", sessionId }, async () => {
+      await this.files.write(planPath, withFrontmatter(await this.currentText(planPath), planPath, { session: sessionId }))
+    })
+    return { planPath, from: from === sessionId ? null : from, output: `Resumed ${planPath} (${this.statusOf(planPath)}) in this session.` }
   }
 
   private async revise(
@@ -213,7 +271,7 @@ export class PlanService {
     return { planPath, output: `${verb}: ${planPath}\n\n${report}\n\n${draftNotice(planPath)}` }
   }
 
-  private async dispatch(planPath: string, event: PlanEvent, effect?: () => Promise<void>): Promise<PlanSnapshot> {
+  private async dispatch(planPath: string, event: PlanEvent, effect?: (next: PlanSnapshot) => Promise<void>): Promise<PlanSnapshot> {
     const snapshot = await this.registry.host.dispatch(planPath, event, effect)
     this.registry.track(snapshot)
     return snapshot
@@ -255,8 +313,18 @@ function firstHeading(content: string): string | undefined {
   return content.match(/^#\s+(.+?)\s*$/m)?.[1]
 }
 
-/** Bodies always end with exactly one newline, so round-trips and appends stay byte-stable. */
+/**
+ * Bodies always end with exactly one newline, so round-trips and appends stay byte-stable. A body that opens with
+ * its own frontmatter block is refused, not merged: the frontmatter (status above all) is Forge's to write, and a
+ * second block would be stored as body text.
+ */
 function normalizeBody(content: string): string {
+  if (startsWithFrontmatter(content)) {
+    throw new PlanInputError(
+      `the plan content starts with its own frontmatter block ("---" … "---"): send the body only, starting with the "# Title" line. ` +
+        `Forge writes the frontmatter (status, title, created, updated, session) itself; pass a title with plan_write's title argument.`,
+    )
+  }
   return `${content.replace(/\r\n/g, "\n").replace(/\s+$/, "")}\n`
 }
 

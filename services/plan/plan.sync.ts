@@ -1,3 +1,4 @@
+import type { StateValue } from "xstate"
 import type { PlanMachineStatus } from "../../machines/plan.status"
 import { planStateForStatus, planStatusOf } from "../../machines/plan.status"
 import type { LifecycleRepository } from "../lifecycle/lifecycle.ports"
@@ -27,14 +28,28 @@ export class PlanSync {
     this.log = deps.log
   }
 
-  /** Reads and parses a live plan's document and brings its actor in line with it. */
+  /**
+   * Reads and parses a live plan's document and brings its actor in line with it. The read and the move happen in
+   * the plan's queue, so a document read before a plan tool's own write can never undo that write's move.
+   */
   async fromDocument(planPath: string): Promise<PlanDocument> {
-    const text = await this.files.read(planPath)
-    if (text === undefined) throw new Error(`plan document ${planPath} is missing: restore the file, or discard the plan with /plan discard`)
-    const doc = parsePlanDocument(text, planPath)
-    const snapshot = this.registry.snapshot(planPath)
-    if (snapshot !== undefined && !agrees(snapshot, doc)) await this.resolve(planPath, doc, snapshot.context.sessionId)
-    return doc
+    let doc: PlanDocument | undefined
+    const readDoc = async (): Promise<PlanDocument> => {
+      const text = await this.files.read(planPath)
+      if (text === undefined) throw new Error(`plan document ${planPath} is missing: restore the file, or discard the plan with /plan discard`)
+      return (doc = parsePlanDocument(text, planPath))
+    }
+    if (!this.registry.host.has(planPath)) return readDoc()
+    const moved = await this.registry.host.follow(
+      planPath,
+      async (snapshot) => {
+        const read = await readDoc()
+        return snapshot === undefined || agrees(snapshot, read) ? undefined : this.targetFor(planPath, read, snapshot.context.sessionId)
+      },
+      "document.reconcile",
+    )
+    if (moved !== undefined) this.registry.track(moved)
+    return doc as PlanDocument
   }
 
   /** Starts an actor for a document that has none (a hand-written plan, or one finished before a restart). */
@@ -84,6 +99,14 @@ export class PlanSync {
   }
 
   private async resolve(planPath: string, doc: PlanDocument, sessionId: string | null): Promise<PlanSnapshot> {
+    const { value, context } = this.targetFor(planPath, doc, sessionId)
+    const snapshot = await this.registry.host.reconcile(planPath, value, context, "document.reconcile")
+    this.registry.track(snapshot)
+    return snapshot
+  }
+
+  /** Where the document says the plan stands, as a state value and a context for the machine to resolve. */
+  private targetFor(planPath: string, doc: PlanDocument, sessionId: string | null): { value: StateValue; context: PlanSnapshot["context"] } {
     const status = doc.frontmatter.status as PlanMachineStatus
     const previous = this.registry.snapshot(planPath)?.context
     const context = {
@@ -92,12 +115,11 @@ export class PlanSync {
       tasks: doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked })),
       criteria: doc.criteria.map((c) => c.text),
       pendingChecks: null,
+      pendingDiscard: null,
       reason: previous?.reason ?? null,
       successor: doc.frontmatter.successor ?? previous?.successor ?? null,
     }
-    const snapshot = await this.registry.host.reconcile(planPath, planStateForStatus(status), context, "document.reconcile")
-    this.registry.track(snapshot)
-    return snapshot
+    return { value: planStateForStatus(status), context }
   }
 }
 

@@ -24,9 +24,11 @@ const eventCases: PlanEvent[] = [
   { type: "plan.tick", task: 2 },
   { type: "plan.close", checks: [{ criterion: "c1", pass: true, evidence: "ran it" }] },
   { type: "plan.close", checks: [{ criterion: "c1", pass: false, evidence: "failed" }] },
-  { type: "plan.discard", reason: "wrong approach" },
-  { type: "plan.supersede", successor: ".opencode/crew/2026-12-01-next.md", reason: "crew takes over" },
-  { type: "plan.supersede", successor: " " },
+  { type: "plan.discard", by: "user", reason: "wrong approach" },
+  { type: "plan.discard", by: "model", reason: "the model wants out" },
+  { type: "plan.supersede", by: "user", successor: ".opencode/crew/2026-12-01-next.md", reason: "crew takes over" },
+  { type: "plan.supersede", by: "model", successor: ".opencode/crew/2026-12-02-model.md", reason: "the model moves on" },
+  { type: "plan.supersede", by: "user", successor: " " },
   { type: "plan.bind", sessionId: SESSION },
   { type: "tool.use", tool: "bash" },
   { type: "tool.use", tool: "read" },
@@ -47,7 +49,7 @@ describe("plan machine paths against the real service, document and database", (
 
   it("reaches every state of the machine", () => {
     const reached = new Set(statePaths.map((p) => JSON.stringify(p.state.value)))
-    for (const value of [{ draft: "editing" }, { draft: "confirming" }, { approved: "working" }, { approved: "confirming" }, "done", "abandoned", "superseded"]) {
+    for (const value of [{ draft: "editing" }, { draft: "confirming" }, { draft: "discarding" }, { approved: "working" }, { approved: "confirming" }, "done", "abandoned", "superseded"]) {
       expect(reached).toContain(JSON.stringify(value))
     }
   })

@@ -49,7 +49,7 @@ export class PlanSut {
     if (event.type === "tool.use") {
       // A finished plan has no transitions at all, and the gate only ever asks live plans: nothing is banned.
       if (this.finished) accepted = true
-      const refusal = this.rt.plans.gate(SESSION, event.tool)
+      const refusal = await this.rt.plans.gate(SESSION, event.tool)
       expect(refusal === null, `gate for ${event.tool}`).toBe(accepted)
       return
     }
@@ -131,9 +131,13 @@ export class PlanSut {
       case "plan.tick":
         return plans.tick(SESSION, event.task)
       case "plan.discard":
-        return plans.discard(SESSION, event.reason)
+        return event.by === "user"
+          ? plans.discard(SESSION, { by: "user" }, event.reason)
+          : this.openDialog((confirm) => plans.discard(SESSION, { by: "model", confirm }, event.reason))
       case "plan.supersede":
-        return plans.discard(SESSION, event.reason, event.successor)
+        return event.by === "user"
+          ? plans.discard(SESSION, { by: "user" }, event.reason, event.successor)
+          : this.openDialog((confirm) => plans.discard(SESSION, { by: "model", confirm }, event.reason, event.successor))
       case "plan.bind":
         return plans.bind(event.sessionId, this.planPath)
     }

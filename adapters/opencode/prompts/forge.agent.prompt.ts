@@ -23,5 +23,6 @@ Plans (decide first, execute later):
 - Once approved, work through the tasks in order and call plan_tick for each task as soon as it is done.
 - When every task is ticked, check each acceptance criterion yourself, then call plan_close with one check per
   criterion (criterion text, pass, evidence). The user confirms the close in a dialog.
-- If the plan turns out wrong, say so; the user can discard it (/plan discard) or you can plan_discard it with a reason.
+- If the plan turns out wrong, say so; the user can discard it (/plan discard) or you can plan_discard it with a reason
+  (a draft's discard is the user's dialog too, like its approval).
 - A tool refusal from Forge names the gate and the way past it: follow it, do not work around it.`

@@ -19,12 +19,13 @@ export function planListText(listing: string): string {
   return `[forge:plan list] The user ran /plan. Show them this list of unfinished plans exactly as given, then stop:\n\n${listing}`
 }
 
-export function planResumeText(planPath: string, status: string, document: string): string {
+export function planResumeText(planPath: string, status: string, document: string, from: string | null = null): string {
   const next =
     status === "draft"
       ? "It is a draft: writes stay banned. Summarise it for the user and wait for approval (plan_approve only after an explicit go-ahead)."
       : "It is approved: continue with the first open task, and tick each task with plan_tick when it is done."
-  return `[forge:plan resume] The user resumed ${planPath} (${status}) in this session. ${next}\n\n${document}`
+  const moved = from === null ? "" : ` It was bound to session ${from}; it is now bound to this one (recorded in its frontmatter).`
+  return `[forge:plan resume] The user resumed ${planPath} (${status}) in this session.${moved} ${next}\n\n${document}`
 }
 
 export function planDiscardText(outcome: string): string {

@@ -69,7 +69,7 @@ describe("bad input gets a clear error and loses nothing", () => {
     expect(rt.restoreReport.problems[0]?.problem).toMatch(/:2: unknown status "drafty"/)
     expect(log.lines.join("\n")).toContain(planPath)
     // The actor still holds the ban: a broken document never silently lifts it.
-    expect(rt.plans.gate("s1", "write")).toContain("draft write-ban")
+    expect(await rt.plans.gate("s1", "write")).toContain("draft write-ban")
     await expect(rt.plans.approve("s1", allow)).rejects.toThrow(/unknown status "drafty"/)
   })
 

@@ -23,14 +23,14 @@ describe("plan service over a real workspace and database", () => {
     expect(planPath).toBe(".opencode/plan/2026-11-30-fix-login-timeout.md")
     expect(output).toContain("Plan created: .opencode/plan/2026-11-30-fix-login-timeout.md")
     expect(doc(planPath).frontmatter.status).toBe("draft")
-    expect(rt.plans.gate("s1", "bash")).toContain("draft write-ban")
-    expect(rt.plans.gate("s1", "forge_shell")).toContain(planPath)
-    expect(rt.plans.gate("s1", "read")).toBeNull()
-    expect(rt.plans.gate("s2", "bash")).toBeNull()
+    expect(await rt.plans.gate("s1", "bash")).toContain("draft write-ban")
+    expect(await rt.plans.gate("s1", "forge_shell")).toContain(planPath)
+    expect(await rt.plans.gate("s1", "read")).toBeNull()
+    expect(await rt.plans.gate("s2", "bash")).toBeNull()
 
     await rt.plans.approve("s1", allow)
     expect(doc(planPath).frontmatter.status).toBe("approved")
-    expect(rt.plans.gate("s1", "bash")).toBeNull()
+    expect(await rt.plans.gate("s1", "bash")).toBeNull()
 
     await expect(rt.plans.close("s1", PASSING_CHECKS, allow)).rejects.toThrow(/tasks not ticked: 1, 2/)
     await rt.plans.tick("s1", 1)
@@ -75,7 +75,7 @@ describe("plan service over a real workspace and database", () => {
     const outcome = await rt.plans.approve("s1", reject)
     expect(outcome.output).toContain("did not approve")
     expect(doc(planPath).frontmatter.status).toBe("draft")
-    expect(rt.plans.gate("s1", "write")).not.toBeNull()
+    expect(await rt.plans.gate("s1", "write")).not.toBeNull()
   })
 
   it("survives a restart: the draft and its ban come back", async () => {
@@ -83,7 +83,7 @@ describe("plan service over a real workspace and database", () => {
     await rt.close()
     rt = await openRuntime(ws.dir, ws.clock)
     expect(rt.restoreReport.restored).toEqual([planPath])
-    expect(rt.plans.gate("s1", "edit")).toContain(planPath)
+    expect(await rt.plans.gate("s1", "edit")).toContain(planPath)
   })
 
   it("a hand edit of the document wins on restart", async () => {

@@ -40,6 +40,7 @@ describe("draft write-ban (tool.use)", () => {
       expect(text).toContain(input.planPath)
       expect(text).toContain("plan_approve")
       expect(text).toContain("/plan discard")
+      expect(text).toContain("both need the user")
     },
   )
 
@@ -129,19 +130,47 @@ describe("close gate", () => {
 })
 
 describe("exits", () => {
-  it("discard from draft or approved is abandoned, supersede needs a successor", () => {
-    expect(run({ type: "plan.discard", reason: "wrong" }).value).toBe("abandoned")
-    expect(run({ type: "plan.discard" }).context.reason).toBeNull()
-    expect(approved().can({ type: "plan.discard" })).toBe(true)
-    expect(run().can({ type: "plan.supersede", successor: "  " })).toBe(false)
-    const superseded = run({ type: "plan.supersede", successor: ".opencode/crew/c.md", reason: "crew" })
+  it("the user's discard from draft or approved is abandoned, supersede needs a successor", () => {
+    expect(run({ type: "plan.discard", by: "user", reason: "wrong" }).value).toBe("abandoned")
+    expect(run({ type: "plan.discard", by: "user" }).context.reason).toBeNull()
+    expect(approved().can({ type: "plan.discard", by: "user" })).toBe(true)
+    expect(run().can({ type: "plan.supersede", by: "user", successor: "  " })).toBe(false)
+    const superseded = run({ type: "plan.supersede", by: "user", successor: ".opencode/crew/c.md", reason: "crew" })
     expect(superseded.value).toBe("superseded")
     expect(superseded.context).toMatchObject({ successor: ".opencode/crew/c.md", reason: "crew" })
   })
 
+  it("the model's discard of a draft waits on the user's dialog; of an approved plan it does not", () => {
+    const held = run({ type: "plan.discard", by: "model", reason: "let me write" })
+    expect(held.value).toEqual({ draft: "discarding" })
+    expect(held.hasTag("awaiting-user")).toBe(true)
+    expect(held.can({ type: "tool.use", tool: "bash" })).toBe(false)
+    expect(getNextSnapshot(planMachine, held, { type: "dialog.reject" }).value).toEqual({ draft: "editing" })
+    const allowed = getNextSnapshot(planMachine, held, { type: "dialog.allow" })
+    expect(allowed.value).toBe("abandoned")
+    expect(allowed.context.reason).toBe("let me write")
+    const superseding = run({ type: "plan.supersede", by: "model", successor: ".opencode/crew/c.md" })
+    expect(getNextSnapshot(planMachine, superseding, { type: "dialog.allow" }).context).toMatchObject({ successor: ".opencode/crew/c.md" })
+    expect(getNextSnapshot(planMachine, superseding, { type: "dialog.allow" }).value).toBe("superseded")
+    // One dialog at a time: the model cannot ask again while a dialog is open; the user's command still acts.
+    expect(held.can({ type: "plan.discard", by: "model" })).toBe(false)
+    expect(explainPlanRefusal(held, { type: "plan.discard", by: "model" })).toMatch(/waiting on the user's answer.*\/plan discard/)
+    expect(getNextSnapshot(planMachine, held, { type: "plan.discard", by: "user" }).value).toBe("abandoned")
+    expect(approved().can({ type: "plan.discard", by: "model" })).toBe(true)
+    expect(getNextSnapshot(planMachine, approved(), { type: "plan.discard", by: "model" }).value).toBe("abandoned")
+  })
+
+  it("while the discard dialog is open, approval and revision wait for the user's answer and say so", () => {
+    const held = run({ type: "plan.discard", by: "model" })
+    for (const event of [{ type: "plan.approve" }, { type: "plan.revise", tasks: [], criteria: [] }] as PlanEvent[]) {
+      expect(held.can(event)).toBe(false)
+      expect(explainPlanRefusal(held, event)).toMatch(/waiting on the user's answer to an open dialog \(draft\.discarding\)/)
+    }
+  })
+
   it("a finished plan accepts nothing", () => {
-    const done = run({ type: "plan.discard" })
-    for (const event of [{ type: "plan.approve" }, { type: "plan.bind", sessionId: "s2" }, { type: "plan.discard" }] as PlanEvent[]) {
+    const done = run({ type: "plan.discard", by: "user" })
+    for (const event of [{ type: "plan.approve" }, { type: "plan.bind", sessionId: "s2" }, { type: "plan.discard", by: "user" }] as PlanEvent[]) {
       expect(done.can(event)).toBe(false)
       expect(explainPlanRefusal(done, event)).toMatch(/finished plan accepts no further changes/)
     }

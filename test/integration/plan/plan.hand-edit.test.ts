@@ -1,0 +1,92 @@
+import { readFileSync, writeFileSync } from "node:fs"
+import path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { FsPlanFiles } from "../../../adapters/workspace/plan.files"
+import { PlanRegistry } from "../../../services/plan/plan.registry"
+import { PlanService } from "../../../services/plan/plan.service"
+import type { ComposedRuntime } from "../../../src/runtime"
+import { PLAN_BODY, allow, memoryLogger, openRuntime, tempWorkspace } from "./plan.helpers"
+import { transitionsOf } from "./plan.tools.helpers"
+
+// Defect 7: a hand edit of a live plan's status while opencode runs is followed by the gate on the next tool call,
+// without a restart, and the move is a recorded transition. The gate re-reads a document only when its stat changed.
+
+describe("the gate follows a hand edit of the plan document", () => {
+  let ws: ReturnType<typeof tempWorkspace>
+  let rt: ComposedRuntime
+  let log: ReturnType<typeof memoryLogger>
+  beforeEach(async () => {
+    ws = tempWorkspace()
+    log = memoryLogger()
+    rt = await openRuntime(ws.dir, ws.clock, log)
+  })
+  afterEach(async () => {
+    await rt.close()
+    ws.cleanup()
+  })
+  const handEdit = (planPath: string, from: string, to: string) => {
+    const file = path.join(ws.dir, planPath)
+    const text = readFileSync(file, "utf8")
+    expect(text).toContain(from)
+    writeFileSync(file, text.replace(from, to))
+  }
+
+  it("draft → status: abandoned by hand opens writes again, recorded as document.reconcile", async () => {
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    expect(await rt.plans.gate("s1", "bash")).toContain("draft write-ban")
+    handEdit(planPath, "status: draft", "status: abandoned")
+    expect(await rt.plans.gate("s1", "bash")).toBeNull()
+    expect(rt.plans.liveFor("s1")).toBeUndefined()
+    expect(rt.registry.snapshot(planPath)?.value).toBe("abandoned")
+    expect((await transitionsOf(rt, planPath)).at(-1)).toBe("draft.editing|document.reconcile|abandoned")
+  })
+
+  it("approved → status: draft by hand bans writes again", async () => {
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    await rt.plans.approve("s1", allow)
+    expect(await rt.plans.gate("s1", "edit")).toBeNull()
+    handEdit(planPath, "status: approved", "status: draft")
+    expect(await rt.plans.gate("s1", "edit")).toContain("draft write-ban")
+    expect((await transitionsOf(rt, planPath)).at(-1)).toBe("approved.working|document.reconcile|draft.editing")
+  })
+
+  it("a hand edit that breaks the document keeps the plan as it was and says why in the log", async () => {
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    handEdit(planPath, "status: draft", "status: finished-ish")
+    expect(await rt.plans.gate("s1", "bash")).toContain("draft write-ban")
+    expect(log.lines.join("\n")).toMatch(new RegExp(`warn: .*${planPath.replace(/\./g, "\\.")}.*status`))
+    expect(await rt.plans.gate("s1", "read")).toBeNull()
+  })
+})
+
+describe("the gate's cost", () => {
+  let store: LifecycleStore
+  let ws: ReturnType<typeof tempWorkspace>
+  afterEach(async () => {
+    await store.close()
+    ws.cleanup()
+  })
+
+  it("reads a live plan's document only when its stat changed", async () => {
+    ws = tempWorkspace()
+    store = await openLifecycleStore(ws.dir)
+    const files = new FsPlanFiles(ws.dir)
+    let reads = 0
+    const counting = Object.assign(Object.create(files) as FsPlanFiles, { read: (p: string) => (reads++, files.read(p)) })
+    const registry = new PlanRegistry(store.repository, ws.clock)
+    const plans = new PlanService({ registry, files: counting, clock: ws.clock, log: memoryLogger() })
+    const { planPath } = await plans.write("s1", PLAN_BODY)
+    await plans.gate("s1", "bash")
+    const settled = reads
+    for (let i = 0; i < 50; i++) expect(await plans.gate("s1", i % 2 ? "bash" : "read")).toEqual(i % 2 ? expect.stringContaining("write-ban") : null)
+    expect(reads).toBe(settled)
+    await plans.gate("s2", "bash")
+    expect(reads).toBe(settled)
+    const file = path.join(ws.dir, planPath)
+    writeFileSync(file, readFileSync(file, "utf8").replace("status: draft", "status: abandoned"))
+    expect(await plans.gate("s1", "bash")).toBeNull()
+    expect(reads).toBe(settled + 1)
+    registry.stop()
+  })
+})

@@ -67,6 +67,8 @@ export interface JobProcesses {
 /** Where job logs live, and the bound on how many stay. */
 export interface JobLogs {
   pathFor(jobId: string): string
+  /** Whether the job's log is still on disk (rotation removes the oldest); false for an id that names no log. */
+  exists(jobId: string): Promise<boolean>
   /** Deletes the oldest logs beyond the bound, never one of the given live jobs'. */
   rotate(keepJobIds: ReadonlySet<string>): Promise<void>
 }

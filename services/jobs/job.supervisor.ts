@@ -10,7 +10,7 @@ import type { JobRegistry } from "./job.registry"
 import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
-import { formatJobResult, wakeText } from "./job.report"
+import { formatJobResult, formatLogPage, outputCutNotice, wakeText } from "./job.report"
 import type { ShellRequest } from "./job.request"
 import { restoreJobRecord } from "./job.restore"
 import { SessionActivity } from "./session.activity"
@@ -128,7 +128,9 @@ export class JobSupervisor {
       extra.push(survivors.length === 0 ? "keep_alive is false: the process tree was killed after the match." : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
     }
     const alive = actor.getSnapshot().hasTag("alive")
+    const size = await this.deps.processes.sizeOf(logFile)
     const tail = await this.deps.processes.readTail(logFile, TAIL_BYTES)
+    extra.push(...outputCutNotice(jobId, size, tail))
     // The caller now holds everything up to here: a later poll drains only what comes after.
     if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
     return formatJobResult(actor.getSnapshot().context, alive, tail, extra)
@@ -225,14 +227,11 @@ export class JobSupervisor {
     return formatJobResult(job.actor.getSnapshot().context, alive, drained.text)
   }
 
-  /** forge_jobs log: line paging over the job's log. */
+  /** forge_jobs log: line paging over the job's log — also of a job whose result was delivered, while its log exists. */
   async logLines(jobId: string, offset = 1, limit = 200): Promise<string> {
-    const job = this.lookup(jobId)
-    if (typeof job === "string") return job
-    const { lines, total, truncated } = await this.deps.processes.readLines(job.actor.getSnapshot().context.logFile, offset, limit)
-    const last = offset + lines.length - 1
-    const notice = last < total ? `\n(lines ${offset}-${last} of ${total}; next offset ${last + 1})` : ""
-    return `${lines.map((l, i) => `${offset + i}: ${l}`).join("\n")}${notice}${truncated ? "\n(the log is larger than the 8 MB window; older lines are not shown)" : ""}`
+    const logFile = await this.pageableLog(jobId)
+    if (typeof logFile !== "string") return logFile.refusal
+    return formatLogPage(await this.deps.processes.readLines(logFile, offset, limit), offset)
   }
 
   /** forge_jobs kill: the whole tree, verified. */
@@ -329,6 +328,18 @@ export class JobSupervisor {
     let count = 0
     for (const job of this.jobs.values()) if (job.actor.getSnapshot().context.survive && job.actor.getSnapshot().hasTag("alive")) count++
     return count
+  }
+
+  /**
+   * The log forge_jobs log may page: a listed job's, or a consumed job's while it is on disk. Delivering a result
+   * (a foreground exit, a terminal poll, a kill) ends the job's lifecycle, never its log: only rotation removes that.
+   */
+  private async pageableLog(jobId: string): Promise<string | { refusal: string }> {
+    const job = this.jobs.get(jobId)
+    if (job !== undefined) return job.actor.getSnapshot().context.logFile
+    if (!this.deps.registry.isConsumed(jobId)) return { refusal: `unknown job ${jobId}. forge_jobs list shows the jobs.` }
+    if (!(await this.deps.logs.exists(jobId))) return { refusal: `job ${jobId}: already consumed, and its log is gone (rotated out with older job logs, or deleted).` }
+    return this.deps.logs.pathFor(jobId)
   }
 
   private lookup(jobId: string): LiveJob | string {

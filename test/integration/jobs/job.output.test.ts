@@ -1,0 +1,87 @@
+// Job output seen by the supervisor over real processes, real logs and real timers: a finished job's log paged after
+// its result was delivered.
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { currentHost } from "../../../adapters/process/job.hosts"
+import { createJobProcesses } from "../../../adapters/process/job.processes"
+import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
+import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { FsJobLogs } from "../../../adapters/workspace/job.logs"
+import { JobJournal } from "../../../services/jobs/job.journal"
+import { JobLedger } from "../../../services/jobs/job.ledger"
+import { JobRegistry } from "../../../services/jobs/job.registry"
+import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.request"
+import { JobSupervisor } from "../../../services/jobs/job.supervisor"
+import { systemTimers } from "../../../src/jobs"
+import { memoryLogger } from "../plan/plan.helpers"
+
+describe("job output with real processes", () => {
+  let dir: string
+  let store: LifecycleStore
+  let supervisor: JobSupervisor
+  let seq = 0
+  const clock = { now: () => Date.now() }
+  const host = currentHost()
+  const request = (args: ShellArgs) => toShellRequest(args, { cwd: dir, survive: "never" }, (cwd) => path.resolve(dir, cwd))
+  const jobIdOf = (result: string) => /job: (\S+)/.exec(result)?.[1] ?? ""
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "forge-job-output-"))
+    store = await openLifecycleStore(dir)
+    const storage = createKeyValueStorage(store.connection)
+    supervisor = new JobSupervisor({
+      // The production poll interval: a burst lands in a few large growth events, as it does in the plugin.
+      processes: createJobProcesses({ killGraceMs: 500 }),
+      logs: new FsJobLogs(path.join(dir, "logs")),
+      clock,
+      timers: systemTimers,
+      log: memoryLogger(),
+      wake: async () => undefined,
+      newJobId: () => `job_output_${process.pid}_${++seq}`,
+      journal: new JobJournal(async () => store.repository, clock, memoryLogger()),
+      ledger: new JobLedger(host, storage),
+      registry: new JobRegistry(host, storage),
+      host,
+    })
+  })
+  afterEach(async () => {
+    await supervisor.dispose()
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("pages the log of a finished foreground job whose result was already delivered", async () => {
+    const result = await supervisor.run("s1", request({ command: "seq 1 5000" }))
+    expect(result).toContain("status: exited with exit code 0")
+    // 5000 lines are far more than the tail shown: the result says how to see the rest.
+    expect(result).not.toMatch(/^1\n/m)
+    expect(result).toMatch(/forge_jobs log/)
+    const id = jobIdOf(result)
+    expect(await supervisor.logLines(id, 1, 3)).toBe("1: 1\n2: 2\n3: 3\n(lines 1-3 of 5000; next offset 4)")
+    expect(await supervisor.logLines(id, 4999, 10)).toBe("4999: 4999\n5000: 5000")
+    // Only the log outlives the delivered result: the rest still answers as the seed says.
+    expect(await supervisor.poll(id)).toMatch(/already consumed/)
+    expect(await supervisor.kill(id)).toMatch(/already consumed/)
+    expect(supervisor.clear(id)).toMatch(/already consumed/)
+    expect(supervisor.list("s1")).toBe("no jobs")
+  })
+
+  it("pages the log of a background job after a poll consumed its end", async () => {
+    const id = jobIdOf(await supervisor.run("s1", request({ command: "seq 1 50", run_in_background: true })))
+    let polled = await supervisor.poll(id, 5_000)
+    if (!polled.includes("exited")) polled = await supervisor.poll(id, 5_000)
+    expect(polled).toContain("exited with exit code 0")
+    expect(await supervisor.poll(id)).toMatch(/already consumed/)
+    expect(await supervisor.logLines(id, 49, 5)).toBe("49: 49\n50: 50")
+  })
+
+  it("says plainly when a consumed job's log is gone, and still refuses ids that are no job", async () => {
+    const id = jobIdOf(await supervisor.run("s1", request({ command: "echo short" })))
+    rmSync(path.join(dir, "logs", `${id}.log`))
+    expect(await supervisor.logLines(id)).toMatch(new RegExp(`job ${id}: already consumed, and its log is gone`))
+    expect(await supervisor.logLines("../../etc/passwd")).toMatch(/unknown job/)
+    expect(await supervisor.logLines("job_never_started")).toMatch(/unknown job job_never_started/)
+  })
+})

@@ -214,9 +214,12 @@ export class JobSupervisor {
   async poll(jobId: string, waitMs = 0): Promise<string> {
     const job = this.lookup(jobId)
     if (typeof job === "string") return job
-    if (job.actor.getSnapshot().hasTag("alive") && waitMs > 0) {
-      const size = await this.deps.processes.sizeOf(job.actor.getSnapshot().context.logFile)
-      if (size <= job.readOffset) await waitForGrowth(job, this.deps.timers, Math.min(waitMs, POLL_CAP_MS))
+    const deadline = this.deps.clock.now() + Math.min(waitMs, POLL_CAP_MS)
+    // A growth event may be about output the caller already holds (read after the event's size): wait on until news.
+    while (waitMs > 0 && job.actor.getSnapshot().hasTag("alive") && (await this.deps.processes.sizeOf(job.actor.getSnapshot().context.logFile)) <= job.readOffset) {
+      const left = deadline - this.deps.clock.now()
+      if (left <= 0) break
+      await waitForGrowth(job, this.deps.timers, left)
     }
     const { context } = job.actor.getSnapshot()
     const drained = await this.deps.processes.readNew(context.logFile, job.readOffset, DRAIN_BYTES)

@@ -42,8 +42,8 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
       timer.unref?.()
       return () => clearInterval(timer)
     },
-    createMatcher(pattern) {
-      const matcher = createPatternMatcher(pattern)
+    createMatcher(source, flags) {
+      const matcher = createPatternMatcher(source, flags === undefined ? {} : { flags })
       return {
         async feed(text): Promise<MatchOutcome> {
           const result = await matcher.feed(text)

@@ -53,8 +53,11 @@ export interface JobProcesses {
   isHostAlive(host: JobHost): boolean
   /** Calls back once when a process that is not our child (an adopted survive job) is gone; returns a stop function. */
   watchGone(pid: number, startedAt: number, onGone: () => void): () => void
-  /** Throws a clear error for a pattern that is not a valid regular expression. */
-  createMatcher(pattern: string): OutputMatcher
+  /**
+   * A matcher of `source` with `flags` ("m" when not given); throws a clear error for a pattern that is not a valid
+   * regular expression.
+   */
+  createMatcher(source: string, flags?: string): OutputMatcher
   /** Calls back whenever the log file grows; returns a stop function. */
   watchGrowth(logFile: string, onGrowth: (size: number) => void): () => void
   /** Current size of the log in bytes (0 when it does not exist yet). */

@@ -73,7 +73,8 @@ export class JobSupervisor {
     if (request.survive && this.liveSurvivors() >= MAX_SURVIVORS) {
       throw new Error(`forge_shell: ${MAX_SURVIVORS} survive jobs are already running; stop some (forge_jobs kill) before starting another that outlives the host.`)
     }
-    const matcher = request.successPattern === null ? undefined : this.deps.processes.createMatcher(request.successPattern)
+    const pattern = request.successPattern
+    const matcher = pattern === null ? undefined : this.deps.processes.createMatcher(pattern.source, pattern.flags)
     const jobId = this.deps.newJobId()
     const logFile = this.deps.logs.pathFor(jobId)
     const actor = createActor(jobMachine, {

@@ -1,5 +1,5 @@
 // Job output seen by the supervisor over real processes, real logs and real timers: a finished job's log paged after
-// its result was delivered.
+// its result was delivered, and success patterns in the /source/flags form.
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
@@ -83,5 +83,15 @@ describe("job output with real processes", () => {
     expect(await supervisor.logLines(id)).toMatch(new RegExp(`job ${id}: already consumed, and its log is gone`))
     expect(await supervisor.logLines("../../etc/passwd")).toMatch(/unknown job/)
     expect(await supervisor.logLines("job_never_started")).toMatch(/unknown job job_never_started/)
+  })
+
+  it("accepts the /source/flags form and refuses flags outside the safe set, saying how to write it", async () => {
+    const result = await supervisor.run("s1", request({ command: "echo Server Listening; sleep 30", success_pattern: "/listening/i", idle_ms: 4_000 }))
+    expect(result).toContain("status: success pattern matched; still running")
+    await supervisor.kill(jobIdOf(result))
+    expect(() => request({ command: "echo", success_pattern: "/hello/x" })).toThrow(
+      /forge_shell: success_pattern "\/hello\/x": flag "x" is not supported; write \/source\/flags with flags from i, m, s, u/,
+    )
+    expect(() => request({ command: "echo", success_pattern: "/hello(/i" })).toThrow(/success_pattern "\/hello\(\/i" is not a valid regular expression/)
   })
 })

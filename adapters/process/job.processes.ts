@@ -45,6 +45,7 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
     createMatcher(source, flags) {
       const matcher = createPatternMatcher(source, flags === undefined ? {} : { flags })
       return {
+        budgetMs: matcher.budgetMs,
         async feed(text): Promise<MatchOutcome> {
           const result = await matcher.feed(text)
           return result.status === "matched" ? "match" : result.status

@@ -29,6 +29,8 @@ export type MatchOutcome = "match" | "no-match" | "timed-out"
 
 /** A success pattern compiled for matching off the host's event loop. */
 export interface OutputMatcher {
+  /** Time budget of one feed (ms): a feed that needs longer is cut off as "timed-out" and matching stays off. */
+  readonly budgetMs: number
   feed(text: string): Promise<MatchOutcome>
   dispose(): void
 }

@@ -9,6 +9,7 @@ import type { JobLedger, JobLedgerEntry } from "./job.ledger"
 import type { JobRegistry } from "./job.registry"
 import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
+import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, formatLogPage, outputCutNotice, wakeText } from "./job.report"
 import type { ShellRequest } from "./job.request"
@@ -16,7 +17,6 @@ import { restoreJobRecord } from "./job.restore"
 import { SessionActivity } from "./session.activity"
 
 const TAIL_BYTES = 8 * 1024
-const SCAN_BYTES = 1024 * 1024
 const POLL_CAP_MS = 30_000
 const DRAIN_BYTES = 64 * 1024
 /**
@@ -74,7 +74,7 @@ export class JobSupervisor {
       throw new Error(`forge_shell: ${MAX_SURVIVORS} survive jobs are already running; stop some (forge_jobs kill) before starting another that outlives the host.`)
     }
     const pattern = request.successPattern
-    const matcher = pattern === null ? undefined : this.deps.processes.createMatcher(pattern.source, pattern.flags)
+    const compiled = pattern === null ? undefined : { matcher: this.deps.processes.createMatcher(pattern.source, pattern.flags), text: pattern.text }
     const jobId = this.deps.newJobId()
     const logFile = this.deps.logs.pathFor(jobId)
     const actor = createActor(jobMachine, {
@@ -86,7 +86,7 @@ export class JobSupervisor {
         logFile,
         idleMs: request.idleMs,
         maxWaitMs: request.maxWaitMs,
-        hasPattern: matcher !== undefined,
+        hasPattern: compiled !== undefined,
         keepAlive: request.keepAlive,
         background: request.background,
         notify: request.notify,
@@ -96,7 +96,7 @@ export class JobSupervisor {
       inspect: this.deps.journal.inspector(jobId),
     }).start()
     this.deps.registry.register({ jobId, owner: sessionId, survive: request.survive, registeredAt: this.deps.clock.now() })
-    const job = newLiveJob(actor, matcher)
+    const job = newLiveJob(actor, compiled)
     this.jobs.set(jobId, job)
     await this.deps.logs.rotate(new Set(this.jobs.keys())).catch((error: unknown) => this.deps.log.warn(`job log rotation failed: ${String(error)}`))
     let spawned
@@ -109,10 +109,11 @@ export class JobSupervisor {
       throw new Error(`forge_shell: ${message}`)
     }
     actor.send({ type: "job.spawned", pid: spawned.pid, at: spawned.startedAt })
-    job.stopWatch = this.deps.processes.watchGrowth(logFile, () => this.onGrowth(job))
+    job.stopWatch = this.deps.processes.watchGrowth(logFile, (size) => this.onGrowth(job, size))
     this.watch(jobId, job)
     this.armTimer(job)
     spawned.exited.then(async (exit) => {
+      job.exited = true
       // Output seen before the exit is accounted for first, so the exit is the last word.
       await job.growth
       // A job already killed or cleared has ended its lifecycle: its exit is no news.
@@ -121,7 +122,7 @@ export class JobSupervisor {
     })
     await waitFor(actor, (s) => !s.hasTag("caller-waiting"), { timeout: Number.POSITIVE_INFINITY })
     const after = actor.getSnapshot()
-    const extra: string[] = []
+    const extra: string[] = job.patternAbandoned === undefined ? [] : [job.patternAbandoned]
     if (after.context.completion === "pattern" && !request.keepAlive) {
       // The kill is decided before it is carried out, so the exit it causes is never mistaken for news.
       actor.send({ type: "job.kill", at: this.deps.clock.now() })
@@ -172,7 +173,7 @@ export class JobSupervisor {
       if (alive && context.survive) {
         actor.send({ type: "job.adopt", at: now, host: this.deps.host })
         job.readOffset = await this.deps.processes.sizeOf(context.logFile)
-        job.stopWatch = this.deps.processes.watchGrowth(context.logFile, () => this.onGrowth(job))
+        job.stopWatch = this.deps.processes.watchGrowth(context.logFile, (size) => this.onGrowth(job, size))
         const stopGone = this.deps.processes.watchGone(context.pid as number, context.startedAt as number, () => {
           // Not our child: its exit status is not ours to read.
           if (job.actor.getSnapshot().status === "active") job.actor.send({ type: "job.exit", code: null, signal: null, at: this.deps.clock.now() })
@@ -352,19 +353,14 @@ export class JobSupervisor {
     return this.deps.registry.isConsumed(jobId) ? `job ${jobId}: already consumed — its final result was already delivered.` : `unknown job ${jobId}. forge_jobs list shows the jobs.`
   }
 
-  private onGrowth(job: LiveJob): void {
+  /** New output up to `size`: scanned for the success pattern (to the end, in bounded steps) while the caller waits. */
+  private onGrowth(job: LiveJob, size: number): void {
     job.growth = job.growth.then(async () => {
       const snapshot = job.actor.getSnapshot()
       if (!snapshot.hasTag("alive")) return
-      let matched = false
-      if (job.matcher && snapshot.value === "running") {
-        const chunk = await this.deps.processes.readNew(snapshot.context.logFile, job.scanOffset, SCAN_BYTES)
-        job.scanOffset = chunk.nextOffset
-        const outcome = await job.matcher.feed(chunk.text)
-        if (outcome === "timed-out") this.deps.log.warn(`job ${snapshot.context.jobId}: success_pattern exceeded its time budget; pattern matching is off for this job`)
-        matched = outcome === "match"
-      }
-      job.actor.send({ type: "job.output", at: this.deps.clock.now(), matched })
+      const outcome = await scanJobOutput(job, size, this.deps.processes.readNew)
+      if (outcome.kind === "abandoned") this.deps.log.warn(`job ${snapshot.context.jobId}: ${outcome.reason}`)
+      job.actor.send({ type: "job.output", at: this.deps.clock.now(), matched: outcome.kind === "matched" })
       this.armTimer(job)
       releaseGrowthWaiters(job)
     }).catch((error: unknown) => this.deps.log.warn(`job output handling failed: ${String(error)}`))

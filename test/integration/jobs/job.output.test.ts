@@ -1,5 +1,5 @@
-// Job output seen by the supervisor over real processes, real logs and real timers: a finished job's log paged after
-// its result was delivered, and success patterns in the /source/flags form.
+// Job output seen by the supervisor over real processes, real logs and real timers: a success pattern found after a
+// burst of output, a finished job's log paged after its result was delivered, and a pattern that ran out of time.
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
@@ -52,6 +52,17 @@ describe("job output with real processes", () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
+  it.each([2, 5])("finds READY after a %i MB burst of output, with nothing printed after it", async (megabytes) => {
+    // The idle wait is the fallback: without the catch-up scan the call would end on it, with READY in the tail.
+    const result = await supervisor.run(
+      "s1",
+      request({ command: `yes 'burst line of output' | head -c ${megabytes * 1024 * 1024}; echo; echo READY; sleep 30`, success_pattern: "^READY$", idle_ms: 4_000 }),
+    )
+    expect(result).toContain("status: success pattern matched; still running")
+    expect(result).toMatch(/READY\n?$/)
+    expect(await supervisor.kill(jobIdOf(result))).toContain("killed its whole process tree")
+  })
+
   it("pages the log of a finished foreground job whose result was already delivered", async () => {
     const result = await supervisor.run("s1", request({ command: "seq 1 5000" }))
     expect(result).toContain("status: exited with exit code 0")
@@ -83,6 +94,16 @@ describe("job output with real processes", () => {
     expect(await supervisor.logLines(id)).toMatch(new RegExp(`job ${id}: already consumed, and its log is gone`))
     expect(await supervisor.logLines("../../etc/passwd")).toMatch(/unknown job/)
     expect(await supervisor.logLines("job_never_started")).toMatch(/unknown job job_never_started/)
+  })
+
+  it("a success pattern that runs out of time is reported as abandoned, and the call still returns on idle", async () => {
+    const result = await supervisor.run(
+      "s1",
+      request({ command: `echo ${"a".repeat(40)}b; sleep 30`, success_pattern: "^(a+)+$", idle_ms: 1_500 }),
+    )
+    expect(result).toContain("status: still running (no new output for 1500 ms)")
+    expect(result).toMatch(/success_pattern "\^\(a\+\)\+\$" was abandoned: one match step ran past its \d+ ms time budget/)
+    expect(await supervisor.kill(jobIdOf(result))).toContain("killed its whole process tree")
   })
 
   it("accepts the /source/flags form and refuses flags outside the safe set, saying how to write it", async () => {

@@ -3,9 +3,10 @@ import type { LiveJob } from "./live.job"
 
 // The success-pattern scan of a job's log. A growth event names the log's size; the scan catches up to it in bounded
 // steps (each read is at most SCAN_STEP_BYTES, each match runs in the matcher's worker under its time budget), so a
-// burst of output is scanned to its end even when no further output — and so no further event — ever comes. A match
-// that spans two steps is found through the matcher's overlap: it keeps the last 4 KB it scanned (from a line start)
-// in front of the next step.
+// burst of output is scanned to its end even when no further output — and so no further event — ever comes. A step
+// ends at a line end where it can, so a boundary cuts a line only when a line is longer than a step; a match that
+// spans two steps (a multi-line pattern, or such a long line) is found through the matcher's overlap: it keeps the
+// last 4 KB it scanned (from a line start) in front of the next step.
 
 /** Bytes one step reads and hands to the matcher. */
 export const SCAN_STEP_BYTES = 1024 * 1024
@@ -33,11 +34,12 @@ export async function scanOutput(readNew: JobProcesses["readNew"], request: Scan
     const chunk = await readNew(request.logFile, offset, Math.min(SCAN_STEP_BYTES, request.upTo - offset))
     // Nothing readable yet (a character split at the end, a log cut short): the next event continues from here.
     if (chunk.nextOffset === offset) break
-    offset = chunk.nextOffset
+    const step = endAtLineEnd(chunk, offset, request.upTo)
+    offset = step.nextOffset
     request.advance(offset)
     let outcome
     try {
-      outcome = await request.matcher.feed(chunk.text)
+      outcome = await request.matcher.feed(step.text)
     } catch (error) {
       return { kind: "abandoned", reason: abandonedText(request.patternText, `its matcher failed (${error instanceof Error ? error.message : String(error)})`) }
     }
@@ -53,6 +55,18 @@ export async function scanOutput(readNew: JobProcesses["readNew"], request: Scan
     }
   }
   return { kind: "no-match" }
+}
+
+/**
+ * A step short of `upTo` ends at its last line end (when it holds one), so a step boundary never cuts a line and $
+ * never matches where it did. The last step takes everything: output that ends without a newline is matched as is.
+ */
+function endAtLineEnd(chunk: { text: string; nextOffset: number }, from: number, upTo: number): { text: string; nextOffset: number } {
+  if (chunk.nextOffset >= upTo) return chunk
+  const lineEnd = chunk.text.lastIndexOf("\n")
+  if (lineEnd < 0 || lineEnd === chunk.text.length - 1) return chunk
+  const text = chunk.text.slice(0, lineEnd + 1)
+  return { text, nextOffset: from + new TextEncoder().encode(text).length }
 }
 
 function abandonedText(pattern: string, why: string): string {

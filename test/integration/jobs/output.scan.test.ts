@@ -40,12 +40,25 @@ it("catches up to the end of a 5 MB log in one call, in steps of at most 1 MB", 
   scan.offsets.reduce((before, offset) => (expect(offset - before).toBeLessThanOrEqual(SCAN_STEP_BYTES), offset), 0)
 })
 
-it("finds a match that a step boundary cuts in two", async () => {
-  // The first step ends after "RE": the matcher's overlap carries it in front of "ADY".
-  const { logFile, size } = log(`${"x".repeat(SCAN_STEP_BYTES - 3)}\nREADY\n`)
+it("finds a match that a step boundary cuts in two inside a line longer than a step", async () => {
+  // No line end in the first step: it ends after "RE", and the matcher's overlap carries that in front of "ADY".
+  const unanchored = processes.createMatcher("READY")
+  try {
+    const { logFile, size } = log(`${"x".repeat(SCAN_STEP_BYTES - 2)}READY\n`)
+    const scan = { ...request(logFile, size), matcher: unanchored }
+    expect(await scanOutput(processes.readNew, scan)).toEqual({ kind: "matched" })
+    expect(scan.offsets[0]).toBe(SCAN_STEP_BYTES)
+  } finally {
+    unanchored.dispose()
+  }
+})
+
+it("ends a step at its last line end, so $ never matches where a step boundary cut a line", async () => {
+  // Byte SCAN_STEP_BYTES falls right after "READY" of the line "READY_NOT_YET": that is no line "READY".
+  const { logFile, size } = log(`${"x".repeat(SCAN_STEP_BYTES - 6)}\nREADY_NOT_YET\nmore\n`)
   const scan = request(logFile, size)
-  expect(await scanOutput(processes.readNew, scan)).toEqual({ kind: "matched" })
-  expect(scan.offsets[0]).toBe(SCAN_STEP_BYTES)
+  expect(await scanOutput(processes.readNew, scan)).toEqual({ kind: "no-match" })
+  expect(scan.offsets).toEqual([SCAN_STEP_BYTES - 5, size])
 })
 
 it("stops before the next step once it is no longer wanted", async () => {

@@ -1,14 +1,18 @@
 // Job output seen by the supervisor over real processes, real logs and real timers: a success pattern found after a
-// burst of output, a finished job's log paged after its result was delivered, and a pattern that ran out of time.
+// burst of output, a finished job's log paged after its result was delivered (also after a restart), and a pattern
+// that ran out of time.
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { currentHost } from "../../../adapters/process/job.hosts"
 import { createJobProcesses } from "../../../adapters/process/job.processes"
+import { isAlive, readProcess } from "../../../adapters/process/proc.table"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
+import type { JobHost } from "../../../machines/job.machine"
 import { JobJournal } from "../../../services/jobs/job.journal"
 import { JobLedger } from "../../../services/jobs/job.ledger"
 import { JobRegistry } from "../../../services/jobs/job.registry"
@@ -27,11 +31,9 @@ describe("job output with real processes", () => {
   const request = (args: ShellArgs) => toShellRequest(args, { cwd: dir, survive: "never" }, (cwd) => path.resolve(dir, cwd))
   const jobIdOf = (result: string) => /job: (\S+)/.exec(result)?.[1] ?? ""
 
-  beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "forge-job-output-"))
-    store = await openLifecycleStore(dir)
+  const newSupervisor = (jobHost: JobHost) => {
     const storage = createKeyValueStorage(store.connection)
-    supervisor = new JobSupervisor({
+    return new JobSupervisor({
       // The production poll interval: a burst lands in a few large growth events, as it does in the plugin.
       processes: createJobProcesses({ killGraceMs: 500 }),
       logs: new FsJobLogs(path.join(dir, "logs")),
@@ -41,10 +43,16 @@ describe("job output with real processes", () => {
       wake: async () => undefined,
       newJobId: () => `job_output_${process.pid}_${++seq}`,
       journal: new JobJournal(async () => store.repository, clock, memoryLogger()),
-      ledger: new JobLedger(host, storage),
-      registry: new JobRegistry(host, storage),
-      host,
+      ledger: new JobLedger(jobHost, storage),
+      registry: new JobRegistry(jobHost, storage),
+      host: jobHost,
     })
+  }
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "forge-job-output-"))
+    store = await openLifecycleStore(dir)
+    supervisor = newSupervisor(host)
   })
   afterEach(async () => {
     await supervisor.dispose()
@@ -86,6 +94,26 @@ describe("job output with real processes", () => {
     expect(polled).toContain("exited with exit code 0")
     expect(await supervisor.poll(id)).toMatch(/already consumed/)
     expect(await supervisor.logLines(id, 49, 5)).toBe("49: 49\n50: 50")
+  })
+
+  it("pages a consumed job's log after a restart, from the registry the next host took over", async () => {
+    const child = spawn("sleep", ["60"], { stdio: "ignore" })
+    const pid = child.pid as number
+    await expect.poll(() => readProcess(pid)).not.toBeNull()
+    const other = { pid, startedAt: readProcess(pid)!.startedAt, instance: "other" }
+    const first = newSupervisor(other)
+    const id = jobIdOf(await first.run("s1", request({ command: "seq 1 3000" })))
+    await first.dispose()
+    child.kill("SIGKILL")
+    await expect.poll(() => isAlive(pid)).toBe(false)
+    const next = newSupervisor(host)
+    try {
+      await next.restore(store.repository)
+      expect(await next.logLines(id, 2999, 5)).toBe("2999: 2999\n3000: 3000")
+      expect(await next.poll(id)).toMatch(/already consumed/)
+    } finally {
+      await next.dispose()
+    }
   })
 
   it("says plainly when a consumed job's log is gone, and still refuses ids that are no job", async () => {

@@ -35,7 +35,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
       args: {
         command: z.string().describe("The command line"),
         cwd: z.string().optional().describe("Working directory (default: the project directory); relative paths are resolved against it"),
-        success_pattern: z.string().optional().describe("Regex on new output that counts as success (e.g. a server's 'listening on')"),
+        success_pattern: z.string().optional().describe("Regex on new output that counts as success (e.g. 'listening on \\d+'); /source/flags with flags i, m, s, u also works (e.g. '/ready/i'). ^ and $ match at line breaks"),
         keep_alive: z.boolean().default(true).describe("After a success_pattern match keep the process running (default true)"),
         idle_ms: z.number().int().positive().default(DEFAULT_IDLE_MS).describe("Return still-running after this long without new output (default 60000)"),
         max_wait_ms: z.number().int().positive().default(DEFAULT_MAX_WAIT_MS).describe("Return still-running after this long in any case (default 120000, at most 600000)"),
@@ -54,7 +54,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
     forge_jobs: forgeTool("forge_jobs", {
       description:
         "Manage forge_shell jobs: list; poll {jobId, waitMs ≤ 30000} waits for new output or the end and drains the new output; " +
-        "log {jobId, offset, limit} pages the log by line; kill {jobId} kills the whole process tree; clear {jobId} drops a finished entry; " +
+        "log {jobId, offset, limit} pages the log by line (also of a finished job, while its log exists); kill {jobId} kills the whole process tree; clear {jobId} drops a finished entry; " +
         "handoff {jobId} gives a subagent's job to the root session so it outlives the subagent.",
       args: {
         action: z.enum(["list", "poll", "log", "kill", "clear", "handoff"]),

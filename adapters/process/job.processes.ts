@@ -42,9 +42,10 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
       timer.unref?.()
       return () => clearInterval(timer)
     },
-    createMatcher(pattern) {
-      const matcher = createPatternMatcher(pattern)
+    createMatcher(source, flags) {
+      const matcher = createPatternMatcher(source, flags === undefined ? {} : { flags })
       return {
+        budgetMs: matcher.budgetMs,
         async feed(text): Promise<MatchOutcome> {
           const result = await matcher.feed(text)
           return result.status === "matched" ? "match" : result.status

@@ -22,6 +22,8 @@ export type PatternMatcherState = "ready" | "timed-out" | "closed"
 
 export interface PatternMatcher {
   readonly pattern: string
+  /** Time budget of one match call (ms). */
+  readonly budgetMs: number
   readonly state: PatternMatcherState
   /** Matches the new output (with the kept overlap in front). Calls run one after another. */
   feed(chunk: string): Promise<MatchResult>
@@ -171,6 +173,7 @@ export function createPatternMatcher(pattern: string, options: PatternMatcherOpt
   let queue: Promise<unknown> = Promise.resolve()
   return {
     pattern,
+    budgetMs,
     get state() {
       return state
     },

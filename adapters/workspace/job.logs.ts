@@ -30,6 +30,16 @@ export class FsJobLogs implements JobLogs {
     return path.join(this.dir, `${jobId}.log`)
   }
 
+  async exists(jobId: string): Promise<boolean> {
+    let file: string
+    try {
+      file = this.pathFor(jobId)
+    } catch {
+      return false
+    }
+    return (await stat(file).catch(() => undefined))?.isFile() ?? false
+  }
+
   async rotate(keepJobIds: ReadonlySet<string>): Promise<void> {
     const names = (await readdir(this.dir)).filter((n) => n.endsWith(".log"))
     if (names.length <= this.keep) return

@@ -29,6 +29,8 @@ export type MatchOutcome = "match" | "no-match" | "timed-out"
 
 /** A success pattern compiled for matching off the host's event loop. */
 export interface OutputMatcher {
+  /** Time budget of one feed (ms): a feed that needs longer is cut off as "timed-out" and matching stays off. */
+  readonly budgetMs: number
   feed(text: string): Promise<MatchOutcome>
   dispose(): void
 }
@@ -53,8 +55,11 @@ export interface JobProcesses {
   isHostAlive(host: JobHost): boolean
   /** Calls back once when a process that is not our child (an adopted survive job) is gone; returns a stop function. */
   watchGone(pid: number, startedAt: number, onGone: () => void): () => void
-  /** Throws a clear error for a pattern that is not a valid regular expression. */
-  createMatcher(pattern: string): OutputMatcher
+  /**
+   * A matcher of `source` with `flags` ("m" when not given); throws a clear error for a pattern that is not a valid
+   * regular expression.
+   */
+  createMatcher(source: string, flags?: string): OutputMatcher
   /** Calls back whenever the log file grows; returns a stop function. */
   watchGrowth(logFile: string, onGrowth: (size: number) => void): () => void
   /** Current size of the log in bytes (0 when it does not exist yet). */
@@ -67,6 +72,8 @@ export interface JobProcesses {
 /** Where job logs live, and the bound on how many stay. */
 export interface JobLogs {
   pathFor(jobId: string): string
+  /** Whether the job's log is still on disk (rotation removes the oldest); false for an id that names no log. */
+  exists(jobId: string): Promise<boolean>
   /** Deletes the oldest logs beyond the bound, never one of the given live jobs'. */
   rotate(keepJobIds: ReadonlySet<string>): Promise<void>
 }

@@ -37,6 +37,20 @@ export function formatJobResult(context: JobContext, alive: boolean, output: str
   return lines.join("\n")
 }
 
+/** When the tail shown is not the whole output: how to page the rest (also after the result was delivered). */
+export function outputCutNotice(jobId: string, logBytes: number, tail: string): string[] {
+  if (logBytes <= new TextEncoder().encode(tail).length) return []
+  return [`the output (${logBytes} bytes) is longer than the tail below: forge_jobs log {jobId: "${jobId}", offset: 1} pages all of it.`]
+}
+
+/** A forge_jobs log page: numbered lines, where to go on, and whether older lines fell out of the window. */
+export function formatLogPage(page: { lines: string[]; total: number; truncated: boolean }, offset: number): string {
+  const last = offset + page.lines.length - 1
+  const notice = last < page.total ? `\n(lines ${offset}-${last} of ${page.total}; next offset ${last + 1})` : ""
+  const window = page.truncated ? "\n(the log is larger than the 8 MB window; older lines are not shown)" : ""
+  return `${page.lines.map((l, i) => `${offset + i}: ${l}`).join("\n")}${notice}${window}`
+}
+
 export function wakeText(context: JobContext, tail: string): string {
   return [
     `[forge:job-complete] Job ${context.jobId} finished: ${describeStatus(context, false)}.`,

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS, MAX_WAIT_CAP_MS } from "../../machines/job.gates"
+import { type SuccessPattern, parseSuccessPattern } from "./success.pattern"
 
 // forge_shell's arguments arrive raw (opencode applies no zod defaults), so defaults and bounds are applied here.
 
@@ -21,7 +22,7 @@ export interface ShellRequest {
   command: string
   /** Absolute working directory. */
   cwd: string
-  successPattern: string | null
+  successPattern: SuccessPattern | null
   keepAlive: boolean
   idleMs: number
   maxWaitMs: number
@@ -46,7 +47,7 @@ export function toShellRequest(raw: unknown, defaults: { cwd: string; survive: S
   return {
     command: args.command,
     cwd: resolveCwd(args.cwd ?? defaults.cwd),
-    successPattern: args.success_pattern ?? null,
+    successPattern: args.success_pattern === undefined ? null : parseSuccessPattern(args.success_pattern),
     keepAlive: args.keep_alive ?? true,
     idleMs: args.idle_ms ?? DEFAULT_IDLE_MS,
     maxWaitMs: Math.min(args.max_wait_ms ?? DEFAULT_MAX_WAIT_MS, MAX_WAIT_CAP_MS),

@@ -9,14 +9,14 @@ import type { JobLedger, JobLedgerEntry } from "./job.ledger"
 import type { JobRegistry } from "./job.registry"
 import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
+import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
-import { formatJobResult, wakeText } from "./job.report"
+import { formatJobResult, formatLogPage, outputCutNotice, wakeText } from "./job.report"
 import type { ShellRequest } from "./job.request"
 import { restoreJobRecord } from "./job.restore"
 import { SessionActivity } from "./session.activity"
 
 const TAIL_BYTES = 8 * 1024
-const SCAN_BYTES = 1024 * 1024
 const POLL_CAP_MS = 30_000
 const DRAIN_BYTES = 64 * 1024
 /**
@@ -73,7 +73,8 @@ export class JobSupervisor {
     if (request.survive && this.liveSurvivors() >= MAX_SURVIVORS) {
       throw new Error(`forge_shell: ${MAX_SURVIVORS} survive jobs are already running; stop some (forge_jobs kill) before starting another that outlives the host.`)
     }
-    const matcher = request.successPattern === null ? undefined : this.deps.processes.createMatcher(request.successPattern)
+    const pattern = request.successPattern
+    const compiled = pattern === null ? undefined : { matcher: this.deps.processes.createMatcher(pattern.source, pattern.flags), text: pattern.text }
     const jobId = this.deps.newJobId()
     const logFile = this.deps.logs.pathFor(jobId)
     const actor = createActor(jobMachine, {
@@ -85,7 +86,7 @@ export class JobSupervisor {
         logFile,
         idleMs: request.idleMs,
         maxWaitMs: request.maxWaitMs,
-        hasPattern: matcher !== undefined,
+        hasPattern: compiled !== undefined,
         keepAlive: request.keepAlive,
         background: request.background,
         notify: request.notify,
@@ -95,7 +96,7 @@ export class JobSupervisor {
       inspect: this.deps.journal.inspector(jobId),
     }).start()
     this.deps.registry.register({ jobId, owner: sessionId, survive: request.survive, registeredAt: this.deps.clock.now() })
-    const job = newLiveJob(actor, matcher)
+    const job = newLiveJob(actor, compiled)
     this.jobs.set(jobId, job)
     await this.deps.logs.rotate(new Set(this.jobs.keys())).catch((error: unknown) => this.deps.log.warn(`job log rotation failed: ${String(error)}`))
     let spawned
@@ -108,10 +109,11 @@ export class JobSupervisor {
       throw new Error(`forge_shell: ${message}`)
     }
     actor.send({ type: "job.spawned", pid: spawned.pid, at: spawned.startedAt })
-    job.stopWatch = this.deps.processes.watchGrowth(logFile, () => this.onGrowth(job))
+    job.stopWatch = this.deps.processes.watchGrowth(logFile, (size) => this.onGrowth(job, size))
     this.watch(jobId, job)
     this.armTimer(job)
     spawned.exited.then(async (exit) => {
+      job.exited = true
       // Output seen before the exit is accounted for first, so the exit is the last word.
       await job.growth
       // A job already killed or cleared has ended its lifecycle: its exit is no news.
@@ -120,7 +122,7 @@ export class JobSupervisor {
     })
     await waitFor(actor, (s) => !s.hasTag("caller-waiting"), { timeout: Number.POSITIVE_INFINITY })
     const after = actor.getSnapshot()
-    const extra: string[] = []
+    const extra: string[] = job.patternAbandoned === undefined ? [] : [job.patternAbandoned]
     if (after.context.completion === "pattern" && !request.keepAlive) {
       // The kill is decided before it is carried out, so the exit it causes is never mistaken for news.
       actor.send({ type: "job.kill", at: this.deps.clock.now() })
@@ -128,7 +130,9 @@ export class JobSupervisor {
       extra.push(survivors.length === 0 ? "keep_alive is false: the process tree was killed after the match." : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
     }
     const alive = actor.getSnapshot().hasTag("alive")
+    const size = await this.deps.processes.sizeOf(logFile)
     const tail = await this.deps.processes.readTail(logFile, TAIL_BYTES)
+    extra.push(...outputCutNotice(jobId, size, tail))
     // The caller now holds everything up to here: a later poll drains only what comes after.
     if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
     return formatJobResult(actor.getSnapshot().context, alive, tail, extra)
@@ -169,7 +173,7 @@ export class JobSupervisor {
       if (alive && context.survive) {
         actor.send({ type: "job.adopt", at: now, host: this.deps.host })
         job.readOffset = await this.deps.processes.sizeOf(context.logFile)
-        job.stopWatch = this.deps.processes.watchGrowth(context.logFile, () => this.onGrowth(job))
+        job.stopWatch = this.deps.processes.watchGrowth(context.logFile, (size) => this.onGrowth(job, size))
         const stopGone = this.deps.processes.watchGone(context.pid as number, context.startedAt as number, () => {
           // Not our child: its exit status is not ours to read.
           if (job.actor.getSnapshot().status === "active") job.actor.send({ type: "job.exit", code: null, signal: null, at: this.deps.clock.now() })
@@ -212,9 +216,12 @@ export class JobSupervisor {
   async poll(jobId: string, waitMs = 0): Promise<string> {
     const job = this.lookup(jobId)
     if (typeof job === "string") return job
-    if (job.actor.getSnapshot().hasTag("alive") && waitMs > 0) {
-      const size = await this.deps.processes.sizeOf(job.actor.getSnapshot().context.logFile)
-      if (size <= job.readOffset) await waitForGrowth(job, this.deps.timers, Math.min(waitMs, POLL_CAP_MS))
+    const deadline = this.deps.clock.now() + Math.min(waitMs, POLL_CAP_MS)
+    // A growth event may be about output the caller already holds (read after the event's size): wait on until news.
+    while (waitMs > 0 && job.actor.getSnapshot().hasTag("alive") && (await this.deps.processes.sizeOf(job.actor.getSnapshot().context.logFile)) <= job.readOffset) {
+      const left = deadline - this.deps.clock.now()
+      if (left <= 0) break
+      await waitForGrowth(job, this.deps.timers, left)
     }
     const { context } = job.actor.getSnapshot()
     const drained = await this.deps.processes.readNew(context.logFile, job.readOffset, DRAIN_BYTES)
@@ -225,14 +232,11 @@ export class JobSupervisor {
     return formatJobResult(job.actor.getSnapshot().context, alive, drained.text)
   }
 
-  /** forge_jobs log: line paging over the job's log. */
+  /** forge_jobs log: line paging over the job's log — also of a job whose result was delivered, while its log exists. */
   async logLines(jobId: string, offset = 1, limit = 200): Promise<string> {
-    const job = this.lookup(jobId)
-    if (typeof job === "string") return job
-    const { lines, total, truncated } = await this.deps.processes.readLines(job.actor.getSnapshot().context.logFile, offset, limit)
-    const last = offset + lines.length - 1
-    const notice = last < total ? `\n(lines ${offset}-${last} of ${total}; next offset ${last + 1})` : ""
-    return `${lines.map((l, i) => `${offset + i}: ${l}`).join("\n")}${notice}${truncated ? "\n(the log is larger than the 8 MB window; older lines are not shown)" : ""}`
+    const logFile = await this.pageableLog(jobId)
+    if (typeof logFile !== "string") return logFile.refusal
+    return formatLogPage(await this.deps.processes.readLines(logFile, offset, limit), offset)
   }
 
   /** forge_jobs kill: the whole tree, verified. */
@@ -331,25 +335,32 @@ export class JobSupervisor {
     return count
   }
 
+  /**
+   * The log forge_jobs log may page: a listed job's, or a consumed job's while it is on disk. Delivering a result
+   * (a foreground exit, a terminal poll, a kill) ends the job's lifecycle, never its log: only rotation removes that.
+   */
+  private async pageableLog(jobId: string): Promise<string | { refusal: string }> {
+    const job = this.jobs.get(jobId)
+    if (job !== undefined) return job.actor.getSnapshot().context.logFile
+    if (!this.deps.registry.isConsumed(jobId)) return { refusal: `unknown job ${jobId}. forge_jobs list shows the jobs.` }
+    if (!(await this.deps.logs.exists(jobId))) return { refusal: `job ${jobId}: already consumed, and its log is gone (rotated out with older job logs, or deleted).` }
+    return this.deps.logs.pathFor(jobId)
+  }
+
   private lookup(jobId: string): LiveJob | string {
     const job = this.jobs.get(jobId)
     if (job !== undefined) return job
     return this.deps.registry.isConsumed(jobId) ? `job ${jobId}: already consumed — its final result was already delivered.` : `unknown job ${jobId}. forge_jobs list shows the jobs.`
   }
 
-  private onGrowth(job: LiveJob): void {
+  /** New output up to `size`: scanned for the success pattern (to the end, in bounded steps) while the caller waits. */
+  private onGrowth(job: LiveJob, size: number): void {
     job.growth = job.growth.then(async () => {
       const snapshot = job.actor.getSnapshot()
       if (!snapshot.hasTag("alive")) return
-      let matched = false
-      if (job.matcher && snapshot.value === "running") {
-        const chunk = await this.deps.processes.readNew(snapshot.context.logFile, job.scanOffset, SCAN_BYTES)
-        job.scanOffset = chunk.nextOffset
-        const outcome = await job.matcher.feed(chunk.text)
-        if (outcome === "timed-out") this.deps.log.warn(`job ${snapshot.context.jobId}: success_pattern exceeded its time budget; pattern matching is off for this job`)
-        matched = outcome === "match"
-      }
-      job.actor.send({ type: "job.output", at: this.deps.clock.now(), matched })
+      const outcome = await scanJobOutput(job, size, this.deps.processes.readNew)
+      if (outcome.kind === "abandoned") this.deps.log.warn(`job ${snapshot.context.jobId}: ${outcome.reason}`)
+      job.actor.send({ type: "job.output", at: this.deps.clock.now(), matched: outcome.kind === "matched" })
       this.armTimer(job)
       releaseGrowthWaiters(job)
     }).catch((error: unknown) => this.deps.log.warn(`job output handling failed: ${String(error)}`))

@@ -8,8 +8,14 @@ export interface LiveJob {
   stopWatch?: () => void
   timer?: { cancel(): void }
   matcher?: OutputMatcher
+  /** The success pattern as the model wrote it, for messages. */
+  patternText?: string
   /** Bytes of the log already fed to the success-pattern matcher. */
   scanOffset: number
+  /** Why the success pattern was given up (its time budget ran out, its matcher failed): told to the caller. */
+  patternAbandoned?: string
+  /** The process exited: a scan in progress stops, the exit is the last word. */
+  exited: boolean
   /** Bytes of the log already handed to a poll. */
   readOffset: number
   /** Serializes growth handling: each output event is fully handled before the next. */
@@ -18,8 +24,8 @@ export interface LiveJob {
   growthWaiters: Set<() => void>
 }
 
-export function newLiveJob(actor: Actor<JobMachine>, matcher?: OutputMatcher): LiveJob {
-  return { actor, matcher, scanOffset: 0, readOffset: 0, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
+export function newLiveJob(actor: Actor<JobMachine>, pattern?: { matcher: OutputMatcher; text: string }): LiveJob {
+  return { actor, matcher: pattern?.matcher, patternText: pattern?.text, scanOffset: 0, readOffset: 0, exited: false, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
 }
 
 /** Resolves at the job's next output or end, or after `ms`, whichever comes first. */

@@ -153,8 +153,8 @@ describe("job supervisor with real processes", () => {
   })
 
   it("bad requests get clear errors and start nothing", async () => {
-    expect(() => request({ command: "echo", success_pattern: "([a-" })).not.toThrow()
-    await expect(supervisor.run("s1", request({ command: "echo", success_pattern: "([a-" }))).rejects.toThrow(/\(\[a-/)
+    // A bad pattern is refused with the arguments: before the permission dialog, before anything starts.
+    expect(() => request({ command: "echo", success_pattern: "([a-" })).toThrow(/forge_shell: success_pattern "\(\[a-" is not a valid regular expression/)
     expect(() => request({ command: "  " })).toThrow(/forge_shell: command: command is empty/)
     expect(() => toShellRequest({ command: "x", survive: true }, { cwd: dir, survive: "deny" }, (c) => c)).toThrow(/jobs.survive is "deny"/)
     await expect(supervisor.run("s1", request({ command: "echo", cwd: path.join(dir, "nope") }))).rejects.toThrow(/nope/)

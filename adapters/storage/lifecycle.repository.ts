@@ -2,6 +2,7 @@
 import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm"
 import type {
   LifecycleRepository,
+  SnapshotQuery,
   SnapshotRecord,
   TransitionFilter,
   TransitionRecord,
@@ -40,7 +41,7 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
     await this.exclusive((db) => upsertActor(db, row))
   }
 
-  async loadSnapshots(query: { machineId?: string; includeTerminal?: boolean } = {}): Promise<SnapshotRecord[]> {
+  async loadSnapshots(query: SnapshotQuery = {}): Promise<SnapshotRecord[]> {
     const conditions: SQL[] = []
     if (query.machineId !== undefined) conditions.push(eq(actors.machineId, query.machineId))
     if (query.includeTerminal === false) conditions.push(eq(actors.terminal, false))
@@ -51,7 +52,16 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
         .where(and(...conditions))
         .orderBy(asc(actors.machineId), asc(actors.instanceId)),
     )
-    return rows.map(fromActorRow)
+    const records: SnapshotRecord[] = []
+    for (const row of rows) {
+      try {
+        records.push(fromActorRow(row))
+      } catch (error) {
+        const { machineId, instanceId, sessionId, document } = row
+        query.onDamaged?.({ machineId, instanceId, sessionId, document, problem: error instanceof Error ? error.message : String(error) })
+      }
+    }
+    return records
   }
 
   async getSnapshot(machineId: string, instanceId: string): Promise<SnapshotRecord | undefined> {

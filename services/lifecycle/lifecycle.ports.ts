@@ -41,6 +41,23 @@ export interface TransitionRecord {
   at: number
 }
 
+/** A stored snapshot row that could not be decoded: it is left out of a load, never thrown for the whole batch. */
+export interface DamagedSnapshot {
+  machineId: string
+  instanceId: string
+  sessionId: string | null
+  document: string | null
+  /** What is wrong with it, naming the row. */
+  problem: string
+}
+
+export interface SnapshotQuery {
+  machineId?: string
+  includeTerminal?: boolean
+  /** Told about each row left out because it cannot be decoded (one damaged row costs only its own instance). */
+  onDamaged?: (damage: DamagedSnapshot) => void
+}
+
 export interface TransitionFilter {
   machineId?: string
   instanceId?: string
@@ -53,8 +70,11 @@ export interface LifecycleRepository {
   commit(snapshot: SnapshotRecord, transition: TransitionRecord): Promise<void>
   /** Writes a snapshot without a transition (first start of an instance, reconciliation bookkeeping). */
   saveSnapshot(snapshot: SnapshotRecord): Promise<void>
-  /** Every snapshot of a machine (or of all machines), terminal ones included unless asked otherwise. */
-  loadSnapshots(query?: { machineId?: string; includeTerminal?: boolean }): Promise<SnapshotRecord[]>
+  /**
+   * Every snapshot of a machine (or of all machines), terminal ones included unless asked otherwise. A row that
+   * cannot be decoded is left out and reported to `query.onDamaged`.
+   */
+  loadSnapshots(query?: SnapshotQuery): Promise<SnapshotRecord[]>
   /** One snapshot, or undefined. */
   getSnapshot(machineId: string, instanceId: string): Promise<SnapshotRecord | undefined>
   /** Transition log rows in insertion order. */

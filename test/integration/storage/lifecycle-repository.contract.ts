@@ -9,7 +9,7 @@ import { createLifecycleStore, databasePath, openLifecycleStore, type LifecycleS
 import { migrate, MIGRATIONS_TABLE } from "../../../adapters/storage/migrator"
 import { migrations } from "../../../adapters/storage/migrations.generated"
 import { runtimeDriverName, type SqliteDriver, type SqliteDriverName } from "../../../adapters/storage/sqlite.driver"
-import type { SnapshotRecord, TransitionRecord } from "../../../services/lifecycle/lifecycle.ports"
+import type { DamagedSnapshot, SnapshotRecord, TransitionRecord } from "../../../services/lifecycle/lifecycle.ports"
 
 /** The little a test runner must offer: register a named async case. */
 export interface ContractTestApi {
@@ -174,12 +174,22 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     }
   })
 
-  caseOf("a corrupt snapshot row fails naming the actor", async (dir) => {
+  caseOf("a corrupt snapshot row costs only its own instance: left out of the load and reported naming the actor", async (dir) => {
     const { store, driver } = await open(dir)
     try {
-      await store.repository.saveSnapshot(snapshot({ instanceId: "bad" }))
+      await store.repository.saveSnapshot(snapshot({ instanceId: "bad", sessionId: "s9", document: ".opencode/plan/bad.md" }))
+      await store.repository.saveSnapshot(snapshot({ instanceId: "good" }))
       await driver.run("UPDATE actors SET snapshot = ? WHERE instance_id = ?", ["{not json", "bad"])
-      await assert.rejects(store.repository.loadSnapshots(), /actors row plan\/bad: snapshot is not valid JSON/)
+      const damaged: DamagedSnapshot[] = []
+      const loaded = await store.repository.loadSnapshots({ onDamaged: (damage) => damaged.push(damage) })
+      assert.deepEqual(loaded.map((r) => r.instanceId), ["good"])
+      assert.equal(damaged.length, 1)
+      assert.equal(damaged[0]?.instanceId, "bad")
+      assert.equal(damaged[0]?.sessionId, "s9")
+      assert.equal(damaged[0]?.document, ".opencode/plan/bad.md")
+      assert.match(damaged[0]?.problem ?? "", /actors row plan\/bad: snapshot is not valid JSON/)
+      // Without a listener the damaged row is still only left out.
+      assert.deepEqual((await store.repository.loadSnapshots()).map((r) => r.instanceId), ["good"])
     } finally {
       await store.close()
     }

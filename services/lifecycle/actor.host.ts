@@ -35,6 +35,8 @@ export interface ActorHostOptions<TMachine extends AnyStateMachine> {
   explain: (snapshot: SnapshotFrom<TMachine>, event: EventFromLogic<TMachine>) => string
   /** Reads the session and document back out of a snapshot, so bindings made by events are persisted. */
   metaOf: (snapshot: SnapshotFrom<TMachine>) => InstanceMeta
+  /** Says what is wrong with a persisted context (null: it fits), so a damaged row is refused before an actor runs on it. */
+  contextProblem?: (context: unknown) => string | null
 }
 
 export class ActorHost<TMachine extends AnyStateMachine> {
@@ -139,6 +141,8 @@ export class ActorHost<TMachine extends AnyStateMachine> {
     if (persisted === null || typeof persisted !== "object" || persisted.value === undefined || persisted.context === undefined) {
       throw new Error(`${record.machineId} ${record.instanceId}: persisted snapshot has no value or context`)
     }
+    const problem = this.options.contextProblem?.(persisted.context) ?? null
+    if (problem !== null) throw new Error(`${record.machineId} ${record.instanceId}: ${problem}`)
     const resolved = this.machine.resolveState({
       value: persisted.value,
       context: persisted.context as SnapshotFrom<TMachine>["context"],

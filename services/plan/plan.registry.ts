@@ -2,6 +2,7 @@ import type { SnapshotFrom } from "xstate"
 import { type PlanMachine, planMachine } from "../../machines/plan.machine"
 import { explainPlanRefusal } from "../../machines/plan.refusals"
 import { ActorHost } from "../lifecycle/actor.host"
+import { planContextProblem } from "./plan.context"
 import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
 
 export type PlanSnapshot = SnapshotFrom<PlanMachine>
@@ -20,6 +21,7 @@ export class PlanRegistry {
       clock,
       explain: explainPlanRefusal,
       metaOf: (snapshot) => ({ sessionId: snapshot.context.sessionId, document: snapshot.context.planPath }),
+      contextProblem: planContextProblem,
     })
   }
 

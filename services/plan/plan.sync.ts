@@ -1,7 +1,7 @@
 import type { StateValue } from "xstate"
 import type { PlanMachineStatus } from "../../machines/plan.status"
 import { planStateForStatus, planStatusOf } from "../../machines/plan.status"
-import type { LifecycleRepository } from "../lifecycle/lifecycle.ports"
+import type { DamagedSnapshot, LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import { parsePlanDocument } from "./plan.document"
 import type { Logger, PlanFiles } from "./plan.ports"
 import type { PlanRegistry, PlanSnapshot } from "./plan.registry"
@@ -63,7 +63,8 @@ export class PlanSync {
   /** Restores every non-terminal plan actor of the workspace and reconciles each with its document. */
   async restore(repository: LifecycleRepository): Promise<RestoreReport> {
     const report: RestoreReport = { restored: [], reconciled: [], problems: [] }
-    const records = await repository.loadSnapshots({ machineId: this.registry.host.machine.id, includeTerminal: false })
+    const damaged: DamagedSnapshot[] = []
+    const records = await repository.loadSnapshots({ machineId: this.registry.host.machine.id, includeTerminal: false, onDamaged: (d) => damaged.push(d) })
     for (const record of records) {
       const planPath = record.instanceId
       const text = await this.files.read(planPath).catch(() => undefined)
@@ -94,8 +95,23 @@ export class PlanSync {
         report.problems.push({ planPath, problem: `snapshot did not fit the plan machine (${message(error)}); rebuilt from the document` })
       }
     }
+    // A row that cannot even be decoded costs only its own plan: the document, where readable, says where it stands.
+    for (const damage of damaged) await this.rebuildDamaged(damage, report)
     for (const problem of report.problems) this.log.warn(`plan ${problem.planPath}: ${problem.problem}`)
     return report
+  }
+
+  private async rebuildDamaged(damage: DamagedSnapshot, report: RestoreReport): Promise<void> {
+    const planPath = damage.instanceId
+    try {
+      const text = await this.files.read(planPath)
+      if (text === undefined) throw new Error("the document is missing")
+      await this.resolve(planPath, parsePlanDocument(text, planPath), damage.sessionId)
+      report.reconciled.push(planPath)
+      report.problems.push({ planPath, problem: `${damage.problem}; rebuilt from the document` })
+    } catch (error) {
+      report.problems.push({ planPath, problem: `${damage.problem}, and no readable document can replace it (${message(error)})` })
+    }
   }
 
   private async resolve(planPath: string, doc: PlanDocument, sessionId: string | null): Promise<PlanSnapshot> {

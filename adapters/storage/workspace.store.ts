@@ -1,0 +1,75 @@
+// Opening the workspace database so that trouble with it never takes the host down: a database Forge cannot use is
+// named, logged, and replaced by an in-memory one with the same schema and code (the caller rebuilds it from the
+// plan documents). What SQLite recovers silently is logged here too.
+import { mkdir } from "node:fs/promises"
+import path from "node:path"
+import { type StorageTrouble, lockedRemedy, moveAsideRemedy } from "../../services/lifecycle/storage.trouble"
+import type { Logger } from "../../services/plan/plan.ports"
+import { QUICK_CHECK_MAX_BYTES, inspectDatabaseFiles, quickCheck } from "./database.health"
+import { type LifecycleStore, createLifecycleStore } from "./lifecycle.store"
+import { type SqliteDriver, openSqliteDriver } from "./sqlite.driver"
+
+/** SQLite's name for a database that lives in memory only, gone with its connection. */
+export const MEMORY_DATABASE = ":memory:"
+
+export interface WorkspaceStore {
+  store: LifecycleStore
+  /** Set when the file could not be used and `store` is the in-memory stand-in. */
+  trouble?: StorageTrouble
+}
+
+/** Opens (creating and migrating) the database at `file`, or an in-memory stand-in when that file cannot be used. */
+export async function openWorkspaceStore(file: string, log: Logger): Promise<WorkspaceStore> {
+  const signals = await inspectDatabaseFiles(file)
+  for (const note of signals.notes) log[note.level](`Forge database: ${note.text}`)
+  let trouble: StorageTrouble | undefined = signals.fatal === undefined ? undefined : { file, problem: signals.fatal, remedy: moveAsideRemedy(blocking(file, signals.fatal)) }
+  if (trouble === undefined) {
+    try {
+      return { store: await openChecked(file, signals.suspect || signals.size <= QUICK_CHECK_MAX_BYTES) }
+    } catch (error) {
+      const problem = error instanceof Error ? error.message : String(error)
+      trouble = { file, problem, remedy: isBusy(error) ? lockedRemedy(file) : moveAsideRemedy(file) }
+    }
+  }
+  return openStandIn(trouble, log)
+}
+
+/** Logs why the database cannot be used and opens the in-memory stand-in (same schema, same code). */
+export async function openStandIn(trouble: StorageTrouble, log: Logger): Promise<WorkspaceStore> {
+  log.error(
+    `Forge cannot use its database ${trouble.file}: ${trouble.problem}. Forge runs on an in-memory database rebuilt from the plan documents ` +
+      `until this is fixed (nothing it records now outlives this process; its plan tools answer with this error). To fix it: ${trouble.remedy}.`,
+  )
+  return { store: await createLifecycleStore(await openSqliteDriver(MEMORY_DATABASE)), trouble }
+}
+
+async function openChecked(file: string, check: boolean): Promise<LifecycleStore> {
+  await mkdir(path.dirname(file), { recursive: true })
+  const driver = await openSqliteDriver(file)
+  try {
+    // Before migrating: a damaged database is never written to.
+    const damage = check ? await quickCheck(driver) : null
+    if (damage !== null) throw new Error(damage)
+  } catch (error) {
+    await closeQuietly(driver)
+    throw error
+  }
+  return createLifecycleStore(driver)
+}
+
+/** The path in the way: the folder when it is a file, else the database file itself. */
+function blocking(file: string, problem: string): string {
+  const folder = path.dirname(file)
+  return problem.startsWith(`${folder} is a file`) ? folder : file
+}
+
+function isBusy(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if ((e as { code?: unknown }).code === "SQLITE_BUSY" || /SQLITE_BUSY|database is locked/.test(e.message)) return true
+  }
+  return false
+}
+
+async function closeQuietly(driver: SqliteDriver): Promise<void> {
+  await driver.close().catch(() => undefined)
+}

@@ -26,9 +26,14 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
   const openRuntime = (): Promise<ComposedRuntime> =>
     (runtime ??= (async () => {
       const rt = await openDatabase()
-      const restored = await jobs.supervisor.restore(rt.repository)
-      for (const problem of restored.problems) log.warn(problem)
-      if (restored.adopted.length > 0) log.info(`adopted ${restored.adopted.length} survive job(s) from a previous run`)
+      // What earlier hosts left is worth a warning, never the plans' gates: a failed job restore is logged and passed.
+      try {
+        const restored = await jobs.supervisor.restore(rt.repository)
+        for (const problem of restored.problems) log.warn(problem)
+        if (restored.adopted.length > 0) log.info(`adopted ${restored.adopted.length} survive job(s) from a previous run`)
+      } catch (error) {
+        log.error(`jobs of a previous run could not be restored: ${error instanceof Error ? error.message : String(error)}`)
+      }
       return rt
     })().catch((error: unknown) => {
       runtime = undefined

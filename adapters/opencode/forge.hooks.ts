@@ -1,13 +1,15 @@
 import type { Hooks, PluginInput } from "@opencode-ai/plugin"
 import type { ForgeOptions } from "../../services/config/forge.options"
+import { storageTroubleText } from "../../services/lifecycle/storage.trouble"
 import { JOB_TOOL_IDS, builtinShellRefusal } from "../../services/jobs/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import type { Logger } from "../../services/plan/plan.ports"
 import type { WatchdogService } from "../../services/watchdog/watchdog.service"
 import { type LiveConfig, applyForgeConfig } from "./config.hook"
 import { createJobTools } from "./job.tools"
-import { handlePlanCommand } from "./plan.command.hook"
+import { handlePlanCommand, replacePlanCommandText } from "./plan.command.hook"
 import { PLAN_TOOL_IDS, createPlanTools } from "./plan.tools"
+import { planTroubleText } from "./prompts/plan.command"
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
 import { SessionTree } from "./session.tree"
 import { createWatchdogHooks } from "./watchdog.hooks"
@@ -51,7 +53,10 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   const access: ForgeRuntimeAccess = {
     async forTool(ctx) {
       if (disabled) throw new Error("Forge is disabled for this host (agent.forge.disable is true).")
-      return { runtime: await openRuntime(), session: await tree.rootOf(ctx.sessionID) }
+      const runtime = await openRuntime()
+      // Forge's own tools answer for the database they cannot use; nobody else's tools are touched by it.
+      if (runtime.storageTrouble !== undefined) throw new Error(storageTroubleText(runtime.storageTrouble))
+      return { runtime, session: await tree.rootOf(ctx.sessionID) }
     },
   }
 
@@ -78,7 +83,10 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       if (disabled) return
       const belt = builtinShellRefusal(speakers.get(input.sessionID), input.tool, deps.options)
       if (belt !== null) throw new Error(belt)
-      const rt = await openRuntime()
+      // The runtime never fails for a database it cannot use (it runs on a stand-in rebuilt from the documents, so a
+      // readable draft still bans writes). Should it fail for any other reason, opencode's tools are not Forge's to stop.
+      const rt = await openRuntime().catch(() => undefined)
+      if (rt === undefined) return
       const session = tree.knownRootOf(input.sessionID) ?? (await tree.rootOf(input.sessionID))
       const refusal = await rt.plans.gate(session, input.tool)
       if (refusal !== null) throw new Error(refusal)
@@ -96,8 +104,15 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
 
     async "command.execute.before"(input, output) {
       if (disabled || !ownsPlanCommand || input.command !== "plan") return
-      const session = await tree.rootOf(input.sessionID)
-      await handlePlanCommand(await openRuntime(), session, input.arguments, output.parts as { type: string; text?: string }[])
+      const parts = output.parts as { type: string; text?: string }[]
+      // A failing command hook is an HTTP 500 for the user: every trouble is answered in the turn's text instead.
+      try {
+        const rt = await openRuntime()
+        if (rt.storageTrouble !== undefined) return replacePlanCommandText(parts, planTroubleText(storageTroubleText(rt.storageTrouble)))
+        await handlePlanCommand(rt, await tree.rootOf(input.sessionID), input.arguments, parts)
+      } catch (error) {
+        replacePlanCommandText(parts, planTroubleText(`/plan failed: ${error instanceof Error ? error.message : String(error)}`))
+      }
     },
 
     async event({ event }) {

@@ -14,7 +14,7 @@ export async function handlePlanCommand(runtime: ForgeRuntime, session: string, 
   // `opencode run --command` re-quotes arguments that contain spaces.
   const argument = rawArguments.trim().replace(/^"(.*)"$/s, "$1").trim()
   const text = await subcommandText(runtime, session, argument.toLowerCase())
-  if (text !== undefined) replaceText(parts, text)
+  if (text !== undefined) replacePlanCommandText(parts, text)
 }
 
 async function subcommandText(runtime: ForgeRuntime, session: string, argument: string): Promise<string | undefined> {
@@ -43,7 +43,8 @@ async function subcommandText(runtime: ForgeRuntime, session: string, argument: 
   return undefined
 }
 
-function replaceText(parts: TextPart[], text: string): void {
+/** Replaces the turn's text with `text` (the first text part; the other text parts are dropped). */
+export function replacePlanCommandText(parts: TextPart[], text: string): void {
   const first = parts.findIndex((p) => p.type === "text")
   if (first === -1) return
   parts[first]!.text = text

@@ -35,3 +35,7 @@ export function planDiscardText(outcome: string): string {
 export function planNothingText(what: string): string {
   return `[forge:plan] ${what} Tell the user in one sentence and stop.`
 }
+
+export function planTroubleText(trouble: string): string {
+  return `[forge:plan] The user ran /plan, but Forge could not carry it out. ${trouble} Tell the user exactly this, including what to do, and stop.`
+}

@@ -7,6 +7,7 @@ import type { Logger } from "../../services/plan/plan.ports"
 import type { WatchdogService } from "../../services/watchdog/watchdog.service"
 import { type LiveConfig, applyForgeConfig } from "./config.hook"
 import { createJobTools } from "./job.tools"
+import { refuseSurviveWithoutDatabase } from "./job.tools.storage"
 import { handlePlanCommand, replacePlanCommandText } from "./plan.command.hook"
 import { PLAN_TOOL_IDS, createPlanTools } from "./plan.tools"
 import { planTroubleText } from "./prompts/plan.command"
@@ -60,10 +61,14 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     },
   }
 
+  const jobTools = createJobTools({ options: deps.options, supervisor: () => deps.jobs.supervisor, rootOf: (id) => tree.rootOf(id), shellFamily: deps.jobs.shellFamily })
+  const storageTrouble = async () => (await openRuntime().catch(() => undefined))?.storageTrouble
+
   return {
     tool: {
       ...createPlanTools(access),
-      ...createJobTools({ options: deps.options, supervisor: () => deps.jobs.supervisor, rootOf: (id) => tree.rootOf(id), shellFamily: deps.jobs.shellFamily }),
+      ...jobTools,
+      forge_shell: refuseSurviveWithoutDatabase(jobTools.forge_shell, deps.options, storageTrouble),
     },
 
     async config(cfg) {

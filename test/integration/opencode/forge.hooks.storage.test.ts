@@ -62,6 +62,9 @@ describe("forge hooks when the database cannot be used", () => {
     const trouble = new RegExp(`Forge cannot use its database .*forge\\.db: ${folder} is a file, not a folder.*To fix it: move ${folder} aside`)
     await expect(runTool("plan_read", {})).rejects.toThrow(trouble)
     await expect(runTool("plan_write", { content: PLAN_BODY }, "s2")).rejects.toThrow(trouble)
+    // Jobs that end with this host need no database; one that should outlive it does.
+    await expect(runTool("forge_shell", { command: "echo survive", survive: true }, "s2")).rejects.toThrow(/forge_shell: a survive job is refused.*To fix it: move/)
+    await expect(runTool("forge_shell", { command: "echo still-here" }, "s2")).resolves.toMatch(/still-here/)
     for (const args of ["", "resume", "fix the bug"]) {
       const text = await command("s1", args)
       expect(text).toMatch(trouble)

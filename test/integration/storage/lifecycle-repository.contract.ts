@@ -9,6 +9,7 @@ import { createLifecycleStore, databasePath, openLifecycleStore, type LifecycleS
 import { migrate, MIGRATIONS_TABLE } from "../../../adapters/storage/migrator"
 import { migrations } from "../../../adapters/storage/migrations.generated"
 import { runtimeDriverName, type SqliteDriver, type SqliteDriverName } from "../../../adapters/storage/sqlite.driver"
+import { defineWorkspaceStoreContract } from "./workspace-store.contract"
 import type { DamagedSnapshot, SnapshotRecord, TransitionRecord } from "../../../services/lifecycle/lifecycle.ports"
 
 /** The little a test runner must offer: register a named async case. */
@@ -362,6 +363,8 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
       await byFile.close()
     }
   })
+
+  defineWorkspaceStoreContract(api)
 }
 
 function snapshot(overrides: Partial<SnapshotRecord> = {}): SnapshotRecord {

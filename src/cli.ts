@@ -42,8 +42,10 @@ async function main(argv: string[]): Promise<number> {
   const store = await openLifecycleStore(workspace)
   try {
     if (command === "status") {
-      const rows = await store.repository.loadSnapshots({ includeTerminal: true })
-      if (rows.length === 0) process.stdout.write("no lifecycle instances in this workspace\n")
+      const damaged: string[] = []
+      const rows = await store.repository.loadSnapshots({ includeTerminal: true, onDamaged: (d) => damaged.push(`${d.machineId}\tdamaged\t${d.instanceId}\t${d.problem}\n`) })
+      if (rows.length === 0 && damaged.length === 0) process.stdout.write("no lifecycle instances in this workspace\n")
+      for (const line of damaged) process.stdout.write(line)
       for (const row of rows) {
         const when = new Date(row.updatedAt).toISOString()
         process.stdout.write(`${row.machineId}\t${row.state}${row.terminal ? " (final)" : ""}\t${row.instanceId}\tsession=${row.sessionId ?? "-"}\t${when}\n`)

@@ -2,6 +2,7 @@
 // rebuilt from the plan documents), names the file, what is wrong and what to do, and a readable draft still bans
 // writes. What SQLite recovers silently (a truncated file, a lost write-ahead log) is logged.
 import { copyFileSync, existsSync, mkdirSync, openSync, rmSync, statSync, truncateSync, writeFileSync, writeSync, closeSync } from "node:fs"
+import { spawnSync } from "node:child_process"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { databasePath } from "../../../adapters/storage/lifecycle.store"
@@ -170,6 +171,23 @@ describe("a database Forge cannot use", () => {
     expect(await runtime.plans.gate("s4", "edit")).toMatch(/draft write-ban/)
     expect(runtime.plans.liveFor("s4")).toBe(intact.planPath)
     expect(log.lines.join("\n")).toMatch(new RegExp(`warn: plan ${damaged.planPath}: actors row plan/.*snapshot is not valid JSON.*rebuilt from the document`))
+  })
+
+  it("forgecharts status lists a damaged row as damaged, beside the intact ones", async () => {
+    const { runtime: writer } = await start()
+    const damaged = await writer.plans.write("s1", PLAN_BODY)
+    const intact = await writer.plans.write("s4", PLAN_BODY.replace("Fix login timeout", "Other work"))
+    await writer.close()
+    open.pop()
+    const { openLifecycleStore } = await import("../../../adapters/storage/lifecycle.store")
+    const store = await openLifecycleStore(ws.dir)
+    await store.connection.driver.run("UPDATE actors SET snapshot = ? WHERE instance_id = ?", ["{torn", damaged.planPath])
+    await store.close()
+    const root = path.resolve(__dirname, "../../..")
+    const result = spawnSync(path.join(root, "node_modules/.bin/tsx"), [path.join(root, "src/cli.ts"), "status", ws.dir], { encoding: "utf8", timeout: 60_000 })
+    expect(result.status, result.stderr).toBe(0)
+    expect(result.stdout).toContain(`plan\tdamaged\t${damaged.planPath}\tactors row plan/${damaged.planPath}: snapshot is not valid JSON`)
+    expect(result.stdout).toMatch(new RegExp(`plan\tdraft\.editing\t${intact.planPath}`))
   })
 
   it("a snapshot whose context does not fit the plan machine is rebuilt from its document", async () => {

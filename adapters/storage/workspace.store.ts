@@ -9,6 +9,9 @@ import { QUICK_CHECK_MAX_BYTES, inspectDatabaseFiles, quickCheck } from "./datab
 import { type LifecycleStore, createLifecycleStore } from "./lifecycle.store"
 import { type SqliteDriver, openSqliteDriver } from "./sqlite.driver"
 
+/** The tables every migrated Forge database holds. */
+const REQUIRED_TABLES = ["actors", "transitions", "watchdog_ledger", "key_value"]
+
 /** SQLite's name for a database that lives in memory only, gone with its connection. */
 export const MEMORY_DATABASE = ":memory:"
 
@@ -54,7 +57,15 @@ async function openChecked(file: string, check: boolean): Promise<LifecycleStore
     await closeQuietly(driver)
     throw error
   }
-  return createLifecycleStore(driver)
+  const store = await createLifecycleStore(driver)
+  // Migrations are recorded once: a table lost since (a damaged schema) would fail every later write.
+  const tables = new Set((await driver.all("SELECT name FROM sqlite_master WHERE type = 'table'").catch(() => [])).map(([name]) => String(name)))
+  const missing = REQUIRED_TABLES.filter((table) => !tables.has(table))
+  if (missing.length > 0) {
+    await store.close().catch(() => undefined)
+    throw new Error(`its schema is damaged: table ${missing.join(", ")} is missing although its migration is recorded`)
+  }
+  return store
 }
 
 /** The path in the way: the folder when it is a file, else the database file itself. */

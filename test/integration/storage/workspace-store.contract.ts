@@ -92,4 +92,17 @@ export function defineWorkspaceStoreContract(api: ContractTestApi): void {
     assert.match(trouble?.problem ?? "", /quick_check found damage|malformed/)
     assert.equal(statSync(file).size, size)
   })
+
+  caseOf("openWorkspaceStore: a table lost from a migrated database is named, so writes never fail later", async (file) => {
+    const first = await openWorkspaceStore(file, lines())
+    await first.store.connection.driver.exec("DROP TABLE transitions")
+    await first.store.close()
+    const { store, trouble } = await openWorkspaceStore(file, lines())
+    try {
+      assert.match(trouble?.problem ?? "", /schema is damaged: table transitions is missing/)
+      await store.repository.commit(record("p1"), { machineId: "plan", instanceId: "p1", sessionId: "s1", from: "(none)", event: "e", to: "draft", at: 1 })
+    } finally {
+      await store.close()
+    }
+  })
 }

@@ -11,8 +11,8 @@ export interface HealthNote {
 }
 
 export interface FileSignals {
-  /** Why the file cannot be a usable database at all (then it is not opened). */
-  fatal?: string
+  /** Why the file cannot be a usable database at all (then it is not opened), and the path in the way. */
+  fatal?: { text: string; path: string }
   notes: HealthNote[]
   /** A sign of damage: run quick_check even on a large file. */
   suspect: boolean
@@ -33,19 +33,19 @@ export async function inspectDatabaseFiles(file: string): Promise<FileSignals> {
   const folder = path.dirname(file)
   const folderStat = await stat(folder).catch(() => undefined)
   if (folderStat !== undefined && !folderStat.isDirectory()) {
-    return { ...signals, fatal: `${folder} is a file, not a folder, so the database inside it cannot exist` }
+    return { ...signals, fatal: { text: `${folder} is a file, not a folder, so the database inside it cannot exist`, path: folder } }
   }
   const fileStat = await stat(file).catch(() => undefined)
   if (fileStat === undefined) return signals
-  if (!fileStat.isFile()) return { ...signals, fatal: `${file} is ${fileStat.isDirectory() ? "a folder" : "not a regular file"}, not a database file` }
+  if (!fileStat.isFile()) return { ...signals, fatal: { text: `${file} is ${fileStat.isDirectory() ? "a folder" : "not a regular file"}, not a database file`, path: file } }
   signals.size = fileStat.size
   const wal = await stat(`${file}-wal`).catch(() => undefined)
   const shm = await stat(`${file}-shm`).catch(() => undefined)
   if (fileStat.size > 0) {
     const header = await readHeader(file)
-    if (header === undefined) return { ...signals, fatal: `${file} cannot be read` }
+    if (header === undefined) return { ...signals, fatal: { text: `${file} cannot be read`, path: file } }
     const problem = headerProblem(header, fileStat.size, file)
-    if (problem?.fatal) return { ...signals, fatal: problem.text }
+    if (problem?.fatal) return { ...signals, fatal: { text: problem.text, path: file } }
     if (problem) {
       signals.notes.push({ level: "warn", text: problem.text })
       signals.suspect = true

@@ -25,7 +25,8 @@ export interface WorkspaceStore {
 export async function openWorkspaceStore(file: string, log: Logger): Promise<WorkspaceStore> {
   const signals = await inspectDatabaseFiles(file)
   for (const note of signals.notes) log[note.level](`Forge database: ${note.text}`)
-  let trouble: StorageTrouble | undefined = signals.fatal === undefined ? undefined : { file, problem: signals.fatal, remedy: moveAsideRemedy(blocking(file, signals.fatal)) }
+  const { fatal } = signals
+  let trouble: StorageTrouble | undefined = fatal === undefined ? undefined : { file, problem: fatal.text, remedy: moveAsideRemedy(fatal.path) }
   if (trouble === undefined) {
     try {
       return { store: await openChecked(file, signals.suspect || signals.size <= QUICK_CHECK_MAX_BYTES) }
@@ -66,12 +67,6 @@ async function openChecked(file: string, check: boolean): Promise<LifecycleStore
     throw new Error(`its schema is damaged: table ${missing.join(", ")} is missing although its migration is recorded`)
   }
   return store
-}
-
-/** The path in the way: the folder when it is a file, else the database file itself. */
-function blocking(file: string, problem: string): string {
-  const folder = path.dirname(file)
-  return problem.startsWith(`${folder} is a file`) ? folder : file
 }
 
 function isBusy(error: unknown): boolean {

@@ -32,7 +32,8 @@ export interface ComposedRuntime extends ForgeRuntime {
   readonly connection: StorageConnection
   /** Small persisted stores (the job ledger) on the same connection. */
   readonly keyValue: KeyValueStorage
-  readonly restoreReport: RestoreReport & { rebuilt?: string[] }
+  /** What restore found, plus the live plans rebuilt from documents the database did not know. */
+  readonly restoreReport: RestoreReport & { rebuilt: string[] }
 }
 
 export const systemClock: Clock = { now: () => Date.now() }
@@ -65,11 +66,11 @@ async function composeRuntime(options: RuntimeOptions, store: LifecycleStore, st
   const queries = new PlanQueries(registry, files, createLineSearch())
   let restoreReport: ComposedRuntime["restoreReport"]
   try {
-    restoreReport = await plans.sync.restore(store.repository)
+    const restored = await plans.sync.restore(store.repository)
     const rebuilt = await rebuildLivePlans({ repository: store.repository, files, registry, sync: plans.sync })
     for (const problem of rebuilt.problems) options.log.warn(`plan ${problem.planPath}: ${problem.problem}`)
     if (rebuilt.rebuilt.length > 0) options.log.info(`rebuilt ${rebuilt.rebuilt.length} live plan(s) from their documents`, { rebuilt: rebuilt.rebuilt })
-    restoreReport = { ...restoreReport, rebuilt: rebuilt.rebuilt, problems: [...restoreReport.problems, ...rebuilt.problems] }
+    restoreReport = { ...restored, rebuilt: rebuilt.rebuilt, problems: [...restored.problems, ...rebuilt.problems] }
   } catch (error) {
     registry.stop()
     await store.close()

@@ -38,7 +38,7 @@ describe("process table", () => {
 
     expect(found.map((info) => info.pid)).toContain(job.pid)
     const leader = readProcess(job.pid)
-    expect(leader).toMatchObject({ pid: job.pid, ppid: process.pid, pgid: job.pid, sid: job.pid, cwd: temp.dir })
+    expect(leader).toMatchObject({ pid: job.pid, ppid: job.shim?.pid ?? process.pid, pgid: job.pid, sid: job.pid, cwd: temp.dir })
     expect(leader?.cmdline.slice(-2)).toEqual(["-c", "sleep 30 & sleep 31; true"])
     expect(Math.abs((leader?.startedAt ?? 0) - job.startedAt)).toBeLessThan(1000)
     expect(isSameProcess(job.pid, leader?.startTicks ?? -1)).toBe(true)

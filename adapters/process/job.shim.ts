@@ -133,6 +133,7 @@ export function startShim(launch: ShimLaunch): Promise<ShimStart> {
     const handles = [child, stdin, report]
 
     let settled = false
+    let referenced = false
     let exitSeen = false
     let shellPid = 0
     let shellStartedAt = 0
@@ -175,8 +176,14 @@ export function startShim(launch: ShimLaunch): Promise<ShimStart> {
             shim,
             shellPid,
             exited,
-            ref: () => handles.forEach((handle) => setRef(handle, true)),
-            unref: () => handles.forEach((handle) => setRef(handle, false)),
+            ref: () => {
+              referenced = true
+              for (const handle of handles) setRef(handle, true)
+            },
+            unref: () => {
+              referenced = false
+              for (const handle of handles) setRef(handle, false)
+            },
           })
         }
       },
@@ -190,7 +197,7 @@ export function startShim(launch: ShimLaunch): Promise<ShimStart> {
           clearInterval(timer)
           resolveExit({ code: null, signal: null, at: Date.now() })
         }, SHELL_GONE_POLL_MS)
-        timer.unref?.()
+        if (!referenced) timer.unref?.()
       },
     )
   })

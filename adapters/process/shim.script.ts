@@ -31,6 +31,9 @@ defined $nr or fail("perl's architecture $arch has no known prctl number");
 syscall($nr, 36, 1, 0, 0, 0) == 0 or fail("prctl(PR_SET_CHILD_SUBREAPER) failed: $!");
 my $got = pack("i", 0);
 (syscall($nr, 37, $got, 0, 0, 0) == 0 && unpack("i", $got) == 1) or fail("prctl(PR_GET_CHILD_SUBREAPER) does not confirm");
+# Without /proc the subtree cannot be walked, and a kill could never finish.
+opendir(my $proc, "/proc") && -r "/proc/$$/stat" or fail("cannot read /proc, where the shim finds the job's processes");
+closedir $proc;
 tell_host("ready");
 exit 0 if $mode eq "probe";
 @argv or fail("no command");

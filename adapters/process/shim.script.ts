@@ -11,7 +11,9 @@
 // the shell's argv), never in the shim's argv, so that neither the command nor the markers show on the shim.
 // Mode `probe` only checks that the subreaper can be set, and exits.
 export const SHIM_SCRIPT = String.raw`
-use strict; use POSIX (); use Config;
+# No POSIX module: loading it costs more than the rest of the start (every job pays it). Linux constants instead:
+# WNOHANG is 1 and EINTR is 4 on every architecture; setsid and prctl go through syscall() by number.
+use strict; use Config;
 $0 = "forge-job-shim";
 $SIG{$_} = "IGNORE" for qw(HUP INT TERM QUIT PIPE USR1 USR2);
 my $rep;
@@ -23,11 +25,14 @@ my $spec = delete $ENV{FORGE_SHIM_SPEC};
 defined $spec or fail("no FORGE_SHIM_SPEC");
 my ($mode, $status, $markers, @argv) = map { pack("H*", $_) } split / /, $spec;
 my $arch = $Config{archname};
-my $nr = $arch =~ /^x86_64-linux(?!-gnux32)/ ? 157
-  : $arch =~ /^(?:aarch64|riscv64)-linux/ ? 167
-  : $arch =~ /^(?:i[3-6]86|arm\w*|s390x?)-linux/ ? 172
-  : $arch =~ /^(?:powerpc|ppc)\w*-linux/ ? 171 : undef;
-defined $nr or fail("perl's architecture $arch has no known prctl number");
+# [prctl, setsid] per architecture.
+my $nrs = $arch =~ /^x86_64-linux(?!-gnux32)/ ? [157, 112]
+  : $arch =~ /^(?:aarch64|riscv64)-linux/ ? [167, 157]
+  : $arch =~ /^(?:i[3-6]86|arm\w*)-linux/ ? [172, 66]
+  : $arch =~ /^s390x?-linux/ ? [172, 147]
+  : $arch =~ /^(?:powerpc|ppc)\w*-linux/ ? [171, 149] : undef;
+defined $nrs or fail("perl's architecture $arch has no known prctl number");
+my ($nr, $setsid_nr) = @$nrs;
 syscall($nr, 36, 1, 0, 0, 0) == 0 or fail("prctl(PR_SET_CHILD_SUBREAPER) failed: $!");
 my $got = pack("i", 0);
 (syscall($nr, 37, $got, 0, 0, 0) == 0 && unpack("i", $got) == 1) or fail("prctl(PR_GET_CHILD_SUBREAPER) does not confirm");
@@ -45,12 +50,12 @@ defined $shell or fail("fork failed: $!");
 if ($shell == 0) {
   close $sync_r;
   $SIG{$_} = "DEFAULT" for qw(HUP INT TERM QUIT PIPE USR1 USR2 CHLD);
-  POSIX::setsid();
-  POSIX::close(3);
+  syscall($setsid_nr) > 0 or setpgrp(0, 0);
+  close $rep;
   open(STDIN, "<", "/dev/null");
   for (split /\n/, $markers) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v if defined $v; }
   exec { $argv[0] } @argv or syswrite($sync_w, "cannot exec $argv[0]: $!");
-  POSIX::_exit(127);
+  exit 127;
 }
 close $sync_w;
 my $exec_error = "";
@@ -66,7 +71,7 @@ $SIG{CHLD} = sub { };
 
 sub reap {
   for (;;) {
-    my $pid = waitpid(-1, POSIX::WNOHANG());
+    my $pid = waitpid(-1, 1);
     return $pid if $pid <= 0;
     next unless $pid == $shell;
     my $st = $?;
@@ -131,7 +136,7 @@ for (;;) {
   my $ready = select(my $rout = $rin, undef, undef, 0.1);
   next unless $stdin_open && $ready > 0 && vec($rout, 0, 1);
   my $n = sysread(STDIN, my $chunk, 4096);
-  next if !defined $n && $!{EINTR};
+  next if !defined $n && $! == 4;
   if (!$n) {
     # The host is gone. A fenced job goes with it; a survive job keeps its shim, so an adopter can still kill it all.
     $stdin_open = 0;

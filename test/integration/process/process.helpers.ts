@@ -12,7 +12,8 @@ export const jobHostScript = path.join(repoRoot, "test/fixtures/process/job-host
 
 export function makeTempDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), "forge-process-"))
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+  // Retries: a job's shim may still be writing its exit status into the folder while it is removed.
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }) }
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

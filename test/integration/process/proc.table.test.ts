@@ -59,7 +59,8 @@ describe("process table", () => {
       env: { FORGE_TEST_VALUE: "needle-and-more" },
     })
     janitor.add(job.pid)
-    expect(hasEnv(job.pid, JOB_ID_VAR, "exact-abc")).toBe(true)
+    // The shell execs `sleep` in place; while an exec is under way the kernel shows an empty environment.
+    expect(await waitFor(() => hasEnv(job.pid, JOB_ID_VAR, "exact-abc"), 5_000)).toBe(true)
     expect(hasEnv(job.pid, JOB_ID_VAR, "exact-ab")).toBe(false)
     expect(hasEnv(job.pid, JOB_ID_VAR, "xact-abc")).toBe(false)
     expect(hasEnv(job.pid, "FORGE_TEST_VALUE", "needle")).toBe(false)

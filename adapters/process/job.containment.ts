@@ -65,7 +65,7 @@ function probe(perl: string): Promise<Containment> {
     timer.unref?.()
     child.once("error", (error) => done(markerOnly(`cannot run ${perl}: ${error.message}`)))
     readLines(
-      child.stdio[3] as Readable,
+      child.stdio[3] as Readable | null,
       (line) => {
         if (line === "ready") done({ shim: true, label: SUBREAPER_LABEL })
         else if (line.startsWith("fail ")) done(markerOnly(line.slice("fail ".length)))

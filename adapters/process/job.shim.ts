@@ -81,14 +81,21 @@ export function tellShim(pid: number, line: string): boolean {
   return true
 }
 
-/** Calls `onLine` for every complete line the stream delivers, and `onEnd` once when it ends. */
-export function readLines(stream: Readable, onLine: (line: string) => void, onEnd: () => void): void {
+/**
+ * Calls `onLine` for every complete line the stream delivers, and `onEnd` once when it ends. A child that could not
+ * be spawned may have no stream at all (Bun): that is an end at once.
+ */
+export function readLines(stream: Readable | null | undefined, onLine: (line: string) => void, onEnd: () => void): void {
   let buffer = ""
   let ended = false
   const end = () => {
     if (ended) return
     ended = true
     onEnd()
+  }
+  if (!stream) {
+    queueMicrotask(end)
+    return
   }
   stream.on("data", (data: Buffer | string) => {
     buffer += data.toString()
@@ -125,10 +132,10 @@ export function startShim(launch: ShimLaunch): Promise<ShimStart> {
       resolve({ kind: "failed", reason: `cannot run ${launch.perl}: ${(error as Error).message}` })
       return
     }
-    const stdin = child.stdin as Writable
-    const report = child.stdio[3] as Readable
+    const stdin = child.stdin as Writable | null
+    const report = child.stdio[3] as Readable | null
     // A broken pipe only means the shim is gone, which the report's end tells.
-    stdin.on("error", () => undefined)
+    stdin?.on("error", () => undefined)
     // Referenced until the shim has started the shell (the host awaits that); then a job never keeps the host alive.
     const handles = [child, stdin, report]
 
@@ -169,7 +176,7 @@ export function startShim(launch: ShimLaunch): Promise<ShimStart> {
           shellStartedAt = readProcess(shellPid)?.startedAt ?? Date.now()
           const shim = { pid: child.pid, startedAt: readProcess(child.pid)?.startedAt ?? Date.now() }
           commandPipes.set(child.pid, (command) => {
-            if (!stdin.destroyed) stdin.write(`${command}\n`)
+            if (stdin && !stdin.destroyed) stdin.write(`${command}\n`)
           })
           settle({
             kind: "started",

@@ -19,6 +19,16 @@ export interface JobHost {
   instance: string
 }
 
+/**
+ * The job's subreaper shim (pid and start time): every orphaned descendant of the job reparents to it, so its
+ * subtree is the job's whole tree. Null when the job runs with the environment markers as its only containment.
+ */
+export interface JobShim {
+  pid: number
+  /** Epoch ms. */
+  startedAt: number
+}
+
 export interface JobInput {
   jobId: string
   sessionId: string
@@ -46,6 +56,8 @@ export type JobCompletion = "exit" | "pattern" | "idle" | "max-wait" | "backgrou
 export interface JobContext extends JobInput {
   pid: number | null
   startedAt: number | null
+  /** Null before the spawn, for marker-only containment, and in records written before shims existed. */
+  shim: JobShim | null
   lastActivityAt: number | null
   endedAt: number | null
   exitCode: number | null
@@ -58,7 +70,7 @@ export interface JobContext extends JobInput {
 }
 
 export type JobEvent =
-  | { type: "job.spawned"; pid: number; at: number }
+  | { type: "job.spawned"; pid: number; at: number; shim?: JobShim | null }
   | { type: "job.spawnFailed"; error: string; at: number }
   | { type: "job.output"; at: number; matched: boolean }
   | { type: "job.tick"; now: number }
@@ -110,7 +122,7 @@ export const jobMachine = setup({
   },
   actions: {
     recordSpawn: assign(({ event }) =>
-      event.type === "job.spawned" ? { pid: event.pid, startedAt: event.at, lastActivityAt: event.at } : {},
+      event.type === "job.spawned" ? { pid: event.pid, startedAt: event.at, lastActivityAt: event.at, shim: event.shim ?? null } : {},
     ),
     recordSpawnFailure: assign(({ event }) =>
       event.type === "job.spawnFailed" ? { error: event.error, endedAt: event.at, completion: "spawn-failed" as const } : {},
@@ -136,6 +148,7 @@ export const jobMachine = setup({
     ...input,
     pid: null,
     startedAt: null,
+    shim: null,
     lastActivityAt: null,
     endedAt: null,
     exitCode: null,

@@ -7,6 +7,7 @@ import { FsJobLogs } from "../adapters/workspace/job.logs"
 import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
 import { JobJournal } from "../services/jobs/job.journal"
 import { JobLedger } from "../services/jobs/job.ledger"
+import { withContainmentLedger } from "../services/jobs/containment.ledger"
 import { JobRegistry } from "../services/jobs/job.registry"
 import type { StoreStorage } from "../services/jobs/job.stores"
 import type { KeyValueStorage } from "../adapters/storage/keyvalue.storage"
@@ -45,7 +46,6 @@ export function createHostJobs(options: {
   /** Where the job registry and ledger persist (opened lazily); without it they live in memory only. */
   keyValue?: () => Promise<KeyValueStorage>
 }): HostJobs {
-  const processes = options.processes ?? createJobProcesses()
   const keyValue = options.keyValue
   const storage: StoreStorage | undefined = keyValue && {
     getItem: async (name) => (await keyValue()).getItem(name),
@@ -57,6 +57,8 @@ export function createHostJobs(options: {
   const persistFailed = (what: string) => (error: unknown) => options.log.warn(`${what}: ${String(error)}`)
   const ledger = new JobLedger(host, storage, persistFailed("job ledger"))
   const registry = new JobRegistry(host, storage, persistFailed("job registry"))
+  // The ledger names the containment the first job runs under (and any change of it).
+  const processes = withContainmentLedger(options.processes ?? createJobProcesses(), ledger, options.clock, options.log)
   const supervisor = new JobSupervisor({
     processes,
     logs: new FsJobLogs(options.logDir),

@@ -28,6 +28,8 @@ export {
 } from "./proc.table"
 export { killJobTree, killJobTreeNow, type JobTarget, type KillJobTreeOptions, type KillReport } from "./tree.kill"
 export { fenceToken, startFence, type Fence } from "./job.fence"
+export { decideContainment, SUBREAPER_LABEL, type Containment, type ContainmentChoice } from "./job.containment"
+export { exitStatusFile, readExitStatus } from "./job.shim"
 export { installExitMatrix } from "./exit.matrix"
 export {
   compilePattern,

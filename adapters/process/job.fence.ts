@@ -2,7 +2,8 @@
 // One watcher per host process, a tiny POSIX sh script in its own process group, reads a pipe whose only write
 // end the host holds and never writes to. When the host dies the kernel closes that end, the watcher's read hits
 // EOF and it SIGKILLs every process started with FORGE_JOB_HOST=<this host's token>. A "stop" line instead makes
-// it leave quietly (the host is shutting the fence down on purpose).
+// it leave quietly (the host is shutting the fence down on purpose). Where jobs run under their subreaper shim, each
+// shim kills its own subtree when the host dies; this watcher is the fallback (no shim, or a shim killed by SIGKILL).
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { JOB_HOST_VAR, withoutMarkers } from "./job.markers"

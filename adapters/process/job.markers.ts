@@ -1,5 +1,7 @@
-// The environment markers every job process carries. They are inherited by every descendant, `setsid` escapees
-// included, so /proc/<pid>/environ finds a job's processes wherever they went.
+// The environment markers every job process carries. They are inherited by every descendant that keeps its
+// environment, `setsid` escapees included, so /proc/<pid>/environ finds those wherever they went. A descendant that
+// clears it (`env -i`, sudo) is out of their reach: the job's subreaper shim (job.shim.ts) contains those; the markers
+// are the fallback where no shim runs, and for a shim killed with SIGKILL.
 
 /** `FORGE_JOB_ID=<jobId>`: which job a process belongs to. */
 export const JOB_ID_VAR = "FORGE_JOB_ID"

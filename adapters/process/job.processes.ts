@@ -1,5 +1,7 @@
 // The job supervisor's port onto this adapter: services/jobs asks through JobProcesses, POSIX answers here.
 import type { JobProcesses, MatchOutcome } from "../../services/jobs/job.ports"
+import type { ContainmentChoice } from "./job.containment"
+import { readExitStatus } from "./job.shim"
 import { spawnJob } from "./job.spawn"
 import { logSize, readNew, readTail, readWindowLines, watchGrowth } from "./log.reader"
 import { createPatternMatcher } from "./pattern.matcher"
@@ -14,6 +16,10 @@ export interface JobProcessesOptions {
   growthPollMs?: number
   /** The interpreter; the host-aligned shell by default (resolved once). */
   shell?: ResolvedShell
+  /** `auto` (default): the subreaper shim where perl can set it up; `markers`: the environment markers only. */
+  containment?: ContainmentChoice
+  /** The perl that runs the shim ("perl" on PATH by default). */
+  perl?: string
 }
 
 export function createJobProcesses(options: JobProcessesOptions = {}): JobProcesses {
@@ -28,16 +34,22 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
         marker: request.jobId,
         fenced: request.fenced,
         shell,
+        containment: options.containment,
+        perl: options.perl,
       }),
     killTree: (job, kill) => killJobTree(job, { graceMs: kill?.graceMs ?? options.killGraceMs ?? 3000 }),
     killTreeNow: (job) => void killJobTreeNow(job),
     isSameProcess: isSameProcessAt,
     isHostAlive,
-    watchGone(pid, startedAt, onGone) {
+    watchGone(job, onGone) {
+      // The shim writes the status right after it reaped the shell: a few polls' grace before the exit counts as unknown.
+      let missing = 0
       const timer = setInterval(() => {
-        if (isSameProcessAt(pid, startedAt)) return
+        if (isSameProcessAt(job.pid, job.startedAt)) return
+        const exit = readExitStatus(job.logFile)
+        if (exit === null && ++missing < 5) return
         clearInterval(timer)
-        onGone()
+        onGone(exit)
       }, options.growthPollMs ?? 100)
       timer.unref?.()
       return () => clearInterval(timer)

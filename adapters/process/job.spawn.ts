@@ -1,12 +1,17 @@
 // Starting a job: the host-aligned shell runs the command as the leader of its own process group, its stdout and
 // stderr ARE the log file (the host holds no pipe that a detached grandchild could keep open), and completion is
-// the child's `exit` event, never stdio EOF.
+// the shell's exit, never stdio EOF. Where perl can make it a child subreaper, the shell runs under the job's shim
+// (job.shim.ts), which contains every descendant whatever it does to its environment; else the shell is the host's
+// own child and the environment markers are the only containment.
 import { spawn } from "node:child_process"
 import { accessSync, closeSync, constants, mkdirSync, openSync, statSync } from "node:fs"
 import path from "node:path"
 import { z } from "zod"
+import type { JobShim } from "../../machines/job.machine"
+import { type ContainmentChoice, DEFAULT_PERL, decideContainment, markerOnly } from "./job.containment"
 import { startFence } from "./job.fence"
 import { assertMarkerValue, type EnvironmentOverrides, JOB_HOST_VAR, JOB_ID_VAR, withoutMarkers } from "./job.markers"
+import { exitStatusFile, startShim } from "./job.shim"
 import { type ResolvedShell, resolveShell } from "./shell.resolver"
 
 export interface SpawnJobOptions {
@@ -24,6 +29,10 @@ export interface SpawnJobOptions {
   fenced: boolean
   /** The interpreter; the host-aligned shell by default. */
   shell?: ResolvedShell
+  /** `auto` (default): the subreaper shim where perl can set it up; `markers`: the environment markers only. */
+  containment?: ContainmentChoice
+  /** The perl that runs the shim ("perl" on PATH by default). */
+  perl?: string
 }
 
 export interface JobExit {
@@ -43,6 +52,10 @@ export interface SpawnedJob {
   cwd: string
   logFile: string
   fenced: boolean
+  /** The subreaper shim the shell runs under, or null when the markers are the only containment. */
+  shim: JobShim | null
+  /** How the job is contained: "subreaper (perl prctl)" or "environment marker only (<reason>)". */
+  containment: string
   /** Epoch ms, taken right before the spawn. */
   startedAt: number
   /** Resolves as soon as the job's shell exits, whatever its descendants still hold open. */
@@ -84,12 +97,22 @@ function checkOptions(options: SpawnJobOptions): void {
   if (!isDirectory) throw new Error(`cannot spawn ${describe(options)}: the working directory is not a directory`)
 }
 
-function jobEnvironment(options: SpawnJobOptions, hostToken: string | undefined): Record<string, string> {
+function jobEnvironment(options: SpawnJobOptions): Record<string, string> {
   // An override of `undefined` removes the variable: withoutMarkers drops undefined values.
-  const env = withoutMarkers({ ...process.env, ...options.env })
-  env[JOB_ID_VAR] = options.marker
-  if (hostToken !== undefined) env[JOB_HOST_VAR] = hostToken
-  return env
+  return withoutMarkers({ ...process.env, ...options.env })
+}
+
+function jobMarkers(options: SpawnJobOptions, hostToken: string | undefined): Record<string, string> {
+  return hostToken === undefined ? { [JOB_ID_VAR]: options.marker } : { [JOB_ID_VAR]: options.marker, [JOB_HOST_VAR]: hostToken }
+}
+
+function openLog(options: SpawnJobOptions): number {
+  try {
+    mkdirSync(path.dirname(options.logFile), { recursive: true })
+    return openSync(options.logFile, "a")
+  } catch (error) {
+    throw new Error(`cannot spawn ${describe(options)}: cannot open its log ${options.logFile}: ${(error as Error).message}`)
+  }
 }
 
 /** Starts a job; rejects with an error naming the command and cwd when it cannot start. */
@@ -107,29 +130,54 @@ export async function spawnJob(options: SpawnJobOptions): Promise<SpawnedJob> {
     await fence.ready
     hostToken = fence.token
   }
+  const perl = options.perl ?? DEFAULT_PERL
+  let containment = await decideContainment(options.containment, perl)
 
-  let fd: number
+  const fd = openLog(options)
   try {
-    mkdirSync(path.dirname(options.logFile), { recursive: true })
-    fd = openSync(options.logFile, "a")
-  } catch (error) {
-    throw new Error(`cannot spawn ${describe(options)}: cannot open its log ${options.logFile}: ${(error as Error).message}`)
+    const startedAt = Date.now()
+    if (containment.shim) {
+      const started = await startShim({
+        perl,
+        argv: [shell.path, ...shell.argv(options.command)],
+        cwd: options.cwd,
+        env: jobEnvironment(options),
+        markers: jobMarkers(options, hostToken),
+        logFd: fd,
+        statusFile: exitStatusFile(options.logFile),
+        fenced: options.fenced,
+      })
+      if (started.kind === "started") {
+        return { ...jobFields(options), pid: started.shellPid, shim: started.shim, containment: containment.label, startedAt, exited: started.exited, ref: started.ref, unref: started.unref }
+      }
+      // This job runs as a marker-contained one: the host decided once, but this shim failed on its own.
+      containment = markerOnly(started.reason)
+    }
+    return await spawnDirect(options, shell, fd, jobMarkers(options, hostToken), containment.label)
+  } finally {
+    // The child has its own copy of the descriptor now: the host keeps nothing open.
+    closeSync(fd)
   }
+}
+
+function jobFields(options: SpawnJobOptions) {
+  return { jobId: options.marker, command: options.command, cwd: options.cwd, logFile: options.logFile, fenced: options.fenced }
+}
+
+/** The fallback: the shell is the host's own (detached) child. */
+async function spawnDirect(options: SpawnJobOptions, shell: ResolvedShell, fd: number, markers: Record<string, string>, containment: string): Promise<SpawnedJob> {
   let child: ReturnType<typeof spawn>
   let startedAt: number
   try {
     startedAt = Date.now()
     child = spawn(shell.path, shell.argv(options.command), {
       cwd: options.cwd,
-      env: jobEnvironment(options, hostToken),
+      env: { ...jobEnvironment(options), ...markers },
       stdio: ["ignore", fd, fd],
       detached: true,
     })
   } catch (error) {
     throw new Error(`cannot spawn ${describe(options)} with ${shell.path}: ${(error as Error).message}`)
-  } finally {
-    // The child has its own copy of the descriptor now: the host keeps nothing open.
-    closeSync(fd)
   }
   child.unref()
 
@@ -141,12 +189,10 @@ export async function spawnJob(options: SpawnJobOptions): Promise<SpawnedJob> {
     child.once("error", (error) => reject(new Error(`cannot spawn ${describe(options)} with ${shell.path}: ${error.message}`)))
   })
   return {
+    ...jobFields(options),
     pid: child.pid as number,
-    jobId: options.marker,
-    command: options.command,
-    cwd: options.cwd,
-    logFile: options.logFile,
-    fenced: options.fenced,
+    shim: null,
+    containment,
     startedAt,
     exited,
     ref: () => void child.ref(),

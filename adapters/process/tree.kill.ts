@@ -1,6 +1,10 @@
-// Killing a job means its whole tree, verified: the process group, every process carrying the job's marker (which
-// finds `setsid` escapees that left the group), their descendants by ppid, and tree-kill's view of the tree.
+// Killing a job means its whole tree, verified: the subtree of the job's shim (every orphan reparents to it, whatever
+// it did to its environment), the process group, every process carrying the job's marker (the fallback, which finds
+// `setsid` escapees that kept their environment), their descendants by ppid, and tree-kill's view of the tree.
 import treeKill from "tree-kill"
+import type { JobShim } from "../../machines/job.machine"
+import { isSameProcessAt } from "./job.hosts"
+import { tellShim } from "./job.shim"
 import { JOB_ID_VAR } from "./job.markers"
 import { KILL_POLL_MS, KILL_VERIFY_MS, type KillReport, isStillAlive, signal, sleep } from "./kill.signals"
 import { descendantsOf, isLiveStat, isSameProcess, type ProcessStat, pidsWithEnv, readProcessStat, readProcessStats } from "./proc.table"
@@ -12,6 +16,8 @@ export interface JobTarget {
   pid: number
   /** The job id carried as FORGE_JOB_ID by every process of the job. */
   jobId: string
+  /** The job's subreaper shim, when it has one. */
+  shim?: JobShim | null
 }
 
 export interface KillJobTreeOptions {
@@ -25,6 +31,10 @@ function scanTree(target: JobTarget): ProcessStat[] {
   const table = readProcessStats()
   const byPid = new Map(table.map((stat) => [stat.pid, stat]))
   const members = new Map<number, ProcessStat>()
+  // Only while the shim is still the shim that was recorded: a reused pid's subtree is never walked. The shim itself
+  // is no job process: it leaves on its own once its subtree is empty.
+  const shim = liveShim(target)
+  if (shim !== null) for (const child of descendantsOf(shim, table)) members.set(child.pid, child)
   for (const stat of table) if (stat.pgid === target.pid) members.set(stat.pid, stat)
   for (const pid of pidsWithEnv(JOB_ID_VAR, target.jobId)) {
     const stat = byPid.get(pid) ?? readProcessStat(pid)
@@ -33,7 +43,13 @@ function scanTree(target: JobTarget): ProcessStat[] {
   for (const root of [...members.values()]) {
     for (const child of descendantsOf(root.pid, table)) members.set(child.pid, child)
   }
+  if (shim !== null) members.delete(shim)
   return [...members.values()].filter(isLiveStat)
+}
+
+function liveShim(target: JobTarget): number | null {
+  const shim = target.shim
+  return shim && isSameProcessAt(shim.pid, shim.startedAt) ? shim.pid : null
 }
 
 /** Signals the group and every tracked process whose identity (pid + start time) still holds. */
@@ -77,6 +93,9 @@ export async function killJobTree(target: JobTarget, options: KillJobTreeOptions
   const graceMs = options.graceMs ?? 3000
   const tracked = new Map<number, ProcessStat>()
   track(tracked, scanTree(target))
+  // The shim this host started kills its subtree too (it sees every orphan the moment it reparents). Told after the
+  // first scan, so the report names what it kills; an adopter holds no pipe to it and relies on the walk alone.
+  if (target.shim) tellShim(target.shim.pid, `kill ${Math.max(0, Math.round(graceMs))}`)
 
   signalAll(target, tracked, "SIGTERM")
   // tree-kill walks the ppid tree with `ps`: a second view of the tree. It runs alongside and is not awaited (its
@@ -116,7 +135,10 @@ export function killJobTreeNow(target: JobTarget): number[] {
   const signalled = new Set<number>()
   for (let pass = 0; pass < 2; pass++) {
     const tree = scanTree(target)
-    if (tree.some((stat) => stat.pgid === target.pid)) signal(-target.pid, "SIGKILL")
+    // A group member signalled through its group counts even when its reaper (the shim) took it before its own kill.
+    if (tree.some((stat) => stat.pgid === target.pid) && signal(-target.pid, "SIGKILL")) {
+      for (const stat of tree) if (stat.pgid === target.pid) signalled.add(stat.pid)
+    }
     for (const stat of tree) {
       if (signalled.has(stat.pid) && pass > 0) continue
       if (signal(stat.pid, "SIGKILL")) signalled.add(stat.pid)

@@ -51,6 +51,10 @@ export class FsJobLogs implements JobLogs {
     const removable = entries
       .filter((e) => !keepJobIds.has(e.name.slice(0, -".log".length)) && !held.has(path.join(realDir, e.name)))
       .sort((a, b) => a.mtime - b.mtime)
-    for (const entry of removable.slice(0, names.length - this.keep)) await rm(path.join(this.dir, entry.name), { force: true })
+    for (const entry of removable.slice(0, names.length - this.keep)) {
+      await rm(path.join(this.dir, entry.name), { force: true })
+      // The exit status a job's shim kept beside the log goes with it.
+      await rm(path.join(this.dir, `${entry.name.slice(0, -".log".length)}.exit`), { force: true })
+    }
   }
 }

@@ -5,13 +5,13 @@ import type { JobHost } from "../../machines/job.machine"
 import { type StoreStorage, type StoreTarget, hostScopedName, ownItem, persistOptions, takeOverDeadHosts } from "./job.stores"
 
 // The job ledger: what happened to jobs that nobody was waiting on — adopted from a previous run, left as orphans,
-// killed because their session was deleted, or not fully killable. Bounded: only the newest entries stay. It is an
+// killed because their session was deleted, or not fully killable — and how the host contains its jobs. Bounded: only the newest entries stay. It is an
 // @xstate/store (plain keyed data, no finite modes) persisted per host; a start takes over the ledgers of hosts
 // that died, so the history carries on from one run to the next.
 
 export const JOB_LEDGER_NAME = "forge.job-ledger"
 export const JOB_LEDGER_LIMIT = 200
-export const JOB_LEDGER_KINDS = ["adopted", "orphaned", "session-deleted", "kill-survivors"] as const
+export const JOB_LEDGER_KINDS = ["adopted", "orphaned", "session-deleted", "kill-survivors", "containment"] as const
 
 export const jobLedgerEntrySchema = z.strictObject({
   /** Epoch ms. */

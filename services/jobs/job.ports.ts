@@ -1,5 +1,5 @@
 // What the job supervisor needs from the world; adapters/process provides it on POSIX.
-import type { JobHost } from "../../machines/job.machine"
+import type { JobHost, JobShim } from "../../machines/job.machine"
 
 export interface ExitReport {
   code: number | null
@@ -21,8 +21,19 @@ export interface RunningProcess {
   pid: number
   /** Epoch ms. */
   startedAt: number
+  /** The job's subreaper shim, or null when the environment markers are its only containment. */
+  shim?: JobShim | null
+  /** How the job is contained, e.g. "subreaper (perl prctl)" or "environment marker only (<reason>)". */
+  containment?: string
   /** Resolves on the process's exit event — never on stdio EOF. */
   exited: Promise<ExitReport>
+}
+
+/** What a kill needs to find a job's processes. */
+export interface JobProcessTarget {
+  pid: number
+  jobId: string
+  shim?: JobShim | null
 }
 
 export type MatchOutcome = "match" | "no-match" | "timed-out"
@@ -40,12 +51,12 @@ export interface JobProcesses {
   shellFamily(): string
   spawn(request: SpawnRequest): Promise<RunningProcess>
   /**
-   * Kills the whole tree (group, marked escapees) and verifies: the survivors that could not be killed. SIGTERM
+   * Kills the whole tree (the shim's subtree, group, marked escapees) and verifies: the survivors that could not be killed. SIGTERM
    * first; whatever still lives after `graceMs` gets SIGKILL (the adapter's default grace when not given).
    */
-  killTree(job: { pid: number; jobId: string }, options?: { graceMs?: number }): Promise<{ survivors: number[] }>
+  killTree(job: JobProcessTarget, options?: { graceMs?: number }): Promise<{ survivors: number[] }>
   /** Kills synchronously with no waiting: for exit handlers, where nothing async runs. */
-  killTreeNow(job: { pid: number; jobId: string }): void
+  killTreeNow(job: JobProcessTarget): void
   /**
    * Whether `pid` is still the very process that started at `startedAt` (epoch ms): a pid reused by another process
    * after a restart is never mistaken for the job.
@@ -53,8 +64,11 @@ export interface JobProcesses {
   isSameProcess(pid: number, startedAt: number): boolean
   /** Whether a job host (a plugin instance of some process) still runs; the caller's own host included. */
   isHostAlive(host: JobHost): boolean
-  /** Calls back once when a process that is not our child (an adopted survive job) is gone; returns a stop function. */
-  watchGone(pid: number, startedAt: number, onGone: () => void): () => void
+  /**
+   * Calls back once when a process that is not our child (an adopted survive job) is gone, with its exit status when
+   * its shim kept one (else null); returns a stop function.
+   */
+  watchGone(job: { pid: number; startedAt: number; logFile: string }, onGone: (exit: Omit<ExitReport, "at"> | null) => void): () => void
   /**
    * A matcher of `source` with `flags` ("m" when not given); throws a clear error for a pattern that is not a valid
    * regular expression.

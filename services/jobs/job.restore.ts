@@ -17,8 +17,13 @@ export function restoreJobRecord(
   const persisted = record.snapshot as { value: StateValue; context: Partial<JobContext> }
   if (persisted.context.host !== undefined && options.isAlive(persisted.context.host)) return { kind: "elsewhere" }
   try {
-    // A record written before jobs named their host belongs to a host that is gone.
-    const context: JobContext = { ...(persisted.context as JobContext), host: persisted.context.host ?? { pid: 0, startedAt: 0, instance: "unknown" } }
+    // A record written before jobs named their host belongs to a host that is gone; one written before shims existed
+    // has none (its job ran with the markers only).
+    const context: JobContext = {
+      ...(persisted.context as JobContext),
+      host: persisted.context.host ?? { pid: 0, startedAt: 0, instance: "unknown" },
+      shim: persisted.context.shim ?? null,
+    }
     const resolved = jobMachine.resolveState({ value: persisted.value, context })
     const actor = createActor(jobMachine, {
       snapshot: jobMachine.getPersistedSnapshot(resolved),

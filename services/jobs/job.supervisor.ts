@@ -108,7 +108,7 @@ export class JobSupervisor {
       this.forget(jobId)
       throw new Error(`forge_shell: ${message}`)
     }
-    actor.send({ type: "job.spawned", pid: spawned.pid, at: spawned.startedAt })
+    actor.send({ type: "job.spawned", pid: spawned.pid, at: spawned.startedAt, shim: spawned.shim ?? null })
     job.stopWatch = this.deps.processes.watchGrowth(logFile, (size) => this.onGrowth(job, size))
     this.watch(jobId, job)
     this.armTimer(job)
@@ -126,7 +126,7 @@ export class JobSupervisor {
     if (after.context.completion === "pattern" && !request.keepAlive) {
       // The kill is decided before it is carried out, so the exit it causes is never mistaken for news.
       actor.send({ type: "job.kill", at: this.deps.clock.now() })
-      const { survivors } = await this.deps.processes.killTree({ pid: spawned.pid, jobId }, { graceMs: KILL_GRACE_MS })
+      const { survivors } = await this.deps.processes.killTree({ pid: spawned.pid, jobId, shim: spawned.shim }, { graceMs: KILL_GRACE_MS })
       extra.push(survivors.length === 0 ? "keep_alive is false: the process tree was killed after the match." : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
     }
     const alive = actor.getSnapshot().hasTag("alive")
@@ -175,9 +175,9 @@ export class JobSupervisor {
         actor.send({ type: "job.adopt", at: now, host: this.deps.host })
         job.readOffset = await this.deps.processes.sizeOf(context.logFile)
         job.stopWatch = this.deps.processes.watchGrowth(context.logFile, (size) => this.onGrowth(job, size))
-        const stopGone = this.deps.processes.watchGone(context.pid as number, context.startedAt as number, () => {
-          // Not our child: its exit status is not ours to read.
-          if (job.actor.getSnapshot().status === "active") job.actor.send({ type: "job.exit", code: null, signal: null, at: this.deps.clock.now() })
+        const stopGone = this.deps.processes.watchGone({ pid: context.pid as number, startedAt: context.startedAt as number, logFile: context.logFile }, (exit) => {
+          // Not our child: its status is known only when its shim kept it.
+          if (job.actor.getSnapshot().status === "active") job.actor.send({ type: "job.exit", code: exit?.code ?? null, signal: exit?.signal ?? null, at: this.deps.clock.now() })
         })
         const stopGrowth = job.stopWatch
         job.stopWatch = () => {
@@ -188,7 +188,7 @@ export class JobSupervisor {
         this.note("adopted", context, `adopted from a previous run: pid ${context.pid} still runs (survive mode)`)
         continue
       }
-      if (alive) await this.deps.processes.killTree({ pid: context.pid as number, jobId })
+      if (alive) await this.deps.processes.killTree({ pid: context.pid as number, jobId, shim: context.shim })
       actor.send({ type: "job.orphan", at: now })
       this.note("orphaned", context, `left live by a previous run${alive ? "; it escaped its fence and was killed" : "; its process is gone"}`)
       outcome.orphaned.push(jobId)
@@ -253,7 +253,7 @@ export class JobSupervisor {
     if (!job.actor.getSnapshot().can({ type: "job.kill", at: 0 }) || context.pid === null) return `job ${jobId} has already finished; nothing to kill.`
     // Decided first, carried out second: the exit the kill causes must not read as an unread completion.
     job.actor.send({ type: "job.kill", at: this.deps.clock.now() })
-    const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId }, grace)
+    const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId, shim: context.shim }, grace)
     if (survivors.length > 0) this.note("kill-survivors", context, `${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
     return survivors.length === 0 ? `job ${jobId}: killed its whole process tree.` : `job ${jobId}: killed, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
   }
@@ -298,7 +298,7 @@ export class JobSupervisor {
   killAllNow(): void {
     for (const job of this.jobs.values()) {
       const { context } = job.actor.getSnapshot()
-      if (job.actor.getSnapshot().hasTag("alive") && !context.survive && context.pid !== null) this.deps.processes.killTreeNow({ pid: context.pid, jobId: context.jobId })
+      if (job.actor.getSnapshot().hasTag("alive") && !context.survive && context.pid !== null) this.deps.processes.killTreeNow({ pid: context.pid, jobId: context.jobId, shim: context.shim })
     }
   }
 

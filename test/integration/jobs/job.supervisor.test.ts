@@ -280,6 +280,23 @@ describe("job supervisor with real processes", () => {
     expect(isAlive(pid)).toBe(false)
   })
 
+  it("an adopted survive job's exit code is known: its shim kept the shell's status beside the log", async () => {
+    const first = currentHost()
+    const firstSupervisor = newSupervisor({ host: first })
+    const id = jobIdOf(await firstSupervisor.run("s1", request({ command: "sleep 2; exit 7", survive: true, run_in_background: true })))
+    await firstSupervisor.dispose()
+    releaseHost(first)
+    const next = newSupervisor({ host: currentHost() })
+    try {
+      expect((await next.restore(store.repository)).adopted).toEqual([id])
+      // This host's own view (the first instance of this process still hears the exit from its pipe and records it too).
+      await expect.poll(() => next.list(), { timeout: 15_000 }).toMatch(new RegExp(`${id} \\[exited`))
+      expect(await next.poll(id)).toContain("exited with exit code 7")
+    } finally {
+      await next.dispose()
+    }
+  })
+
   it("the next host takes over from a host that is gone: survive job adopted with its owner, escaped job orphaned, results remembered", async () => {
     const other = await otherHost()
     let silenced = false

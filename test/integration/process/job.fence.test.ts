@@ -11,7 +11,7 @@ import {
   spawnJob,
   startFence,
 } from "../../../adapters/process/index"
-import { makeTempDir, pidJanitor, pidList, startHost, waitFor } from "./process.helpers"
+import { makeTempDir, nodeWithTsx, pidJanitor, pidList, startHost, waitFor } from "./process.helpers"
 
 const janitor = pidJanitor()
 const temp = makeTempDir()
@@ -19,8 +19,9 @@ afterAll(() => temp.remove())
 afterEach(() => janitor.cleanup())
 
 describe("job fence", () => {
-  it("kills every process of a fenced job, setsid escapee included, when its host is SIGKILLed", async () => {
-    const host = await startHost("fence", temp.dir)
+  // Both containments: the subreaper shim, and the environment markers alone (the fallback where perl cannot run it).
+  it.each(["auto", "markers"])("kills every process of a fenced job, setsid escapee included, when its host is SIGKILLed (containment: %s)", async (containment) => {
+    const host = await startHost("fence", temp.dir, nodeWithTsx, ["", "0", containment])
     const fenced = pidList(host.report.fenced)
     const survivor = pidList(host.report.survivor)
     const fencePid = host.report.fence as number

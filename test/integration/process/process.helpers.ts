@@ -12,7 +12,8 @@ export const jobHostScript = path.join(repoRoot, "test/fixtures/process/job-host
 
 export function makeTempDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), "forge-process-"))
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+  // Retries: a job's shim may still be writing its exit status into the folder while it is removed.
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }) }
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -68,9 +69,9 @@ export interface ScriptRuntime {
 
 export const nodeWithTsx: ScriptRuntime = { command: process.execPath, args: ["--import", "tsx"] }
 
-/** Starts test/fixtures/process/job-host.ts in `mode` and waits for its report line. */
-export async function startHost(mode: string, logDir: string, runtime: ScriptRuntime = nodeWithTsx): Promise<HostProcess> {
-  const child = spawn(runtime.command, [...runtime.args, jobHostScript, mode, logDir], {
+/** Starts test/fixtures/process/job-host.ts in `mode` (with the mode's further arguments) and waits for its report line. */
+export async function startHost(mode: string, logDir: string, runtime: ScriptRuntime = nodeWithTsx, args: readonly string[] = []): Promise<HostProcess> {
+  const child = spawn(runtime.command, [...runtime.args, jobHostScript, mode, logDir, ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...runtime.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -87,7 +88,9 @@ export async function startHost(mode: string, logDir: string, runtime: ScriptRun
   const line = stdout.split("\n")[0] ?? ""
   if (!reported || !line.startsWith("{")) {
     child.kill("SIGKILL")
-    throw new Error(`the job host (${mode}) did not report its jobs\n${output()}`)
+    // What it wrote before it ended may still be on its way through the pipes.
+    const ended = await Promise.race([exited, sleep(2000).then(() => undefined)])
+    throw new Error(`the job host (${mode}) did not report its jobs (ended: ${JSON.stringify(ended)})\n${output()}`)
   }
   return { child, report: JSON.parse(line) as Record<string, unknown>, exited, output }
 }

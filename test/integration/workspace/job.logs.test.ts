@@ -51,3 +51,13 @@ it("never removes a log another process still writes, whichever host started it"
   expect(present(logs)).toEqual([5])
   expect(existsSync(logs.pathFor("job_6"))).toBe(true)
 })
+
+it("removes a rotated job's exit status (kept by its shim) with its log", async () => {
+  const logs = new FsJobLogs(dir, 2)
+  seedLogs(logs)
+  for (const n of [1, 5]) writeFileSync(path.join(dir, `job_${n}.exit`), "exit 0 -\n")
+  await logs.rotate(new Set())
+  expect(present(logs)).toEqual([4, 5])
+  expect(existsSync(path.join(dir, "job_1.exit"))).toBe(false)
+  expect(existsSync(path.join(dir, "job_5.exit"))).toBe(true)
+})

@@ -197,6 +197,8 @@ export const jobMachine = setup({
         // A poll that observes the end delivers status and output itself: the wake is dropped, the entry cleared.
         "job.poll": { target: "cleared" },
         "job.clear": { target: "cleared" },
+        // A kill after the shell exited delivers the exit too, and takes down what the shell left running.
+        "job.kill": { target: "cleared" },
       },
       states: {
         wakePending: {

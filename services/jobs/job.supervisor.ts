@@ -11,7 +11,7 @@ import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
-import { formatJobResult, formatLogPage, outputCutNotice, wakeText } from "./job.report"
+import { describeStatus, formatJobResult, formatLogPage, outputCutNotice, wakeText } from "./job.report"
 import type { ShellRequest } from "./job.request"
 import { restoreJobRecord } from "./job.restore"
 import { SessionActivity } from "./session.activity"
@@ -249,13 +249,15 @@ export class JobSupervisor {
   private async killWith(jobId: string, grace?: { graceMs: number }): Promise<string> {
     const job = this.lookup(jobId)
     if (typeof job === "string") return job
-    const { context } = job.actor.getSnapshot()
-    if (!job.actor.getSnapshot().can({ type: "job.kill", at: 0 }) || context.pid === null) return `job ${jobId} has already finished; nothing to kill.`
+    const before = job.actor.getSnapshot()
+    const { context } = before
+    if (!before.can({ type: "job.kill", at: 0 }) || context.pid === null) return `job ${jobId} has already finished; nothing to kill.`
     // Decided first, carried out second: the exit the kill causes must not read as an unread completion.
     job.actor.send({ type: "job.kill", at: this.deps.clock.now() })
     const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId, shim: context.shim }, grace)
     if (survivors.length > 0) this.note("kill-survivors", context, `${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
-    return survivors.length === 0 ? `job ${jobId}: killed its whole process tree.` : `job ${jobId}: killed, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
+    const what = before.hasTag("alive") ? "killed its whole process tree" : `it had already ${describeStatus(context, false)}; killed whatever it left running`
+    return survivors.length === 0 ? `job ${jobId}: ${what}.` : `job ${jobId}: ${what}, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
   }
 
   /** forge_jobs clear: drops a finished entry. */

@@ -124,7 +124,8 @@ export function expectedJobAfter(input: JobInput, record: JobRecord, event: JobE
 
   if (place === "exited.wakePending" || place === "exited.unread") {
     // A poll that observes the end delivers it, so the wake is dropped either way.
-    if (event.type === "job.poll" || event.type === "job.clear") return to({ place: "cleared" })
+    // A kill after the shell exited delivers the end as a poll does (and kills what the shell left running).
+    if (event.type === "job.poll" || event.type === "job.clear" || event.type === "job.kill") return to({ place: "cleared" })
     if (event.type === "job.wake.delivered" && place === "exited.wakePending") return to({ place: "exited.unread" })
     return same
   }

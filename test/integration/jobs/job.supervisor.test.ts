@@ -18,6 +18,12 @@ import { hostScopedName } from "../../../services/jobs/job.stores"
 import { JobSupervisor } from "../../../services/jobs/job.supervisor"
 import { systemTimers } from "../../../src/jobs"
 import { memoryLogger } from "../plan/plan.helpers"
+import { killToken, processesWithToken } from "../../fixtures/process/hostile.tree"
+
+/** Waits (generously: the machine may be loaded) until `done` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 100))
+}
 
 // The supervisor over real processes, real log files and real timers. Only the wake channel (opencode's
 // promptAsync) is recorded instead of sent.
@@ -122,6 +128,37 @@ describe("job supervisor with real processes", () => {
     const killed = await supervisor.run("s1", request({ command: "echo ready; sleep 30", success_pattern: "ready", keep_alive: false }))
     expect(killed).toContain("keep_alive is false: the process tree was killed after the match")
     expect(killed).toContain("status: killed (whole process tree)")
+  })
+
+  it("a kill after the shell exited takes down what it left running, environment cleared or not, and delivers the exit", async () => {
+    const token = `forge-left-${process.pid}-${++seq}`
+    const command = [
+      `s=$(command -v sleep)`,
+      `env -i setsid /bin/bash -c "exec -a ${token}-envi $s 600" &`,
+      `env -u FORGE_JOB_HOST -u FORGE_JOB_ID setsid bash -c "exec -a ${token}-envu $s 600" &`,
+      `exit 4`,
+    ].join("\n")
+    try {
+      const id = jobIdOf(await supervisor.run("s1", request({ command, run_in_background: true })))
+      const ended = async (): Promise<string> => {
+        for (let i = 0; i < 100; i++) {
+          const listed = supervisor.list("s1")
+          if (listed.includes("exited")) return listed
+          await new Promise((r) => setTimeout(r, 100))
+        }
+        return supervisor.list("s1")
+      }
+      expect(await ended()).toContain("exited")
+      await until(() => processesWithToken(token).length === 2)
+      expect(processesWithToken(token)).toHaveLength(2)
+      const reply = await supervisor.kill(id)
+      expect(reply).toContain("it had already exited with exit code 4; killed whatever it left running")
+      await until(() => processesWithToken(token).length === 0)
+      expect(processesWithToken(token)).toEqual([])
+      expect(await supervisor.poll(id)).toMatch(/already consumed/)
+    } finally {
+      killToken(token)
+    }
   })
 
   it("max_wait releases the caller but never kills", async () => {

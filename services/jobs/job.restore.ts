@@ -1,6 +1,7 @@
 import { type Actor, type InspectionEvent, type StateValue, createActor } from "xstate"
 import { type JobContext, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
 import type { SnapshotRecord } from "../lifecycle/lifecycle.ports"
+import type { ExitReport, JobProcesses } from "./job.ports"
 
 // Start-up: what one live job record an earlier host wrote becomes here.
 
@@ -33,5 +34,23 @@ export function restoreJobRecord(
     return { kind: "restored", actor }
   } catch (error) {
     return { kind: "unfit", problem: `job ${record.instanceId}: snapshot does not fit the job machine (${String(error)}); left as it was` }
+  }
+}
+
+/**
+ * Watches an adopted survive job, which is not our child: its output by the log's growth, its end by its pid (with the
+ * exit status only when its shim kept one). Returns the function that stops both watches.
+ */
+export function watchAdopted(
+  processes: JobProcesses,
+  context: JobContext,
+  onGrowth: (size: number) => void,
+  onGone: (exit: Omit<ExitReport, "at"> | null) => void,
+): () => void {
+  const stopGrowth = processes.watchGrowth(context.logFile, onGrowth)
+  const stopGone = processes.watchGone({ pid: context.pid as number, startedAt: context.startedAt as number, logFile: context.logFile }, onGone)
+  return () => {
+    stopGrowth()
+    stopGone()
   }
 }

@@ -13,7 +13,7 @@ import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
 import { describeStatus, formatJobResult, formatLogPage, outputCutNotice, wakeText } from "./job.report"
 import type { ShellRequest } from "./job.request"
-import { restoreJobRecord } from "./job.restore"
+import { restoreJobRecord, watchAdopted } from "./job.restore"
 import { SessionActivity } from "./session.activity"
 
 const TAIL_BYTES = 8 * 1024
@@ -174,16 +174,9 @@ export class JobSupervisor {
       if (alive && context.survive) {
         actor.send({ type: "job.adopt", at: now, host: this.deps.host })
         job.readOffset = await this.deps.processes.sizeOf(context.logFile)
-        job.stopWatch = this.deps.processes.watchGrowth(context.logFile, (size) => this.onGrowth(job, size))
-        const stopGone = this.deps.processes.watchGone({ pid: context.pid as number, startedAt: context.startedAt as number, logFile: context.logFile }, (exit) => {
-          // Not our child: its status is known only when its shim kept it.
+        job.stopWatch = watchAdopted(this.deps.processes, context, (size) => this.onGrowth(job, size), (exit) => {
           if (job.actor.getSnapshot().status === "active") job.actor.send({ type: "job.exit", code: exit?.code ?? null, signal: exit?.signal ?? null, at: this.deps.clock.now() })
         })
-        const stopGrowth = job.stopWatch
-        job.stopWatch = () => {
-          stopGrowth()
-          stopGone()
-        }
         outcome.adopted.push(jobId)
         this.note("adopted", context, `adopted from a previous run: pid ${context.pid} still runs (survive mode)`)
         continue
@@ -333,9 +326,7 @@ export class JobSupervisor {
   }
 
   private liveSurvivors(): number {
-    let count = 0
-    for (const job of this.jobs.values()) if (job.actor.getSnapshot().context.survive && job.actor.getSnapshot().hasTag("alive")) count++
-    return count
+    return [...this.jobs.values()].filter(({ actor }) => actor.getSnapshot().context.survive && actor.getSnapshot().hasTag("alive")).length
   }
 
   /**

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS, MAX_WAIT_CAP_MS } from "../../machines/job.gates"
+import type { JobHost, JobInput } from "../../machines/job.machine"
 import { type SuccessPattern, parseSuccessPattern } from "./success.pattern"
 
 // forge_shell's arguments arrive raw (opencode applies no zod defaults), so defaults and bounds are applied here.
@@ -54,5 +55,21 @@ export function toShellRequest(raw: unknown, defaults: { cwd: string; survive: S
     background: args.run_in_background ?? false,
     survive: defaults.survive === "deny" ? false : (args.survive ?? defaults.survive === "always"),
     notify: args.notify ?? true,
+  }
+}
+
+/** The job machine's input for a request: what the job runs, where, and under which completion conditions. */
+export function jobInputOf(request: ShellRequest, job: { jobId: string; sessionId: string; logFile: string; host: JobHost }): JobInput {
+  return {
+    ...job,
+    command: request.command,
+    cwd: request.cwd,
+    idleMs: request.idleMs,
+    maxWaitMs: request.maxWaitMs,
+    hasPattern: request.successPattern !== null,
+    keepAlive: request.keepAlive,
+    background: request.background,
+    notify: request.notify,
+    survive: request.survive,
   }
 }

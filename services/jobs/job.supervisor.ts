@@ -11,8 +11,8 @@ import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
-import { describeStatus, formatJobResult, formatLogPage, outputCutNotice, wakeText } from "./job.report"
-import type { ShellRequest } from "./job.request"
+import { formatJobResult, killReply, formatLogPage, outputCutNotice, wakeText } from "./job.report"
+import { type ShellRequest, jobInputOf } from "./job.request"
 import { restoreJobRecord, watchAdopted } from "./job.restore"
 import { SessionActivity } from "./session.activity"
 
@@ -77,24 +77,8 @@ export class JobSupervisor {
     const compiled = pattern === null ? undefined : { matcher: this.deps.processes.createMatcher(pattern.source, pattern.flags), text: pattern.text }
     const jobId = this.deps.newJobId()
     const logFile = this.deps.logs.pathFor(jobId)
-    const actor = createActor(jobMachine, {
-      input: {
-        jobId,
-        sessionId,
-        command: request.command,
-        cwd: request.cwd,
-        logFile,
-        idleMs: request.idleMs,
-        maxWaitMs: request.maxWaitMs,
-        hasPattern: compiled !== undefined,
-        keepAlive: request.keepAlive,
-        background: request.background,
-        notify: request.notify,
-        survive: request.survive,
-        host: this.deps.host,
-      },
-      inspect: this.deps.journal.inspector(jobId),
-    }).start()
+    const input = jobInputOf(request, { jobId, sessionId, logFile, host: this.deps.host })
+    const actor = createActor(jobMachine, { input, inspect: this.deps.journal.inspector(jobId) }).start()
     this.deps.registry.register({ jobId, owner: sessionId, survive: request.survive, registeredAt: this.deps.clock.now() })
     const job = newLiveJob(actor, compiled)
     this.jobs.set(jobId, job)
@@ -249,8 +233,7 @@ export class JobSupervisor {
     job.actor.send({ type: "job.kill", at: this.deps.clock.now() })
     const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId, shim: context.shim }, grace)
     if (survivors.length > 0) this.note("kill-survivors", context, `${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
-    const what = before.hasTag("alive") ? "killed its whole process tree" : `it had already ${describeStatus(context, false)}; killed whatever it left running`
-    return survivors.length === 0 ? `job ${jobId}: ${what}.` : `job ${jobId}: ${what}, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
+    return killReply(context, before.hasTag("alive"), survivors)
   }
 
   /** forge_jobs clear: drops a finished entry. */

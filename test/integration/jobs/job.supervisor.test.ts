@@ -18,7 +18,7 @@ import { hostScopedName } from "../../../services/jobs/job.stores"
 import { JobSupervisor } from "../../../services/jobs/job.supervisor"
 import { systemTimers } from "../../../src/jobs"
 import { memoryLogger } from "../plan/plan.helpers"
-import { killToken, processesWithToken } from "../../fixtures/process/hostile.tree"
+import { killToken, processesWithToken, leftoversCommand } from "../../fixtures/process/hostile.tree"
 
 /** Waits (generously: the machine may be loaded) until `done` holds. */
 async function until(done: () => boolean): Promise<void> {
@@ -132,12 +132,7 @@ describe("job supervisor with real processes", () => {
 
   it("a kill after the shell exited takes down what it left running, environment cleared or not, and delivers the exit", async () => {
     const token = `forge-left-${process.pid}-${++seq}`
-    const command = [
-      `s=$(command -v sleep)`,
-      `env -i setsid /bin/bash -c "exec -a ${token}-envi $s 600" &`,
-      `env -u FORGE_JOB_HOST -u FORGE_JOB_ID setsid bash -c "exec -a ${token}-envu $s 600" &`,
-      `exit 4`,
-    ].join("\n")
+    const command = leftoversCommand(token, 4)
     try {
       const id = jobIdOf(await supervisor.run("s1", request({ command, run_in_background: true })))
       const ended = async (): Promise<string> => {

@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from "vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
@@ -50,4 +51,21 @@ export function tempWorkspace(): { dir: string; clock: { now(): number; advance(
 
 export function openRuntime(dir: string, clock: { now(): number }, log: Logger = memoryLogger()): Promise<ComposedRuntime> {
   return createForgeRuntime({ workspace: dir, clock, log })
+}
+
+/**
+ * A fresh workspace and its runtime for every test of the calling suite; `rt` may be replaced (a restart), and
+ * whichever runtime it holds is closed after the test, then the workspace removed.
+ */
+export function useRuntime(): { readonly ws: ReturnType<typeof tempWorkspace>; rt: ComposedRuntime } {
+  const live = {} as { ws: ReturnType<typeof tempWorkspace>; rt: ComposedRuntime }
+  beforeEach(async () => {
+    live.ws = tempWorkspace()
+    live.rt = await openRuntime(live.ws.dir, live.ws.clock)
+  })
+  afterEach(async () => {
+    await live.rt.close()
+    live.ws.cleanup()
+  })
+  return live
 }

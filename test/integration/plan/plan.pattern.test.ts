@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs"
 import path from "node:path"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import type { ComposedRuntime } from "../../../src/runtime"
+import { describe, expect, it } from "vitest"
 import { within } from "../opencode/tool.context"
-import { PLAN_BODY, openRuntime, tempWorkspace } from "./plan.helpers"
+import { PLAN_BODY, useRuntime } from "./plan.helpers"
 
 // plan_read's pattern is the model's regex run over plan text: it goes through the same bounded matcher as
 // success_pattern (a worker with a time budget), so a pattern that backtracks for minutes costs an error, never the
@@ -14,16 +13,7 @@ const EVIL_LINE = `${"a".repeat(27)}!`
 const EVIL_BODY = PLAN_BODY.replace("Sessions survive 40 s of idle.", EVIL_LINE)
 
 describe("plan_read pattern runs off the event loop with a time budget", () => {
-  let ws: ReturnType<typeof tempWorkspace>
-  let rt: ComposedRuntime
-  beforeEach(async () => {
-    ws = tempWorkspace()
-    rt = await openRuntime(ws.dir, ws.clock)
-  })
-  afterEach(async () => {
-    await rt.close()
-    ws.cleanup()
-  })
+  const live = useRuntime()
 
   /** Counts timer ticks while `work` runs: zero ticks means the event loop was frozen. */
   async function ticksDuring<T>(work: () => Promise<T>): Promise<{ settled: PromiseSettledResult<T>; ticks: number }> {
@@ -38,8 +28,8 @@ describe("plan_read pattern runs off the event loop with a time budget", () => {
   }
 
   it("a catastrophic pattern on the session's plan is abandoned with a clear error while the loop keeps running", async () => {
-    await rt.plans.write("s1", EVIL_BODY)
-    const { settled, ticks } = await ticksDuring(() => rt.queries.read("s1", { pattern: "(a+)+$" }))
+    await live.rt.plans.write("s1", EVIL_BODY)
+    const { settled, ticks } = await ticksDuring(() => live.rt.queries.read("s1", { pattern: "(a+)+$" }))
     expect(settled.status).toBe("rejected")
     expect(settled.status === "rejected" && String(settled.reason)).toMatch(
       /pattern "\(a\+\)\+\$" took too long \(over \d+ ms on line \d+ of \.opencode\/plan\/[^)]+\.md\) and was abandoned/,
@@ -48,21 +38,21 @@ describe("plan_read pattern runs off the event loop with a time budget", () => {
   })
 
   it("the same holds for a search over the workspace's recent plans", async () => {
-    await rt.plans.write("s1", EVIL_BODY)
-    const { settled, ticks } = await ticksDuring(() => rt.queries.read("s2", { recent: true, pattern: "(a+)+$" }))
+    await live.rt.plans.write("s1", EVIL_BODY)
+    const { settled, ticks } = await ticksDuring(() => live.rt.queries.read("s2", { recent: true, pattern: "(a+)+$" }))
     expect(settled.status === "rejected" && String(settled.reason)).toMatch(/pattern "\(a\+\)\+\$" took too long .* and was abandoned/)
     expect(ticks).toBeGreaterThan(0)
   })
 
   it("an ordinary pattern still finds its lines, on one plan and across recent plans; an invalid one is named", async () => {
-    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
-    const lines = readFileSync(path.join(ws.dir, planPath), "utf8").split("\n")
+    const { planPath } = await live.rt.plans.write("s1", PLAN_BODY)
+    const lines = readFileSync(path.join(live.ws.dir, planPath), "utf8").split("\n")
     const numbered = (text: string) => `${lines.indexOf(text) + 1}: ${text}`
-    expect(await rt.queries.read("s1", { pattern: "^- \\[ \\] \\d" })).toBe(
+    expect(await live.rt.queries.read("s1", { pattern: "^- \\[ \\] \\d" })).toBe(
       [`${planPath}: 2 matching line(s)`, numbered("- [ ] 1. Write a failing test"), numbered("- [ ] 2. Raise the timeout")].join("\n"),
     )
-    expect(await rt.queries.read("s1", { pattern: "no such words" })).toBe(`${planPath}: no line matches /no such words/`)
-    expect(await rt.queries.read("s2", { recent: true, pattern: "Raise" })).toBe(`${planPath}:${numbered("- [ ] 2. Raise the timeout")}`)
-    await expect(rt.queries.read("s1", { pattern: "([a-" })).rejects.toThrow(/^invalid regex pattern "\(\[a-": /)
+    expect(await live.rt.queries.read("s1", { pattern: "no such words" })).toBe(`${planPath}: no line matches /no such words/`)
+    expect(await live.rt.queries.read("s2", { recent: true, pattern: "Raise" })).toBe(`${planPath}:${numbered("- [ ] 2. Raise the timeout")}`)
+    await expect(live.rt.queries.read("s1", { pattern: "([a-" })).rejects.toThrow(/^invalid regex pattern "\(\[a-": /)
   })
 })

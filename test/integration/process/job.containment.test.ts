@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs"
 import path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { type JobTarget, killJobTree, spawnJob } from "../../../adapters/process/index"
-import { hostileTreeSize, killToken, processesWithToken } from "../../fixtures/process/hostile.tree"
+import { hostileTreeSize, killToken, processesWithToken, leftoversCommand } from "../../fixtures/process/hostile.tree"
 import { makeTempDir, nodeWithTsx, pidJanitor, sleep, startHost, waitFor } from "./process.helpers"
 
 const temp = makeTempDir()
@@ -73,12 +73,7 @@ describe("job containment (subreaper shim)", () => {
 
   it("killJobTree after the shell exited kills the env-cleared setsid descendants", async () => {
     const token = newToken()
-    const command = [
-      `s=$(command -v sleep)`,
-      `env -i setsid /bin/bash -c "exec -a ${token}-envi $s 600" &`,
-      `env -u FORGE_JOB_HOST -u FORGE_JOB_ID setsid bash -c "exec -a ${token}-envu $s 600" &`,
-      `exit 0`,
-    ].join("\n")
+    const command = leftoversCommand(token, 0)
     const job = await spawnJob({ command, cwd: temp.dir, logFile: path.join(temp.dir, "after-exit.log"), marker: `after-exit-${process.pid}`, fenced: false })
     expect(await job.exited).toEqual(expect.objectContaining({ code: 0, signal: null }))
     expect(await waitFor(() => processesWithToken(token).length === 2, 10_000), describeSurvivors(token)).toBe(true)

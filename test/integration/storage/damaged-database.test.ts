@@ -26,6 +26,19 @@ describe("a database Forge cannot use", () => {
     open.pop()
     return planPath
   }
+  /** Two drafts (sessions s1 and s4) whose database row of the first is torn; the runtime that wrote them is closed. */
+  const twoDraftsOneTorn = async () => {
+    const { runtime: writer } = await start()
+    const damaged = await writer.plans.write("s1", PLAN_BODY)
+    const intact = await writer.plans.write("s4", PLAN_BODY.replace("Fix login timeout", "Other work"))
+    await writer.close()
+    open.pop()
+    const { openLifecycleStore } = await import("../../../adapters/storage/lifecycle.store")
+    const store = await openLifecycleStore(ws.dir)
+    await store.connection.driver.run("UPDATE actors SET snapshot = ? WHERE instance_id = ?", ["{torn", damaged.planPath])
+    await store.close()
+    return { damaged, intact }
+  }
   const expectDraftBanHolds = async (runtime: ComposedRuntime, planPath: string) => {
     expect(runtime.plans.liveFor("s1")).toBe(planPath)
     expect(await runtime.plans.gate("s1", "write")).toMatch(/draft write-ban/)
@@ -156,15 +169,7 @@ describe("a database Forge cannot use", () => {
   })
 
   it("one damaged snapshot row costs only its plan: logged, and rebuilt from its document", async () => {
-    const { runtime: writer } = await start()
-    const damaged = await writer.plans.write("s1", PLAN_BODY)
-    const intact = await writer.plans.write("s4", PLAN_BODY.replace("Fix login timeout", "Other work"))
-    await writer.close()
-    open.pop()
-    const { openLifecycleStore } = await import("../../../adapters/storage/lifecycle.store")
-    const store = await openLifecycleStore(ws.dir)
-    await store.connection.driver.run("UPDATE actors SET snapshot = ? WHERE instance_id = ?", ["{torn", damaged.planPath])
-    await store.close()
+    const { damaged, intact } = await twoDraftsOneTorn()
     const { runtime, log } = await start()
     expect(runtime.storageTrouble).toBeUndefined()
     await expectDraftBanHolds(runtime, damaged.planPath)
@@ -174,15 +179,7 @@ describe("a database Forge cannot use", () => {
   })
 
   it("forgecharts status lists a damaged row as damaged, beside the intact ones", async () => {
-    const { runtime: writer } = await start()
-    const damaged = await writer.plans.write("s1", PLAN_BODY)
-    const intact = await writer.plans.write("s4", PLAN_BODY.replace("Fix login timeout", "Other work"))
-    await writer.close()
-    open.pop()
-    const { openLifecycleStore } = await import("../../../adapters/storage/lifecycle.store")
-    const store = await openLifecycleStore(ws.dir)
-    await store.connection.driver.run("UPDATE actors SET snapshot = ? WHERE instance_id = ?", ["{torn", damaged.planPath])
-    await store.close()
+    const { damaged, intact } = await twoDraftsOneTorn()
     const root = path.resolve(__dirname, "../../..")
     const result = spawnSync(path.join(root, "node_modules/.bin/tsx"), [path.join(root, "src/cli.ts"), "status", ws.dir], { encoding: "utf8", timeout: 60_000 })
     expect(result.status, result.stderr).toBe(0)

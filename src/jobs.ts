@@ -4,7 +4,7 @@ import { currentHost, releaseHost } from "../adapters/process/job.hosts"
 import { createJobProcesses } from "../adapters/process/job.processes"
 import { installExitMatrix } from "../adapters/process/exit.matrix"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
-import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
+import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import { JobJournal } from "../services/jobs/job.journal"
 import { JobLedger } from "../services/jobs/job.ledger"
 import { withContainmentLedger } from "../services/jobs/containment.ledger"
@@ -13,7 +13,6 @@ import type { StoreStorage } from "../services/jobs/job.stores"
 import type { KeyValueStorage } from "../adapters/storage/keyvalue.storage"
 import type { JobProcesses, Timers } from "../services/jobs/job.ports"
 import { JobSupervisor } from "../services/jobs/job.supervisor"
-import type { Logger } from "../services/plan/plan.ports"
 
 export const systemTimers: Timers = {
   setTimeout(fn, ms) {

@@ -6,12 +6,13 @@ import { openStandIn, openWorkspaceStore } from "../adapters/storage/workspace.s
 import type { StorageConnection } from "../adapters/storage/storage.connection"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import { FsPlanFiles } from "../adapters/workspace/plan.files"
-import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
+import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import { type StorageTrouble, moveAsideRemedy } from "../services/lifecycle/storage.trouble"
-import type { Logger } from "../services/plan/plan.ports"
 import { PlanQueries } from "../services/plan/plan.queries"
 import { rebuildLivePlans } from "../services/plan/plan.rebuild"
 import { PlanRegistry } from "../services/plan/plan.registry"
+import { definePlanLifecycle } from "../services/plan/plan.lifecycle"
+import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import { PlanService } from "../services/plan/plan.service"
 import type { RestoreReport } from "../services/plan/plan.sync"
 
@@ -60,8 +61,9 @@ export async function createForgeRuntime(options: RuntimeOptions): Promise<Compo
 
 async function composeRuntime(options: RuntimeOptions, store: LifecycleStore, storageTrouble: StorageTrouble | undefined): Promise<ComposedRuntime> {
   const clock = options.clock ?? systemClock
-  const registry = new PlanRegistry(store.repository, clock)
   const files = new FsPlanFiles(options.workspace)
+  const host = new LifecycleHost({ repository: async () => store.repository, clock, log: options.log })
+  const registry = new PlanRegistry(definePlanLifecycle(host, { files, clock }))
   const plans = new PlanService({ registry, files, clock, log: options.log })
   const queries = new PlanQueries(registry, files, createLineSearch())
   let restoreReport: ComposedRuntime["restoreReport"]
@@ -90,7 +92,7 @@ async function composeRuntime(options: RuntimeOptions, store: LifecycleStore, st
     keyValue: createKeyValueStorage(store.connection, clock.now),
     restoreReport,
     async close() {
-      await registry.host.idle()
+      await host.idle()
       registry.stop()
       await store.close()
     },

@@ -4,7 +4,7 @@
 import { mkdir } from "node:fs/promises"
 import path from "node:path"
 import { type StorageTrouble, lockedRemedy, moveAsideRemedy } from "../../services/lifecycle/storage.trouble"
-import type { Logger } from "../../services/plan/plan.ports"
+import type { Logger } from "../../services/lifecycle/lifecycle.ports"
 import { QUICK_CHECK_MAX_BYTES, inspectDatabaseFiles, quickCheck } from "./database.health"
 import { type LifecycleStore, createLifecycleStore } from "./lifecycle.store"
 import { type SqliteDriver, openSqliteDriver } from "./sqlite.driver"

@@ -1,4 +1,5 @@
-// What the plan service needs from the world; adapters/workspace and adapters/opencode provide it.
+// What the plan service needs from the world; adapters/workspace and adapters/opencode provide it. The ports every
+// lifecycle shares (Logger, Clock, Confirm) live in the lifecycle kernel.
 
 /** The plan folder of one workspace. Paths are workspace-relative, e.g. ".opencode/plan/2026-11-30-x.md". */
 export interface PlanFiles {
@@ -15,23 +16,6 @@ export interface PlanFiles {
   /** Replaces the whole file atomically (temp file + rename): readers see the old text or the new, never a mix. */
   write(path: string, text: string): Promise<void>
 }
-
-export interface Logger {
-  info(message: string, extra?: Record<string, unknown>): void
-  warn(message: string, extra?: Record<string, unknown>): void
-  error(message: string, extra?: Record<string, unknown>): void
-}
-
-export interface DialogRequest {
-  /** The permission key the dialog is asked on; the host forces it to "ask". */
-  permission: "plan_approve" | "plan_close" | "plan_discard"
-  planPath: string
-  /** What the user is asked to confirm, in one or two lines. */
-  summary: string
-}
-
-/** Asks the user; resolves true only for an explicit allow. */
-export type Confirm = (request: DialogRequest) => Promise<boolean>
 
 /** How a regex search over lines ended. Line indexes are 0-based into the lines searched. */
 export type LineSearchResult =

@@ -2,7 +2,7 @@ import { afterEach, beforeEach } from "vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
-import type { Confirm, Logger } from "../../../services/plan/plan.ports"
+import type { Confirm, Logger } from "../../../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, createForgeRuntime } from "../../../src/runtime"
 
 export const PLAN_BODY = `# Fix login timeout

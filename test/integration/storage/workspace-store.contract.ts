@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { openWorkspaceStore } from "../../../adapters/storage/workspace.store"
-import type { Logger } from "../../../services/plan/plan.ports"
+import type { Logger } from "../../../services/lifecycle/lifecycle.ports"
 import type { ContractTestApi } from "./lifecycle-repository.contract"
 
 function lines(): Logger & { lines: string[] } {

@@ -1,6 +1,7 @@
 import type { Plugin, PluginInput } from "@opencode-ai/plugin"
 import { createForgeHooks } from "../adapters/opencode/forge.hooks"
 import { createOpencodeLogger } from "../adapters/opencode/opencode.logger"
+import { sharedLedgerStore } from "../adapters/storage/ledger.repository"
 import { parseForgeOptions } from "../services/config/forge.options"
 import { createHostJobs } from "./jobs"
 import { type ComposedRuntime, createForgeRuntime, systemClock } from "./runtime"
@@ -39,20 +40,24 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
       runtime = undefined
       throw error
     }))
+  // Every ledger (job, watchdog) appends to the workspace database's one ledger table, on the runtime's connection.
+  const ledgers = sharedLedgerStore(async () => (await openDatabase()).connection)
   const jobs = createHostJobs({
     client: input.client,
     log,
     clock: systemClock,
     repository: async () => (await openDatabase()).repository,
     keyValue: async () => (await openDatabase()).keyValue,
+    ledgers,
   })
-  const watchdog = createHostWatchdog({ log, options, rawOptions, env: process.env, connection: async () => (await openDatabase()).connection })
+  const watchdog = createHostWatchdog({ log, options, rawOptions, env: process.env, ledgers })
   const hooks = createForgeHooks({ client: input.client, log, options, openRuntime, jobs, watchdog: watchdog?.service })
   return {
     ...hooks,
     async dispose() {
       await hooks.dispose?.()
       await watchdog?.close()
+      await ledgers.close()
       jobs.uninstall()
     },
   }

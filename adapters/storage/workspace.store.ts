@@ -10,7 +10,7 @@ import { type LifecycleStore, createLifecycleStore } from "./lifecycle.store"
 import { type SqliteDriver, openSqliteDriver } from "./sqlite.driver"
 
 /** The tables every migrated Forge database holds. */
-const REQUIRED_TABLES = ["actors", "transitions", "watchdog_ledger", "key_value"]
+const REQUIRED_TABLES = ["actors", "transitions", "ledger_entries", "key_value"]
 
 /** SQLite's name for a database that lives in memory only, gone with its connection. */
 export const MEMORY_DATABASE = ":memory:"

@@ -129,7 +129,7 @@ export class JobSupervisor {
   async restore(repository: LifecycleRepository): Promise<RestoreOutcome> {
     const outcome: RestoreOutcome = { adopted: [], orphaned: [], elsewhere: [], problems: [] }
     const isAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isHostAlive(host)
-    outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)), ...(await this.deps.ledger.takeOver(isAlive)))
+    outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)))
     const onDamaged = (damage: { instanceId: string; problem: string }) => void outcome.problems.push(`job ${damage.instanceId}: ${damage.problem}; left as it was`)
     for (const record of await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false, onDamaged })) {
       const jobId = record.instanceId

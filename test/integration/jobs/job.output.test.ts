@@ -10,6 +10,7 @@ import { currentHost } from "../../../adapters/process/job.hosts"
 import { createJobProcesses } from "../../../adapters/process/job.processes"
 import { isAlive, readProcess } from "../../../adapters/process/proc.table"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
+import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
 import type { JobHost } from "../../../machines/job.machine"
@@ -43,7 +44,7 @@ describe("job output with real processes", () => {
       wake: async () => undefined,
       newJobId: () => `job_output_${process.pid}_${++seq}`,
       journal: new JobJournal(async () => store.repository, clock, memoryLogger()),
-      ledger: new JobLedger(jobHost, storage),
+      ledger: new JobLedger(new SqliteLedgerStore(store.connection)),
       registry: new JobRegistry(jobHost, storage),
       host: jobHost,
     })

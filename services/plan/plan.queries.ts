@@ -1,10 +1,10 @@
 import { planStatusOf } from "../../machines/plan.status"
+import { readWindow } from "../documents/document.window"
 import { parsePlanDocument } from "./plan.document"
 import type { LineSearch, PlanFiles } from "./plan.ports"
 import type { PlanRegistry } from "./plan.registry"
 import { checkPlanPath } from "./plan.paths"
 import { searchDocuments } from "./plan.search"
-import { readWindow } from "./plan.text"
 import type { PlanStatus } from "./plan.types"
 
 export interface PlanSummary {
@@ -53,7 +53,7 @@ export class PlanQueries {
         ? `${planPath}: no line matches /${request.pattern}/`
         : [`${planPath}: ${hits.length} matching line(s)`, ...hits.map((h) => `${h.line}: ${h.text}`)].join("\n")
     }
-    return `${planPath}\n${readWindow(text, { offset: request.offset, limit: request.limit })}`
+    return `${planPath}\n${readWindow(text, { offset: request.offset, limit: request.limit, what: "plan" })}`
   }
 
   /** Every plan of the workspace, newest first; documents that cannot be read or do not parse are listed with the reason. */

@@ -1,5 +1,5 @@
+import { splitLines } from "../documents/markdown.scan"
 import { PlanInputError } from "./plan.errors"
-import { splitLines } from "./plan.markdown"
 import type { LineSearch } from "./plan.ports"
 
 // plan_read's pattern: the model's regex over plan documents. The search itself runs behind the LineSearch port

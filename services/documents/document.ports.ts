@@ -1,4 +1,5 @@
-// What a document lifecycle needs from the world to keep its documents; adapters/workspace provides it.
+// What a document lifecycle needs from the world to keep and search its documents; adapters/workspace and
+// adapters/process provide it.
 
 /**
  * One folder of documents in a workspace (the plan folder, the goal folder, ...). Paths are workspace-relative,
@@ -18,4 +19,19 @@ export interface DocumentFiles {
   stamp(path: string): string | undefined
   /** Replaces the whole file atomically (temp file + rename): readers see the old text or the new, never a mix. */
   write(path: string, text: string): Promise<void>
+}
+
+/** How a regex search over lines ended. Line indexes are 0-based into the lines searched. */
+export type LineSearchResult =
+  | { status: "searched"; matches: number[] }
+  | { status: "invalid"; reason: string }
+  /** The time budget ran out at line `line` (of one line, or of the whole search) and the search was abandoned. */
+  | { status: "timed-out"; budgetMs: number; line: number; scope: "line" | "search" }
+
+/**
+ * Runs a caller's regex (JavaScript syntax, no flags) over lines, each line tested on its own, off the host's
+ * thread and within a time budget: a pattern such as (a+)+$ can backtrack for minutes on one line.
+ */
+export interface LineSearch {
+  matchingLines(pattern: string, lines: readonly string[]): Promise<LineSearchResult>
 }

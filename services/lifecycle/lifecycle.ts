@@ -12,8 +12,7 @@ import {
 } from "xstate"
 import { stateToString } from "../../machines/state.text"
 import { GateRefusal } from "./gate.refusal"
-import type { EffectArgs, LifecycleDefinition } from "./lifecycle.definition"
-import type { LifecycleKernel } from "./lifecycle.host"
+import type { EffectArgs, LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { SnapshotRecord } from "./lifecycle.ports"
 import { type RestoreOutcome, resolveRecord } from "./lifecycle.restore"
 

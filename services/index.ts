@@ -1,5 +1,5 @@
 // Host-agnostic domain logic: embed Forge's lifecycles in another harness by providing these ports
-// (LifecycleRepository, Clock, DocumentFiles, LineSearch, Logger, Confirm) with your own adapters.
+// (LifecycleRepository, LedgerStore, Clock, DocumentFiles, LineSearch, Logger, Confirm) with your own adapters.
 
 export * from "./lifecycle/lifecycle.ports"
 export * from "./lifecycle/lifecycle"
@@ -7,6 +7,9 @@ export * from "./lifecycle/lifecycle.definition"
 export * from "./lifecycle/lifecycle.host"
 export * from "./lifecycle/lifecycle.restore"
 export * from "./lifecycle/gate.refusal"
+export * from "./lifecycle/ledger.ports"
+export * from "./lifecycle/ledger"
+export * from "./lifecycle/ledger.memory"
 export * from "./config/forge.options"
 export * from "./documents/document.errors"
 export * from "./documents/document.ports"

@@ -70,7 +70,11 @@ export class SqliteLedgerStore implements LedgerStore {
       try {
         decoded.push({ ...row, entry: JSON.parse(row.entry) })
       } catch {
-        query.onDamaged?.({ ledger: row.ledger, id: row.id, problem: `ledger_entries row ${row.id} (${row.ledger}): entry is not JSON: ${row.entry.slice(0, 200)}` })
+        query.onDamaged?.({
+          ledger: row.ledger,
+          id: row.id,
+          problem: `ledger_entries row ${row.id} (${row.ledger}): entry is not JSON: ${row.entry.slice(0, 200)}`,
+        })
       }
     }
     return decoded

@@ -30,7 +30,10 @@ export async function openWatchdogLedger(target: string | { file: string }, opti
 }
 
 /** The watchdog ledger on the runtime's shared connection, reached on first use; closing it only stops writes. */
-export function sharedWatchdogLedger(connection: () => Promise<StorageConnection>, report?: (problem: string) => void): WatchdogLedger & { close(): Promise<void> } {
+export function sharedWatchdogLedger(
+  connection: () => Promise<StorageConnection>,
+  report?: (problem: string) => void,
+): WatchdogLedger & { close(): Promise<void> } {
   const store = sharedLedgerStore(connection)
   return { ...watchdogLedgerOn(store, report), close: () => store.close() }
 }

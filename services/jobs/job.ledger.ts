@@ -8,7 +8,7 @@ import type { LedgerStore } from "../lifecycle/ledger.ports"
 // ledger on the workspace's ledger store: every host appends rows to it, nothing is overwritten, so no host has to
 // take over another's history; only the newest entries stay.
 
-export const JOB_LEDGER_NAME = "job"
+const JOB_LEDGER_NAME = "job"
 export const JOB_LEDGER_LIMIT = 200
 export const JOB_LEDGER_KINDS = ["adopted", "orphaned", "session-deleted", "kill-survivors", "containment"] as const
 

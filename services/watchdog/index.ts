@@ -19,8 +19,9 @@ export {
   MemoryWatchdogLedger,
   WATCHDOG_LEDGER_KINDS,
   WATCHDOG_LEDGER_LIMIT,
-  parseLedgerEntry,
+  watchdogLedgerDefinition,
   watchdogLedgerEntrySchema,
+  watchdogLedgerOn,
   type WatchdogLedgerEntry,
   type WatchdogLedgerKind,
 } from "./watchdog.ledger"

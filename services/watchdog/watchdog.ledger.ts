@@ -5,9 +5,8 @@ import { z } from "zod"
 import { Ledger, type LedgerDefinition } from "../lifecycle/ledger"
 import { MemoryLedgerStore } from "../lifecycle/ledger.memory"
 import type { LedgerStore } from "../lifecycle/ledger.ports"
-import type { WatchdogLedger } from "./watchdog.ports"
 
-export const WATCHDOG_LEDGER_NAME = "watchdog"
+const WATCHDOG_LEDGER_NAME = "watchdog"
 export const WATCHDOG_LEDGER_LIMIT = 200
 
 export const WATCHDOG_LEDGER_KINDS = ["warn", "kill", "dry-run", "degraded", "unresolved", "config-fallback"] as const
@@ -37,22 +36,11 @@ export const watchdogLedgerDefinition: LedgerDefinition<WatchdogLedgerEntry> = {
   indexOf: (entry) => ({ kind: entry.kind, sessionId: entry.sessionId, subject: entry.callId, at: entry.at }),
 }
 
-/** Validates an entry before it is stored, naming the offending field. */
-export function parseLedgerEntry(value: unknown, where: string): WatchdogLedgerEntry {
-  return entryChecker.parse(value, where)
-}
-
-const entryChecker = new Ledger(new MemoryLedgerStore(), watchdogLedgerDefinition)
-
 /**
  * The WatchdogLedger port on a ledger store. A damaged row is left out of `list()` and told to `report`, so one bad
  * row never hides the rest.
  */
-export function watchdogLedgerOn(
-  store: LedgerStore,
-  report: (problem: string) => void = () => {},
-  keep = WATCHDOG_LEDGER_LIMIT,
-): WatchdogLedger {
+export function watchdogLedgerOn(store: LedgerStore, report: (problem: string) => void = () => {}, keep = WATCHDOG_LEDGER_LIMIT): WatchdogLedger {
   const ledger = new Ledger(store, { ...watchdogLedgerDefinition, keep })
   return {
     append: (entry) => ledger.append(entry),
@@ -62,6 +50,13 @@ export function watchdogLedgerOn(
       return entries
     },
   }
+}
+
+/** The bounded intervention ledger: an append keeps only the newest WATCHDOG_LEDGER_LIMIT entries. (A port, declared beside its entry; watchdog.ports re-exports it.) */
+export interface WatchdogLedger {
+  append(entry: WatchdogLedgerEntry): Promise<void>
+  /** Every kept entry, oldest first. */
+  list(): Promise<WatchdogLedgerEntry[]>
 }
 
 /** A ledger held in memory: for harnesses without storage. */

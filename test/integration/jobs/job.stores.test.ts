@@ -100,7 +100,9 @@ describe("job stores persisted per host", () => {
         "INSERT INTO ledger_entries (ledger, kind, session_id, subject, at, entry) VALUES ('job', 'vanished', NULL, 'job_0', 1, ?)",
         [JSON.stringify({ ...entry(0), kind: "vanished" })],
       )
-      await store.connection.driver.run("INSERT INTO ledger_entries (ledger, kind, session_id, subject, at, entry) VALUES ('job', 'orphaned', NULL, 'job_9', 1, 'torn{')")
+      await store.connection.driver.run(
+        "INSERT INTO ledger_entries (ledger, kind, session_id, subject, at, entry) VALUES ('job', 'orphaned', NULL, 'job_9', 1, 'torn{')",
+      )
       const problems: string[] = []
       const ledger = new JobLedger(rows(), (problem) => problems.push(problem))
       ledger.append(entry(1))
@@ -112,10 +114,7 @@ describe("job stores persisted per host", () => {
 
     it("a failed write is reported, never thrown at the supervisor", async () => {
       const problems: string[] = []
-      const ledger = new JobLedger(
-        { append: async () => Promise.reject(new Error("disk full")), query: async () => [] },
-        (problem) => problems.push(problem),
-      )
+      const ledger = new JobLedger({ append: async () => Promise.reject(new Error("disk full")), query: async () => [] }, (problem) => problems.push(problem))
       ledger.append(entry(1))
       await ledger.flush()
       expect(problems).toEqual(["an entry was not recorded: disk full"])

@@ -70,7 +70,15 @@ for (const [name, open] of Object.entries(stores)) {
       await store.append(row("mine", 1, { sessionId: null, subject: null, entry }), 5)
       entry.list.push(3)
       const [stored] = await store.query({ ledger: "mine" })
-      expect(stored).toEqual({ id: stored?.id, ledger: "mine", kind: "odd", sessionId: null, subject: null, at: 1_001, entry: { text: "ünïcode ' \" %_", list: [1, 2], nested: { none: null } } })
+      expect(stored).toEqual({
+        id: stored?.id,
+        ledger: "mine",
+        kind: "odd",
+        sessionId: null,
+        subject: null,
+        at: 1_001,
+        entry: { text: "ünïcode ' \" %_", list: [1, 2], nested: { none: null } },
+      })
     })
   })
 }
@@ -94,7 +102,11 @@ describe("a named ledger", () => {
     expect(await ledger.query()).toEqual({ entries: [note(3), note(4, "done"), note(5)], problems: [] })
     expect((await ledger.query({ kind: "done" })).entries).toEqual([note(4, "done")])
     expect((await ledger.query({ subject: "a1" })).entries).toEqual([note(3), note(5)])
-    expect((await store.query({ ledger: "notes" })).map((r) => [r.kind, r.subject, r.at])).toEqual([["said", "a1", 3], ["done", "a0", 4], ["said", "a1", 5]])
+    expect((await store.query({ ledger: "notes" })).map((r) => [r.kind, r.subject, r.at])).toEqual([
+      ["said", "a1", 3],
+      ["done", "a0", 4],
+      ["said", "a1", 5],
+    ])
   })
 
   it("refuses an entry its schema does not take, naming the field, and stores nothing", async () => {

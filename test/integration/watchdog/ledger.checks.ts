@@ -129,7 +129,14 @@ export const ledgerChecks: Record<string, () => Promise<void>> = {
       await old.run(insertWatchdog, [10, "kill", "call_1", "ses_1", "sleep 300", "[4242,4243]", "killed"])
       await old.run(insertWatchdog, [20, "config-fallback", null, null, null, "[]", "fell back"])
       await old.run(insertWatchdog, [30, "warn", "call_2", "ses_1", "sleep 9", "oops", "torn pids"])
-      const job = (at: number, jobId: string, kind: JobLedgerEntry["kind"]): JobLedgerEntry => ({ at, kind, jobId, sessionId: null, command: "sleep 1", message: `${kind} ${jobId}` })
+      const job = (at: number, jobId: string, kind: JobLedgerEntry["kind"]): JobLedgerEntry => ({
+        at,
+        kind,
+        jobId,
+        sessionId: null,
+        command: "sleep 1",
+        message: `${kind} ${jobId}`,
+      })
       const item = (...entries: JobLedgerEntry[]) => JSON.stringify({ context: { entries }, version: 0 })
       const insertItem = "INSERT INTO key_value (name, value, updated_at) VALUES (?, ?, 1)"
       await old.run(insertItem, ["forge.job-ledger@101.1000.a1", item(job(5, "job_a", "adopted"), job(50, "job_c", "orphaned"))])
@@ -160,11 +167,16 @@ export const ledgerChecks: Record<string, () => Promise<void>> = {
       await store.close()
 
       const driver = await openSqliteDriver(file)
-      const tables = (await driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('watchdog_ledger', 'key_value')")).map(([name]) => name)
+      const tables = (await driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('watchdog_ledger', 'key_value')")).map(
+        ([name]) => name,
+      )
       check(JSON.stringify(tables) === JSON.stringify(["key_value"]), `tables left: ${JSON.stringify(tables)}`)
       // The moved items are gone; the registry stays, and so does an item that never was JSON.
       const items = (await driver.all("SELECT name FROM key_value ORDER BY name")).map(([name]) => name)
-      check(JSON.stringify(items) === JSON.stringify(["forge.job-ledger@303.3000.c1", "forge.job-registry@101.1000.a1"]), `items left: ${JSON.stringify(items)}`)
+      check(
+        JSON.stringify(items) === JSON.stringify(["forge.job-ledger@303.3000.c1", "forge.job-registry@101.1000.a1"]),
+        `items left: ${JSON.stringify(items)}`,
+      )
       await driver.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })

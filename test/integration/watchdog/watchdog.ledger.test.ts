@@ -41,7 +41,9 @@ describe("watchdog ledger on sqlite3", () => {
       expect(await ledger.list()).toEqual([])
       const driver = await openSqliteDriver(file)
       await driver.run("INSERT INTO ledger_entries (ledger, kind, at, entry) VALUES ('watchdog', 'warn', 1, '{\"pids\": oops')")
-      await driver.run("INSERT INTO ledger_entries (ledger, kind, at, entry) VALUES ('watchdog', 'warn', 1, ?)", [JSON.stringify({ ...entry(2), pids: "oops" })])
+      await driver.run("INSERT INTO ledger_entries (ledger, kind, at, entry) VALUES ('watchdog', 'warn', 1, ?)", [
+        JSON.stringify({ ...entry(2), pids: "oops" }),
+      ])
       await driver.close()
       await ledger.append(entry(3))
       expect((await ledger.list()).map((e) => e.callId)).toEqual(["call_3"])

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs"
 import { createProcessLocator, processClock } from "../adapters/process/process.locator"
-import { createProcessKiller } from "../adapters/process/process.trees.kill"
+import { createProcessKiller } from "../adapters/process/watchdog.tree.kill"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
 import { sharedWatchdogLedger } from "../adapters/storage/watchdog.ledger.repository"
 import { type ForgeOptions, optionFallbacks } from "../services/config/forge.options"

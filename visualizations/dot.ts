@@ -77,8 +77,7 @@ function clusterLabel(n: DiagramNode): string {
 }
 
 function stateLines(n: DiagramNode): string[] {
-  const head =
-    n.type === "history" ? `H${n.history === "deep" ? "*" : ""} ${n.key}` : n.type === "parallel" ? `${n.key} (parallel)` : n.key
+  const head = n.type === "history" ? `H${n.history === "deep" ? "*" : ""} ${n.key}` : n.type === "parallel" ? `${n.key} (parallel)` : n.key
   const out = [head]
   if (n.tags.length) out.push(`[${n.tags.join(", ")}]`)
   for (const src of n.invokes) out.push(`invoke ${src}`)

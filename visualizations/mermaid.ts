@@ -134,5 +134,12 @@ function mermaidIds(root: DiagramNode): Map<DiagramNode, string> {
 // Characters that end a statement, open a block or an entity, close a quoted label, or end a description
 // (Mermaid reads a description up to the next ":") in Mermaid.
 function text(s: string): string {
-  return s.replace(/[\r\n]+/g, " ").replace(/:/g, "∶").replace(/"/g, "'").replace(/;/g, ",").replace(/#/g, "").replace(/\{/g, "(").replace(/\}/g, ")")
+  return s
+    .replace(/[\r\n]+/g, " ")
+    .replace(/:/g, "∶")
+    .replace(/"/g, "'")
+    .replace(/;/g, ",")
+    .replace(/#/g, "")
+    .replace(/\{/g, "(")
+    .replace(/\}/g, ")")
 }

@@ -98,7 +98,9 @@ describe("effects without setup", () => {
 
 describe("effects in Mermaid, DOT and SVG", () => {
   it("Mermaid: on edges, and as entry/exit lines of a state", () => {
-    const lines = toMermaid(effectsMachine()).split("\n").map((l) => l.trim())
+    const lines = toMermaid(effectsMachine())
+      .split("\n")
+      .map((l) => l.trim())
     expect(lines).toContain("s_fx_idle --> s_fx_busy : go [isReady] / notify(warn), kill(…)")
     expect(lines).toContain("s_fx_busy : entry / notify(entered)")
     expect(lines).toContain("s_fx_busy : exit / save")
@@ -121,14 +123,18 @@ describe("effects in Mermaid, DOT and SVG", () => {
 
 describe("effects of the real machines", () => {
   it("plan: writeDocument on transitions and on draft's entry; a composite's entry in Mermaid is on its label", () => {
-    const lines = toMermaid(planMachine).split("\n").map((l) => l.trim())
+    const lines = toMermaid(planMachine)
+      .split("\n")
+      .map((l) => l.trim())
     expect(lines).toContain("s_plan_approved_working --> s_plan_approved_working : plan.tick [isTaskOpen] / writeDocument(ticked)")
     expect(lines).toContain('state "draft (live, write-ban) · entry / writeDocument(created)" as s_plan_draft')
     expect(lines).toContain("s_plan_draft_editing --> s_plan_draft_discarding : plan.discard [isByModel]")
   })
 
   it("watchdog: locating enters with requestLocate(…), killing with requestKill(…) and ledger(kill)", () => {
-    const lines = toMermaid(watchdogMachine).split("\n").map((l) => l.trim())
+    const lines = toMermaid(watchdogMachine)
+      .split("\n")
+      .map((l) => l.trim())
     expect(lines).toContain("s_watchdog_watching_locating : entry / requestLocate(…)")
     expect(lines).toContain("s_watchdog_watching_killing : entry / requestKill(…), ledger(kill)")
     expect(lines).toContain("s_watchdog_watching_timing --> s_watchdog_watching_warned : watchdog.tick [isWarnDue] / ledger(warn)")

@@ -142,7 +142,10 @@ export const watchdogMachine = setup({
         },
         killing: {
           tags: ["killing"],
-          entry: [{ type: "requestKill", params: ({ context }) => ({ pids: context.candidates }) }, { type: "ledger", params: { kind: "kill" } }],
+          entry: [
+            { type: "requestKill", params: ({ context }) => ({ pids: context.candidates }) },
+            { type: "ledger", params: { kind: "kill" } },
+          ],
           on: { "kill.done": { target: "observing", actions: { type: "recordKill", params: ({ event }) => ({ at: event.at, survivors: event.survivors }) } } },
         },
         observing: {

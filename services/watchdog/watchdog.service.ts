@@ -143,7 +143,7 @@ export class WatchdogService {
       // Only while timing: a marker seen before the first wave is what lets the machine kill instead of record.
       const unmarked = [...this.watches.values()].filter((w) => {
         const snapshot = this.live(w.callId)
-        return snapshot !== undefined && snapshot.hasTag("timing") && !snapshot.context.markerSeen
+        return snapshot?.hasTag("timing") === true && !snapshot.context.markerSeen
       })
       if (unmarked.length > 0) {
         try {

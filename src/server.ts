@@ -29,7 +29,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
     keyValue: () => forge.database.keyValue(),
     ledgers,
   })
-  const watchdog = createHostWatchdog({ log, options, rawOptions, env: process.env, ledgers })
+  const watchdog = createHostWatchdog({ log, options, rawOptions, env: process.env, ledgers, host: forge.host })
   const hooks = createForgeHooks({ client: input.client, log, options, openRuntime: () => forge.open(), fragments: forgeFragments({ repository: () => forge.database.repository(), jobs, watchdog: watchdog?.service }) })
   return {
     ...hooks,

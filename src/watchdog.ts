@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs"
 import { createProcessLocator, processClock } from "../adapters/process/process.locator"
-import { createProcessKiller } from "../adapters/process/process.trees.kill"
+import { createProcessKiller } from "../adapters/process/watchdog.tree.kill"
 import { type ForgeOptions, optionFallbacks } from "../services/config/forge.options"
 import type { LedgerStore } from "../services/lifecycle/ledger.ports"
+import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Logger } from "../services/lifecycle/lifecycle.ports"
 import { watchdogLedgerOn } from "../services/watchdog/watchdog.ledger"
 import type { WatchdogLedger, WatchdogTicker } from "../services/watchdog/watchdog.ports"
@@ -38,6 +39,8 @@ export function createHostWatchdog(options: {
   /** The workspace's ledger store (on the runtime's connection, opened on first use): the ledger writes through it. */
   ledgers: LedgerStore
   ledger?: WatchdogLedger
+  /** The workspace's lifecycle host, to keep the watches beside the other lifecycles; else the service keeps its own. */
+  host?: LifecycleHost
 }): HostWatchdog | undefined {
   if (!existsSync("/proc/self/environ")) {
     options.log.info("no /proc here: the hang watchdog stands down")
@@ -53,6 +56,7 @@ export function createHostWatchdog(options: {
     killer: createProcessKiller(),
     ledger,
     log: options.log,
+    host: options.host,
   })
   const optionProblems = optionFallbacks(options.rawOptions).filter((f) => f.key.startsWith("watchdog."))
   service.recordConfigFallbacks([...optionProblems.map((f) => f.message), ...fallbacks])

@@ -25,7 +25,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
     repository: () => forge.database.repository(),
     keyValue: () => forge.database.keyValue(),
   })
-  const watchdog = createHostWatchdog({ log, options, rawOptions, env: process.env, connection: () => forge.database.connection() })
+  const watchdog = createHostWatchdog({ log, options, rawOptions, env: process.env, connection: () => forge.database.connection(), host: forge.host })
   const hooks = createForgeHooks({ client: input.client, log, options, openRuntime: () => forge.open(), fragments: forgeFragments({ repository: () => forge.database.repository(), jobs, watchdog: watchdog?.service }) })
   return {
     ...hooks,

@@ -1,6 +1,7 @@
 // Every vitest run gets its own fresh OS temp dir: TMPDIR (and TMP/TEMP) point into it for the workers and every
 // process they spawn, so whatever a test or a child of it leaves in the temp dir lands here. At teardown the run
-// fails naming every entry left, then the dir goes, so even a failing run leaves nothing behind.
+// fails naming every entry left and every process of the run still running (killed), then the dir goes, so even a
+// failing run leaves nothing behind.
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { tempDir } from "../../temp.dir"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import type { JobHost } from "../../../machines/job.machine"
@@ -32,12 +30,11 @@ describe("job stores persisted per host", () => {
   let dir: string
   let store: LifecycleStore
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "forge-job-stores-"))
+    dir = tempDir("forge-job-stores-")
     store = await openLifecycleStore(dir)
   })
   afterEach(async () => {
     await store.close()
-    rmSync(dir, { recursive: true, force: true })
   })
   const kv = () => createKeyValueStorage(store.connection)
 

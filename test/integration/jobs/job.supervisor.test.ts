@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { tempDir } from "../../temp.dir"
 import { spawn } from "node:child_process"
 import { currentHost, releaseHost } from "../../../adapters/process/job.hosts"
 import { createJobProcesses } from "../../../adapters/process/job.processes"
@@ -59,7 +58,7 @@ describe("job supervisor with real processes", () => {
     })
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "forge-jobs-"))
+    dir = tempDir("forge-jobs-")
     store = await openLifecycleStore(dir)
     ledger = new JobLedger(new SqliteLedgerStore(store.connection))
     wakes = []
@@ -68,7 +67,6 @@ describe("job supervisor with real processes", () => {
   afterEach(async () => {
     await supervisor.dispose()
     await store.close()
-    rmSync(dir, { recursive: true, force: true })
   })
 
   it("a foreground exit returns cwd, the exit code and the output, and consumes the job", async () => {

@@ -1,7 +1,7 @@
 import type { Hooks, PluginInput } from "@opencode-ai/plugin"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import { storageTroubleText } from "../../services/lifecycle/storage.trouble"
-import { JOB_TOOL_IDS, builtinShellRefusal } from "../../services/jobs/exec.partition"
+import { JOB_TOOL_IDS, builtinShellRefusal } from "../../machines/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import type { Logger } from "../../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../../services/watchdog/watchdog.service"

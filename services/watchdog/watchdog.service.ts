@@ -3,7 +3,7 @@
 // machine decides everything (when to warn, act, degrade, give up); this service only carries events both ways.
 import { type Actor, createActor } from "xstate"
 import { type LedgerKind, type WatchdogContext, type WatchdogEvent, watchdogMachine, watchdogPlaceOf } from "../../machines/watchdog.machine"
-import { BUILTIN_SHELL_TOOLS, isForgeFamily } from "../jobs/exec.partition"
+import { BUILTIN_SHELL_TOOLS, isForgeFamily } from "../../machines/exec.partition"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import type { WatchdogLedgerEntry } from "./watchdog.ledger"
 import { type LocatedProcess, WATCHDOG_MARK_VAR, type WatchdogKiller, type WatchdogLedger, type WatchdogLocator, type WatchdogTicker } from "./watchdog.ports"

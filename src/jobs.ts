@@ -5,7 +5,8 @@ import { createJobProcesses } from "../adapters/process/job.processes"
 import { installExitMatrix } from "../adapters/process/exit.matrix"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
-import { JobJournal } from "../services/jobs/job.journal"
+import { defineJobLifecycle } from "../services/jobs/job.lifecycle"
+import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import { JobLedger } from "../services/jobs/job.ledger"
 import { withContainmentLedger } from "../services/jobs/containment.ledger"
 import { JobRegistry } from "../services/jobs/job.registry"
@@ -64,7 +65,13 @@ export function createHostJobs(options: {
     clock: options.clock,
     timers: systemTimers,
     log: options.log,
-    journal: new JobJournal(options.repository, options.clock, options.log),
+    // The job lifecycle on a host of its own until the composition hands every lifecycle the workspace's one host.
+    lifecycle: (handlers) =>
+      defineJobLifecycle(new LifecycleHost({ repository: options.repository, clock: options.clock, log: options.log }), {
+        processes,
+        clock: options.clock,
+        ...handlers,
+      }),
     ledger,
     registry,
     host,

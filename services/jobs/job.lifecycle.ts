@@ -17,13 +17,13 @@ export interface JobLifecycleOptions {
 }
 
 /** A job this host knows nothing of (a record written before jobs named their host) belongs to a host that is gone. */
-export const UNKNOWN_HOST: JobContext["host"] = { pid: 0, startedAt: 0, instance: "unknown" }
+const UNKNOWN_HOST: JobContext["host"] = { pid: 0, startedAt: 0, instance: "unknown" }
 
 /**
  * Records written before jobs named their host have none (their host is gone), and records written before shims
  * existed have no shim (their job ran with the markers only). Every version reads so; the machine checks the rest.
  */
-export function upgradeJobRecord(persisted: PersistedShape): PersistedShape {
+function upgradeJobRecord(persisted: PersistedShape): PersistedShape {
   const context = persisted.context
   if (context === null || typeof context !== "object" || Array.isArray(context)) throw new Error("its context is not an object")
   const partial = context as Partial<JobContext>

@@ -18,6 +18,7 @@ import { type GateInput, STREAM_TOOLS, buildCallStream } from "./gate.stream"
 import { populateWorkspace } from "./gate.workspace"
 import { defaultForgeOptions } from "../services/config/forge.options"
 import { createHostJobs } from "../src/jobs"
+import { forgeFragments } from "../src/composition"
 
 const PLAN_FILES = 1_000
 const SESSIONS = 50
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     log,
     options: defaultForgeOptions,
     openRuntime: () => (opened = createForgeRuntime({ workspace, clock, log })),
-    jobs,
+    fragments: forgeFragments({ repository: async () => undefined, jobs }),
   })
   try {
     await hooks.config?.({})

@@ -1,5 +1,5 @@
 // Host-agnostic domain logic: embed Forge's lifecycles in another harness by providing these ports
-// (LifecycleRepository, Clock, PlanFiles, LineSearch, Logger, Confirm) with your own adapters.
+// (LifecycleRepository, Clock, DocumentFiles, LineSearch, Logger, Confirm) with your own adapters.
 
 export * from "./lifecycle/lifecycle.ports"
 export * from "./lifecycle/lifecycle"
@@ -8,13 +8,19 @@ export * from "./lifecycle/lifecycle.host"
 export * from "./lifecycle/lifecycle.restore"
 export * from "./lifecycle/gate.refusal"
 export * from "./config/forge.options"
+export * from "./documents/document.errors"
+export * from "./documents/document.ports"
+export * from "./documents/document.search"
+export * from "./documents/document.window"
+export * from "./documents/frontmatter.block"
+export * from "./documents/frontmatter.codec"
+export * from "./documents/markdown.scan"
 export * from "./plan/plan.ports"
 export * from "./plan/plan.paths"
 export * from "./plan/plan.types"
 export * from "./plan/plan.errors"
 export * from "./plan/plan.document"
 export * from "./plan/plan.text"
-export * from "./plan/plan.search"
 export * from "./plan/plan.report"
 export * from "./plan/plan.naming"
 export * from "./plan/plan.registry"

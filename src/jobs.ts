@@ -45,6 +45,8 @@ export function createHostJobs(options: {
   repository: () => Promise<LifecycleRepository | undefined>
   /** Where the job registry and ledger persist (opened lazily); without it they live in memory only. */
   keyValue?: () => Promise<KeyValueStorage>
+  /** The workspace's one lifecycle host; without it the jobs get one of their own over `repository`. */
+  host?: LifecycleHost
 }): HostJobs {
   const keyValue = options.keyValue
   const storage: StoreStorage | undefined = keyValue && {
@@ -53,10 +55,11 @@ export function createHostJobs(options: {
     removeItem: async (name) => (await keyValue()).removeItem(name),
     names: async (prefix) => (await keyValue()).names(prefix),
   }
-  const host = currentHost()
+  const jobHost = currentHost()
+  const lifecycles = options.host ?? new LifecycleHost({ repository: options.repository, clock: options.clock, log: options.log })
   const persistFailed = (what: string) => (error: unknown) => options.log.warn(`${what}: ${String(error)}`)
-  const ledger = new JobLedger(host, storage, persistFailed("job ledger"))
-  const registry = new JobRegistry(host, storage, persistFailed("job registry"))
+  const ledger = new JobLedger(jobHost, storage, persistFailed("job ledger"))
+  const registry = new JobRegistry(jobHost, storage, persistFailed("job registry"))
   // The ledger names the containment the first job runs under (and any change of it).
   const processes = withContainmentLedger(options.processes ?? createJobProcesses(), ledger, options.clock, options.log)
   const supervisor = new JobSupervisor({
@@ -65,16 +68,10 @@ export function createHostJobs(options: {
     clock: options.clock,
     timers: systemTimers,
     log: options.log,
-    // The job lifecycle on a host of its own until the composition hands every lifecycle the workspace's one host.
-    lifecycle: (handlers) =>
-      defineJobLifecycle(new LifecycleHost({ repository: options.repository, clock: options.clock, log: options.log }), {
-        processes,
-        clock: options.clock,
-        ...handlers,
-      }),
+    lifecycle: (handlers) => defineJobLifecycle(lifecycles, { processes, clock: options.clock, ...handlers }),
     ledger,
     registry,
-    host,
+    host: jobHost,
     // Job ids are process markers too: unique across hosts, so one host can never kill another's jobs.
     newJobId: () => `job_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`,
     sessionIsIdle: async (sessionId) => {
@@ -92,7 +89,7 @@ export function createHostJobs(options: {
   const uninstall = () => {
     removeExitHandlers()
     // The next plugin instance of this process may take over what this one leaves (its survive jobs).
-    releaseHost(host)
+    releaseHost(jobHost)
   }
   return { supervisor, ledger, registry, shellFamily: processes.shellFamily(), uninstall }
 }

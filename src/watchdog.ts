@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs"
 import { createProcessLocator, processClock } from "../adapters/process/process.locator"
-import { createProcessKiller } from "../adapters/process/process.trees.kill"
+import { createProcessKiller } from "../adapters/process/watchdog.tree.kill"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
 import { sharedWatchdogLedger } from "../adapters/storage/watchdog.ledger.repository"
 import { type ForgeOptions, optionFallbacks } from "../services/config/forge.options"
+import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Logger } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogLedger, WatchdogTicker } from "../services/watchdog/watchdog.ports"
 import { WatchdogService } from "../services/watchdog/watchdog.service"
@@ -38,6 +39,8 @@ export function createHostWatchdog(options: {
   /** The workspace database's connection (the runtime's, opened on first use): the ledger writes through it. */
   connection: () => Promise<StorageConnection>
   ledger?: WatchdogLedger & { close(): Promise<void> }
+  /** The workspace's lifecycle host, to keep the watches beside the other lifecycles; else the service keeps its own. */
+  host?: LifecycleHost
 }): HostWatchdog | undefined {
   if (!existsSync("/proc/self/environ")) {
     options.log.info("no /proc here: the hang watchdog stands down")
@@ -53,6 +56,7 @@ export function createHostWatchdog(options: {
     killer: createProcessKiller(),
     ledger,
     log: options.log,
+    host: options.host,
   })
   const optionProblems = optionFallbacks(options.rawOptions).filter((f) => f.key.startsWith("watchdog."))
   service.recordConfigFallbacks([...optionProblems.map((f) => f.message), ...fallbacks])

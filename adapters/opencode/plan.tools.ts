@@ -1,6 +1,6 @@
 import { type ToolContext, type ToolDefinition, tool } from "@opencode-ai/plugin"
 import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
-import { DEFAULT_READ_LIMIT } from "../../services/plan/plan.text"
+import { DEFAULT_READ_LIMIT } from "../../services/documents/document.window"
 import type { ForgeRuntimeAccess } from "./runtime.access"
 import { forgeTool } from "./tool.args"
 

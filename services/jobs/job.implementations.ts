@@ -40,7 +40,8 @@ export function createJobImplementations(deps: JobImplementationDeps) {
         // The outcome is handed over before the kill is decided: the decision ends the job's lifecycle.
         let carryOut: () => void = () => undefined
         const outcome = new Promise<KillOutcome>((resolve, reject) => {
-          carryOut = () => (pid === null ? resolve({ survivors: [] }) : deps.processes.killTree({ pid, jobId, shim }, { graceMs: KILL_GRACE_MS }).then(resolve, reject))
+          carryOut = () =>
+            pid === null ? resolve({ survivors: [] }) : deps.processes.killTree({ pid, jobId, shim }, { graceMs: KILL_GRACE_MS }).then(resolve, reject)
         })
         deps.killed(jobId, outcome)
         // Decided first, carried out second: the exit the kill causes must not read as an unread completion.

@@ -8,9 +8,9 @@ import { type JobImplementationDeps, createJobImplementations } from "./job.impl
 // frequent, and the log file keeps the output. Only the newest finished jobs' records are kept.
 
 /** Finished jobs whose records (snapshot and transitions) are kept; older ones are pruned. */
-export const JOB_HISTORY_LIMIT = 500
+const JOB_HISTORY_LIMIT = 500
 /** Pruning runs at start-up and after this many jobs finished. */
-export const JOB_PRUNE_EVERY = 50
+const JOB_PRUNE_EVERY = 50
 
 export interface JobLifecycleOptions {
   retention?: { keep: number; every: number }
@@ -30,11 +30,7 @@ function upgradeJobRecord(persisted: PersistedShape): PersistedShape {
   return { value: persisted.value, context: { ...partial, host: partial.host ?? UNKNOWN_HOST, shim: partial.shim ?? null } }
 }
 
-export function defineJobLifecycle(
-  host: LifecycleHost,
-  deps: Omit<JobImplementationDeps, "feed">,
-  options: JobLifecycleOptions = {},
-): Lifecycle<JobMachine> {
+export function defineJobLifecycle(host: LifecycleHost, deps: Omit<JobImplementationDeps, "feed">, options: JobLifecycleOptions = {}): Lifecycle<JobMachine> {
   // The kill effect feeds its decision back into the machine: bound once the lifecycle exists.
   let lifecycle: Lifecycle<JobMachine> | undefined
   const feed: JobImplementationDeps["feed"] = (jobId, event) => {

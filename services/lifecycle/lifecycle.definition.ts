@@ -1,4 +1,5 @@
 import type { AnyStateMachine, EventFromLogic, SnapshotFrom, StateValue } from "xstate"
+import type { Clock, Logger, SnapshotRecord, TransitionRecord } from "./lifecycle.ports"
 
 // What a lifecycle tells the one host about itself: its machine, the effects it supplies for the machine's
 // placeholders, how its gates explain a refusal, and how its records are kept and restored.
@@ -53,4 +54,14 @@ export interface LifecycleDefinition<TMachine extends AnyStateMachine> {
   quietEvents?: readonly string[]
   /** Terminal records kept (newest first) and how often (in finished instances) the rest are pruned. */
   retention?: { keep: number; every: number }
+}
+
+/** What a lifecycle needs of its host: the clock, the log, and the one write queue. */
+export interface LifecycleKernel {
+  readonly clock: Clock
+  readonly log: Logger
+  /** Commits a snapshot and its transition row together, after every write queued before it. */
+  commit(snapshot: SnapshotRecord, transition: TransitionRecord): Promise<void>
+  /** Retention: removes the terminal records of one machine beyond the newest `keep`; resolves to how many went. */
+  pruneTerminal(machineId: string, keep: number): Promise<number>
 }

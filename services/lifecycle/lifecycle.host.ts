@@ -1,6 +1,6 @@
 import type { AnyStateMachine } from "xstate"
 import { Lifecycle } from "./lifecycle"
-import type { LifecycleDefinition } from "./lifecycle.definition"
+import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { Clock, LifecycleRepository, Logger, SnapshotRecord, TransitionRecord } from "./lifecycle.ports"
 
 // The one lifecycle host of a workspace: every lifecycle (plan, job, watchdog, and the ones to come) is defined on
@@ -12,16 +12,6 @@ export interface LifecycleHostOptions {
   repository: () => Promise<LifecycleRepository | undefined>
   clock: Clock
   log: Logger
-}
-
-/** What a lifecycle needs of its host: the clock, the log, and the one write queue. */
-export interface LifecycleKernel {
-  readonly clock: Clock
-  readonly log: Logger
-  /** Commits a snapshot and its transition row together, after every write queued before it. */
-  commit(snapshot: SnapshotRecord, transition: TransitionRecord): Promise<void>
-  /** Retention: removes the terminal records of one machine beyond the newest `keep`; resolves to how many went. */
-  pruneTerminal(machineId: string, keep: number): Promise<number>
 }
 
 export class LifecycleHost implements LifecycleKernel {

@@ -12,8 +12,7 @@ import {
 } from "xstate"
 import { stateToString } from "../../machines/state.text"
 import { GateRefusal } from "./gate.refusal"
-import type { EffectArgs, LifecycleDefinition } from "./lifecycle.definition"
-import type { LifecycleKernel } from "./lifecycle.host"
+import type { EffectArgs, LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { SnapshotRecord } from "./lifecycle.ports"
 import { type RestoreOutcome, resolveRecord } from "./lifecycle.restore"
 
@@ -101,7 +100,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const first = this.spawn(instanceId, { input })
     this.recordLater(instanceId, first, NO_STATE, "xstate.init")
     this.notify(instanceId, first)
-    void this.runEffects(requested, "start")
+    this.startEffects(requested)
     return first
   }
 
@@ -132,7 +131,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const to = stateToString((after as AnyMachineSnapshot).value)
     if (!(from === to && this.quiet.has(event.type))) this.recordLater(instanceId, after, from, event.type)
     this.notify(instanceId, after)
-    void this.runEffects(requested, "start")
+    this.startEffects(requested)
     return after
   }
 
@@ -259,6 +258,11 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     await this.record(instanceId, after, from, eventName)
     this.notify(instanceId, after)
     return after
+  }
+
+  /** Starts the effects of an immediate step: whatever goes wrong is logged, never thrown into the host. */
+  private startEffects(requested: readonly Requested[]): void {
+    this.runEffects(requested, "start").catch((error: unknown) => this.kernel.log.warn(`${this.machine.id}: an effect failed: ${String(error)}`))
   }
 
   /** Runs the effects a step asked for, in order. "await": the first failure rejects; "start": failures are logged. */

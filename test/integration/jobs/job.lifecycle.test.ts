@@ -60,7 +60,11 @@ it("prunes all but the newest finished jobs every few finishes; live jobs and th
   }
   for (let n = 1; n <= 3; n++) finish(n)
   await host.idle()
-  const finished = async () => (await store.repository.loadSnapshots({ machineId: "job" })).filter((r) => r.terminal).map((r) => r.instanceId).sort()
+  const finished = async () =>
+    (await store.repository.loadSnapshots({ machineId: "job" }))
+      .filter((r) => r.terminal)
+      .map((r) => r.instanceId)
+      .sort()
   expect(await finished()).toEqual(["job_1", "job_2", "job_3"])
   // The fourth finish prunes down to the newest three: job_1's snapshot and transitions go.
   finish(4)
@@ -100,7 +104,18 @@ it("records no output or tick that leaves the state as it was, and records the o
 it("restores a record written before jobs named their host and shim: a host that is gone, and no shim", () => {
   const host = new LifecycleHost({ repository: async () => undefined, clock: { now: () => 1 }, log: memoryLogger() })
   const jobs = defineJobLifecycle(host, { ...noEffects, clock: { now: () => 1 } })
-  const { host: _host, ...older } = { ...input("old"), pid: 4242, startedAt: 1, lastActivityAt: 1, endedAt: null, exitCode: null, signal: null, error: null, completion: null, previousRun: false }
+  const { host: _host, ...older } = {
+    ...input("old"),
+    pid: 4242,
+    startedAt: 1,
+    lastActivityAt: 1,
+    endedAt: null,
+    exitCode: null,
+    signal: null,
+    error: null,
+    completion: null,
+    previousRun: false,
+  }
   const restored = jobs.restore({
     machineId: "job",
     machineVersion: "1",
@@ -114,7 +129,19 @@ it("restores a record written before jobs named their host and shim: a host that
   })
   expect(restored.kind).toBe("restored")
   expect(jobs.snapshot("old")?.context).toMatchObject({ host: { pid: 0, startedAt: 0, instance: "unknown" }, shim: null, pid: 4242 })
-  expect(jobs.restore({ machineId: "job", machineVersion: "2", instanceId: "torn", sessionId: null, state: "running", terminal: false, snapshot: { value: "running", context: null }, document: null, updatedAt: 1 }).kind).toBe("unfit")
+  expect(
+    jobs.restore({
+      machineId: "job",
+      machineVersion: "2",
+      instanceId: "torn",
+      sessionId: null,
+      state: "running",
+      terminal: false,
+      snapshot: { value: "running", context: null },
+      document: null,
+      updatedAt: 1,
+    }).kind,
+  ).toBe("unfit")
   host.stopAll()
 })
 

@@ -143,6 +143,36 @@ describe("the lifecycle host", () => {
     expect(left.map((r) => r.instanceId).sort()).toEqual(["c", "d"])
   })
 
+  it("an effect of an immediate step that throws at once is logged, never thrown into the host", async () => {
+    const log = memoryLogger()
+    const host = new LifecycleHost({ repository: async () => store.repository, clock: { now: () => now }, log })
+    const lifecycle = host.define({
+      machine: counterMachine,
+      implementations: {
+        actions: {
+          announce: () => {
+            throw new Error("the announcer is gone")
+          },
+        },
+      } satisfies Implementations<CounterMachine>,
+      explain: () => "no",
+      metaOf: () => ({ sessionId: null, document: null }),
+    })
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason)
+    process.on("unhandledRejection", onUnhandled)
+    try {
+      lifecycle.start("a", { owner: "s1", limit: 3 })
+      expect(lifecycle.send("a", { type: "count.add", by: 1 }).context.count).toBe(1)
+      await host.idle()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    } finally {
+      process.off("unhandledRejection", onUnhandled)
+    }
+    expect(unhandled).toEqual([])
+    expect(log.lines.filter((l) => l.includes("the announcer is gone"))).toHaveLength(2)
+  })
+
   it("a lifecycle that does not persist writes nothing", async () => {
     const { host, lifecycle } = hostWith({ persist: false })
     lifecycle.start("a", { owner: "s1", limit: 3 })

@@ -1,16 +1,29 @@
-// Pure predicates behind the job machine's guards. Times are epoch milliseconds carried by events.
+// Pure predicates behind the job machine's guards and the supervisor's decisions, with their refusal texts beside
+// them. Times are epoch milliseconds carried by events.
 
 export const DEFAULT_IDLE_MS = 60_000
 export const DEFAULT_MAX_WAIT_MS = 120_000
 export const MAX_WAIT_CAP_MS = 600_000
+/** Survive jobs outlive their host and are adopted by the next one; at most this many at once. */
+export const MAX_SURVIVORS = 100
+
+/** Where a waiting caller stands against its two deadlines. */
+export interface DeadlineClock {
+  now: number
+  /** The last output (or the start, before any). */
+  lastActivityAt: number
+  idleMs: number
+  startedAt: number
+  maxWaitMs: number
+}
 
 /** No new output for the idle budget since the last output (or since the start). */
-export function isIdleAt(now: number, lastActivityAt: number, idleMs: number): boolean {
+export function isIdleAt({ now, lastActivityAt, idleMs }: Pick<DeadlineClock, "now" | "lastActivityAt" | "idleMs">): boolean {
   return now - lastActivityAt >= idleMs
 }
 
 /** The caller has waited the whole budget; the process itself is never killed for it. */
-export function isMaxWaitReachedAt(now: number, startedAt: number, maxWaitMs: number): boolean {
+export function isMaxWaitReachedAt({ now, startedAt, maxWaitMs }: Pick<DeadlineClock, "now" | "startedAt" | "maxWaitMs">): boolean {
   return now - startedAt >= maxWaitMs
 }
 
@@ -18,14 +31,29 @@ export function isMaxWaitReachedAt(now: number, startedAt: number, maxWaitMs: nu
  * Which deadline a waiting caller hit first, when a tick finds one or both passed: a late tick must not call a
  * max-wait release "idle" just because both have passed by now.
  */
-export function firstDeadlineReached(now: number, lastActivityAt: number, idleMs: number, startedAt: number, maxWaitMs: number): "idle" | "max-wait" | null {
-  const idle = isIdleAt(now, lastActivityAt, idleMs)
-  const maxWait = isMaxWaitReachedAt(now, startedAt, maxWaitMs)
-  if (idle && maxWait) return lastActivityAt + idleMs <= startedAt + maxWaitMs ? "idle" : "max-wait"
+export function firstDeadlineReached(clock: DeadlineClock): "idle" | "max-wait" | null {
+  const idle = isIdleAt(clock)
+  const maxWait = isMaxWaitReachedAt(clock)
+  if (idle && maxWait) return clock.lastActivityAt + clock.idleMs <= clock.startedAt + clock.maxWaitMs ? "idle" : "max-wait"
   return idle ? "idle" : maxWait ? "max-wait" : null
 }
 
 /** The earliest moment a waiting caller may be released without an exit: the next deadline to tick at. */
-export function nextDeadline(lastActivityAt: number, idleMs: number, startedAt: number, maxWaitMs: number): number {
+export function nextDeadline({ lastActivityAt, idleMs, startedAt, maxWaitMs }: Omit<DeadlineClock, "now">): number {
   return Math.min(lastActivityAt + idleMs, startedAt + maxWaitMs)
+}
+
+/** Whether one more survive job would pass the cap of live survivors. */
+export function isOverSurvivorCap({ survive, liveSurvivors }: { survive: boolean; liveSurvivors: number }): boolean {
+  return survive && liveSurvivors >= MAX_SURVIVORS
+}
+
+export const SURVIVOR_CAP_REFUSAL = `forge_shell: ${MAX_SURVIVORS} survive jobs are already running; stop some (forge_jobs kill) before starting another that outlives the host.`
+
+/**
+ * What a live job an earlier host left becomes here: a survive job whose own process still runs is adopted;
+ * anything else is orphaned (killed first when its process still runs: it escaped its fence).
+ */
+export function isAdoptable({ processAlive, survive }: { processAlive: boolean; survive: boolean }): boolean {
+  return processAlive && survive
 }

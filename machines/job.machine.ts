@@ -1,9 +1,11 @@
-import { assign, setup } from "xstate"
-import { firstDeadlineReached } from "./job.gates"
+import { assertEvent, assign, setup } from "xstate"
+import { type DeadlineClock, firstDeadlineReached } from "./job.gates"
 
 // One supervised shell job. The caller (forge_shell) waits while the job is `running`; the FIRST of four conditions
 // ends the wait — the process exit, a success-pattern match, idle output, or the max-wait cap — and only the exit
 // ends the process. A completion the caller never saw queues exactly one wake; a terminal poll consumes it.
+// Two effects are the machine's to declare and the harness's to supply (createJobImplementations): the kill after a
+// success-pattern match when keep_alive is false, and the wake owed to the job's session.
 
 export const JOB_MACHINE_VERSION = "2"
 
@@ -84,6 +86,33 @@ export type JobEvent =
 
 export type JobTag = "alive" | "caller-waiting" | "wake-pending" | "listed"
 
+interface PatternMatch {
+  matched: boolean
+  hasPattern: boolean
+}
+
+function isPatternMatchOf({ matched, hasPattern }: PatternMatch): boolean {
+  return matched && hasPattern
+}
+
+/** The output event against the job's pattern settings. */
+const patternMatchOf = (context: JobContext, event: JobEvent) => {
+  assertEvent(event, "job.output")
+  return { matched: event.matched, hasPattern: context.hasPattern, keepAlive: context.keepAlive }
+}
+
+/** A tick against the waiting caller's two deadlines. */
+const deadlineClockOf = (context: JobContext, event: JobEvent): DeadlineClock => {
+  assertEvent(event, "job.tick")
+  return {
+    now: event.now,
+    lastActivityAt: context.lastActivityAt ?? event.now,
+    idleMs: context.idleMs,
+    startedAt: context.startedAt ?? event.now,
+    maxWaitMs: context.maxWaitMs,
+  }
+}
+
 export const jobMachine = setup({
   types: {
     context: {} as JobContext,
@@ -93,35 +122,52 @@ export const jobMachine = setup({
   },
   guards: {
     isBackground: ({ context }) => context.background,
-    isPatternMatch: ({ context, event }) => event.type === "job.output" && event.matched && context.hasPattern,
-    isIdle: ({ context, event }) =>
-      event.type === "job.tick" &&
-      firstDeadlineReached(event.now, context.lastActivityAt ?? event.now, context.idleMs, context.startedAt ?? event.now, context.maxWaitMs) === "idle",
-    isMaxWaitReached: ({ context, event }) =>
-      event.type === "job.tick" &&
-      firstDeadlineReached(event.now, context.lastActivityAt ?? event.now, context.idleMs, context.startedAt ?? event.now, context.maxWaitMs) === "max-wait",
+    isPatternMatch: (_, params: PatternMatch) => isPatternMatchOf(params),
+    // keep_alive: false — the match also ends the process (server semantics are keep_alive: true).
+    isPatternMatchWithoutKeepAlive: (_, params: PatternMatch & { keepAlive: boolean }) => isPatternMatchOf(params) && !params.keepAlive,
+    isIdle: (_, params: DeadlineClock) => firstDeadlineReached(params) === "idle",
+    isMaxWaitReached: (_, params: DeadlineClock) => firstDeadlineReached(params) === "max-wait",
     isNotifying: ({ context }) => context.notify,
   },
   actions: {
-    recordSpawn: assign(({ event }) =>
-      event.type === "job.spawned" ? { pid: event.pid, startedAt: event.at, lastActivityAt: event.at, shim: event.shim ?? null } : {},
-    ),
-    recordSpawnFailure: assign(({ event }) =>
-      event.type === "job.spawnFailed" ? { error: event.error, endedAt: event.at, completion: "spawn-failed" as const } : {},
-    ),
-    recordOutput: assign(({ context, event }) => (event.type === "job.output" ? { lastActivityAt: Math.max(event.at, context.lastActivityAt ?? 0) } : {})),
-    recordExit: assign(({ context, event }) =>
-      event.type === "job.exit"
-        ? { exitCode: event.code, signal: event.signal, endedAt: event.at, completion: context.completion ?? ("exit" as const) }
-        : {},
-    ),
-    recordKill: assign(({ event }) => (event.type === "job.kill" ? { endedAt: event.at, completion: "killed" as const } : {})),
+    recordSpawn: assign(({ event }) => {
+      assertEvent(event, "job.spawned")
+      return { pid: event.pid, startedAt: event.at, lastActivityAt: event.at, shim: event.shim ?? null }
+    }),
+    recordSpawnFailure: assign(({ event }) => {
+      assertEvent(event, "job.spawnFailed")
+      return { error: event.error, endedAt: event.at, completion: "spawn-failed" as const }
+    }),
+    recordOutput: assign(({ context, event }) => {
+      assertEvent(event, "job.output")
+      return { lastActivityAt: Math.max(event.at, context.lastActivityAt ?? 0) }
+    }),
+    recordExit: assign(({ context, event }) => {
+      assertEvent(event, "job.exit")
+      return { exitCode: event.code, signal: event.signal, endedAt: event.at, completion: context.completion ?? ("exit" as const) }
+    }),
+    recordKill: assign(({ event }) => {
+      assertEvent(event, "job.kill")
+      return { endedAt: event.at, completion: "killed" as const }
+    }),
     markPattern: assign({ completion: "pattern" as const }),
     markIdle: assign({ completion: "idle" as const }),
     markMaxWait: assign({ completion: "max-wait" as const }),
     markBackground: assign({ completion: "background" as const }),
-    markAdopted: assign(({ event }) => (event.type === "job.adopt" ? { previousRun: true, host: event.host } : {})),
-    markOrphaned: assign(({ event }) => (event.type === "job.orphan" ? { endedAt: event.at, completion: "orphaned" as const } : {})),
+    markAdopted: assign(({ event }) => {
+      assertEvent(event, "job.adopt")
+      return { previousRun: true, host: event.host }
+    }),
+    markOrphaned: assign(({ event }) => {
+      assertEvent(event, "job.orphan")
+      return { endedAt: event.at, completion: "orphaned" as const }
+    }),
+    // Effects, supplied by the harness. Inert here (not "not provided" throws), so the bare machine can still be
+    // driven on its own by model and unit tests; the lifecycle always supplies them.
+    /** Decides the kill (a `job.kill` back into the machine) and then carries it out: the tree, verified. */
+    killAfterMatch: () => undefined,
+    /** A completion is owed to the job's session: delivered when that session is idle. */
+    wakeOwner: () => undefined,
   },
 }).createMachine({
   id: "job",
@@ -157,12 +203,17 @@ export const jobMachine = setup({
         // The caller holds the whole output when the exit ends its wait: terminal evidence, nothing left to wake.
         "job.exit": { target: "cleared", actions: "recordExit" },
         "job.output": [
-          { guard: "isPatternMatch", target: "succeededByPattern", actions: ["recordOutput", "markPattern"] },
+          {
+            guard: { type: "isPatternMatchWithoutKeepAlive", params: ({ context, event }) => patternMatchOf(context, event) },
+            target: "succeededByPattern",
+            actions: ["recordOutput", "markPattern", "killAfterMatch"],
+          },
+          { guard: { type: "isPatternMatch", params: ({ context, event }) => patternMatchOf(context, event) }, target: "succeededByPattern", actions: ["recordOutput", "markPattern"] },
           { actions: "recordOutput" },
         ],
         "job.tick": [
-          { guard: "isIdle", target: "earlyReturned", actions: "markIdle" },
-          { guard: "isMaxWaitReached", target: "earlyReturned", actions: "markMaxWait" },
+          { guard: { type: "isIdle", params: ({ context, event }) => deadlineClockOf(context, event) }, target: "earlyReturned", actions: "markIdle" },
+          { guard: { type: "isMaxWaitReached", params: ({ context, event }) => deadlineClockOf(context, event) }, target: "earlyReturned", actions: "markMaxWait" },
         ],
         "job.kill": { target: "killed", actions: "recordKill" },
         // A survive job restored after its host (and so its waiting caller) died: nobody waits any more.
@@ -214,6 +265,7 @@ export const jobMachine = setup({
       states: {
         wakePending: {
           tags: ["wake-pending"],
+          entry: "wakeOwner",
           on: { "job.wake.delivered": { target: "unread" } },
         },
         unread: {},

@@ -5,7 +5,8 @@ import { createJobProcesses } from "../adapters/process/job.processes"
 import { installExitMatrix } from "../adapters/process/exit.matrix"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
-import { JobJournal } from "../services/jobs/job.journal"
+import { defineJobLifecycle } from "../services/jobs/job.lifecycle"
+import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import { JobLedger } from "../services/jobs/job.ledger"
 import { withContainmentLedger } from "../services/jobs/containment.ledger"
 import { JobRegistry } from "../services/jobs/job.registry"
@@ -47,6 +48,8 @@ export function createHostJobs(options: {
   keyValue?: () => Promise<KeyValueStorage>
   /** The workspace's ledger store the job ledger appends to; without it the ledger lives in memory only. */
   ledgers?: LedgerStore
+  /** The workspace's one lifecycle host; without it the jobs get one of their own over `repository`. */
+  host?: LifecycleHost
 }): HostJobs {
   const keyValue = options.keyValue
   const storage: StoreStorage | undefined = keyValue && {
@@ -55,10 +58,11 @@ export function createHostJobs(options: {
     removeItem: async (name) => (await keyValue()).removeItem(name),
     names: async (prefix) => (await keyValue()).names(prefix),
   }
-  const host = currentHost()
+  const jobHost = currentHost()
+  const lifecycles = options.host ?? new LifecycleHost({ repository: options.repository, clock: options.clock, log: options.log })
   const persistFailed = (what: string) => (error: unknown) => options.log.warn(`${what}: ${String(error)}`)
   const ledger = new JobLedger(options.ledgers, (problem) => options.log.warn(`job ledger: ${problem}`))
-  const registry = new JobRegistry(host, storage, persistFailed("job registry"))
+  const registry = new JobRegistry(jobHost, storage, persistFailed("job registry"))
   // The ledger names the containment the first job runs under (and any change of it).
   const processes = withContainmentLedger(options.processes ?? createJobProcesses(), ledger, options.clock, options.log)
   const supervisor = new JobSupervisor({
@@ -67,10 +71,10 @@ export function createHostJobs(options: {
     clock: options.clock,
     timers: systemTimers,
     log: options.log,
-    journal: new JobJournal(options.repository, options.clock, options.log),
+    lifecycle: (handlers) => defineJobLifecycle(lifecycles, { processes, clock: options.clock, ...handlers }),
     ledger,
     registry,
-    host,
+    host: jobHost,
     // Job ids are process markers too: unique across hosts, so one host can never kill another's jobs.
     newJobId: () => `job_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`,
     sessionIsIdle: async (sessionId) => {
@@ -88,7 +92,7 @@ export function createHostJobs(options: {
   const uninstall = () => {
     removeExitHandlers()
     // The next plugin instance of this process may take over what this one leaves (its survive jobs).
-    releaseHost(host)
+    releaseHost(jobHost)
   }
   return { supervisor, ledger, registry, shellFamily: processes.shellFamily(), uninstall }
 }

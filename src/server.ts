@@ -28,6 +28,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
     repository: () => forge.database.repository(),
     keyValue: () => forge.database.keyValue(),
     ledgers,
+    host: forge.host,
   })
   const watchdog = createHostWatchdog({ log, options, rawOptions, env: process.env, ledgers, host: forge.host })
   const hooks = createForgeHooks({ client: input.client, log, options, openRuntime: () => forge.open(), fragments: forgeFragments({ repository: () => forge.database.repository(), jobs, watchdog: watchdog?.service }) })
@@ -37,6 +38,9 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
       await hooks.dispose?.()
       await watchdog?.close()
       await ledgers.close()
+      // The database may have been opened without the runtime (a job recorded before any plan tool ran).
+      await forge.host.idle()
+      await forge.database.close()
       jobs.uninstall()
     },
   }

@@ -1,5 +1,5 @@
 import type { ForgeOptions } from "../../services/config/forge.options"
-import { BUILTIN_SHELL_TOOLS, JOB_TOOL_IDS, isSupervisorEnabled, keepsBuiltinShell } from "../../services/jobs/exec.partition"
+import { BUILTIN_SHELL_TOOLS, JOB_TOOL_IDS, isSupervisorEnabled, keepsBuiltinShell } from "../../machines/exec.partition"
 import { FORGE_AGENT_DESCRIPTION, FORGE_AGENT_PROMPT } from "./prompts/forge.agent.prompt"
 import { PLAN_COMMAND_DESCRIPTION, PLAN_COMMAND_TEMPLATE } from "./prompts/plan.command"
 

@@ -1,4 +1,4 @@
-import { JOB_TOOL_IDS, builtinShellRefusal } from "../../services/jobs/exec.partition"
+import { JOB_TOOL_IDS, builtinShellRefusal } from "../../machines/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import type { LifecycleRepository } from "../../services/lifecycle/lifecycle.ports"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"

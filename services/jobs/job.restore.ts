@@ -1,40 +1,21 @@
-import { type Actor, type InspectionEvent, type StateValue, createActor } from "xstate"
-import { type JobContext, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
+import type { JobContext, JobHost } from "../../machines/job.machine"
 import type { SnapshotRecord } from "../lifecycle/lifecycle.ports"
 import type { ExitReport, JobProcesses } from "./job.ports"
 
-// Start-up: what one live job record an earlier host wrote becomes here.
+// Start-up: what one live job record an earlier host wrote becomes here. The lifecycle restores the record (checked,
+// brought up to date); before that, a record of a host that still runs is left to it, and after it, an adopted job
+// is watched.
 
-export type RestoredJob =
-  /** Another opencode process on this workspace runs it: not ours to adopt, orphan or kill. */
-  | { kind: "elsewhere" }
-  | { kind: "unfit"; problem: string }
-  | { kind: "restored"; actor: Actor<JobMachine> }
+/** Whether a live record belongs to a host process that still runs on this workspace (read before anything trusts it). */
+export function isRunningElsewhere(record: SnapshotRecord, isAlive: (host: JobHost) => boolean): boolean {
+  const persisted = record.snapshot as { context?: { host?: unknown } } | null
+  const host = persisted !== null && typeof persisted === "object" ? persisted.context?.host : undefined
+  return isJobHost(host) && isAlive(host)
+}
 
-export function restoreJobRecord(
-  record: SnapshotRecord,
-  options: { isAlive: (host: JobHost) => boolean; inspect: (jobId: string, state: string) => (event: InspectionEvent) => void },
-): RestoredJob {
-  const persisted = record.snapshot as { value: StateValue; context: Partial<JobContext> }
-  if (persisted.context.host !== undefined && options.isAlive(persisted.context.host)) return { kind: "elsewhere" }
-  try {
-    // A record written before jobs named their host belongs to a host that is gone; one written before shims existed
-    // has none (its job ran with the markers only).
-    const context: JobContext = {
-      ...(persisted.context as JobContext),
-      host: persisted.context.host ?? { pid: 0, startedAt: 0, instance: "unknown" },
-      shim: persisted.context.shim ?? null,
-    }
-    const resolved = jobMachine.resolveState({ value: persisted.value, context })
-    const actor = createActor(jobMachine, {
-      snapshot: jobMachine.getPersistedSnapshot(resolved),
-      input: context,
-      inspect: options.inspect(record.instanceId, record.state),
-    }).start()
-    return { kind: "restored", actor }
-  } catch (error) {
-    return { kind: "unfit", problem: `job ${record.instanceId}: snapshot does not fit the job machine (${String(error)}); left as it was` }
-  }
+function isJobHost(value: unknown): value is JobHost {
+  const host = value as Partial<JobHost> | null
+  return host !== null && typeof host === "object" && typeof host.pid === "number" && typeof host.startedAt === "number" && typeof host.instance === "string"
 }
 
 /**

@@ -1,9 +1,9 @@
-import { createActor, waitFor } from "xstate"
-import { nextDeadline } from "../../machines/job.gates"
-import { type JobContext, type JobHost, jobMachine } from "../../machines/job.machine"
+import { SURVIVOR_CAP_REFUSAL, isAdoptable, isOverSurvivorCap, nextDeadline } from "../../machines/job.gates"
+import { type JobContext, type JobEvent, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
+import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { Clock, LifecycleRepository, Logger } from "../lifecycle/lifecycle.ports"
-import type { JobJournal } from "./job.journal"
+import { type JobEffectHandlers, KILL_GRACE_MS } from "./job.implementations"
 import type { JobLedger, JobLedgerEntry } from "./job.ledger"
 import type { JobRegistry } from "./job.registry"
 import { isSameHost } from "./job.stores"
@@ -12,19 +12,12 @@ import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, killReply, formatLogPage, outputCutNotice, wakeText } from "./job.report"
 import { type ShellRequest, jobInputOf } from "./job.request"
-import { restoreJobRecord, watchAdopted } from "./job.restore"
+import { isRunningElsewhere, watchAdopted } from "./job.restore"
 import { SessionActivity } from "./session.activity"
 
 const TAIL_BYTES = 8 * 1024
 const POLL_CAP_MS = 30_000
 const DRAIN_BYTES = 64 * 1024
-/**
- * An explicit kill (forge_jobs kill, keep_alive: false, a deleted session) gives the tree this long to exit on SIGTERM
- * before SIGKILL; only the plugin's dispose grants the adapter's full graceful pass.
- */
-export const KILL_GRACE_MS = 100
-/** Survive jobs outlive their host and are adopted by the next one; at most this many at once. */
-export const MAX_SURVIVORS = 100
 
 export interface JobSupervisorDeps {
   processes: JobProcesses
@@ -34,8 +27,11 @@ export interface JobSupervisorDeps {
   log: Logger
   wake: WakeSender
   newJobId: () => string
-  /** Records every job transition in the shared lifecycle tables; the next start restores from it. */
-  journal: JobJournal
+  /**
+   * The job lifecycle on the workspace's host (records every job transition; the next start restores from them),
+   * defined with this supervisor's handlers for the machine's effects.
+   */
+  lifecycle: (handlers: JobEffectHandlers) => Lifecycle<JobMachine>
   /** The bounded record of what happened to jobs nobody was waiting on. */
   ledger: JobLedger
   /** Which jobs this host runs and for whom, and which results were delivered. */
@@ -59,66 +55,72 @@ export interface RestoreOutcome {
 // out what it decided.
 
 export class JobSupervisor {
-  /** The live handles (actor, watchers) of the jobs the registry lists. */
+  /** The live handles (latest snapshot, watchers) of the jobs the registry lists. */
   private readonly jobs = new Map<string, LiveJob>()
   private readonly sessions: SessionActivity
+  private readonly lifecycle: Lifecycle<JobMachine>
 
   constructor(private readonly deps: JobSupervisorDeps) {
     this.sessions = new SessionActivity(deps.sessionIsIdle)
+    this.lifecycle = deps.lifecycle({
+      killed: (jobId, outcome) => {
+        const job = this.jobs.get(jobId)
+        if (job !== undefined) job.killAfterMatch = outcome
+      },
+      wake: (jobId) => {
+        const job = this.jobs.get(jobId)
+        if (job !== undefined) void this.deliverWake(jobId, job)
+      },
+    })
   }
 
   /** forge_shell: starts a job and waits for the first completion condition (unless it runs in the background). */
   async run(sessionId: string, request: ShellRequest): Promise<string> {
-    if (request.survive && this.liveSurvivors() >= MAX_SURVIVORS) {
-      throw new Error(`forge_shell: ${MAX_SURVIVORS} survive jobs are already running; stop some (forge_jobs kill) before starting another that outlives the host.`)
-    }
+    if (isOverSurvivorCap({ survive: request.survive, liveSurvivors: this.liveSurvivors() })) throw new Error(SURVIVOR_CAP_REFUSAL)
     const pattern = request.successPattern
     const compiled = pattern === null ? undefined : { matcher: this.deps.processes.createMatcher(pattern.source, pattern.flags), text: pattern.text }
     const jobId = this.deps.newJobId()
     const logFile = this.deps.logs.pathFor(jobId)
     const input = jobInputOf(request, { jobId, sessionId, logFile, host: this.deps.host })
-    const actor = createActor(jobMachine, { input, inspect: this.deps.journal.inspector(jobId) }).start()
+    const job = newLiveJob(this.lifecycle.start(jobId, input), compiled)
     this.deps.registry.register({ jobId, owner: sessionId, survive: request.survive, registeredAt: this.deps.clock.now() })
-    const job = newLiveJob(actor, compiled)
     this.jobs.set(jobId, job)
+    this.watch(jobId, job)
     await this.deps.logs.rotate(new Set(this.jobs.keys())).catch((error: unknown) => this.deps.log.warn(`job log rotation failed: ${String(error)}`))
     let spawned
     try {
       spawned = await this.deps.processes.spawn({ jobId, command: request.command, cwd: request.cwd, logFile, fenced: !request.survive })
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
-      actor.send({ type: "job.spawnFailed", error: message, at: this.deps.clock.now() })
-      this.forget(jobId)
+      // Final: the job leaves with its machine (see watch).
+      this.feed(job, { type: "job.spawnFailed", error: message, at: this.deps.clock.now() })
       throw new Error(`forge_shell: ${message}`)
     }
-    actor.send({ type: "job.spawned", pid: spawned.pid, at: spawned.startedAt, shim: spawned.shim ?? null })
+    this.feed(job, { type: "job.spawned", pid: spawned.pid, at: spawned.startedAt, shim: spawned.shim ?? null })
     job.stopWatch = this.deps.processes.watchGrowth(logFile, (size) => this.onGrowth(job, size))
-    this.watch(jobId, job)
     this.armTimer(job)
     spawned.exited.then(async (exit) => {
       job.exited = true
       // Output seen before the exit is accounted for first, so the exit is the last word.
       await job.growth
       // A job already killed or cleared has ended its lifecycle: its exit is no news.
-      if (job.actor.getSnapshot().status === "active") job.actor.send({ type: "job.exit", code: exit.code, signal: exit.signal, at: exit.at })
+      this.feed(job, { type: "job.exit", code: exit.code, signal: exit.signal, at: exit.at })
       releaseGrowthWaiters(job)
     })
-    await waitFor(actor, (s) => !s.hasTag("caller-waiting"), { timeout: Number.POSITIVE_INFINITY })
-    const after = actor.getSnapshot()
+    await this.released(job)
     const extra: string[] = job.patternAbandoned === undefined ? [] : [job.patternAbandoned]
-    if (after.context.completion === "pattern" && !request.keepAlive) {
-      // The kill is decided before it is carried out, so the exit it causes is never mistaken for news.
-      actor.send({ type: "job.kill", at: this.deps.clock.now() })
-      const { survivors } = await this.deps.processes.killTree({ pid: spawned.pid, jobId, shim: spawned.shim }, { graceMs: KILL_GRACE_MS })
+    // The machine decided the kill with the match (keep_alive: false) and its effect is carrying it out.
+    if (job.killAfterMatch !== undefined) {
+      const { survivors } = await job.killAfterMatch
       extra.push(survivors.length === 0 ? "keep_alive is false: the process tree was killed after the match." : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
     }
-    const alive = actor.getSnapshot().hasTag("alive")
+    const alive = job.snapshot.hasTag("alive")
     const size = await this.deps.processes.sizeOf(logFile)
     const tail = await this.deps.processes.readTail(logFile, TAIL_BYTES)
     extra.push(...outputCutNotice(jobId, size, tail))
     // The caller now holds everything up to here: a later poll drains only what comes after.
     if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
-    return formatJobResult(actor.getSnapshot().context, alive, tail, extra)
+    return formatJobResult(job.snapshot.context, alive, tail, extra)
   }
 
   /**
@@ -134,46 +136,51 @@ export class JobSupervisor {
     for (const record of await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false, onDamaged })) {
       const jobId = record.instanceId
       if (this.jobs.has(jobId)) continue
-      const restored = restoreJobRecord(record, { isAlive, inspect: (id, state) => this.deps.journal.inspector(id, state) })
-      if (restored.kind === "elsewhere") outcome.elsewhere.push(jobId)
-      if (restored.kind === "unfit") outcome.problems.push(restored.problem)
-      if (restored.kind !== "restored") continue
-      const { actor } = restored
-      const { context } = actor.getSnapshot()
+      // Another opencode process on this workspace runs it: not ours to adopt, orphan or kill.
+      if (isRunningElsewhere(record, isAlive)) {
+        outcome.elsewhere.push(jobId)
+        continue
+      }
+      const restored = this.lifecycle.restore(record)
+      if (restored.kind === "unfit") {
+        outcome.problems.push(`${restored.problem}; left as it was`)
+        continue
+      }
+      const { context } = restored.snapshot
       // The dead host's registry, taken over above, knows the owner after a handoff; else it is the starting session.
       if (this.deps.registry.ownerOf(jobId) === undefined) {
         this.deps.registry.register({ jobId, owner: context.sessionId, survive: context.survive, registeredAt: this.deps.clock.now() })
       }
-      const job = newLiveJob(actor)
+      const job = newLiveJob(restored.snapshot)
       this.jobs.set(jobId, job)
       this.watch(jobId, job)
       const alive = context.pid !== null && context.startedAt !== null && this.deps.processes.isSameProcess(context.pid, context.startedAt)
       const now = this.deps.clock.now()
-      if (actor.getSnapshot().value === "starting") {
-        actor.send({ type: "job.spawnFailed", error: "the host stopped before the job started", at: now })
+      if (job.snapshot.value === "starting") {
+        this.feed(job, { type: "job.spawnFailed", error: "the host stopped before the job started", at: now })
         continue
       }
-      if (!actor.getSnapshot().hasTag("alive")) continue
-      if (alive && context.survive) {
-        actor.send({ type: "job.adopt", at: now, host: this.deps.host })
+      if (!job.snapshot.hasTag("alive")) continue
+      if (isAdoptable({ processAlive: alive, survive: context.survive })) {
+        this.feed(job, { type: "job.adopt", at: now, host: this.deps.host })
         job.readOffset = await this.deps.processes.sizeOf(context.logFile)
         job.stopWatch = watchAdopted(this.deps.processes, context, (size) => this.onGrowth(job, size), (exit) => {
-          if (job.actor.getSnapshot().status === "active") job.actor.send({ type: "job.exit", code: exit?.code ?? null, signal: exit?.signal ?? null, at: this.deps.clock.now() })
+          this.feed(job, { type: "job.exit", code: exit?.code ?? null, signal: exit?.signal ?? null, at: this.deps.clock.now() })
         })
         outcome.adopted.push(jobId)
         this.note("adopted", context, `adopted from a previous run: pid ${context.pid} still runs (survive mode)`)
         continue
       }
       if (alive) await this.deps.processes.killTree({ pid: context.pid as number, jobId, shim: context.shim })
-      actor.send({ type: "job.orphan", at: now })
+      this.feed(job, { type: "job.orphan", at: now })
       this.note("orphaned", context, `left live by a previous run${alive ? "; it escaped its fence and was killed" : "; its process is gone"}`)
       outcome.orphaned.push(jobId)
     }
     // Registrations taken over whose job already ended: their results count as delivered.
     for (const { jobId } of this.deps.registry.registrations()) if (!this.jobs.has(jobId)) this.deps.registry.end(jobId)
-    await this.deps.journal.prune()
+    await this.lifecycle.prune()
     // Completions an earlier host could not deliver: their sessions may be idle already, with no event to come.
-    for (const [jobId, job] of this.jobs) if (job.actor.getSnapshot().hasTag("wake-pending")) void this.deliverWake(jobId, job)
+    for (const [jobId, job] of this.jobs) if (job.snapshot.hasTag("wake-pending")) void this.deliverWake(jobId, job)
     return outcome
   }
 
@@ -182,7 +189,7 @@ export class JobSupervisor {
     const rows = [...this.jobs.values()]
       .filter((j) => sessionId === undefined || this.ownerOf(j) === sessionId)
       .map((j) => {
-        const { context, value } = j.actor.getSnapshot()
+        const { context, value } = j.snapshot
         const state = stateToString(value)
         return `- ${context.jobId} [${state}${context.previousRun ? ", previous-run" : ""}] pid ${context.pid ?? "-"} cwd ${context.cwd} — ${context.command}`
       })
@@ -195,18 +202,18 @@ export class JobSupervisor {
     if (typeof job === "string") return job
     const deadline = this.deps.clock.now() + Math.min(waitMs, POLL_CAP_MS)
     // A growth event may be about output the caller already holds (read after the event's size): wait on until news.
-    while (waitMs > 0 && job.actor.getSnapshot().hasTag("alive") && (await this.deps.processes.sizeOf(job.actor.getSnapshot().context.logFile)) <= job.readOffset) {
+    while (waitMs > 0 && job.snapshot.hasTag("alive") && (await this.deps.processes.sizeOf(job.snapshot.context.logFile)) <= job.readOffset) {
       const left = deadline - this.deps.clock.now()
       if (left <= 0) break
       await waitForGrowth(job, this.deps.timers, left)
     }
-    const { context } = job.actor.getSnapshot()
+    const { context } = job.snapshot
     const drained = await this.deps.processes.readNew(context.logFile, job.readOffset, DRAIN_BYTES)
     job.readOffset = drained.nextOffset
-    const alive = job.actor.getSnapshot().hasTag("alive")
+    const alive = job.snapshot.hasTag("alive")
     // A poll that sees the end delivers the final status itself: the queued wake is dropped, the entry cleared.
-    if (job.actor.getSnapshot().can({ type: "job.poll" })) job.actor.send({ type: "job.poll" })
-    return formatJobResult(job.actor.getSnapshot().context, alive, drained.text)
+    this.feed(job, { type: "job.poll" })
+    return formatJobResult(job.snapshot.context, alive, drained.text)
   }
 
   /** forge_jobs log: line paging over the job's log — also of a job whose result was delivered, while its log exists. */
@@ -225,11 +232,12 @@ export class JobSupervisor {
   private async killWith(jobId: string, grace?: { graceMs: number }): Promise<string> {
     const job = this.lookup(jobId)
     if (typeof job === "string") return job
-    const before = job.actor.getSnapshot()
+    const before = job.snapshot
     const { context } = before
-    if (!before.can({ type: "job.kill", at: 0 }) || context.pid === null) return `job ${jobId} has already finished; nothing to kill.`
+    const kill = { type: "job.kill", at: this.deps.clock.now() } as const
+    if (!this.lifecycle.can(jobId, kill) || context.pid === null) return `job ${jobId} has already finished; nothing to kill.`
     // Decided first, carried out second: the exit the kill causes must not read as an unread completion.
-    job.actor.send({ type: "job.kill", at: this.deps.clock.now() })
+    this.feed(job, kill)
     const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId, shim: context.shim }, grace)
     if (survivors.length > 0) this.note("kill-survivors", context, `${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
     return killReply(context, before.hasTag("alive"), survivors)
@@ -239,8 +247,8 @@ export class JobSupervisor {
   clear(jobId: string): string {
     const job = this.lookup(jobId)
     if (typeof job === "string") return job
-    if (!job.actor.getSnapshot().can({ type: "job.clear" })) return `job ${jobId} is still running: poll it, or kill it first.`
-    job.actor.send({ type: "job.clear" })
+    if (!this.lifecycle.can(jobId, { type: "job.clear" })) return `job ${jobId} is still running: poll it, or kill it first.`
+    this.feed(job, { type: "job.clear" })
     return `job ${jobId} cleared.`
   }
 
@@ -257,16 +265,16 @@ export class JobSupervisor {
     this.sessions.set(sessionId, status)
     if (status === "busy") return
     for (const [jobId, job] of this.jobs) {
-      if (this.ownerOf(job) === sessionId && job.actor.getSnapshot().hasTag("wake-pending")) void this.deliverWake(jobId, job)
+      if (this.ownerOf(job) === sessionId && job.snapshot.hasTag("wake-pending")) void this.deliverWake(jobId, job)
     }
   }
 
   /** A deleted session's live jobs die with it. */
   async sessionDeleted(sessionId: string): Promise<void> {
     this.sessions.forget(sessionId)
-    const owned = [...this.jobs.entries()].filter(([, j]) => this.ownerOf(j) === sessionId && j.actor.getSnapshot().hasTag("alive"))
+    const owned = [...this.jobs.entries()].filter(([, j]) => this.ownerOf(j) === sessionId && j.snapshot.hasTag("alive"))
     for (const [jobId, job] of owned) {
-      this.note("session-deleted", job.actor.getSnapshot().context, `session ${sessionId} was deleted: its job was killed`)
+      this.note("session-deleted", job.snapshot.context, `session ${sessionId} was deleted: its job was killed`)
       await this.kill(jobId)
     }
   }
@@ -274,31 +282,42 @@ export class JobSupervisor {
   /** Exit handlers: kill every live job that is not in survive mode, synchronously. */
   killAllNow(): void {
     for (const job of this.jobs.values()) {
-      const { context } = job.actor.getSnapshot()
-      if (job.actor.getSnapshot().hasTag("alive") && !context.survive && context.pid !== null) this.deps.processes.killTreeNow({ pid: context.pid, jobId: context.jobId, shim: context.shim })
+      const { context } = job.snapshot
+      if (job.snapshot.hasTag("alive") && !context.survive && context.pid !== null) this.deps.processes.killTreeNow({ pid: context.pid, jobId: context.jobId, shim: context.shim })
     }
   }
 
   /** Plugin dispose: a graceful pass over every live non-survive job. */
   async dispose(): Promise<void> {
     const live = [...this.jobs.keys()].filter((id) => {
-      const snapshot = this.jobs.get(id)?.actor.getSnapshot()
+      const snapshot = this.jobs.get(id)?.snapshot
       return snapshot?.hasTag("alive") && !snapshot.context.survive
     })
     // The graceful pass: the adapter's full SIGTERM grace before anything is SIGKILLed.
     await Promise.all(live.map((id) => this.killWith(id)))
     for (const job of this.jobs.values()) quiesce(job)
     // What was recorded lands before the host closes the database.
-    await Promise.all([this.deps.journal.flush(), this.deps.registry.flush(), this.deps.ledger.flush()])
+    await Promise.all([this.lifecycle.idle(), this.deps.registry.flush(), this.deps.ledger.flush()])
   }
 
   /** Carries out what the machine decides whenever it moves: a wake owed, nothing left to watch, an entry to drop. */
   private watch(jobId: string, job: LiveJob): void {
-    job.actor.subscribe((snapshot) => {
-      if (snapshot.hasTag("wake-pending")) void this.deliverWake(jobId, job)
+    this.lifecycle.subscribe(jobId, (snapshot) => {
+      job.snapshot = snapshot
       if (!snapshot.hasTag("alive")) quiesce(job)
       if (snapshot.status === "done") this.forget(jobId)
     })
+  }
+
+  /** Feeds the job's machine what happened; an event it does not take now (or a job already ended) changes nothing. */
+  private feed(job: LiveJob, event: JobEvent): void {
+    if (this.lifecycle.has(job.jobId)) this.lifecycle.send(job.jobId, event)
+  }
+
+  /** Resolves once the caller of forge_shell stops waiting (the first completion condition, or the end). */
+  private async released(job: LiveJob): Promise<void> {
+    if (!this.lifecycle.has(job.jobId)) return
+    await this.lifecycle.waitFor(job.jobId, (snapshot) => !snapshot.hasTag("caller-waiting"))
   }
 
   /** Ledgers what happened to a job nobody was waiting on (and says it in the log too). */
@@ -308,7 +327,7 @@ export class JobSupervisor {
   }
 
   private liveSurvivors(): number {
-    return [...this.jobs.values()].filter(({ actor }) => actor.getSnapshot().context.survive && actor.getSnapshot().hasTag("alive")).length
+    return [...this.jobs.values()].filter(({ snapshot }) => snapshot.context.survive && snapshot.hasTag("alive")).length
   }
 
   /**
@@ -317,7 +336,7 @@ export class JobSupervisor {
    */
   private async pageableLog(jobId: string): Promise<string | { refusal: string }> {
     const job = this.jobs.get(jobId)
-    if (job !== undefined) return job.actor.getSnapshot().context.logFile
+    if (job !== undefined) return job.snapshot.context.logFile
     if (!this.deps.registry.isConsumed(jobId)) return { refusal: `unknown job ${jobId}. forge_jobs list shows the jobs.` }
     if (!(await this.deps.logs.exists(jobId))) return { refusal: `job ${jobId}: already consumed, and its log is gone (rotated out with older job logs, or deleted).` }
     return this.deps.logs.pathFor(jobId)
@@ -332,11 +351,11 @@ export class JobSupervisor {
   /** New output up to `size`: scanned for the success pattern (to the end, in bounded steps) while the caller waits. */
   private onGrowth(job: LiveJob, size: number): void {
     job.growth = job.growth.then(async () => {
-      const snapshot = job.actor.getSnapshot()
+      const snapshot = job.snapshot
       if (!snapshot.hasTag("alive")) return
       const outcome = await scanJobOutput(job, size, this.deps.processes.readNew)
       if (outcome.kind === "abandoned") this.deps.log.warn(`job ${snapshot.context.jobId}: ${outcome.reason}`)
-      job.actor.send({ type: "job.output", at: this.deps.clock.now(), matched: outcome.kind === "matched" })
+      this.feed(job, { type: "job.output", at: this.deps.clock.now(), matched: outcome.kind === "matched" })
       this.armTimer(job)
       releaseGrowthWaiters(job)
     }).catch((error: unknown) => this.deps.log.warn(`job output handling failed: ${String(error)}`))
@@ -345,11 +364,11 @@ export class JobSupervisor {
   /** Wakes the caller at the next deadline (idle or max wait) while it waits. */
   private armTimer(job: LiveJob): void {
     job.timer?.cancel()
-    const { context } = job.actor.getSnapshot()
-    if (!job.actor.getSnapshot().hasTag("caller-waiting") || context.startedAt === null) return
-    const due = nextDeadline(context.lastActivityAt ?? context.startedAt, context.idleMs, context.startedAt, context.maxWaitMs)
+    const { context } = job.snapshot
+    if (!job.snapshot.hasTag("caller-waiting") || context.startedAt === null) return
+    const due = nextDeadline({ lastActivityAt: context.lastActivityAt ?? context.startedAt, idleMs: context.idleMs, startedAt: context.startedAt, maxWaitMs: context.maxWaitMs })
     job.timer = this.deps.timers.setTimeout(() => {
-      job.actor.send({ type: "job.tick", now: this.deps.clock.now() })
+      this.feed(job, { type: "job.tick", now: this.deps.clock.now() })
       this.armTimer(job)
     }, Math.max(0, due - this.deps.clock.now()))
   }
@@ -360,9 +379,9 @@ export class JobSupervisor {
     job.delivering = true
     try {
       if (!(await this.sessions.isIdle(owner))) return
-      const { context } = job.actor.getSnapshot()
+      const { context } = job.snapshot
       await this.deps.wake(owner, wakeText(context, await this.deps.processes.readTail(context.logFile, TAIL_BYTES)))
-      if (job.actor.getSnapshot().can({ type: "job.wake.delivered" })) job.actor.send({ type: "job.wake.delivered" })
+      this.feed(job, { type: "job.wake.delivered" })
     } catch (error) {
       this.deps.log.warn(`job ${jobId}: wake delivery failed, retrying at the next idle: ${String(error)}`)
     } finally {
@@ -375,12 +394,13 @@ export class JobSupervisor {
     const job = this.jobs.get(jobId)
     if (job) quiesce(job)
     this.jobs.delete(jobId)
+    this.lifecycle.remove(jobId)
     this.deps.registry.end(jobId)
   }
 
   /** The session a job belongs to now (the registry knows every job this host runs). */
   private ownerOf(job: LiveJob): string {
-    const { context } = job.actor.getSnapshot()
+    const { context } = job.snapshot
     return this.deps.registry.ownerOf(context.jobId) ?? context.sessionId
   }
 }

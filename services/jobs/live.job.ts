@@ -1,10 +1,15 @@
-import type { Actor } from "xstate"
+import type { SnapshotFrom } from "xstate"
 import type { JobMachine } from "../../machines/job.machine"
+import type { KillOutcome } from "./job.implementations"
 import type { OutputMatcher, Timers } from "./job.ports"
 
-/** The supervisor's working record of one job: its machine actor plus what watches it. */
+/** The supervisor's working record of one job: its machine's latest snapshot plus what watches it. */
 export interface LiveJob {
-  actor: Actor<JobMachine>
+  jobId: string
+  /** The machine's latest snapshot (kept after the lifecycle dropped a finished job, for the final reply). */
+  snapshot: SnapshotFrom<JobMachine>
+  /** A kill the machine decided after a success-pattern match (keep_alive: false), under way. */
+  killAfterMatch?: Promise<KillOutcome>
   stopWatch?: () => void
   timer?: { cancel(): void }
   matcher?: OutputMatcher
@@ -24,8 +29,8 @@ export interface LiveJob {
   growthWaiters: Set<() => void>
 }
 
-export function newLiveJob(actor: Actor<JobMachine>, pattern?: { matcher: OutputMatcher; text: string }): LiveJob {
-  return { actor, matcher: pattern?.matcher, patternText: pattern?.text, scanOffset: 0, readOffset: 0, exited: false, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
+export function newLiveJob(snapshot: SnapshotFrom<JobMachine>, pattern?: { matcher: OutputMatcher; text: string }): LiveJob {
+  return { jobId: snapshot.context.jobId, snapshot, matcher: pattern?.matcher, patternText: pattern?.text, scanOffset: 0, readOffset: 0, exited: false, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
 }
 
 /** Resolves at the job's next output or end, or after `ms`, whichever comes first. */

@@ -79,12 +79,12 @@ function abandonedText(pattern: string, why: string): string {
  * (the exit is then the last word); a pattern given up is remembered on the job, for the caller's result.
  */
 export async function scanJobOutput(job: LiveJob, size: number, readNew: JobProcesses["readNew"]): Promise<ScanOutcome> {
-  const isWaiting = () => !job.exited && job.actor.getSnapshot().value === "running"
+  const isWaiting = () => !job.exited && job.snapshot.value === "running"
   if (job.matcher === undefined || job.patternAbandoned !== undefined || !isWaiting()) return { kind: "no-match" }
   const outcome = await scanOutput(readNew, {
     matcher: job.matcher,
     patternText: job.patternText ?? "",
-    logFile: job.actor.getSnapshot().context.logFile,
+    logFile: job.snapshot.context.logFile,
     from: job.scanOffset,
     upTo: size,
     isWanted: isWaiting,

@@ -35,6 +35,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   private readonly actors = new Map<string, Actor<TMachine>>()
   private readonly queues = new Map<string, Promise<unknown>>()
   private readonly listeners = new Map<string, Set<Listener<TMachine>>>()
+  /** Commits queued and not landed yet (`send`/`start` do not wait for theirs; `idle` does). */
+  private readonly commits = new Set<Promise<void>>()
   private readonly inert: TMachine
   private readonly quiet: ReadonlySet<string>
   private finishedSincePrune = 0
@@ -214,9 +216,10 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     this.listeners.clear()
   }
 
-  /** Waits until every queued dispatch has finished. */
+  /** Waits until every queued dispatch has finished and every record queued so far has landed (or failed). */
   async idle(): Promise<void> {
     await Promise.allSettled([...this.queues.values()])
+    await Promise.allSettled([...this.commits])
   }
 
   private require(instanceId: string): SnapshotFrom<TMachine> {
@@ -306,6 +309,11 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const { snapshot } = this.row(instanceId, typed, from, event)
     const { machineId, sessionId, state: to, updatedAt: at } = snapshot
     const done = this.kernel.commit(snapshot, { machineId, instanceId, sessionId, from, event, to, at })
+    this.commits.add(done)
+    void done.then(
+      () => this.commits.delete(done),
+      () => this.commits.delete(done),
+    )
     if (snapshot.terminal && this.definition.retention !== undefined && ++this.finishedSincePrune >= this.definition.retention.every) void this.prune()
     return done
   }

@@ -3,7 +3,7 @@
 // ledger) are supplied by createWatchdogImplementations. The machine decides everything (when to warn, act, degrade,
 // give up); this service only carries events both ways.
 import { type WatchdogEvent, type WatchdogMachine, watchdogPlaceOf } from "../../machines/watchdog.machine"
-import { BUILTIN_SHELL_TOOLS, isForgeFamily } from "../jobs/exec.partition"
+import { BUILTIN_SHELL_TOOLS, isForgeFamily } from "../../machines/exec.partition"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import { LifecycleHost } from "../lifecycle/lifecycle.host"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"

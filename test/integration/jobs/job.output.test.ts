@@ -14,7 +14,8 @@ import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
 import type { JobHost } from "../../../machines/job.machine"
-import { JobJournal } from "../../../services/jobs/job.journal"
+import { defineJobLifecycle } from "../../../services/jobs/job.lifecycle"
+import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
 import { JobLedger } from "../../../services/jobs/job.ledger"
 import { JobRegistry } from "../../../services/jobs/job.registry"
 import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.request"
@@ -34,16 +35,18 @@ describe("job output with real processes", () => {
 
   const newSupervisor = (jobHost: JobHost) => {
     const storage = createKeyValueStorage(store.connection)
+    // The production poll interval: a burst lands in a few large growth events, as it does in the plugin.
+    const processes = createJobProcesses({ killGraceMs: 500 })
+    const lifecycles = new LifecycleHost({ repository: async () => store.repository, clock, log: memoryLogger() })
     return new JobSupervisor({
-      // The production poll interval: a burst lands in a few large growth events, as it does in the plugin.
-      processes: createJobProcesses({ killGraceMs: 500 }),
+      processes,
       logs: new FsJobLogs(path.join(dir, "logs")),
       clock,
       timers: systemTimers,
       log: memoryLogger(),
       wake: async () => undefined,
       newJobId: () => `job_output_${process.pid}_${++seq}`,
-      journal: new JobJournal(async () => store.repository, clock, memoryLogger()),
+      lifecycle: (handlers) => defineJobLifecycle(lifecycles, { processes, clock, ...handlers }),
       ledger: new JobLedger(new SqliteLedgerStore(store.connection)),
       registry: new JobRegistry(jobHost, storage),
       host: jobHost,

@@ -11,7 +11,8 @@ import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.reque
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
 import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
-import { JobJournal } from "../../../services/jobs/job.journal"
+import { defineJobLifecycle } from "../../../services/jobs/job.lifecycle"
+import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
 import { JobLedger } from "../../../services/jobs/job.ledger"
 import { JOB_REGISTRY_NAME, JobRegistry } from "../../../services/jobs/job.registry"
 import { hostScopedName } from "../../../services/jobs/job.stores"
@@ -41,21 +42,24 @@ describe("job supervisor with real processes", () => {
   const clock = { now: () => Date.now() }
   const host = currentHost()
   /** A host whose records stop when `silenced` says so: what a host that died leaves behind. */
-  const newSupervisor = (options: { host?: JobHost; ledger?: JobLedger; silenced?: () => boolean; sessionIsIdle?: (id: string) => Promise<boolean> } = {}) =>
-    new JobSupervisor({
-      processes: createJobProcesses({ growthPollMs: 20, killGraceMs: 500 }),
+  const newSupervisor = (options: { host?: JobHost; ledger?: JobLedger; silenced?: () => boolean; sessionIsIdle?: (id: string) => Promise<boolean> } = {}) => {
+    const processes = createJobProcesses({ growthPollMs: 20, killGraceMs: 500 })
+    const lifecycles = new LifecycleHost({ repository: async () => (options.silenced?.() ? undefined : store.repository), clock, log: memoryLogger() })
+    return new JobSupervisor({
+      processes,
       logs: new FsJobLogs(path.join(dir, "logs")),
       clock,
       timers: systemTimers,
       log: memoryLogger(),
       wake: async (session, text) => void wakes.push({ session, text }),
       newJobId: () => `job_test_${process.pid}_${++seq}`,
-      journal: new JobJournal(async () => (options.silenced?.() ? undefined : store.repository), clock, memoryLogger()),
+      lifecycle: (handlers) => defineJobLifecycle(lifecycles, { processes, clock, ...handlers }),
       ledger: options.ledger ?? ledger,
       registry: new JobRegistry(options.host ?? host, createKeyValueStorage(store.connection)),
       host: options.host ?? host,
       sessionIsIdle: options.sessionIsIdle,
     })
+  }
 
   beforeEach(async () => {
     dir = tempDir("forge-jobs-")

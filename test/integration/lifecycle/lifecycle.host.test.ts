@@ -228,6 +228,25 @@ describe("the lifecycle host", () => {
     })
   })
 
+  it("a lifecycle's idle waits for the records its immediate steps queued, so a caller can close the database after it", async () => {
+    // A slow disk: every commit lands a while after it was queued.
+    const slow = new Proxy(store.repository, {
+      get: (target, key, receiver) =>
+        key === "commit"
+          ? async (...args: Parameters<typeof target.commit>) => {
+              await new Promise((resolve) => setTimeout(resolve, 50))
+              return target.commit(...args)
+            }
+          : Reflect.get(target, key, receiver),
+    })
+    const host = new LifecycleHost({ repository: async () => slow, clock: { now: () => now }, log: memoryLogger() })
+    const lifecycle = host.define({ machine: counterMachine, implementations, explain: () => "no", metaOf: () => ({ sessionId: null, document: null }) })
+    lifecycle.start("a", { owner: "s1", limit: 3 })
+    lifecycle.send("a", { type: "count.finish" })
+    await lifecycle.idle()
+    expect((await store.repository.listTransitions({ instanceId: "a" })).map((r) => r.event)).toEqual(["xstate.init", "count.finish"])
+  })
+
   it("one host per machine id: defining a lifecycle twice is an error", () => {
     const { host } = hostWith()
     expect(() => host.define({ machine: counterMachine, implementations, explain: () => "", metaOf: () => ({ sessionId: null, document: null }) })).toThrow(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, createActor, getNextSnapshot, initialTransition, transition } from "xstate"
-import { isIdleAt, isMaxWaitReachedAt, nextDeadline } from "../../../machines/job.gates"
+import { MAX_SURVIVORS, SURVIVOR_CAP_REFUSAL, firstDeadlineReached, isAdoptable, isIdleAt, isMaxWaitReachedAt, isOverSurvivorCap, nextDeadline } from "../../../machines/job.gates"
 import { type JobEvent, type JobInput, type JobTag, jobMachine } from "../../../machines/job.machine"
 
 type Snapshot = SnapshotFrom<typeof jobMachine>
@@ -271,11 +271,30 @@ describe("pure transitions request no effects", () => {
 
 describe("gate predicates", () => {
   it("deadlines are inclusive and the next deadline is the earlier one", () => {
-    expect(isIdleAt(1_000, 0, 1_000)).toBe(true)
-    expect(isIdleAt(999, 0, 1_000)).toBe(false)
-    expect(isMaxWaitReachedAt(2_500, 0, 2_500)).toBe(true)
-    expect(isMaxWaitReachedAt(2_499, 0, 2_500)).toBe(false)
-    expect(nextDeadline(2_000, 1_000, 0, 2_500)).toBe(2_500)
-    expect(nextDeadline(500, 1_000, 0, 2_500)).toBe(1_500)
+    expect(isIdleAt({ now: 1_000, lastActivityAt: 0, idleMs: 1_000 })).toBe(true)
+    expect(isIdleAt({ now: 999, lastActivityAt: 0, idleMs: 1_000 })).toBe(false)
+    expect(isMaxWaitReachedAt({ now: 2_500, startedAt: 0, maxWaitMs: 2_500 })).toBe(true)
+    expect(isMaxWaitReachedAt({ now: 2_499, startedAt: 0, maxWaitMs: 2_500 })).toBe(false)
+    expect(nextDeadline({ lastActivityAt: 2_000, idleMs: 1_000, startedAt: 0, maxWaitMs: 2_500 })).toBe(2_500)
+    expect(nextDeadline({ lastActivityAt: 500, idleMs: 1_000, startedAt: 0, maxWaitMs: 2_500 })).toBe(1_500)
+  })
+
+  it("a late tick names the deadline passed first", () => {
+    expect(firstDeadlineReached({ now: 5_000, lastActivityAt: 0, idleMs: 1_000, startedAt: 0, maxWaitMs: 2_500 })).toBe("idle")
+    expect(firstDeadlineReached({ now: 5_000, lastActivityAt: 2_000, idleMs: 1_000, startedAt: 0, maxWaitMs: 2_500 })).toBe("max-wait")
+    expect(firstDeadlineReached({ now: 500, lastActivityAt: 0, idleMs: 1_000, startedAt: 0, maxWaitMs: 2_500 })).toBeNull()
+  })
+
+  it("the survivor cap counts only survive jobs, with its refusal beside it", () => {
+    expect(isOverSurvivorCap({ survive: true, liveSurvivors: MAX_SURVIVORS - 1 })).toBe(false)
+    expect(isOverSurvivorCap({ survive: true, liveSurvivors: MAX_SURVIVORS })).toBe(true)
+    expect(isOverSurvivorCap({ survive: false, liveSurvivors: MAX_SURVIVORS })).toBe(false)
+    expect(SURVIVOR_CAP_REFUSAL).toMatch(/100 survive jobs are already running; stop some \(forge_jobs kill\)/)
+  })
+
+  it("a restored live job is adopted only when it is a survive job whose process still runs", () => {
+    expect(isAdoptable({ processAlive: true, survive: true })).toBe(true)
+    expect(isAdoptable({ processAlive: true, survive: false })).toBe(false)
+    expect(isAdoptable({ processAlive: false, survive: true })).toBe(false)
   })
 })

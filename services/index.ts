@@ -1,4 +1,4 @@
-// Host-agnostic domain logic: embed Forge's lifecycles in another harness by providing these ports
+// Host-agnostic domain logic: embed Forge's lifecycles (plan, job, watchdog) in another harness by providing these ports
 // (LifecycleRepository, LedgerStore, Clock, DocumentFiles, LineSearch, Logger, Confirm) with your own adapters.
 
 export * from "./lifecycle/lifecycle.ports"
@@ -32,4 +32,5 @@ export * from "./plan/plan.implementations"
 export * from "./plan/plan.sync"
 export * from "./plan/plan.queries"
 export * from "./plan/plan.service"
+export * from "./jobs"
 export * from "./watchdog"

@@ -42,7 +42,7 @@ export interface JobSupervisorDeps {
   sessionIsIdle?: SessionIdleQuery
 }
 
-export interface RestoreOutcome {
+export interface JobRestoreOutcome {
   adopted: string[]
   orphaned: string[]
   /** Live jobs of another host process that still runs on this workspace: left to it. */
@@ -128,8 +128,8 @@ export class JobSupervisor {
    * previous-run, watched until it ends); anything else that was live is ledgered as an orphan — a fenced job still
    * running escaped its fence and is killed first.
    */
-  async restore(repository: LifecycleRepository): Promise<RestoreOutcome> {
-    const outcome: RestoreOutcome = { adopted: [], orphaned: [], elsewhere: [], problems: [] }
+  async restore(repository: LifecycleRepository): Promise<JobRestoreOutcome> {
+    const outcome: JobRestoreOutcome = { adopted: [], orphaned: [], elsewhere: [], problems: [] }
     const isAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isHostAlive(host)
     outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)))
     const onDamaged = (damage: { instanceId: string; problem: string }) => void outcome.problems.push(`job ${damage.instanceId}: ${damage.problem}; left as it was`)

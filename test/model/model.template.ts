@@ -37,6 +37,11 @@ export interface ModelTest<M extends AnyStateMachine> {
   /** The events the world can produce in a state (a list, or per state when some only arise in some states). */
   events: readonly EventFromLogic<M>[] | ((state: SnapshotFrom<M>) => readonly EventFromLogic<M>[])
   start(input: InputFrom<M>): Promise<ModelSut<M>>
+  /**
+   * States that extensions treat as one (default: value and whole context): a state's extensions are replayed from
+   * the first path that reaches its key. A key may leave out context no guard reads in that state.
+   */
+  extensionKey?: (state: SnapshotFrom<M>) => string
   /** Generous path-search bound. */
   limit?: number
 }
@@ -66,9 +71,17 @@ export function describeModel<M extends AnyStateMachine>(spec: ModelTest<M>): vo
     // Every reached state keeps its own path (by default a path that is a prefix of another is dropped, and with it
     // the extensions from the state it ends in).
     const paths = model.getShortestPaths({ limit: spec.limit ?? 20_000, allowDuplicatePaths: true })
+    const extended = new Set<string>()
+    const toExtend = paths.filter((path) => {
+      const state = path.state as AnyMachineSnapshot
+      const key = spec.extensionKey?.(path.state) ?? JSON.stringify({ value: state.value, context: state.context })
+      if (state.status !== "active" || extended.has(key)) return false
+      extended.add(key)
+      return true
+    })
     const cases = [
       ...paths.map((path) => ({ path, extra: undefined })),
-      ...paths.filter((path) => (path.state as AnyMachineSnapshot).status === "active").flatMap((path) => eventsIn(path.state).map((extra) => ({ path, extra }))),
+      ...toExtend.flatMap((path) => eventsIn(path.state).map((extra) => ({ path, extra }))),
     ]
     planned += cases.length
 

@@ -12,6 +12,7 @@ import type { Confirm } from "../../services/plan/plan.ports"
 import { type ComposedRuntime, createForgeRuntime } from "../../src/runtime"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { memoryLogger, tempWorkspace } from "../integration/plan/plan.helpers"
+import type { ModelSut } from "./model.template"
 
 type Snapshot = SnapshotFrom<typeof planMachine>
 
@@ -21,6 +22,16 @@ export const SESSION = "ses_model"
 export function bodyFor(tasks: readonly PlanTaskState[], criteria: readonly string[]): string {
   const taskLines = tasks.map((t) => `- [${t.ticked ? "x" : " "}] ${t.number}. Task ${t.number}`)
   return ["# Model plan", "", "## Tasks", ...taskLines, "", "## Acceptance Criteria", ...criteria.map((c) => `- ${c}`), ""].join("\n")
+}
+
+/** The one factory of the plan SUT, as the model template drives it. */
+export async function startPlanSut(input: { tasks: PlanTaskState[]; criteria: string[] }): Promise<ModelSut<typeof planMachine>> {
+  const sut = await PlanSut.start(input.tasks, input.criteria)
+  return {
+    apply: ({ event, accepted }) => sut.apply(event, accepted),
+    agreesWith: (model) => sut.agreesWith(model),
+    stop: () => sut.stop(),
+  }
 }
 
 /**

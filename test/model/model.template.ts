@@ -8,8 +8,9 @@ import { pathName } from "./path.name"
 // One template for every lifecycle's model test: paths generated from the machine with xstate/graph drive the real
 // service (through a SUT adapter, built in one factory per machine), and at every step the adapter checks that the
 // service, its store and the model agree. Shortest paths reach every (state, context) the event cases reach; each
-// live one is then extended by every event case, so targetless transitions and guard-refused events are exercised
-// too (shortest paths alone dedupe them away). The run prints the machine's transition coverage and fails below 100 %.
+// one is then extended by every event case, so targetless transitions and guard-refused events are exercised too
+// (shortest paths alone dedupe them away), and a finished lifecycle is seen to refuse them all. The run prints the
+// machine's transition coverage and fails below 100 %.
 
 /** One model step as the SUT adapter replays it: the event, the model before and after, and what the model did. */
 export interface ModelStep<M extends AnyStateMachine> {
@@ -74,8 +75,10 @@ export function describeModel<M extends AnyStateMachine>(spec: ModelTest<M>): vo
     const extended = new Set<string>()
     const toExtend = paths.filter((path) => {
       const state = path.state as AnyMachineSnapshot
-      const key = spec.extensionKey?.(path.state) ?? JSON.stringify({ value: state.value, context: state.context })
-      if (state.status !== "active" || extended.has(key)) return false
+      // A finished lifecycle must refuse every event whatever its context: one probe per final state is enough.
+      const key =
+        state.status === "active" ? (spec.extensionKey?.(path.state) ?? JSON.stringify({ value: state.value, context: state.context })) : JSON.stringify(state.value)
+      if (extended.has(key)) return false
       extended.add(key)
       return true
     })

@@ -68,7 +68,7 @@ function inertMachine<M extends AnyStateMachine>(machine: M): M {
   return machine.provide({ actions } as Parameters<M["provide"]>[0]) as M
 }
 
-export interface CoverageReport {
+interface CoverageReport {
   machine: string
   taken: number
   total: number

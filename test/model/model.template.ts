@@ -31,7 +31,7 @@ export interface ModelSut<M extends AnyStateMachine> {
   stop(): Promise<void>
 }
 
-export interface ModelTest<M extends AnyStateMachine> {
+interface ModelTest<M extends AnyStateMachine> {
   machine: M
   /** Inputs to explore (each its own set of paths); coverage is counted over all of them together. */
   configs: readonly { name: string; input: InputFrom<M> }[]

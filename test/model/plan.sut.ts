@@ -19,7 +19,7 @@ type Snapshot = SnapshotFrom<typeof planMachine>
 export const SESSION = "ses_model"
 
 /** Renders the plan body a model context describes, so a revise event can be replayed through plan_write. */
-export function bodyFor(tasks: readonly PlanTaskState[], criteria: readonly string[]): string {
+function bodyFor(tasks: readonly PlanTaskState[], criteria: readonly string[]): string {
   const taskLines = tasks.map((t) => `- [${t.ticked ? "x" : " "}] ${t.number}. Task ${t.number}`)
   return ["# Model plan", "", "## Tasks", ...taskLines, "", "## Acceptance Criteria", ...criteria.map((c) => `- ${c}`), ""].join("\n")
 }
@@ -38,7 +38,7 @@ export async function startPlanSut(input: { tasks: PlanTaskState[]; criteria: st
  * The system under test for one model path: the real runtime (service, files, SQLite) over a fresh workspace. Each
  * model event is replayed through the service's public API; dialogs are held open until the model answers them.
  */
-export class PlanSut {
+class PlanSut {
   private pending: { answer: (allowed: boolean) => void; done: Promise<unknown> } | undefined
   private constructor(
     private readonly ws: ReturnType<typeof tempWorkspace>,

@@ -96,6 +96,9 @@ class WatchdogSut implements ModelSut<WatchdogModel> {
     }
     expect(this.locator.asked.length, "locate requests").toBe(this.located)
     expect(this.killer.asked.length, "kill requests").toBe(this.killed)
+    // Whatever the model says: only kill mode ever kills, and only processes created inside the call's window.
+    if (this.input.mode !== "kill") expect(this.killer.asked, "kills outside kill mode").toEqual([])
+    for (const { targets } of this.killer.asked) for (const target of targets) expect(target.startedAt, `kill target ${target.pid}`).toBeGreaterThanOrEqual(this.input.startedAt)
   }
 
   private async produce(event: WatchdogEvent, before: Snapshot, accepted: boolean): Promise<void> {

@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // A private OS temp dir per run; the run fails naming anything a test left in it.
+    globalSetup: ["test/tmpdir.global-setup.ts"],
   },
 })

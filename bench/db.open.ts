@@ -8,7 +8,7 @@ import path from "node:path"
 import { inspectDatabaseFiles, quickCheck } from "../adapters/storage/database.health"
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 import { openWorkspaceStore } from "../adapters/storage/workspace.store"
-import type { Logger } from "../services/plan/plan.ports"
+import type { Logger } from "../services/lifecycle/lifecycle.ports"
 import { formatTable } from "./bench.stats"
 
 const SIZES = [0, 500, 5_000, 50_000]

@@ -10,7 +10,7 @@ import type { Event } from "@opencode-ai/sdk"
 import { createForgeHooks } from "../adapters/opencode/forge.hooks"
 import { isWriteBannedTool } from "../machines/plan.gates"
 import { PLAN_DIR } from "../services/plan/plan.paths"
-import type { Logger } from "../services/plan/plan.ports"
+import type { Logger } from "../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, createForgeRuntime } from "../src/runtime"
 import { type TimedRun, formatMicros, formatTable, percentileMicros, timeCalls } from "./bench.stats"
 import { createFolderScanGate } from "./gate.baseline"
@@ -18,6 +18,7 @@ import { type GateInput, STREAM_TOOLS, buildCallStream } from "./gate.stream"
 import { populateWorkspace } from "./gate.workspace"
 import { defaultForgeOptions } from "../services/config/forge.options"
 import { createHostJobs } from "../src/jobs"
+import { forgeFragments } from "../src/composition"
 
 const PLAN_FILES = 1_000
 const SESSIONS = 50
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     log,
     options: defaultForgeOptions,
     openRuntime: () => (opened = createForgeRuntime({ workspace, clock, log })),
-    jobs,
+    fragments: forgeFragments({ repository: async () => undefined, jobs }),
   })
   try {
     await hooks.config?.({})

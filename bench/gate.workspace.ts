@@ -1,4 +1,4 @@
-import type { Confirm } from "../services/plan/plan.ports"
+import type { Confirm } from "../services/lifecycle/lifecycle.ports"
 import type { PlanService } from "../services/plan/plan.service"
 
 // Fills a workspace's plan folder through the real plan service: every session first works through a history of

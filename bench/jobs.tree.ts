@@ -5,7 +5,7 @@
 // the processes seen before it are watched until all are dead, or counted as survivors.
 import { readFileSync } from "node:fs"
 import treeKill from "tree-kill"
-import { killJobTree, killJobTreeNow } from "../adapters/process/tree.kill"
+import { killJobTree, killJobTreeNow } from "../adapters/process/job.tree.kill"
 import { JOB_ID_VAR } from "../adapters/process/job.markers"
 import { type ProcessStat, pidsWithEnv, readProcessStat, readProcessStats } from "../adapters/process/proc.table"
 import { type BenchJobs, elapsedMs, jobIdOf, sleep } from "./jobs.harness"

@@ -84,24 +84,6 @@ export type JobEvent =
 
 export type JobTag = "alive" | "caller-waiting" | "wake-pending" | "listed"
 
-/**
- * The caller stopped waiting while the process still runs (a success pattern matched, or the wait ended early): the
- * end is news for a wake or a poll. Two states, one behaviour; they differ in why the caller was released.
- */
-const detached = {
-  tags: ["alive", "listed"],
-  on: {
-    "job.output": { actions: "recordOutput" },
-    "job.exit": [
-      { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
-      { target: "exited.unread", actions: "recordExit" },
-    ],
-    "job.kill": { target: "killed", actions: "recordKill" },
-    "job.adopt": { actions: "markAdopted" },
-    "job.orphan": { target: "orphaned", actions: "markOrphaned" },
-  },
-} as const
-
 export const jobMachine = setup({
   types: {
     context: {} as JobContext,
@@ -188,8 +170,37 @@ export const jobMachine = setup({
         "job.orphan": { target: "orphaned", actions: "markOrphaned" },
       },
     },
-    succeededByPattern: detached,
-    earlyReturned: detached,
+    // The caller stopped waiting while the process still runs (a success pattern matched, or the wait ended early):
+    // the end is news for a wake or a poll. Two states, one behaviour, differing only in why the caller was released.
+    // Written out twice: Stately's extractor reads only literal state configs (it drops a state given as a shared
+    // constant), and a shared parent state would rename persisted state values ("detached.earlyReturned").
+    succeededByPattern: {
+      tags: ["alive", "listed"],
+      on: {
+        "job.output": { actions: "recordOutput" },
+        "job.exit": [
+          { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
+          { target: "exited.unread", actions: "recordExit" },
+        ],
+        "job.kill": { target: "killed", actions: "recordKill" },
+        "job.adopt": { actions: "markAdopted" },
+        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
+      },
+    },
+    // The same configuration as succeededByPattern, on purpose (see above).
+    earlyReturned: {
+      tags: ["alive", "listed"],
+      on: {
+        "job.output": { actions: "recordOutput" },
+        "job.exit": [
+          { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
+          { target: "exited.unread", actions: "recordExit" },
+        ],
+        "job.kill": { target: "killed", actions: "recordKill" },
+        "job.adopt": { actions: "markAdopted" },
+        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
+      },
+    },
     exited: {
       tags: ["listed"],
       initial: "unread",

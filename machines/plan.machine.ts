@@ -21,6 +21,8 @@ export interface PlanInput {
   sessionId: string | null
   tasks: PlanTaskState[]
   criteria: string[]
+  /** The document the plan starts with: written by the `writeDocument` effect, never kept in the context. */
+  document: string
 }
 
 /** Who asks for a change: the user's own command acts directly, the model's request may need the user's dialog. */
@@ -32,7 +34,7 @@ export interface PendingDiscard {
   successor: string | null
 }
 
-export interface PlanContext extends PlanInput {
+export interface PlanContext extends Omit<PlanInput, "document"> {
   /** The checks a pending close is waiting on the user to confirm. */
   pendingChecks: CriterionCheck[] | null
   /** The discard a pending discard dialog is waiting on the user to confirm. */
@@ -44,7 +46,8 @@ export interface PlanContext extends PlanInput {
 }
 
 export type PlanEvent =
-  | { type: "plan.revise"; tasks: PlanTaskState[]; criteria: string[] }
+  /** `document` is the whole new document text, written by the `writeDocument` effect. */
+  | { type: "plan.revise"; tasks: PlanTaskState[]; criteria: string[]; document: string }
   | { type: "plan.approve" }
   | { type: "plan.tick"; task: number }
   | { type: "plan.close"; checks: CriterionCheck[] }
@@ -59,6 +62,12 @@ export type PlanEvent =
 export type PlanTag = "live" | "write-ban" | "awaiting-user"
 
 export type PlanEmitted = { type: "tool.permitted"; tool: string }
+
+/**
+ * What a step changes in the plan's document, for the `writeDocument` effect: the document is the truth, so every
+ * step that changes what it says writes it before the step is committed.
+ */
+export type PlanDocumentChange = "created" | "revised" | "approved" | "ticked" | "closed" | "abandoned" | "superseded" | "bound"
 
 export const planMachine = setup({
   types: {
@@ -110,6 +119,10 @@ export const planMachine = setup({
           : null,
     }),
     dropDiscard: assign({ pendingDiscard: null }),
+    // Placeholder: each harness provides it (createPlanImplementations); the step is committed only once it succeeded.
+    writeDocument: (_, _params: { change: PlanDocumentChange }) => {
+      throw new Error("plan action writeDocument not provided")
+    },
     recordPendingDiscard: assign({
       reason: ({ context }) => context.pendingDiscard?.reason ?? null,
       successor: ({ context }) => context.pendingDiscard?.successor ?? null,
@@ -119,23 +132,25 @@ export const planMachine = setup({
 }).createMachine({
   id: "plan",
   version: PLAN_MACHINE_VERSION,
-  context: ({ input }) => ({ ...input, pendingChecks: null, pendingDiscard: null, reason: null, successor: null }),
+  context: ({ input: { document: _document, ...input } }) => ({ ...input, pendingChecks: null, pendingDiscard: null, reason: null, successor: null }),
   initial: "draft",
   states: {
     draft: {
       tags: ["live", "write-ban"],
+      // Only a new plan enters draft from outside: a restore or a reconcile resolves its state without entering it.
+      entry: { type: "writeDocument", params: { change: "created" } },
       initial: "editing",
       on: {
         "tool.use": { guard: "isReadOnlyTool", actions: "permitTool" },
-        "plan.bind": { actions: "bindSession" },
+        "plan.bind": { actions: ["bindSession", { type: "writeDocument", params: { change: "bound" } }] },
         // The user's own /plan discard acts at once, even while a dialog is open.
-        "plan.discard": { guard: "isByUser", target: "abandoned", actions: "recordDiscard" },
-        "plan.supersede": { guard: "canSupersedeByUser", target: "superseded", actions: "recordDiscard" },
+        "plan.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
+        "plan.supersede": { guard: "canSupersedeByUser", target: "superseded", actions: ["recordDiscard", { type: "writeDocument", params: { change: "superseded" } }] },
       },
       states: {
         editing: {
           on: {
-            "plan.revise": { actions: "storeRevision" },
+            "plan.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "plan.approve": { guard: "isApprovable", target: "confirming" },
             // The model's discard would lift its own ban: like approval, only the user's dialog lets it through.
             "plan.discard": { guard: "isByModel", target: "discarding", actions: "holdDiscard" },
@@ -145,7 +160,7 @@ export const planMachine = setup({
         confirming: {
           tags: ["awaiting-user"],
           on: {
-            "dialog.allow": { target: "#plan.approved" },
+            "dialog.allow": { target: "#plan.approved", actions: { type: "writeDocument", params: { change: "approved" } } },
             "dialog.reject": { target: "editing" },
           },
         },
@@ -153,8 +168,8 @@ export const planMachine = setup({
           tags: ["awaiting-user"],
           on: {
             "dialog.allow": [
-              { guard: "isPendingSupersede", target: "#plan.superseded", actions: "recordPendingDiscard" },
-              { target: "#plan.abandoned", actions: "recordPendingDiscard" },
+              { guard: "isPendingSupersede", target: "#plan.superseded", actions: ["recordPendingDiscard", { type: "writeDocument", params: { change: "superseded" } }] },
+              { target: "#plan.abandoned", actions: ["recordPendingDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
             ],
             "dialog.reject": { target: "editing", actions: "dropDiscard" },
           },
@@ -166,22 +181,22 @@ export const planMachine = setup({
       initial: "working",
       on: {
         "tool.use": { actions: "permitTool" },
-        "plan.bind": { actions: "bindSession" },
+        "plan.bind": { actions: ["bindSession", { type: "writeDocument", params: { change: "bound" } }] },
         // An approved plan bans nothing, so its discard lifts no ban: it needs no dialog, whoever asks.
-        "plan.discard": { target: "abandoned", actions: "recordDiscard" },
-        "plan.supersede": { guard: "hasSuccessor", target: "superseded", actions: "recordDiscard" },
+        "plan.discard": { target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
+        "plan.supersede": { guard: "hasSuccessor", target: "superseded", actions: ["recordDiscard", { type: "writeDocument", params: { change: "superseded" } }] },
       },
       states: {
         working: {
           on: {
-            "plan.tick": { guard: "isTaskOpen", actions: "tickTask" },
+            "plan.tick": { guard: "isTaskOpen", actions: ["tickTask", { type: "writeDocument", params: { change: "ticked" } }] },
             "plan.close": { guard: "canClose", target: "confirming", actions: "holdChecks" },
           },
         },
         confirming: {
           tags: ["awaiting-user"],
           on: {
-            "dialog.allow": { target: "#plan.done" },
+            "dialog.allow": { target: "#plan.done", actions: { type: "writeDocument", params: { change: "closed" } } },
             "dialog.reject": { target: "working", actions: "dropChecks" },
           },
         },

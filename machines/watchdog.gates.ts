@@ -9,15 +9,16 @@ export const OBSERVE_MS = 60_000
 
 export type WatchdogMode = "kill" | "dry-run" | "off"
 
-export function isWarnDueAt(now: number, startedAt: number, stallMs: number): boolean {
+/** When a watched call has used `WARN_FRACTION` of its stall budget. */
+export function isWarnDueAt({ now, startedAt, stallMs }: { now: number; startedAt: number; stallMs: number }): boolean {
   return now - startedAt >= stallMs * WARN_FRACTION
 }
 
-export function isStallDueAt(now: number, startedAt: number, stallMs: number): boolean {
+export function isStallDueAt({ now, startedAt, stallMs }: { now: number; startedAt: number; stallMs: number }): boolean {
   return now - startedAt >= stallMs
 }
 
-export function isObservationOverAt(now: number, actedAt: number, observeMs: number): boolean {
+export function isObservationOverAt({ now, actedAt, observeMs }: { now: number; actedAt: number; observeMs: number }): boolean {
   return now - actedAt >= observeMs
 }
 

@@ -1,4 +1,4 @@
-import { type StateValue, and, assign, not, setup } from "xstate"
+import { type StateValue, and, assertEvent, assign, not, setup } from "xstate"
 import { type WatchdogMode, isObservationOverAt, isStallDueAt, isWarnDueAt, withinCallWindow } from "./watchdog.gates"
 
 // One builtin shell call of a forge-family session, watched for a stall. Warn at 80 % of the stall budget, act at
@@ -55,12 +55,24 @@ export const watchdogMachine = setup({
   guards: {
     isOff: ({ context }) => context.mode === "off",
     isDryRun: ({ context }) => context.mode === "dry-run",
-    isWarnDue: ({ context, event }) => event.type === "watchdog.tick" && isWarnDueAt(event.now, context.startedAt, context.stallMs),
-    isStallDue: ({ context, event }) => event.type === "watchdog.tick" && isStallDueAt(event.now, context.startedAt, context.stallMs),
-    isObservationOver: ({ context, event }) =>
-      event.type === "watchdog.tick" && isObservationOverAt(event.now, context.actedAt ?? context.startedAt, context.observeMs),
+    isWarnDue: ({ context: { startedAt, stallMs }, event }) => {
+      assertEvent(event, "watchdog.tick")
+      return isWarnDueAt({ now: event.now, startedAt, stallMs })
+    },
+    isStallDue: ({ context: { startedAt, stallMs }, event }) => {
+      assertEvent(event, "watchdog.tick")
+      return isStallDueAt({ now: event.now, startedAt, stallMs })
+    },
+    // Observed from the act (kill or listing); a watch that never acted counts from the call's start.
+    isObservationOver: ({ context, event }) => {
+      assertEvent(event, "watchdog.tick")
+      return isObservationOverAt({ now: event.now, actedAt: context.actedAt ?? context.startedAt, observeMs: context.observeMs })
+    },
     isMarkerSeen: ({ context }) => context.markerSeen,
-    hasCandidates: ({ context, event }) => event.type === "locate.done" && withinCallWindow(context.startedAt, event.candidates).length > 0,
+    hasCandidates: ({ context, event }) => {
+      assertEvent(event, "locate.done")
+      return withinCallWindow(context.startedAt, event.candidates).length > 0
+    },
     isFirstWave: ({ context }) => context.wave === 1,
     canKill: and(["isMarkerSeen", "hasCandidates", not("isDryRun")]),
     canRecordDryRun: and(["hasCandidates", "isDryRun"]),
@@ -69,12 +81,15 @@ export const watchdogMachine = setup({
   actions: {
     noteMarker: assign({ markerSeen: true }),
     keepCandidates: assign({
-      candidates: ({ context, event }) => (event.type === "locate.done" ? withinCallWindow(context.startedAt, event.candidates) : context.candidates),
+      candidates: ({ context, event }) => {
+        assertEvent(event, "locate.done")
+        return withinCallWindow(context.startedAt, event.candidates)
+      },
     }),
     startSecondWave: assign({ wave: 2 as const, candidates: [] }),
-    recordKill: assign(({ event }) => (event.type === "kill.done" ? { actedAt: event.at, survivors: event.survivors } : {})),
-    stampAct: assign(({ context, event }) => ({ actedAt: event.type === "watchdog.tick" ? event.now : context.actedAt })),
-    // Placeholders: each harness provides them (machine.provide); they run the world and report back with events.
+    recordKill: assign((_, { at, survivors }: { at: number; survivors: number[] }) => ({ actedAt: at, survivors })),
+    stampAct: assign((_, { at }: { at: number }) => ({ actedAt: at })),
+    // Placeholders: each harness supplies them (create<Name>Implementations, given to the lifecycle host); they run the world and report back with events.
     requestLocate: (_, _params: { wave: 1 | 2 }) => {
       throw new Error("watchdog action requestLocate not provided")
     },
@@ -109,7 +124,7 @@ export const watchdogMachine = setup({
         },
         warned: {
           tags: ["timing"],
-          on: { "watchdog.tick": { guard: "isStallDue", target: "locating", actions: "stampAct" } },
+          on: { "watchdog.tick": { guard: "isStallDue", target: "locating", actions: { type: "stampAct", params: ({ event }) => ({ at: event.now }) } } },
         },
         locating: {
           tags: ["locating"],
@@ -127,14 +142,17 @@ export const watchdogMachine = setup({
         },
         killing: {
           tags: ["killing"],
-          entry: [{ type: "requestKill", params: ({ context }) => ({ pids: context.candidates }) }, { type: "ledger", params: { kind: "kill" } }],
-          on: { "kill.done": { target: "observing", actions: "recordKill" } },
+          entry: [
+            { type: "requestKill", params: ({ context }) => ({ pids: context.candidates }) },
+            { type: "ledger", params: { kind: "kill" } },
+          ],
+          on: { "kill.done": { target: "observing", actions: { type: "recordKill", params: ({ event }) => ({ at: event.at, survivors: event.survivors }) } } },
         },
         observing: {
           tags: ["acted"],
           on: {
             "watchdog.tick": [
-              { guard: "isSecondWaveDue", target: "locating", actions: ["startSecondWave", "stampAct"] },
+              { guard: "isSecondWaveDue", target: "locating", actions: ["startSecondWave", { type: "stampAct", params: ({ event }) => ({ at: event.now }) }] },
               { guard: "isObservationOver", target: "unresolved", actions: { type: "ledger", params: { kind: "unresolved" } } },
             ],
           },

@@ -4,16 +4,16 @@ import { currentHost, releaseHost } from "../adapters/process/job.hosts"
 import { createJobProcesses } from "../adapters/process/job.processes"
 import { installExitMatrix } from "../adapters/process/exit.matrix"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
-import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
+import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import { JobJournal } from "../services/jobs/job.journal"
 import { JobLedger } from "../services/jobs/job.ledger"
 import { withContainmentLedger } from "../services/jobs/containment.ledger"
 import { JobRegistry } from "../services/jobs/job.registry"
 import type { StoreStorage } from "../services/jobs/job.stores"
 import type { KeyValueStorage } from "../adapters/storage/keyvalue.storage"
+import type { LedgerStore } from "../services/lifecycle/ledger.ports"
 import type { JobProcesses, Timers } from "../services/jobs/job.ports"
 import { JobSupervisor } from "../services/jobs/job.supervisor"
-import type { Logger } from "../services/plan/plan.ports"
 
 export const systemTimers: Timers = {
   setTimeout(fn, ms) {
@@ -43,8 +43,10 @@ export function createHostJobs(options: {
   logDir?: string
   /** The workspace database the jobs are recorded in (opened lazily; undefined records nothing). */
   repository: () => Promise<LifecycleRepository | undefined>
-  /** Where the job registry and ledger persist (opened lazily); without it they live in memory only. */
+  /** Where the job registry persists (opened lazily); without it it lives in memory only. */
   keyValue?: () => Promise<KeyValueStorage>
+  /** The workspace's ledger store the job ledger appends to; without it the ledger lives in memory only. */
+  ledgers?: LedgerStore
 }): HostJobs {
   const keyValue = options.keyValue
   const storage: StoreStorage | undefined = keyValue && {
@@ -55,7 +57,7 @@ export function createHostJobs(options: {
   }
   const host = currentHost()
   const persistFailed = (what: string) => (error: unknown) => options.log.warn(`${what}: ${String(error)}`)
-  const ledger = new JobLedger(host, storage, persistFailed("job ledger"))
+  const ledger = new JobLedger(options.ledgers, (problem) => options.log.warn(`job ledger: ${problem}`))
   const registry = new JobRegistry(host, storage, persistFailed("job registry"))
   // The ledger names the containment the first job runs under (and any change of it).
   const processes = withContainmentLedger(options.processes ?? createJobProcesses(), ledger, options.clock, options.log)

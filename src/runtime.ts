@@ -1,19 +1,18 @@
-import path from "node:path"
 import { createLineSearch } from "../adapters/process/line.search"
-import { type KeyValueStorage, createKeyValueStorage } from "../adapters/storage/keyvalue.storage"
-import { type LifecycleStore, databasePath } from "../adapters/storage/lifecycle.store"
-import { openStandIn, openWorkspaceStore } from "../adapters/storage/workspace.store"
+import type { KeyValueStorage } from "../adapters/storage/keyvalue.storage"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import { FsPlanFiles } from "../adapters/workspace/plan.files"
-import type { Clock, LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
-import { type StorageTrouble, moveAsideRemedy } from "../services/lifecycle/storage.trouble"
-import type { Logger } from "../services/plan/plan.ports"
+import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
+import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
+import type { StorageTrouble } from "../services/lifecycle/storage.trouble"
+import { definePlanLifecycle } from "../services/plan/plan.lifecycle"
 import { PlanQueries } from "../services/plan/plan.queries"
 import { rebuildLivePlans } from "../services/plan/plan.rebuild"
 import { PlanRegistry } from "../services/plan/plan.registry"
 import { PlanService } from "../services/plan/plan.service"
 import type { RestoreReport } from "../services/plan/plan.sync"
+import { type OpenDatabase, WorkspaceDatabase } from "./workspace.database"
 
 export interface RuntimeOptions {
   /** The workspace root: the git worktree, or the folder itself outside git. */
@@ -24,13 +23,29 @@ export interface RuntimeOptions {
   databaseFile?: string
 }
 
+/** A workspace composed but not yet opened: the one database opener, the one lifecycle host, the plan services. */
+export interface ForgeWorkspace {
+  readonly workspace: string
+  readonly clock: Clock
+  readonly log: Logger
+  readonly database: WorkspaceDatabase
+  /** The one lifecycle host: every lifecycle of the workspace is defined on it. */
+  readonly host: LifecycleHost
+  readonly registry: PlanRegistry
+  readonly plans: PlanService
+  readonly queries: PlanQueries
+  /** Opens the database once, restores the plans and reconciles them with their documents. */
+  open(): Promise<ComposedRuntime>
+}
+
 export interface ComposedRuntime extends ForgeRuntime {
   readonly registry: PlanRegistry
+  readonly host: LifecycleHost
   /** The workspace database's lifecycle tables, shared by every lifecycle (jobs record theirs here too). */
   readonly repository: LifecycleRepository
   /** The database's one connection: every repository of the workspace shares it. */
   readonly connection: StorageConnection
-  /** Small persisted stores (the job ledger) on the same connection. */
+  /** Small persisted stores (the job registry) on the same connection. */
   readonly keyValue: KeyValueStorage
   /** What restore found, plus the live plans rebuilt from documents the database did not know. */
   readonly restoreReport: RestoreReport & { rebuilt: string[] }
@@ -38,61 +53,80 @@ export interface ComposedRuntime extends ForgeRuntime {
 
 export const systemClock: Clock = { now: () => Date.now() }
 
+/** Composes a workspace without opening anything: its services work from the first call, its database on first use. */
+export function composeWorkspace(options: RuntimeOptions): ForgeWorkspace {
+  const clock = options.clock ?? systemClock
+  const database = new WorkspaceDatabase(options.workspace, options.log, clock, options.databaseFile)
+  const host = new LifecycleHost({ repository: () => database.repository(), clock, log: options.log })
+  const files = new FsPlanFiles(options.workspace)
+  const registry = new PlanRegistry(definePlanLifecycle(host, { files, clock }))
+  const plans = new PlanService({ registry, files, clock, log: options.log })
+  const queries = new PlanQueries(registry, files, createLineSearch())
+  let opened: Promise<ComposedRuntime> | undefined
+  const composed: ForgeWorkspace = {
+    workspace: options.workspace,
+    clock,
+    log: options.log,
+    database,
+    host,
+    registry,
+    plans,
+    queries,
+    open: () =>
+      (opened ??= openRuntime(composed).catch((error: unknown) => {
+        opened = undefined
+        throw error
+      })),
+  }
+  return composed
+}
+
 /**
- * Composes one workspace's runtime: opens (and migrates) its database, restores every non-terminal actor,
- * reconciles each with its document, rebuilds live plans the database does not know from their documents, and hands
- * out the services the hooks and tools use. A database that cannot be used never makes this fail: the runtime then
- * runs on an in-memory database rebuilt from the documents, and `storageTrouble` says why.
+ * Opens (and migrates) the workspace's database, restores every non-terminal plan, reconciles each with its document,
+ * rebuilds live plans the database does not know from their documents. A database that cannot be used never makes
+ * this fail: the runtime then runs on an in-memory database rebuilt from the documents, and `storageTrouble` says why.
  */
 export async function createForgeRuntime(options: RuntimeOptions): Promise<ComposedRuntime> {
-  const file = options.databaseFile !== undefined ? path.resolve(options.databaseFile) : databasePath(options.workspace)
-  const opened = await openWorkspaceStore(file, options.log)
+  return composeWorkspace(options).open()
+}
+
+async function openRuntime(ws: ForgeWorkspace): Promise<ComposedRuntime> {
+  const opened = await ws.database.open()
   try {
-    return await composeRuntime(options, opened.store, opened.trouble)
+    return await restorePlans(ws, opened)
   } catch (error) {
     // The file opened but could not be restored from: the same fallback as a file that cannot be opened.
     if (opened.trouble !== undefined) throw error
-    const problem = `restoring from it failed: ${error instanceof Error ? error.message : String(error)}`
-    const standIn = await openStandIn({ file, problem, remedy: moveAsideRemedy(file) }, options.log)
-    return composeRuntime(options, standIn.store, standIn.trouble)
+    ws.registry.stop()
+    const standIn = await ws.database.fallBack(`restoring from it failed: ${error instanceof Error ? error.message : String(error)}`)
+    return restorePlans(ws, standIn)
   }
 }
 
-async function composeRuntime(options: RuntimeOptions, store: LifecycleStore, storageTrouble: StorageTrouble | undefined): Promise<ComposedRuntime> {
-  const clock = options.clock ?? systemClock
-  const registry = new PlanRegistry(store.repository, clock)
-  const files = new FsPlanFiles(options.workspace)
-  const plans = new PlanService({ registry, files, clock, log: options.log })
-  const queries = new PlanQueries(registry, files, createLineSearch())
-  let restoreReport: ComposedRuntime["restoreReport"]
-  try {
-    const restored = await plans.sync.restore(store.repository)
-    const rebuilt = await rebuildLivePlans({ repository: store.repository, files, registry, sync: plans.sync })
-    for (const problem of rebuilt.problems) options.log.warn(`plan ${problem.planPath}: ${problem.problem}`)
-    if (rebuilt.rebuilt.length > 0) options.log.info(`rebuilt ${rebuilt.rebuilt.length} live plan(s) from their documents`, { rebuilt: rebuilt.rebuilt })
-    restoreReport = { ...restored, rebuilt: rebuilt.rebuilt, problems: [...restored.problems, ...rebuilt.problems] }
-  } catch (error) {
-    registry.stop()
-    await store.close()
-    throw error
-  }
-  if (restoreReport.restored.length > 0) {
-    options.log.info(`restored ${restoreReport.restored.length} live plan(s)`, { reconciled: restoreReport.reconciled })
-  }
+async function restorePlans(ws: ForgeWorkspace, opened: OpenDatabase): Promise<ComposedRuntime> {
+  const { store, trouble } = opened
+  const files = new FsPlanFiles(ws.workspace)
+  const restored = await ws.plans.sync.restore(store.repository)
+  const rebuilt = await rebuildLivePlans({ repository: store.repository, files, registry: ws.registry, sync: ws.plans.sync })
+  for (const problem of rebuilt.problems) ws.log.warn(`plan ${problem.planPath}: ${problem.problem}`)
+  if (rebuilt.rebuilt.length > 0) ws.log.info(`rebuilt ${rebuilt.rebuilt.length} live plan(s) from their documents`, { rebuilt: rebuilt.rebuilt })
+  const restoreReport = { ...restored, rebuilt: rebuilt.rebuilt, problems: [...restored.problems, ...rebuilt.problems] }
+  if (restoreReport.restored.length > 0) ws.log.info(`restored ${restoreReport.restored.length} live plan(s)`, { reconciled: restoreReport.reconciled })
   return {
-    workspace: options.workspace,
-    storageTrouble,
-    plans,
-    queries,
-    registry,
+    workspace: ws.workspace,
+    storageTrouble: trouble satisfies StorageTrouble | undefined,
+    plans: ws.plans,
+    queries: ws.queries,
+    registry: ws.registry,
+    host: ws.host,
     repository: store.repository,
     connection: store.connection,
-    keyValue: createKeyValueStorage(store.connection, clock.now),
+    keyValue: opened.keyValue,
     restoreReport,
     async close() {
-      await registry.host.idle()
-      registry.stop()
-      await store.close()
+      await ws.host.idle()
+      ws.registry.stop()
+      await ws.database.close()
     },
   }
 }

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs"
 import { createProcessLocator, processClock } from "../adapters/process/process.locator"
-import { createProcessKiller } from "../adapters/process/process.trees.kill"
-import type { StorageConnection } from "../adapters/storage/storage.connection"
-import { sharedWatchdogLedger } from "../adapters/storage/watchdog.ledger.repository"
+import { createProcessKiller } from "../adapters/process/watchdog.tree.kill"
 import { type ForgeOptions, optionFallbacks } from "../services/config/forge.options"
-import type { Logger } from "../services/plan/plan.ports"
+import type { LedgerStore } from "../services/lifecycle/ledger.ports"
+import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
+import type { Logger } from "../services/lifecycle/lifecycle.ports"
+import { watchdogLedgerOn } from "../services/watchdog/watchdog.ledger"
 import type { WatchdogLedger, WatchdogTicker } from "../services/watchdog/watchdog.ports"
 import { WatchdogService } from "../services/watchdog/watchdog.service"
 import { resolveWatchdogSettings } from "../services/watchdog/watchdog.settings"
@@ -20,7 +21,7 @@ export const intervalTicker: WatchdogTicker = {
 
 export interface HostWatchdog {
   service: WatchdogService
-  /** Closes the ledger's connection (after the service was disposed by the plugin's dispose hook). */
+  /** Disposes the service (the ledger store belongs to the composition, which closes it). */
   close(): Promise<void>
 }
 
@@ -35,16 +36,18 @@ export function createHostWatchdog(options: {
   /** The plugin options as given, to ledger the watchdog options that fell back to their defaults. */
   rawOptions: unknown
   env: Readonly<Record<string, string | undefined>>
-  /** The workspace database's connection (the runtime's, opened on first use): the ledger writes through it. */
-  connection: () => Promise<StorageConnection>
-  ledger?: WatchdogLedger & { close(): Promise<void> }
+  /** The workspace's ledger store (on the runtime's connection, opened on first use): the ledger writes through it. */
+  ledgers: LedgerStore
+  ledger?: WatchdogLedger
+  /** The workspace's lifecycle host, to keep the watches beside the other lifecycles; else the service keeps its own. */
+  host?: LifecycleHost
 }): HostWatchdog | undefined {
   if (!existsSync("/proc/self/environ")) {
     options.log.info("no /proc here: the hang watchdog stands down")
     return undefined
   }
   const { settings, fallbacks } = resolveWatchdogSettings(options.options.watchdog, options.env)
-  const ledger = options.ledger ?? sharedWatchdogLedger(options.connection)
+  const ledger = options.ledger ?? watchdogLedgerOn(options.ledgers, (problem) => options.log.warn(`watchdog ledger: ${problem}`))
   const service = new WatchdogService({
     settings,
     clock: processClock,
@@ -53,6 +56,7 @@ export function createHostWatchdog(options: {
     killer: createProcessKiller(),
     ledger,
     log: options.log,
+    host: options.host,
   })
   const optionProblems = optionFallbacks(options.rawOptions).filter((f) => f.key.startsWith("watchdog."))
   service.recordConfigFallbacks([...optionProblems.map((f) => f.message), ...fallbacks])
@@ -60,7 +64,6 @@ export function createHostWatchdog(options: {
     service,
     async close() {
       await service.dispose()
-      await ledger.close()
     },
   }
 }

@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from "xstate"
-import { type DiagramNode, edgeLabel, machineGraph } from "./machine.graph"
+import { type DiagramNode, edgeEffectsLabel, machineGraph, stateEffectLines, triggerLabel } from "./machine.graph"
 
 // Graphviz DOT. Composite states are clusters; an edge to or from a composite state is drawn to its cluster
 // border (compound=true with lhead/ltail) through an invisible hub point inside the cluster.
@@ -7,10 +7,11 @@ import { type DiagramNode, edgeLabel, machineGraph } from "./machine.graph"
 /** The machine as a Graphviz DOT digraph, ending with a newline. Same machine, same text. */
 export function toDot(machine: AnyStateMachine): string {
   const graph = machineGraph(machine)
+  // The node margin leaves room for a viewer whose fallback font is wider than the Helvetica Graphviz measured.
   const lines = [
     `digraph ${q(graph.id)} {`,
     `  compound=true; rankdir=LR; fontname="Helvetica"; fontsize=12;`,
-    `  node [shape=box, style=rounded, fontname="Helvetica", fontsize=11];`,
+    `  node [shape=box, style=rounded, fontname="Helvetica", fontsize=11, margin="0.2,0.06"];`,
     `  edge [fontname="Helvetica", fontsize=9];`,
   ]
   const emit = (n: DiagramNode, ind: string): void => {
@@ -37,7 +38,9 @@ export function toDot(machine: AnyStateMachine): string {
   }
   emit(graph.root, "  ")
   for (const e of graph.edges) {
-    const attrs = [`label=${q(edgeLabel(e))}`]
+    // Effects on a line of their own keep the edge labels narrow.
+    const effects = edgeEffectsLabel(e)
+    const attrs = [`label=${q(effects ? `${triggerLabel(e)}\n${effects}` : triggerLabel(e))}`]
     const selfLoop = e.from === e.to
     // Graphviz cannot clip a loop to one cluster at both ends; a loop stays on the hub.
     if (!selfLoop && e.from.children.length && !isAncestor(e.from, e.to)) attrs.push(`ltail=${q(`cluster_${e.from.id}`)}`)
@@ -74,15 +77,18 @@ function clusterLabel(n: DiagramNode): string {
 }
 
 function stateLines(n: DiagramNode): string[] {
-  const head =
-    n.type === "history" ? `H${n.history === "deep" ? "*" : ""} ${n.key}` : n.type === "parallel" ? `${n.key} (parallel)` : n.key
+  const head = n.type === "history" ? `H${n.history === "deep" ? "*" : ""} ${n.key}` : n.type === "parallel" ? `${n.key} (parallel)` : n.key
   const out = [head]
   if (n.tags.length) out.push(`[${n.tags.join(", ")}]`)
   for (const src of n.invokes) out.push(`invoke ${src}`)
+  out.push(...stateEffectLines(n))
   return out
 }
 
-/** A DOT quoted string: backslashes and quotes escaped, newlines as centred line breaks. */
+/**
+ * A DOT quoted string: backslashes and quotes escaped, newlines as centred line breaks, and "…" spelled "...":
+ * Graphviz has no width for non-ASCII characters (it warns, and the renderer refuses warnings).
+ */
 function q(s: string): string {
-  return `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\r?\n/g, "\\n")}"`
+  return `"${s.replace(/…/g, "...").replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\r?\n/g, "\\n")}"`
 }

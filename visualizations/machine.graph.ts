@@ -1,4 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from "xstate"
+import { type DiagramEffect, effectsLabel, effectsOf } from "./machine.effects"
 
 // A plain-data view of a machine's structure, read from `machine.root`. Both diagram exporters draw from it,
 // so Mermaid and DOT always agree on which states and transitions exist and how they are labelled.
@@ -16,6 +17,9 @@ export interface DiagramNode {
   tags: readonly string[]
   /** The actors this state invokes, by source name. */
   invokes: readonly string[]
+  /** The effects this state runs when entered and when left (assigns and other built-ins are not effects). */
+  entry: readonly DiagramEffect[]
+  exit: readonly DiagramEffect[]
   /** The id of the initial child, for compound states. */
   initial: string | null
   children: readonly DiagramNode[]
@@ -29,6 +33,8 @@ export interface DiagramEdge {
   event: string
   /** Readable guard: `isReady`, `and(a, not(b))`, or null when unguarded. */
   guard: string | null
+  /** The effects the transition runs, in order (assigns and other built-ins are not effects). */
+  effects: readonly DiagramEffect[]
   /** A transition without a target: it runs its actions and stays, drawn as a self-loop. */
   targetless: boolean
 }
@@ -43,15 +49,34 @@ export interface MachineGraph {
 /** Reads the state tree and every transition (including `always`, `after`, done and error events) of a machine. */
 export function machineGraph(machine: AnyStateMachine): MachineGraph {
   const byId = new Map<string, DiagramNode>()
-  const root = toNode(machine.root, null, byId)
+  const root = toNode(machine, machine.root, null, byId)
   const edges: DiagramEdge[] = []
-  collectEdges(machine.root, byId, edges)
+  collectEdges(machine, machine.root, byId, edges)
   return { id: machine.id, root, edges }
 }
 
-/** The text an edge carries: `event [guard]`. */
+/** The text an edge carries: `event [guard] / effect(params), effect`. */
 export function edgeLabel(edge: DiagramEdge): string {
+  const effects = edgeEffectsLabel(edge)
+  return effects ? `${triggerLabel(edge)} ${effects}` : triggerLabel(edge)
+}
+
+/** What fires an edge: `event [guard]`. */
+export function triggerLabel(edge: DiagramEdge): string {
   return edge.guard ? `${edge.event} [${edge.guard}]` : edge.event
+}
+
+/** What an edge runs: `/ effect(params), effect`, or "" when it runs no effect. */
+export function edgeEffectsLabel(edge: DiagramEdge): string {
+  return edge.effects.length ? `/ ${effectsLabel(edge.effects)}` : ""
+}
+
+/** A state's effect lines: `entry / requestLocate(…)`, `exit / save`, only those it has. */
+export function stateEffectLines(node: DiagramNode): string[] {
+  const out: string[] = []
+  if (node.entry.length) out.push(`entry / ${effectsLabel(node.entry)}`)
+  if (node.exit.length) out.push(`exit / ${effectsLabel(node.exit)}`)
+  return out
 }
 
 /** Every node of the tree in document order (pre-order). */
@@ -61,7 +86,7 @@ export function allNodes(root: DiagramNode): DiagramNode[] {
   return out
 }
 
-function toNode(node: AnyStateNode, parent: DiagramNode | null, byId: Map<string, DiagramNode>): DiagramNode {
+function toNode(machine: AnyStateMachine, node: AnyStateNode, parent: DiagramNode | null, byId: Map<string, DiagramNode>): DiagramNode {
   const out: DiagramNode = {
     id: node.id,
     key: parent ? node.key : node.machine.id,
@@ -69,17 +94,19 @@ function toNode(node: AnyStateNode, parent: DiagramNode | null, byId: Map<string
     history: node.type === "history" ? (node.history === "deep" ? "deep" : "shallow") : null,
     tags: [...node.tags],
     invokes: node.invoke.map((inv) => invokeName(inv.id, inv.src)),
+    entry: effectsOf(machine, node.entry),
+    exit: effectsOf(machine, node.exit),
     initial: null,
     children: [],
     parent,
   }
   byId.set(node.id, out)
-  const children = Object.values(node.states as Record<string, AnyStateNode>).map((child) => toNode(child, out, byId))
+  const children = Object.values(node.states as Record<string, AnyStateNode>).map((child) => toNode(machine, child, out, byId))
   const initialTarget = node.type === "compound" ? node.initial?.target?.[0] : undefined
   return Object.assign(out, { children, initial: initialTarget ? initialTarget.id : null })
 }
 
-function collectEdges(node: AnyStateNode, byId: Map<string, DiagramNode>, out: DiagramEdge[]): void {
+function collectEdges(machine: AnyStateMachine, node: AnyStateNode, byId: Map<string, DiagramNode>, out: DiagramEdge[]): void {
   const from = byId.get(node.id)
   if (!from) throw new Error(`state node "${node.id}" is missing from the diagram tree`)
   const lists: Array<[string, readonly TransitionLike[]]> = [...(node.transitions as Map<string, TransitionLike[]>)]
@@ -89,24 +116,26 @@ function collectEdges(node: AnyStateNode, byId: Map<string, DiagramNode>, out: D
     const event = eventLabel(type, node.id, invokeNames)
     for (const t of transitions) {
       const guard = guardLabel(t.guard)
+      const effects = effectsOf(machine, t.actions)
       const targets = t.target?.length ? t.target : null
       if (!targets) {
-        out.push({ from, to: from, event, guard, targetless: true })
+        out.push({ from, to: from, event, guard, effects, targetless: true })
         continue
       }
       for (const target of targets) {
         const to = byId.get(target.id)
         if (!to) throw new Error(`transition "${type}" of "${node.id}" targets unknown state "${target.id}"`)
-        out.push({ from, to, event, guard, targetless: false })
+        out.push({ from, to, event, guard, effects, targetless: false })
       }
     }
   }
-  for (const child of Object.values(node.states as Record<string, AnyStateNode>)) collectEdges(child, byId, out)
+  for (const child of Object.values(node.states as Record<string, AnyStateNode>)) collectEdges(machine, child, byId, out)
 }
 
 interface TransitionLike {
   target?: ReadonlyArray<{ id: string }> | undefined
   guard?: unknown
+  actions?: readonly unknown[]
 }
 
 // An invoke without an explicit id gets a generated one ("0.job.running"); its source name reads better,

@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from "xstate"
-import { type DiagramEdge, type DiagramNode, allNodes, edgeLabel, machineGraph } from "./machine.graph"
+import { type DiagramEdge, type DiagramNode, allNodes, edgeEffectsLabel, machineGraph, stateEffectLines, triggerLabel } from "./machine.graph"
 
 // Mermaid `stateDiagram-v2` text. Mermaid cannot draw a transition between internal states of different
 // composite states, so such a transition is drawn between the states that hold its ends, at the level where
@@ -25,11 +25,18 @@ export function toMermaid(machine: AnyStateMachine): string {
     const inner: string[] = []
     if (p.from !== p.edge.from) inner.push(`from ${relativePath(p.edge.from, p.from)}`)
     if (p.to !== p.edge.to) inner.push(`to ${relativePath(p.edge.to, p.to)}`)
-    const label = edgeLabel(p.edge) + (inner.length ? ` (${inner.join(", ")})` : "")
+    // The inner states belong to the trigger: `dialog.allow (from confirming) / writeDocument(approved)`.
+    const effects = edgeEffectsLabel(p.edge)
+    const label = triggerLabel(p.edge) + (inner.length ? ` (${inner.join(", ")})` : "") + (effects ? ` ${effects}` : "")
     return `${ind}${mid(p.from)} --> ${mid(p.to)} : ${text(label)}`
   }
   const declare = (n: DiagramNode, ind: string): void => {
-    lines.push(`${ind}state "${text(stateLabel(n))}" as ${mid(n)}`)
+    // A leaf's effects are extra description lines under its name (Mermaid draws a box with a title). A
+    // composite's title is a single label (Mermaid joins a list there), so its effects follow the name on it.
+    const effects = stateEffectLines(n)
+    const title = n.children.length ? [stateLabel(n), ...effects].join(" · ") : stateLabel(n)
+    lines.push(`${ind}state "${text(title)}" as ${mid(n)}`)
+    if (!n.children.length) for (const line of effects) lines.push(`${ind}${mid(n)} : ${text(line)}`)
     if (n.children.length) {
       lines.push(`${ind}state ${mid(n)} {`)
       body(n, `${ind}  `)
@@ -124,7 +131,15 @@ function mermaidIds(root: DiagramNode): Map<DiagramNode, string> {
   return ids
 }
 
-// Characters that end a statement, open a block or an entity, or close a quoted label in Mermaid.
+// Characters that end a statement, open a block or an entity, close a quoted label, or end a description
+// (Mermaid reads a description up to the next ":") in Mermaid.
 function text(s: string): string {
-  return s.replace(/[\r\n]+/g, " ").replace(/"/g, "'").replace(/;/g, ",").replace(/#/g, "").replace(/\{/g, "(").replace(/\}/g, ")")
+  return s
+    .replace(/[\r\n]+/g, " ")
+    .replace(/:/g, "∶")
+    .replace(/"/g, "'")
+    .replace(/;/g, ",")
+    .replace(/#/g, "")
+    .replace(/\{/g, "(")
+    .replace(/\}/g, ")")
 }

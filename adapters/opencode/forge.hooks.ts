@@ -1,19 +1,11 @@
 import type { Hooks, PluginInput } from "@opencode-ai/plugin"
 import type { ForgeOptions } from "../../services/config/forge.options"
+import type { Logger } from "../../services/lifecycle/lifecycle.ports"
 import { storageTroubleText } from "../../services/lifecycle/storage.trouble"
-import { JOB_TOOL_IDS, builtinShellRefusal } from "../../services/jobs/exec.partition"
-import type { JobSupervisor } from "../../services/jobs/job.supervisor"
-import type { Logger } from "../../services/plan/plan.ports"
-import type { WatchdogService } from "../../services/watchdog/watchdog.service"
 import { type LiveConfig, applyForgeConfig } from "./config.hook"
-import { createJobTools } from "./job.tools"
-import { refuseSurviveWithoutDatabase } from "./job.tools.storage"
-import { handlePlanCommand, replacePlanCommandText } from "./plan.command.hook"
-import { PLAN_TOOL_IDS, createPlanTools } from "./plan.tools"
-import { planTroubleText } from "./prompts/plan.command"
+import type { ForgeFragment, FragmentContext, FragmentHookName, FragmentHooks } from "./forge.fragment"
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
 import { SessionTree } from "./session.tree"
-import { createWatchdogHooks } from "./watchdog.hooks"
 
 export interface ForgeHooksDeps {
   client: PluginInput["client"]
@@ -21,34 +13,40 @@ export interface ForgeHooksDeps {
   options: ForgeOptions
   /** Opens (once) the workspace's runtime: database, actors restored and reconciled with their documents. */
   openRuntime: () => Promise<ForgeRuntime>
-  /** The job supervisor of this host process, and the shell family its commands run under. */
-  jobs: { supervisor: JobSupervisor; shellFamily: string }
-  /** The hang watchdog of this host process (builtin shell calls of the forge family); none: no watchdog. */
-  watchdog?: WatchdogService
+  /** The lifecycles' fragments, in the order their hooks run (src/composition.ts lists them). */
+  fragments: (context: FragmentContext) => ForgeFragment[]
 }
 
 interface SessionEvent {
   type: string
-  properties?: { sessionID?: string; info?: { id?: string; parentID?: string }; status?: { type?: string } }
+  properties?: { sessionID?: string; info?: { id?: string; parentID?: string } }
 }
 
-const ALL_TOOL_IDS = [...PLAN_TOOL_IDS, ...JOB_TOOL_IDS]
-
-/** The plugin's hooks. Every gate decision is the runtime's (its machines'); hooks only route and surface it. */
+/**
+ * The plugin's hooks: the bookkeeping every lifecycle shares (who speaks in which session, session parents, the
+ * runtime opened once and each fragment's restore run after it, `agent.forge.disable`), then each hook fanned out
+ * to the fragments. Every gate decision is a fragment's machine's; hooks only route and surface it.
+ */
 export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   const tree = new SessionTree(async (id) => (await deps.client.session.get({ path: { id } })).data ?? undefined)
   let disabled = false
-  let ownsPlanCommand = false
   let runtime: Promise<ForgeRuntime> | undefined
-  // The agent speaking in each session, learnt from chat.params (tool hooks are not told who calls).
   const speakers = new Map<string, string>()
-  const watchdog = deps.watchdog ? createWatchdogHooks({ watchdog: deps.watchdog, agentOf: (id) => speakers.get(id) }) : undefined
+  let fragments: ForgeFragment[] = []
   const openRuntime = (): Promise<ForgeRuntime> => {
-    runtime ??= deps.openRuntime().catch((error: unknown) => {
-      runtime = undefined
-      deps.log.error(`could not open the Forge runtime: ${error instanceof Error ? error.message : String(error)}`)
-      throw error
-    })
+    runtime ??= deps.openRuntime().then(
+      async (rt) => {
+        for (const fragment of fragments) {
+          await fragment.restore?.(rt).catch((error: unknown) => deps.log.error(`${fragment.id}: what a previous run left could not be restored: ${describe(error)}`))
+        }
+        return rt
+      },
+      (error: unknown) => {
+        runtime = undefined
+        deps.log.error(`could not open the Forge runtime: ${describe(error)}`)
+        throw error
+      },
+    )
     return runtime
   }
   const access: ForgeRuntimeAccess = {
@@ -60,88 +58,79 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       return { runtime, session: await tree.rootOf(ctx.sessionID) }
     },
   }
-
-  const jobTools = createJobTools({ options: deps.options, supervisor: () => deps.jobs.supervisor, rootOf: (id) => tree.rootOf(id), shellFamily: deps.jobs.shellFamily })
-  const storageTrouble = async () => (await openRuntime().catch(() => undefined))?.storageTrouble
+  fragments = deps.fragments({
+    client: deps.client,
+    log: deps.log,
+    options: deps.options,
+    tree,
+    speakerOf: (id) => speakers.get(id),
+    access,
+    openRuntime,
+    runtime: () => openRuntime().catch(() => undefined),
+    isDisabled: () => disabled,
+  })
+  /** Calls one hook of every fragment in order (none while Forge stands down). */
+  const fanOut = async <K extends FragmentHookName>(name: K, ...args: Parameters<NonNullable<FragmentHooks[K]>>): Promise<void> => {
+    if (disabled) return
+    for (const fragment of fragments) {
+      const handler = fragment.hooks?.[name] as ((...a: typeof args) => Promise<void>) | undefined
+      await handler?.(...args)
+    }
+  }
 
   return {
-    tool: {
-      ...createPlanTools(access),
-      ...jobTools,
-      forge_shell: refuseSurviveWithoutDatabase(jobTools.forge_shell, deps.options, storageTrouble),
-    },
+    tool: Object.assign({}, ...fragments.map((f) => f.tools ?? {})),
 
     async config(cfg) {
-      const commandBefore = (cfg as LiveConfig).command?.plan
-      disabled = applyForgeConfig(cfg as LiveConfig, ALL_TOOL_IDS, deps.options).disabled
-      ownsPlanCommand = !disabled && commandBefore === undefined
+      await fanOut("config", cfg)
+      disabled = applyForgeConfig(cfg as LiveConfig, fragments.flatMap((f) => f.toolIds), deps.options).disabled
       if (disabled) deps.log.info("agent.forge.disable is true: Forge stands down (no agent, commands, tools or gates)")
       // Restore lifecycles now, so gates hold from the first tool call and restore problems show up at start.
       else void openRuntime().catch(() => undefined)
     },
 
-    async "chat.params"(input) {
+    async "chat.params"(input, output) {
       if (input.agent !== "title") speakers.set(input.sessionID, input.agent)
+      await fanOut("chat.params", input, output)
     },
 
     async "tool.execute.before"(input, output) {
-      if (disabled) return
-      const belt = builtinShellRefusal(speakers.get(input.sessionID), input.tool, deps.options)
-      if (belt !== null) throw new Error(belt)
-      // The runtime never fails for a database it cannot use (it runs on a stand-in rebuilt from the documents, so a
-      // readable draft still bans writes). Should it fail for any other reason, opencode's tools are not Forge's to stop.
-      const rt = await openRuntime().catch(() => undefined)
-      if (rt === undefined) return
-      const session = tree.knownRootOf(input.sessionID) ?? (await tree.rootOf(input.sessionID))
-      const refusal = await rt.plans.gate(session, input.tool)
-      if (refusal !== null) throw new Error(refusal)
-      // Timing starts only for a call that passed every gate: a refused call never runs.
-      await watchdog?.["tool.execute.before"](input, output)
+      await fanOut("tool.execute.before", input, output)
     },
 
     async "tool.execute.after"(input, output) {
-      await watchdog?.["tool.execute.after"](input, output)
+      await fanOut("tool.execute.after", input, output)
     },
 
     async "shell.env"(input, output) {
-      if (!disabled) await watchdog?.["shell.env"](input, output)
+      await fanOut("shell.env", input, output)
     },
 
     async "command.execute.before"(input, output) {
-      if (disabled || !ownsPlanCommand || input.command !== "plan") return
-      const parts = output.parts as { type: string; text?: string }[]
-      // A failing command hook is an HTTP 500 for the user: every trouble is answered in the turn's text instead.
-      try {
-        const rt = await openRuntime()
-        if (rt.storageTrouble !== undefined) return replacePlanCommandText(parts, planTroubleText(storageTroubleText(rt.storageTrouble)))
-        await handlePlanCommand(rt, await tree.rootOf(input.sessionID), input.arguments, parts)
-      } catch (error) {
-        replacePlanCommandText(parts, planTroubleText(`/plan failed: ${error instanceof Error ? error.message : String(error)}`))
-      }
+      await fanOut("command.execute.before", input, output)
     },
 
     async event({ event }) {
-      await watchdog?.event({ event })
       const e = event as SessionEvent
       const info = e.properties?.info
       if ((e.type === "session.created" || e.type === "session.updated") && info?.id) tree.learn(info.id, info.parentID)
+      await fanOut("event", { event })
       const sessionID = e.properties?.sessionID ?? info?.id
-      if (sessionID === undefined || disabled) return
-      if (e.type === "session.status") deps.jobs.supervisor.sessionStatus(sessionID, e.properties?.status?.type === "idle" ? "idle" : "busy")
-      if (e.type === "session.idle") deps.jobs.supervisor.sessionStatus(sessionID, "idle")
-      if (e.type === "session.deleted") {
+      if (e.type === "session.deleted" && sessionID !== undefined) {
         tree.forget(sessionID)
         speakers.delete(sessionID)
-        await deps.jobs.supervisor.sessionDeleted(sessionID)
       }
     },
 
     async dispose() {
-      await deps.watchdog?.dispose()
-      await deps.jobs.supervisor.dispose()
+      for (const fragment of [...fragments].reverse()) await fragment.dispose?.()
       const open = runtime
       runtime = undefined
       if (open) await (await open.catch(() => undefined))?.close()
     },
   }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }

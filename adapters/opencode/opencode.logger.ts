@@ -1,5 +1,5 @@
 import type { PluginInput } from "@opencode-ai/plugin"
-import type { Logger } from "../../services/plan/plan.ports"
+import type { Logger } from "../../services/lifecycle/lifecycle.ports"
 
 export const LOG_SERVICE = "forgecharts"
 

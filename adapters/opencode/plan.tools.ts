@@ -1,6 +1,6 @@
 import { type ToolContext, type ToolDefinition, tool } from "@opencode-ai/plugin"
-import type { Confirm } from "../../services/plan/plan.ports"
-import { DEFAULT_READ_LIMIT } from "../../services/plan/plan.text"
+import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
+import { DEFAULT_READ_LIMIT } from "../../services/documents/document.window"
 import type { ForgeRuntimeAccess } from "./runtime.access"
 import { forgeTool } from "./tool.args"
 
@@ -109,7 +109,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
 function dialogFor(ctx: ToolContext): Confirm {
   return async (request) => {
     try {
-      await ctx.ask({ permission: request.permission, patterns: [request.planPath], always: [], metadata: { plan: request.planPath, summary: request.summary } })
+      await ctx.ask({ permission: request.permission, patterns: [request.subject], always: [], metadata: { plan: request.subject, summary: request.summary } })
       return true
     } catch {
       return false

@@ -26,7 +26,7 @@ export {
   type ProcessInfo,
   type ProcessStat,
 } from "./proc.table"
-export { killJobTree, killJobTreeNow, type JobTarget, type KillJobTreeOptions, type KillReport } from "./tree.kill"
+export { killJobTree, killJobTreeNow, type JobTarget, type KillJobTreeOptions, type KillReport } from "./job.tree.kill"
 export { fenceToken, startFence, type Fence } from "./job.fence"
 export { decideContainment, SUBREAPER_LABEL, type Containment, type ContainmentChoice } from "./job.containment"
 export { exitStatusFile, readExitStatus } from "./job.shim"
@@ -56,4 +56,4 @@ export {
 export { createJobProcesses, type JobProcessesOptions } from "./job.processes"
 export { currentHost, isHostAlive, releaseHost } from "./job.hosts"
 export { commandDirectories, commandPaths, createProcessLocator, hostLineage, processClock, type ProcessLocatorOptions } from "./process.locator"
-export { createProcessKiller, killProcessTrees, type KillProcessTreesOptions, type ProcessTreesKillReport } from "./process.trees.kill"
+export { createProcessKiller, killProcessTrees, type KillProcessTreesOptions, type ProcessTreesKillReport } from "./watchdog.tree.kill"

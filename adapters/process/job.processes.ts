@@ -6,7 +6,7 @@ import { spawnJob } from "./job.spawn"
 import { logSize, readNew, readTail, readWindowLines, watchGrowth } from "./log.reader"
 import { createPatternMatcher } from "./pattern.matcher"
 import { type ResolvedShell, resolveShell } from "./shell.resolver"
-import { killJobTree, killJobTreeNow } from "./tree.kill"
+import { killJobTree, killJobTreeNow } from "./job.tree.kill"
 import { isHostAlive, isSameProcessAt } from "./job.hosts"
 
 export interface JobProcessesOptions {

@@ -1,4 +1,4 @@
-import type { LineSearch, LineSearchResult } from "../../services/plan/plan.ports"
+import type { LineSearch, LineSearchResult } from "../../services/documents/document.ports"
 import { createPatternMatcher } from "./pattern.matcher"
 
 // plan_read's pattern search, through the same bounded matcher as success_pattern: the regex runs in a worker, one

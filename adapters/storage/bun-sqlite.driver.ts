@@ -1,7 +1,7 @@
 // SqliteDriver over Bun's built-in `bun:sqlite` (the runtime inside opencode). Bun's calls are synchronous;
 // the interface is async so callers treat both drivers alike.
 import { applyConnectionPragmas } from "./connection.pragmas"
-import type { SqliteDriver, SqlRunResult, SqlValue } from "./sqlite.driver"
+import type { SqliteDriver, SqlRunResult, SqlValue } from "./sqlite.driver.types"
 
 /** Opens (creating if needed) `file` with `bun:sqlite`; works only under Bun. */
 export async function openBunSqliteDriver(file: string): Promise<SqliteDriver> {

@@ -1,5 +1,5 @@
 // Settings every Forge connection gets, whatever the driver.
-import type { SqliteDriver } from "./sqlite.driver"
+import type { SqliteDriver } from "./sqlite.driver.types"
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5_000

@@ -12,5 +12,6 @@ export {
 } from "./sqlite.driver"
 export { migrate, MIGRATIONS_TABLE, type EmbeddedMigration } from "./migrator"
 export { migrations } from "./migrations.generated"
-export { SqliteWatchdogLedger, openWatchdogLedger, sharedWatchdogLedger, type WatchdogLedgerStore } from "./watchdog.ledger.repository"
+export { SqliteLedgerStore, openLedgerStore, sharedLedgerStore, type OwnLedgerStore, type OpenLedgerStoreOptions } from "./ledger.repository"
+export { openWatchdogLedger, sharedWatchdogLedger, type WatchdogLedgerStore } from "./watchdog.ledger.repository"
 export { createKeyValueStorage, type KeyValueStorage } from "./keyvalue.storage"

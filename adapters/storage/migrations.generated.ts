@@ -31,4 +31,26 @@ export const migrations: readonly EmbeddedMigration[] = [
       "CREATE TABLE `key_value` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`value` text NOT NULL,\n\t`updated_at` integer NOT NULL\n);",
     ],
   },
+  {
+    tag: "0003_ledger_entries",
+    folderMillis: 1796109790517,
+    hash: "3d914e545ab26c4626475c43dd45f81218550443e0d8052fbcde68f636bd4255",
+    sql: [
+      "CREATE TABLE `ledger_entries` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`ledger` text NOT NULL,\n\t`kind` text NOT NULL,\n\t`session_id` text,\n\t`subject` text,\n\t`at` integer NOT NULL,\n\t`entry` text NOT NULL\n);",
+      "CREATE INDEX `ledger_entries_ledger_idx` ON `ledger_entries` (`ledger`,`id`);",
+      "CREATE INDEX `ledger_entries_session_idx` ON `ledger_entries` (`ledger`,`session_id`);",
+      "CREATE INDEX `ledger_entries_subject_idx` ON `ledger_entries` (`ledger`,`subject`);",
+      "/* Nobody's history is lost: the watchdog ledger's rows move over in their order. A pids value that is not JSON moves as text, so the ledger reports that one row on read. */\nINSERT INTO `ledger_entries` (`ledger`, `kind`, `session_id`, `subject`, `at`, `entry`)\nSELECT 'watchdog', `kind`, `session_id`, `call_id`, `at`, json_object('at', `at`, 'kind', `kind`, 'callId', `call_id`, 'sessionId', `session_id`, 'command', `command`, 'pids', CASE WHEN json_valid(`pids`) THEN json(`pids`) ELSE `pids` END, 'message', `message`)\nFROM `watchdog_ledger` ORDER BY `id`;",
+      "/* The job ledgers each host kept as an @xstate/store item in key_value move over in time order; an entry that is no JSON object cannot move. */\nINSERT INTO `ledger_entries` (`ledger`, `kind`, `session_id`, `subject`, `at`, `entry`)\nSELECT 'job', coalesce(json_extract(`item`.`value`, '$.kind'), ''), json_extract(`item`.`value`, '$.sessionId'), json_extract(`item`.`value`, '$.jobId'), coalesce(json_extract(`item`.`value`, '$.at'), 0), `item`.`value`\nFROM `key_value`, json_each(`key_value`.`value`, '$.context.entries') AS `item`\nWHERE substr(`key_value`.`name`, 1, 17) = 'forge.job-ledger@' AND json_valid(`key_value`.`value`) AND `item`.`type` = 'object'\nORDER BY json_extract(`item`.`value`, '$.at'), `key_value`.`name`, `item`.`key`;",
+      "/* The moved items go; an item that is not JSON never could be read and stays as it was. */\nDELETE FROM `key_value` WHERE substr(`name`, 1, 17) = 'forge.job-ledger@' AND json_valid(`value`);",
+    ],
+  },
+  {
+    tag: "0004_drop_watchdog_ledger",
+    folderMillis: 1796109806592,
+    hash: "93f39d40959fab74f4416d0b1236bfd172eaa01b6c513bc9d8f1b230ddeebd94",
+    sql: [
+      "DROP TABLE `watchdog_ledger`;",
+    ],
+  },
 ]

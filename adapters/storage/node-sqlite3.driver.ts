@@ -1,6 +1,6 @@
 // SqliteDriver over the `sqlite3` package (N-API, asynchronous): the driver under Node (tests, CLI, harnesses).
 import { applyConnectionPragmas } from "./connection.pragmas"
-import type { SqliteDriver, SqlRunResult, SqlValue } from "./sqlite.driver"
+import type { SqliteDriver, SqlRunResult, SqlValue } from "./sqlite.driver.types"
 
 type Sqlite3Module = typeof import("sqlite3")
 

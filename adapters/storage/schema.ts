@@ -1,5 +1,5 @@
 // The whole drizzle schema. Each table group lives in its own file under tables/ (drizzle-kit reads that folder);
 // add a group there and re-export it here.
 export * from "./tables/lifecycle.tables"
-export * from "./tables/watchdog.tables"
 export * from "./tables/keyvalue.tables"
+export * from "./tables/ledger.tables"

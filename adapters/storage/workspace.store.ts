@@ -4,13 +4,13 @@
 import { mkdir } from "node:fs/promises"
 import path from "node:path"
 import { type StorageTrouble, lockedRemedy, moveAsideRemedy } from "../../services/lifecycle/storage.trouble"
-import type { Logger } from "../../services/plan/plan.ports"
+import type { Logger } from "../../services/lifecycle/lifecycle.ports"
 import { QUICK_CHECK_MAX_BYTES, inspectDatabaseFiles, quickCheck } from "./database.health"
 import { type LifecycleStore, createLifecycleStore } from "./lifecycle.store"
 import { type SqliteDriver, openSqliteDriver } from "./sqlite.driver"
 
 /** The tables every migrated Forge database holds. */
-const REQUIRED_TABLES = ["actors", "transitions", "watchdog_ledger", "key_value"]
+const REQUIRED_TABLES = ["actors", "transitions", "ledger_entries", "key_value"]
 
 /** SQLite's name for a database that lives in memory only, gone with its connection. */
 export const MEMORY_DATABASE = ":memory:"

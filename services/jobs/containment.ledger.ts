@@ -1,5 +1,4 @@
-import type { Clock } from "../lifecycle/lifecycle.ports"
-import type { Logger } from "../plan/plan.ports"
+import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import type { JobLedger } from "./job.ledger"
 import type { JobProcesses } from "./job.ports"
 

@@ -1,9 +1,8 @@
 import type { AnyMachineSnapshot, InspectionEvent } from "xstate"
 import { jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
-import { NO_STATE } from "../lifecycle/actor.host"
-import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
-import type { Logger } from "../plan/plan.ports"
+import { NO_STATE } from "../lifecycle/lifecycle"
+import type { Clock, LifecycleRepository, Logger } from "../lifecycle/lifecycle.ports"
 
 // Job actors are lifecycles like any other: every change of state is committed — the snapshot and one row of the
 // shared transition log — so a restart knows which jobs were live and which outlive their host (survive mode).

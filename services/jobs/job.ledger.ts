@@ -1,15 +1,14 @@
-import { createStore } from "@xstate/store"
-import { type StateStorage, flushStorage, persist } from "@xstate/store/persist"
 import { z } from "zod"
-import type { JobHost } from "../../machines/job.machine"
-import { type StoreStorage, type StoreTarget, hostScopedName, ownItem, persistOptions, takeOverDeadHosts } from "./job.stores"
+import { Ledger, type LedgerDefinition } from "../lifecycle/ledger"
+import { MemoryLedgerStore } from "../lifecycle/ledger.memory"
+import type { LedgerStore } from "../lifecycle/ledger.ports"
 
 // The job ledger: what happened to jobs that nobody was waiting on — adopted from a previous run, left as orphans,
-// killed because their session was deleted, or not fully killable — and how the host contains its jobs. Bounded: only the newest entries stay. It is an
-// @xstate/store (plain keyed data, no finite modes) persisted per host; a start takes over the ledgers of hosts
-// that died, so the history carries on from one run to the next.
+// killed because their session was deleted, or not fully killable — and how the host contains its jobs. One named
+// ledger on the workspace's ledger store: every host appends rows to it, nothing is overwritten, so no host has to
+// take over another's history; only the newest entries stay.
 
-export const JOB_LEDGER_NAME = "forge.job-ledger"
+const JOB_LEDGER_NAME = "job"
 export const JOB_LEDGER_LIMIT = 200
 export const JOB_LEDGER_KINDS = ["adopted", "orphaned", "session-deleted", "kill-survivors", "containment"] as const
 
@@ -26,67 +25,47 @@ export const jobLedgerEntrySchema = z.strictObject({
 
 export type JobLedgerEntry = z.output<typeof jobLedgerEntrySchema>
 
-const ledgerContextSchema = z.strictObject({ entries: z.array(jobLedgerEntrySchema) })
-
-/** In time order, the newest `JOB_LEDGER_LIMIT` only. */
-function bounded(entries: readonly JobLedgerEntry[]): JobLedgerEntry[] {
-  return [...entries].sort((a, b) => a.at - b.at).slice(-JOB_LEDGER_LIMIT)
-}
-
-function createLedgerStore(options: Omit<StoreTarget, "storage"> & { storage?: StateStorage }) {
-  const store = createStore({
-    context: { entries: [] as JobLedgerEntry[] },
-    on: {
-      append: (context, event: { entry: JobLedgerEntry }) => ({ entries: bounded([...context.entries, event.entry]) }),
-      tookOver: (context, event: { entries: readonly JobLedgerEntry[] }) => ({ entries: bounded([...event.entries, ...context.entries]) }),
-    },
-  })
-  if (options.storage === undefined) return store
-  return store.with(persist(persistOptions({ ...options, storage: options.storage }, ledgerContextSchema)))
+export const jobLedgerDefinition: LedgerDefinition<JobLedgerEntry> = {
+  name: JOB_LEDGER_NAME,
+  title: "job ledger",
+  schema: jobLedgerEntrySchema,
+  keep: JOB_LEDGER_LIMIT,
+  indexOf: (entry) => ({ kind: entry.kind, sessionId: entry.sessionId, subject: entry.jobId, at: entry.at }),
 }
 
 export class JobLedger {
-  private readonly store: ReturnType<typeof createLedgerStore>
-
-  /** Without storage the ledger lives in memory only. */
-  constructor(
-    private readonly host: JobHost,
-    private readonly storage?: StoreStorage,
-    onError: (error: unknown) => void = () => {},
-  ) {
-    this.store = createLedgerStore({ storage: storage && ownItem(storage), hydrated: true, name: hostScopedName(JOB_LEDGER_NAME, host), onError })
-  }
-
-  /** Validates and appends one entry; the oldest beyond the bound rotate out. */
-  append(entry: JobLedgerEntry): void {
-    const parsed = jobLedgerEntrySchema.safeParse(entry)
-    if (!parsed.success) throw new Error(`invalid job ledger entry:\n${z.prettifyError(parsed.error)}`)
-    this.store.trigger.append({ entry: parsed.data })
-  }
-
-  entries(): JobLedgerEntry[] {
-    return [...this.store.getSnapshot().context.entries]
-  }
+  private readonly ledger: Ledger<JobLedgerEntry>
+  private pending: Promise<void> = Promise.resolve()
 
   /**
-   * Start-up: the ledgers of hosts that are gone join this host's (in time order, bounded) and their items are
-   * removed; the ledgers of hosts still running stay theirs. A ledger that does not parse is reported and left.
+   * Without a store the ledger lives in memory only. `report` hears what could not be written or read (the
+   * supervisor's appends never wait for the database, so a failed write is reported, not thrown).
    */
-  async takeOver(isAlive: (host: JobHost) => boolean): Promise<string[]> {
-    const storage = this.storage
-    if (storage === undefined) return []
-    return takeOverDeadHosts({
-      storage,
-      base: JOB_LEDGER_NAME,
-      self: this.host,
-      isAlive,
-      open: (name, onError) => createLedgerStore({ storage, name, onError }),
-      adopt: (context) => this.store.trigger.tookOver({ entries: context.entries }),
-    })
+  constructor(
+    store: LedgerStore = new MemoryLedgerStore(),
+    private readonly report: (problem: string) => void = () => {},
+  ) {
+    this.ledger = new Ledger(store, jobLedgerDefinition)
+  }
+
+  /** Validates (a bad entry throws, naming the field) and appends one entry; the oldest beyond the bound rotate out. */
+  append(entry: JobLedgerEntry): void {
+    const valid = this.ledger.parse(entry, "append")
+    this.pending = this.pending
+      .then(() => this.ledger.append(valid))
+      .catch((error: unknown) => this.report(`an entry was not recorded: ${error instanceof Error ? error.message : String(error)}`))
+  }
+
+  /** Every kept entry of every host, oldest first (after this ledger's pending writes); damaged rows are reported. */
+  async entries(): Promise<JobLedgerEntry[]> {
+    await this.flush()
+    const { entries, problems } = await this.ledger.query()
+    for (const problem of problems) this.report(problem)
+    return entries
   }
 
   /** Waits for pending writes. */
   async flush(): Promise<void> {
-    if (this.storage !== undefined) await flushStorage(this.store)
+    await this.pending
   }
 }

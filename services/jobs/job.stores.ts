@@ -2,7 +2,7 @@ import { type PersistSnapshotOptions, type StateStorage, rehydrateStore } from "
 import { z } from "zod"
 import type { JobHost } from "../../machines/job.machine"
 
-// The job stores (registry and ledger) persist per host: two opencode processes on one workspace each write their
+// The job registry persists per host: two opencode processes on one workspace each write their
 // own item, so neither overwrites what the other recorded. The next start takes over the items of hosts that died.
 
 /** A StateStorage that can also list its items, so a start finds the items earlier hosts left. */

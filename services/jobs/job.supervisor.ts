@@ -2,8 +2,7 @@ import { createActor, waitFor } from "xstate"
 import { nextDeadline } from "../../machines/job.gates"
 import { type JobContext, type JobHost, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
-import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
-import type { Logger } from "../plan/plan.ports"
+import type { Clock, LifecycleRepository, Logger } from "../lifecycle/lifecycle.ports"
 import type { JobJournal } from "./job.journal"
 import type { JobLedger, JobLedgerEntry } from "./job.ledger"
 import type { JobRegistry } from "./job.registry"
@@ -130,7 +129,7 @@ export class JobSupervisor {
   async restore(repository: LifecycleRepository): Promise<RestoreOutcome> {
     const outcome: RestoreOutcome = { adopted: [], orphaned: [], elsewhere: [], problems: [] }
     const isAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isHostAlive(host)
-    outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)), ...(await this.deps.ledger.takeOver(isAlive)))
+    outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)))
     const onDamaged = (damage: { instanceId: string; problem: string }) => void outcome.problems.push(`job ${damage.instanceId}: ${damage.problem}; left as it was`)
     for (const record of await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false, onDamaged })) {
       const jobId = record.instanceId

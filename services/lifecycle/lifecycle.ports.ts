@@ -7,6 +7,24 @@ export interface Clock {
   now(): number
 }
 
+export interface Logger {
+  info(message: string, extra?: Record<string, unknown>): void
+  warn(message: string, extra?: Record<string, unknown>): void
+  error(message: string, extra?: Record<string, unknown>): void
+}
+
+export interface DialogRequest {
+  /** The permission key the dialog is asked on (e.g. "plan_approve"); the host forces it to "ask". */
+  permission: string
+  /** What the dialog decides about: the workspace-relative document (e.g. the plan's path). */
+  subject: string
+  /** What the user is asked to confirm, in one or two lines. */
+  summary: string
+}
+
+/** Asks the user; resolves true only for an explicit allow. */
+export type Confirm = (request: DialogRequest) => Promise<boolean>
+
 /** One persisted actor: the latest snapshot of one lifecycle instance. */
 export interface SnapshotRecord {
   /** Machine id, e.g. "plan". */

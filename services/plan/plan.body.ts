@@ -2,18 +2,18 @@
 // narrative marker. Hard errors are reserved for text a later tick or close would misread; everything a draft
 // may still be missing is a warning.
 
-import { PlanDocumentError } from "./plan.errors"
 import {
-  findNarrative,
-  type Heading,
-  NARRATIVE_MARKER,
+  isMarkerLine,
   normalizeTitle,
+  parseListItem,
   quoteLine,
   scanMarkdown,
-  SECTION_MARKER,
-  isMarkerLine,
+  type Section,
+  sectionsTitled,
   splitLines,
-} from "./plan.markdown"
+} from "../documents/markdown.scan"
+import { PlanDocumentError } from "./plan.errors"
+import { findNarrative, NARRATIVE_MARKER, SECTION_MARKER } from "./plan.markdown"
 import type { PlanBody, PlanCriterion, PlanPhase, PlanTask } from "./plan.types"
 
 const TASK_TITLES: ReadonlySet<string> = new Set(["tasks", "task list"])
@@ -24,22 +24,11 @@ export const isTasksTitle = (title: string): boolean => TASK_TITLES.has(normaliz
 /** Whether a heading title names the Acceptance Criteria section. */
 export const isCriteriaTitle = (title: string): boolean => CRITERIA_TITLES.has(normalizeTitle(title))
 
-/** A top-level list item: `- x`, `* x`, `+ x`, `1. x`, `1) x` (no indentation; indented lines are free prose). */
-const LIST_ITEM = /^(?:[-*+]|\d+[.)])(?:[ \t]+(.*))?$/
 /** A well-formed task line; group 1 is the box, 2 the number, 3 the rest. */
 export const TASK_LINE = /^[-*+][ \t]+\[([ xX])\][ \t]+(\d+)\.(?:[ \t]+(.*))?$/
 /** The tick stamp `tickTask` appends to a task line. */
 export const TICK_STAMP = /[ \t]*<!--[ \t]*ticked:[ \t]*(.*?)[ \t]*-->[ \t]*$/
-const CHECKBOX = /^\[[ xX]\][ \t]+/
 const PHASE_TITLE = /^phase[ \t]+(\d+)(?:[ \t]*[:.\-–—][ \t]*|[ \t]+)?(.*)$/i
-
-interface Section {
-  heading: Heading
-  /** 0-based index of the first line after the heading. */
-  from: number
-  /** 0-based exclusive end: the next heading of the same or a higher level (or another plan section), or the end. */
-  to: number
-}
 
 /** What keeps a body from approval, as data: empty when it has at least one task and one criterion. */
 export function approvalProblems(body: Pick<PlanBody, "tasks" | "criteria">): string[] {
@@ -66,23 +55,16 @@ export function parsePlanBody(body: string, source: string, lineOffset = 0): Pla
   const scan = scanMarkdown(lines)
   const warnings: string[] = []
 
-  const sectionsTitled = (titles: ReadonlySet<string>): Section[] =>
-    scan.headings
-      .filter((h) => titles.has(normalizeTitle(h.title)))
-      .map((heading) => {
-        // A deeper Tasks or Acceptance Criteria heading still ends the section: `# Tasks` must not swallow it.
-        const next = scan.headings.find(
-          (h) => h.index > heading.index && (h.level <= heading.level || isTasksTitle(h.title) || isCriteriaTitle(h.title)),
-        )
-        return { heading, from: heading.index + 1, to: next ? next.index : lines.length }
-      })
+  // A deeper Tasks or Acceptance Criteria heading still ends the section: `# Tasks` must not swallow it.
+  const planSections = (titles: ReadonlySet<string>): Section[] =>
+    sectionsTitled(scan, titles, lines.length, (h) => isTasksTitle(h.title) || isCriteriaTitle(h.title))
   // A missing section is reported where the parser stopped looking: the narrative marker or the last line.
   const stop = narrative === -1 ? Math.max(lines.length - 1, 0) : narrative
   const notFound =
     narrative === -1 ? "none before the end of the plan" : `none before the ${NARRATIVE_MARKER} line; text after it is not parsed`
-  const [tasksSection, ...extraTasks] = sectionsTitled(TASK_TITLES)
+  const [tasksSection, ...extraTasks] = planSections(TASK_TITLES)
   if (!tasksSection) fail(`missing "## Tasks" section (${notFound})`, stop)
-  const [criteriaSection, ...extraCriteria] = sectionsTitled(CRITERIA_TITLES)
+  const [criteriaSection, ...extraCriteria] = planSections(CRITERIA_TITLES)
   if (!criteriaSection) fail(`missing "## Acceptance Criteria" section (${notFound})`, stop)
   for (const extra of [...extraTasks, ...extraCriteria]) {
     warnings.push(
@@ -93,7 +75,7 @@ export function parsePlanBody(body: string, source: string, lineOffset = 0): Pla
   const tasks: PlanTask[] = []
   for (let i = tasksSection.from; i < tasksSection.to; i++) {
     const line = lines[i] ?? ""
-    if (scan.fenced[i] || !LIST_ITEM.test(line)) continue
+    if (scan.fenced[i] || parseListItem(line) === undefined) continue
     const m = TASK_LINE.exec(line)
     if (!m) fail(`malformed task line ${quoteLine(line)} (expected "- [ ] N. text", N being the task number)`, i)
     const number = Number(m[2])
@@ -114,9 +96,9 @@ export function parsePlanBody(body: string, source: string, lineOffset = 0): Pla
   for (let i = criteriaSection.from; i < criteriaSection.to; i++) {
     const line = lines[i] ?? ""
     if (scan.fenced[i]) continue
-    const m = LIST_ITEM.exec(line)
-    if (!m) continue
-    const text = (m[1] ?? "").replace(CHECKBOX, "").trim()
+    const item = parseListItem(line)
+    if (!item) continue
+    const text = item.text.trim()
     if (text !== "") criteria.push({ index: criteria.length + 1, text, line: fileLine(i) })
   }
 

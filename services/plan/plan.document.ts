@@ -2,10 +2,11 @@
 // it is about (a key's lines, one task line, or bytes appended at the end).
 
 import { z } from "zod"
+import { splitFrontmatter } from "../documents/frontmatter.block"
+import { lineStarts } from "../documents/markdown.scan"
 import { parsePlanBody, TASK_LINE, TICK_STAMP } from "./plan.body"
 import { PlanDocumentError, PlanInputError } from "./plan.errors"
-import { patchFrontmatter, readFrontmatter, renderFrontmatter, splitFrontmatter } from "./plan.frontmatter"
-import { lineStarts } from "./plan.markdown"
+import { patchFrontmatter, readFrontmatter, renderFrontmatter } from "./plan.frontmatter"
 import type { PlanDocument, PlanFrontmatter } from "./plan.types"
 
 // The codec's callers import these two from here: the document module is the codec's front door.

@@ -3,7 +3,8 @@
 
 import { z } from "zod"
 import { PlanInputError } from "./plan.errors"
-import { findNarrative, NARRATIVE_MARKER, splitLines } from "./plan.markdown"
+import { splitLines } from "../documents/markdown.scan"
+import { findNarrative, NARRATIVE_MARKER } from "./plan.markdown"
 import type { NarrativeEntry } from "./plan.types"
 
 const singleLine = (what: string) =>

@@ -1,10 +1,11 @@
 import { planStatusOf } from "../../machines/plan.status"
+import type { LineSearch } from "../documents/document.ports"
+import { searchDocuments } from "../documents/document.search"
+import { readWindow } from "../documents/document.window"
 import { parsePlanDocument } from "./plan.document"
-import type { LineSearch, PlanFiles } from "./plan.ports"
+import type { PlanFiles } from "./plan.ports"
 import type { PlanRegistry } from "./plan.registry"
 import { checkPlanPath } from "./plan.paths"
-import { searchDocuments } from "./plan.search"
-import { readWindow } from "./plan.text"
 import type { PlanStatus } from "./plan.types"
 
 export interface PlanSummary {
@@ -48,12 +49,12 @@ export class PlanQueries {
     const text = await this.files.read(planPath)
     if (text === undefined) throw new Error(`plan document ${planPath} does not exist`)
     if (request.pattern !== undefined) {
-      const hits = await searchDocuments(this.search, request.pattern, [{ planPath, text }])
+      const hits = await searchDocuments(this.search, request.pattern, [{ path: planPath, text }])
       return hits.length === 0
         ? `${planPath}: no line matches /${request.pattern}/`
         : [`${planPath}: ${hits.length} matching line(s)`, ...hits.map((h) => `${h.line}: ${h.text}`)].join("\n")
     }
-    return `${planPath}\n${readWindow(text, { offset: request.offset, limit: request.limit })}`
+    return `${planPath}\n${readWindow(text, { offset: request.offset, limit: request.limit, what: "plan" })}`
   }
 
   /** Every plan of the workspace, newest first; documents that cannot be read or do not parse are listed with the reason. */
@@ -100,8 +101,8 @@ export class PlanQueries {
     const chosen = plans.slice(0, count)
     if (request.pattern !== undefined) {
       const documents = []
-      for (const plan of chosen) documents.push({ planPath: plan.planPath, text: (await this.files.read(plan.planPath)) ?? "" })
-      const lines = (await searchDocuments(this.search, request.pattern, documents)).map((hit) => `${hit.planPath}:${hit.line}: ${hit.text}`)
+      for (const plan of chosen) documents.push({ path: plan.planPath, text: (await this.files.read(plan.planPath)) ?? "" })
+      const lines = (await searchDocuments(this.search, request.pattern, documents)).map((hit) => `${hit.path}:${hit.line}: ${hit.text}`)
       return lines.length === 0 ? `no line of the ${chosen.length} most recent plan(s) matches /${request.pattern}/` : lines.join("\n")
     }
     if (chosen.length === 0 && unreadable.length === 0) return "no plans in this workspace yet"

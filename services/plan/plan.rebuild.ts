@@ -18,7 +18,7 @@ export interface RebuildReport {
 export async function rebuildLivePlans(deps: { repository: LifecycleRepository; files: PlanFiles; registry: PlanRegistry; sync: PlanSync }): Promise<RebuildReport> {
   const report: RebuildReport = { rebuilt: [], problems: [] }
   const known = new Set<string>()
-  const machineId = deps.registry.host.machine.id
+  const machineId = deps.registry.lifecycle.machine.id
   for (const record of await deps.repository.loadSnapshots({ machineId, onDamaged: (damage) => known.add(damage.instanceId) })) known.add(record.instanceId)
   let paths: string[]
   try {

@@ -1,9 +1,6 @@
 import type { SnapshotFrom } from "xstate"
-import { type PlanMachine, planMachine } from "../../machines/plan.machine"
-import { explainPlanRefusal } from "../../machines/plan.refusals"
-import { ActorHost } from "../lifecycle/actor.host"
-import { planContextProblem } from "./plan.context"
-import type { Clock, LifecycleRepository } from "../lifecycle/lifecycle.ports"
+import type { PlanMachine } from "../../machines/plan.machine"
+import type { Lifecycle } from "../lifecycle/lifecycle"
 
 export type PlanSnapshot = SnapshotFrom<PlanMachine>
 
@@ -11,19 +8,10 @@ export type PlanSnapshot = SnapshotFrom<PlanMachine>
 // tool call is a map lookup and one `can()` — never a folder scan.
 
 export class PlanRegistry {
-  readonly host: ActorHost<PlanMachine>
   private readonly liveBySession = new Map<string, string>()
 
-  constructor(repository: LifecycleRepository, clock: Clock) {
-    this.host = new ActorHost({
-      machine: planMachine,
-      repository,
-      clock,
-      explain: explainPlanRefusal,
-      metaOf: (snapshot) => ({ sessionId: snapshot.context.sessionId, document: snapshot.context.planPath }),
-      contextProblem: planContextProblem,
-    })
-  }
+  /** `lifecycle`: the plan lifecycle on the workspace's one host (definePlanLifecycle). */
+  constructor(readonly lifecycle: Lifecycle<PlanMachine>) {}
 
   /** The live (draft or approved) plan bound to a session. */
   liveFor(sessionId: string): string | undefined {
@@ -31,7 +19,7 @@ export class PlanRegistry {
   }
 
   snapshot(planPath: string): PlanSnapshot | undefined {
-    return this.host.snapshot(planPath)
+    return this.lifecycle.snapshot(planPath)
   }
 
   /** Keeps the session index in step with a snapshot that just changed. */
@@ -48,15 +36,12 @@ export class PlanRegistry {
   /** Live plans with their sessions, for listings and tests. */
   live(): PlanSnapshot[] {
     const out: PlanSnapshot[] = []
-    for (const [, actor] of this.host.instances()) {
-      const snapshot = actor.getSnapshot()
-      if (snapshot.hasTag("live")) out.push(snapshot)
-    }
+    for (const [, snapshot] of this.lifecycle.instances()) if (snapshot.hasTag("live")) out.push(snapshot)
     return out
   }
 
   stop(): void {
-    this.host.stopAll()
+    this.lifecycle.stopAll()
     this.liveBySession.clear()
   }
 }

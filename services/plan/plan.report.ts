@@ -1,8 +1,9 @@
 // The structure report plan_write and plan_edit return: size, outline, progress and warnings, so the model sees
 // at once whether what it stored is the plan it meant.
 
+import { splitLines } from "../documents/markdown.scan"
 import { isCriteriaTitle, isTasksTitle } from "./plan.body"
-import { findNarrative, splitLines } from "./plan.markdown"
+import { findNarrative } from "./plan.markdown"
 import type { PlanBody, PlanOutlineEntry } from "./plan.types"
 
 export interface StructureReportOptions {

@@ -2,13 +2,13 @@ import type { CriterionCheck } from "../../machines/plan.gates"
 import type { PlanEvent } from "../../machines/plan.machine"
 import { explainPlanRefusal } from "../../machines/plan.refusals"
 import { planStatusOf } from "../../machines/plan.status"
-import type { Clock } from "../lifecycle/lifecycle.ports"
-import { appendNarrative, parsePlanBody, parsePlanDocument, renderPlanDocument, tickTask, withFrontmatter } from "./plan.document"
+import type { Clock, Confirm, Logger } from "../lifecycle/lifecycle.ports"
+import { parsePlanBody, parsePlanDocument, renderPlanDocument } from "./plan.document"
 import { PlanInputError } from "./plan.errors"
-import { startsWithFrontmatter } from "./plan.frontmatter"
+import { startsWithFrontmatter } from "../documents/frontmatter.block"
 import { planFileName, slugify } from "./plan.naming"
 import { PLAN_DIR } from "./plan.paths"
-import type { Confirm, Logger, PlanFiles } from "./plan.ports"
+import type { PlanFiles } from "./plan.ports"
 import type { PlanRegistry, PlanSnapshot } from "./plan.registry"
 import { structureReport } from "./plan.report"
 import { PlanSync } from "./plan.sync"
@@ -112,8 +112,8 @@ export class PlanService {
     const body = parsePlanBody(normalizeBody(content), planPath)
     const frontmatter: PlanFrontmatter = { status: "draft", title: planTitle, created: now, updated: now, session: sessionId }
     const text = renderPlanDocument(frontmatter, normalizeBody(content))
-    const input = { planPath, sessionId, tasks: toTaskStates(body.tasks), criteria: body.criteria.map((c) => c.text) }
-    const snapshot = await this.registry.host.create(planPath, input, () => this.files.write(planPath, text))
+    const input = { planPath, sessionId, tasks: toTaskStates(body.tasks), criteria: body.criteria.map((c) => c.text), document: text }
+    const snapshot = await this.registry.lifecycle.create(planPath, input)
     this.registry.track(snapshot)
     const doc = parsePlanDocument(text, planPath)
     return { planPath, output: [`Plan created: ${planPath}`, structureReport(doc), draftNotice(planPath)].join("\n\n") }
@@ -144,14 +144,11 @@ export class PlanService {
     await this.dispatch(planPath, { type: "plan.approve" })
     const allowed = await this.askUser(planPath, confirm, {
       permission: "plan_approve",
-      planPath,
+      subject: planPath,
       summary: `Approve plan "${doc.frontmatter.title}" (${doc.tasks.length} tasks, ${doc.criteria.length} acceptance criteria)? Writes stay banned until you do.`,
     })
     if (!allowed) return { planPath, output: `The user did not approve ${planPath}; it stays a draft and writes stay banned. Ask what to change, revise with plan_edit, then ask again.` }
-    await this.dispatch(planPath, { type: "dialog.allow" }, async () => {
-      const text = withFrontmatter(await this.currentText(planPath), planPath, { status: "approved", updated: this.iso() })
-      await this.files.write(planPath, text)
-    })
+    await this.dispatch(planPath, { type: "dialog.allow" })
     return { planPath, output: `Plan approved: ${planPath}. Writes are open. Work through the tasks in order and tick each with plan_tick as it is done.` }
   }
 
@@ -159,11 +156,7 @@ export class PlanService {
   async tick(sessionId: string, task: number): Promise<PlanOutcome> {
     const planPath = this.requireLive(sessionId)
     await this.sync.fromDocument(planPath)
-    const snapshot = await this.dispatch(planPath, { type: "plan.tick", task }, async () => {
-      const at = this.iso()
-      const text = withFrontmatter(tickTask(await this.currentText(planPath), planPath, task, at), planPath, { updated: at })
-      await this.files.write(planPath, text)
-    })
+    const snapshot = await this.dispatch(planPath, { type: "plan.tick", task })
     const open = snapshot.context.tasks.filter((t) => !t.ticked).map((t) => t.number)
     const next = open.length === 0
       ? "Every task is ticked: self-check each acceptance criterion, then plan_close with one check (pass + evidence) per criterion."
@@ -178,15 +171,11 @@ export class PlanService {
     await this.dispatch(planPath, { type: "plan.close", checks })
     const allowed = await this.askUser(planPath, confirm, {
       permission: "plan_close",
-      planPath,
+      subject: planPath,
       summary: `Close plan "${doc.frontmatter.title}" as done? ${checks.map((c) => `PASS ${c.criterion}: ${c.evidence}`).join("; ")}`,
     })
     if (!allowed) return { planPath, output: `The user did not confirm closing ${planPath}; it stays approved. Ask what is missing.` }
-    await this.dispatch(planPath, { type: "dialog.allow" }, async () => {
-      const at = this.iso()
-      const closed = appendNarrative(await this.currentText(planPath), { at, kind: "closed", results: checks })
-      await this.files.write(planPath, withFrontmatter(closed, planPath, { status: "done", updated: at }))
-    })
+    await this.dispatch(planPath, { type: "dialog.allow" })
     return { planPath, output: `Plan closed: ${planPath} is done. Each criterion's evidence is recorded in the document.` }
   }
 
@@ -201,29 +190,20 @@ export class PlanService {
     const event: PlanEvent = supersede !== undefined
       ? { type: "plan.supersede", by: requester.by, successor: supersede, reason }
       : { type: "plan.discard", by: requester.by, reason }
-    // The document changes only on the step that ends the plan, not on the one that opens the dialog.
-    const finish = async (next: PlanSnapshot): Promise<void> => {
-      if (next.status !== "done") return
-      const at = this.iso()
-      const current = await this.currentText(planPath)
-      const text = supersede !== undefined
-        ? withFrontmatter(appendNarrative(current, { at, kind: "superseded", reason, successor: supersede }), planPath, { status: "superseded", successor: supersede, updated: at })
-        : withFrontmatter(appendNarrative(current, { at, kind: "abandoned", reason }), planPath, { status: "abandoned", updated: at })
-      await this.files.write(planPath, text)
-    }
-    const held = await this.dispatch(planPath, event, finish)
+    // The machine writes the document only on the step that ends the plan, not on the one that opens the dialog.
+    const held = await this.dispatch(planPath, event)
     if (held.hasTag("awaiting-user")) {
       const confirm: Confirm = requester.by === "model" ? requester.confirm : async () => false
       const what = supersede !== undefined ? `Supersede draft plan "${doc.frontmatter.title}" by ${supersede}` : `Discard draft plan "${doc.frontmatter.title}"`
       const allowed = await this.askUser(planPath, confirm, {
         permission: "plan_discard",
-        planPath,
+        subject: planPath,
         summary: `${what}? ${reason ? `Reason: ${reason}. ` : ""}Its write-ban ends with it, so writes open again in this session.`,
       })
       if (!allowed) {
         return { planPath, output: `The user did not allow discarding ${planPath}; it stays a draft and writes stay banned. Ask the user what to do: approve it, change it with plan_edit, or discard it themselves with /plan discard.` }
       }
-      await this.dispatch(planPath, { type: "dialog.allow" }, finish)
+      await this.dispatch(planPath, { type: "dialog.allow" })
     }
     return supersede !== undefined
       ? { planPath, output: `Plan superseded: ${planPath} now points to ${supersede}. Writes are no longer banned by it.` }
@@ -239,13 +219,11 @@ export class PlanService {
     const current = this.registry.liveFor(sessionId)
     if (current !== undefined && current !== planPath) throw new Error(`this session already has a live plan: ${current}. Finish or discard it before resuming another.`)
     // A document without an actor (a lost database, a hand-written plan) is adopted first, under the session it names.
-    const before = this.registry.host.has(planPath) ? undefined : await this.sync.adopt(planPath, sessionId)
+    const before = this.registry.lifecycle.has(planPath) ? undefined : await this.sync.adopt(planPath, sessionId)
     await this.sync.fromDocument(planPath)
     const from = (before ?? this.registry.snapshot(planPath))?.context.sessionId ?? null
     // Asked of the machine even when the session already matches: a finished plan refuses in its own words.
-    await this.dispatch(planPath, { type: "plan.bind", sessionId }, async () => {
-      await this.files.write(planPath, withFrontmatter(await this.currentText(planPath), planPath, { session: sessionId }))
-    })
+    await this.dispatch(planPath, { type: "plan.bind", sessionId })
     return { planPath, from: from === sessionId ? null : from, output: `Resumed ${planPath} (${this.statusOf(planPath)}) in this session.` }
   }
 
@@ -258,21 +236,20 @@ export class PlanService {
   ): Promise<PlanOutcome> {
     const doc = await this.sync.fromDocument(planPath)
     const bodyStartLine = doc.text.split("\n").length - doc.body.split("\n").length + 1
-    // Ask the machine before computing anything: an approved plan refuses revisions outright.
-    this.registry.host.check(planPath, { type: "plan.revise", tasks: [], criteria: [] })
+    // Ask the machine before computing anything (may this plan be revised at all: to the document as it stands?):
+    // an approved plan refuses revisions outright, whatever the change.
+    this.registry.lifecycle.check(planPath, { type: "plan.revise", tasks: toTaskStates(doc.tasks), criteria: doc.criteria.map((c) => c.text), document: doc.text })
     const body = normalizeBody(change(doc.body, bodyStartLine))
     const parsed = parsePlanBody(body, planPath, bodyStartLine - 1)
     const text = renderPlanDocument({ ...doc.frontmatter, ...(title ? { title } : {}), updated: this.iso() }, body)
-    await this.dispatch(planPath, { type: "plan.revise", tasks: toTaskStates(parsed.tasks), criteria: parsed.criteria.map((c) => c.text) }, () =>
-      this.files.write(planPath, text),
-    )
+    await this.dispatch(planPath, { type: "plan.revise", tasks: toTaskStates(parsed.tasks), criteria: parsed.criteria.map((c) => c.text), document: text })
     const range = touched?.()
     const report = structureReport({ ...parsePlanDocument(text, planPath) }, range ? { touchedLines: range } : undefined)
     return { planPath, output: `${verb}: ${planPath}\n\n${report}\n\n${draftNotice(planPath)}` }
   }
 
-  private async dispatch(planPath: string, event: PlanEvent, effect?: (next: PlanSnapshot) => Promise<void>): Promise<PlanSnapshot> {
-    const snapshot = await this.registry.host.dispatch(planPath, event, effect)
+  private async dispatch(planPath: string, event: PlanEvent): Promise<PlanSnapshot> {
+    const snapshot = await this.registry.lifecycle.dispatch(planPath, event)
     this.registry.track(snapshot)
     return snapshot
   }
@@ -294,11 +271,6 @@ export class PlanService {
     return planPath
   }
 
-  private async currentText(planPath: string): Promise<string> {
-    const text = await this.files.read(planPath)
-    if (text === undefined) throw new Error(`plan document ${planPath} is missing`)
-    return text
-  }
 
   private iso(): string {
     return new Date(this.clock.now()).toISOString()

@@ -1,9 +1,9 @@
 import type { StateValue } from "xstate"
 import type { PlanMachineStatus } from "../../machines/plan.status"
 import { planStateForStatus, planStatusOf } from "../../machines/plan.status"
-import type { DamagedSnapshot, LifecycleRepository } from "../lifecycle/lifecycle.ports"
+import type { DamagedSnapshot, LifecycleRepository, Logger } from "../lifecycle/lifecycle.ports"
 import { parsePlanDocument } from "./plan.document"
-import type { Logger, PlanFiles } from "./plan.ports"
+import type { PlanFiles } from "./plan.ports"
 import type { PlanRegistry, PlanSnapshot } from "./plan.registry"
 import type { PlanDocument } from "./plan.types"
 
@@ -39,8 +39,8 @@ export class PlanSync {
       if (text === undefined) throw new Error(`plan document ${planPath} is missing: restore the file, or discard the plan with /plan discard`)
       return (doc = parsePlanDocument(text, planPath))
     }
-    if (!this.registry.host.has(planPath)) return readDoc()
-    const moved = await this.registry.host.follow(
+    if (!this.registry.lifecycle.has(planPath)) return readDoc()
+    const moved = await this.registry.lifecycle.follow(
       planPath,
       async (snapshot) => {
         const read = await readDoc()
@@ -64,7 +64,7 @@ export class PlanSync {
   async restore(repository: LifecycleRepository): Promise<RestoreReport> {
     const report: RestoreReport = { restored: [], reconciled: [], problems: [] }
     const damaged: DamagedSnapshot[] = []
-    const records = await repository.loadSnapshots({ machineId: this.registry.host.machine.id, includeTerminal: false, onDamaged: (d) => damaged.push(d) })
+    const records = await repository.loadSnapshots({ machineId: this.registry.lifecycle.machine.id, includeTerminal: false, onDamaged: (d) => damaged.push(d) })
     for (const record of records) {
       const planPath = record.instanceId
       const text = await this.files.read(planPath).catch(() => undefined)
@@ -74,8 +74,9 @@ export class PlanSync {
       } catch (error) {
         report.problems.push({ planPath, problem: `document does not parse: ${message(error)}` })
       }
-      try {
-        const snapshot = this.registry.host.restore(record)
+      const outcome = this.registry.lifecycle.restore(record)
+      if (outcome.kind === "restored") {
+        const { snapshot } = outcome
         this.registry.track(snapshot)
         report.restored.push(planPath)
         // A dialog never survives its host: a plan restored mid-dialog goes back to where the document says it is.
@@ -84,16 +85,16 @@ export class PlanSync {
           report.reconciled.push(planPath)
         }
         if (text === undefined) report.problems.push({ planPath, problem: "document is missing; the plan stays as it was until the file is back or the plan is discarded" })
-      } catch (error) {
-        if (doc === undefined) {
-          report.problems.push({ planPath, problem: `snapshot does not fit the plan machine (${message(error)}) and no readable document can replace it` })
-          continue
-        }
-        // The snapshot no longer fits this machine version: the document still says where the plan stands.
-        await this.resolve(planPath, doc, record.sessionId)
-        report.reconciled.push(planPath)
-        report.problems.push({ planPath, problem: `snapshot did not fit the plan machine (${message(error)}); rebuilt from the document` })
+        continue
       }
+      if (doc === undefined) {
+        report.problems.push({ planPath, problem: `snapshot does not fit the plan machine (${outcome.problem}) and no readable document can replace it` })
+        continue
+      }
+      // The snapshot no longer fits this machine version: the document still says where the plan stands.
+      await this.resolve(planPath, doc, record.sessionId)
+      report.reconciled.push(planPath)
+      report.problems.push({ planPath, problem: `snapshot did not fit the plan machine (${outcome.problem}); rebuilt from the document` })
     }
     // A row that cannot even be decoded costs only its own plan: the document, where readable, says where it stands.
     for (const damage of damaged) await this.rebuildDamaged(damage, report)
@@ -116,7 +117,7 @@ export class PlanSync {
 
   private async resolve(planPath: string, doc: PlanDocument, sessionId: string | null): Promise<PlanSnapshot> {
     const { value, context } = this.targetFor(planPath, doc, sessionId)
-    const snapshot = await this.registry.host.reconcile(planPath, value, context, "document.reconcile")
+    const snapshot = await this.registry.lifecycle.reconcile(planPath, value, context, "document.reconcile")
     this.registry.track(snapshot)
     return snapshot
   }

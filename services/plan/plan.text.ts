@@ -1,46 +1,11 @@
-// The text tools the model drives like Read / Grep / Edit, with the stored plan as the implicit target.
+// plan_edit's exact replacement, the model's Edit with the stored plan as the implicit target. (plan_read's window is
+// the documents' readWindow.)
 
+import { lineAt, lineStarts, splitLines } from "../documents/markdown.scan"
 import { PlanInputError } from "./plan.errors"
-import { lineAt, lineStarts, splitLines } from "./plan.markdown"
 
-export const DEFAULT_READ_LIMIT = 2000
-
-export interface ReadWindowOptions {
-  /** 1-based first line; default 1. */
-  offset?: number
-  /** Maximum number of lines; default 2000. */
-  limit?: number
-}
-
-/** `readWindow`'s line prefix: the line number, a colon and one space. */
+/** `readWindow`'s line prefix (services/documents/document.window.ts): the line number, a colon and one space. */
 const LINE_PREFIX = /^\d+: /
-
-/**
- * Lines `offset..offset+limit-1`, each prefixed "N: ". When the window stops before the last line, a notice names
- * the lines returned and the offset that continues. An empty text reads as "" at offset 1.
- */
-export function readWindow(text: string, options: ReadWindowOptions = {}): string {
-  const offset = options.offset ?? 1
-  const limit = options.limit ?? DEFAULT_READ_LIMIT
-  if (!Number.isInteger(offset) || offset < 1) {
-    throw new PlanInputError(`offset must be a whole number from 1 (got ${offset})`)
-  }
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new PlanInputError(`limit must be a whole number from 1 (got ${limit})`)
-  }
-  const lines = splitLines(text)
-  if (lines.length === 0 && offset === 1) return ""
-  if (offset > lines.length) {
-    throw new PlanInputError(
-      `offset ${offset} is past the end of the plan: it has ${lines.length} line${lines.length === 1 ? "" : "s"}`,
-    )
-  }
-  const window = lines.slice(offset - 1, offset - 1 + limit)
-  const last = offset + window.length - 1
-  const out = window.map((line, i) => `${offset + i}: ${line}`).join("\n")
-  if (last >= lines.length) return out
-  return `${out}\n\n(Showing lines ${offset}-${last} of ${lines.length}. Use offset=${last + 1} to read more.)`
-}
 
 export interface Replacement {
   text: string

@@ -5,6 +5,8 @@ export {
   type WatchSnapshot,
   type WatchdogServiceDeps,
 } from "./watchdog.service"
+export { defineWatchdogLifecycle } from "./watchdog.lifecycle"
+export { createWatchdogImplementations, type WatchedCall, type WatchdogImplementationDeps } from "./watchdog.implementations"
 export {
   WATCHDOG_MARK_VAR,
   type KillTarget,
@@ -19,8 +21,9 @@ export {
   MemoryWatchdogLedger,
   WATCHDOG_LEDGER_KINDS,
   WATCHDOG_LEDGER_LIMIT,
-  parseLedgerEntry,
+  watchdogLedgerDefinition,
   watchdogLedgerEntrySchema,
+  watchdogLedgerOn,
   type WatchdogLedgerEntry,
   type WatchdogLedgerKind,
 } from "./watchdog.ledger"

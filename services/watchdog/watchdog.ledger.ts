@@ -1,8 +1,12 @@
 // The watchdog's intervention ledger: what it warned about, killed, would have killed, could not resolve, and which
 // settings fell back. Bounded: only the newest WATCHDOG_LEDGER_LIMIT entries are kept, the oldest rotate out.
+// One named ledger ("watchdog") on the kernel's ledger store, like the job ledger.
 import { z } from "zod"
-import type { WatchdogLedger } from "./watchdog.ports"
+import { Ledger, type LedgerDefinition } from "../lifecycle/ledger"
+import { MemoryLedgerStore } from "../lifecycle/ledger.memory"
+import type { LedgerStore } from "../lifecycle/ledger.ports"
 
+const WATCHDOG_LEDGER_NAME = "watchdog"
 export const WATCHDOG_LEDGER_LIMIT = 200
 
 export const WATCHDOG_LEDGER_KINDS = ["warn", "kill", "dry-run", "degraded", "unresolved", "config-fallback"] as const
@@ -24,25 +28,50 @@ export const watchdogLedgerEntrySchema = z.strictObject({
 
 export type WatchdogLedgerEntry = z.output<typeof watchdogLedgerEntrySchema>
 
-/** Validates an entry before it is stored, naming the offending field. */
-export function parseLedgerEntry(value: unknown, where: string): WatchdogLedgerEntry {
-  const parsed = watchdogLedgerEntrySchema.safeParse(value)
-  if (!parsed.success) throw new Error(`invalid watchdog ledger entry (${where}):\n${z.prettifyError(parsed.error)}`)
-  return parsed.data
+export const watchdogLedgerDefinition: LedgerDefinition<WatchdogLedgerEntry> = {
+  name: WATCHDOG_LEDGER_NAME,
+  title: "watchdog ledger",
+  schema: watchdogLedgerEntrySchema,
+  keep: WATCHDOG_LEDGER_LIMIT,
+  indexOf: (entry) => ({ kind: entry.kind, sessionId: entry.sessionId, subject: entry.callId, at: entry.at }),
 }
 
-/** A ledger held in memory: for harnesses without storage, and the reference behaviour of the bound. */
+/**
+ * The WatchdogLedger port on a ledger store. A damaged row is left out of `list()` and told to `report`, so one bad
+ * row never hides the rest.
+ */
+export function watchdogLedgerOn(store: LedgerStore, report: (problem: string) => void = () => {}, keep = WATCHDOG_LEDGER_LIMIT): WatchdogLedger {
+  const ledger = new Ledger(store, { ...watchdogLedgerDefinition, keep })
+  return {
+    append: (entry) => ledger.append(entry),
+    async list() {
+      const { entries, problems } = await ledger.query()
+      for (const problem of problems) report(problem)
+      return entries
+    },
+  }
+}
+
+/** The bounded intervention ledger: an append keeps only the newest WATCHDOG_LEDGER_LIMIT entries. (A port, declared beside its entry; watchdog.ports re-exports it.) */
+export interface WatchdogLedger {
+  append(entry: WatchdogLedgerEntry): Promise<void>
+  /** Every kept entry, oldest first. */
+  list(): Promise<WatchdogLedgerEntry[]>
+}
+
+/** A ledger held in memory: for harnesses without storage. */
 export class MemoryWatchdogLedger implements WatchdogLedger {
-  private readonly entries: WatchdogLedgerEntry[] = []
+  private readonly ledger: WatchdogLedger
 
-  constructor(private readonly limit = WATCHDOG_LEDGER_LIMIT) {}
-
-  async append(entry: WatchdogLedgerEntry): Promise<void> {
-    this.entries.push(parseLedgerEntry(entry, "append"))
-    if (this.entries.length > this.limit) this.entries.splice(0, this.entries.length - this.limit)
+  constructor(limit = WATCHDOG_LEDGER_LIMIT) {
+    this.ledger = watchdogLedgerOn(new MemoryLedgerStore(), () => {}, limit)
   }
 
-  async list(): Promise<WatchdogLedgerEntry[]> {
-    return this.entries.map((entry) => ({ ...entry, pids: [...entry.pids] }))
+  append(entry: WatchdogLedgerEntry): Promise<void> {
+    return this.ledger.append(entry)
+  }
+
+  list(): Promise<WatchdogLedgerEntry[]> {
+    return this.ledger.list()
   }
 }

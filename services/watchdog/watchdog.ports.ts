@@ -1,6 +1,5 @@
 // What the watchdog needs from the world. adapters/process provides the POSIX locator and killer, adapters/storage
 // the ledger; a test provides fakes. Nothing here knows opencode, /proc or SQLite.
-import type { WatchdogLedgerEntry } from "./watchdog.ledger"
 
 /** The environment variable the shell.env hook stamps on each watched call's process: its value is the call id. */
 export const WATCHDOG_MARK_VAR = "FORGE_WATCHDOG_MARK"
@@ -46,12 +45,8 @@ export interface WatchdogKiller {
   kill(targets: readonly KillTarget[]): Promise<{ survivors: number[] }>
 }
 
-/** The bounded intervention ledger: an append keeps only the newest WATCHDOG_LEDGER_LIMIT entries. */
-export interface WatchdogLedger {
-  append(entry: WatchdogLedgerEntry): Promise<void>
-  /** Every kept entry, oldest first. */
-  list(): Promise<WatchdogLedgerEntry[]>
-}
+/** The bounded intervention ledger, declared beside its entry (so the ledger file never imports this one). */
+export type { WatchdogLedger } from "./watchdog.ledger"
 
 /** The scanner timer: one repeating callback. Hosts unref it, so a watch never keeps a process alive. */
 export interface WatchdogTicker {

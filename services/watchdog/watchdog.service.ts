@@ -1,13 +1,16 @@
-// The hang watchdog's runtime: one watchdog machine actor per builtin shell call of a forge-family session, ticked
-// by one scanner timer, with the machine's placeholder effects (locate, kill, ledger) run through the ports. The
-// machine decides everything (when to warn, act, degrade, give up); this service only carries events both ways.
-import { type Actor, createActor } from "xstate"
-import { type LedgerKind, type WatchdogContext, type WatchdogEvent, watchdogMachine, watchdogPlaceOf } from "../../machines/watchdog.machine"
+// The hang watchdog's runtime: one watch per builtin shell call of a forge-family session, each a watchdog machine
+// instance on the lifecycle host (memory only), ticked by one scanner timer; the machine's effects (locate, kill,
+// ledger) are supplied by createWatchdogImplementations. The machine decides everything (when to warn, act, degrade,
+// give up); this service only carries events both ways.
+import { type WatchdogEvent, type WatchdogMachine, watchdogPlaceOf } from "../../machines/watchdog.machine"
 import { BUILTIN_SHELL_TOOLS, isForgeFamily } from "../jobs/exec.partition"
-import type { Clock } from "../lifecycle/lifecycle.ports"
-import type { Logger } from "../plan/plan.ports"
+import type { Lifecycle } from "../lifecycle/lifecycle"
+import { LifecycleHost } from "../lifecycle/lifecycle.host"
+import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
+import type { WatchedCall } from "./watchdog.implementations"
 import type { WatchdogLedgerEntry } from "./watchdog.ledger"
-import { type LocatedProcess, WATCHDOG_MARK_VAR, type WatchdogKiller, type WatchdogLedger, type WatchdogLocator, type WatchdogTicker } from "./watchdog.ports"
+import { defineWatchdogLifecycle } from "./watchdog.lifecycle"
+import { WATCHDOG_MARK_VAR, type WatchdogKiller, type WatchdogLedger, type WatchdogLocator, type WatchdogTicker } from "./watchdog.ports"
 import type { WatchdogSettings } from "./watchdog.settings"
 
 export interface WatchdogServiceDeps {
@@ -19,6 +22,11 @@ export interface WatchdogServiceDeps {
   killer: WatchdogKiller
   ledger: WatchdogLedger
   log: Logger
+  /**
+   * The workspace's lifecycle host, where the watches live beside the other lifecycles. Without one the service
+   * keeps them on a host of its own; they are memory-only either way (see defineWatchdogLifecycle).
+   */
+  host?: LifecycleHost
 }
 
 /** A builtin shell call as the tool hook sees it. */
@@ -48,20 +56,10 @@ export interface WatchSnapshot {
   survivors: number[]
 }
 
-type WatchdogActor = Actor<typeof watchdogMachine>
-
-interface Watch {
-  call: ShellCallStart & { cwd: string | undefined }
-  actor: WatchdogActor
-  /** Every process a wave found, by pid: the kill re-checks each one's start time against it. */
-  located: Map<number, LocatedProcess>
-}
-
-const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`
-
 export class WatchdogService {
-  private readonly watches = new Map<string, Watch>()
-  private readonly machine: typeof watchdogMachine
+  /** The call behind each live watch; its machine lives on the lifecycle, under the same call id. */
+  private readonly watches = new Map<string, WatchedCall>()
+  private readonly lifecycle: Lifecycle<WatchdogMachine>
   private readonly pending = new Set<Promise<void>>()
   private writes: Promise<void> = Promise.resolve()
   private timer: { cancel(): void } | undefined
@@ -69,12 +67,16 @@ export class WatchdogService {
   private disposed = false
 
   constructor(private readonly deps: WatchdogServiceDeps) {
-    this.machine = watchdogMachine.provide({
-      actions: {
-        requestLocate: ({ context }, { wave }) => this.locate(context.callId, wave),
-        requestKill: ({ context }, { pids }) => this.kill(context.callId, pids),
-        ledger: ({ context, event }, { kind }) => this.record(this.entryFor(kind, context, event)),
-      },
+    const host = deps.host ?? new LifecycleHost({ repository: async () => undefined, clock: deps.clock, log: deps.log })
+    this.lifecycle = defineWatchdogLifecycle(host, {
+      clock: deps.clock,
+      locator: deps.locator,
+      killer: deps.killer,
+      log: deps.log,
+      watchOf: (callId) => this.watches.get(callId),
+      report: (watch, event) => this.send(watch, event),
+      track: (work) => this.track(work),
+      record: (entry) => this.record(entry),
     })
   }
 
@@ -94,24 +96,19 @@ export class WatchdogService {
   callStarted(call: ShellCallStart): boolean {
     if (this.disposed || !this.isWatched(call.agent, call.tool)) return false
     if (this.watches.has(call.callId)) return true
-    const actor = createActor(this.machine, {
-      input: {
-        callId: call.callId,
-        sessionId: call.sessionId,
-        command: call.command,
-        startedAt: this.deps.clock.now(),
-        stallMs: this.deps.settings.stallMs,
-        observeMs: this.deps.settings.observeMs,
-        mode: this.deps.settings.mode,
-      },
+    // Registered before the start: the effects look the watch up by call id.
+    this.watches.set(call.callId, { callId: call.callId, tool: call.tool, command: call.command, cwd: call.cwd, located: new Map() })
+    const first = this.lifecycle.start(call.callId, {
+      callId: call.callId,
+      sessionId: call.sessionId,
+      command: call.command,
+      startedAt: this.deps.clock.now(),
+      stallMs: this.deps.settings.stallMs,
+      observeMs: this.deps.settings.observeMs,
+      mode: this.deps.settings.mode,
     })
-    const watch: Watch = { call: { ...call, cwd: call.cwd }, actor, located: new Map() }
-    actor.subscribe({ error: (error) => this.deps.log.error(`watchdog for call ${call.callId} failed: ${describe(error)}`) })
-    // Registered before start: the actions look the watch up by call id.
-    this.watches.set(call.callId, watch)
-    actor.start()
-    if (actor.getSnapshot().status !== "active") {
-      this.watches.delete(call.callId)
+    if (first.status !== "active") {
+      this.forget(call.callId)
       return false
     }
     this.ensureTimer()
@@ -125,17 +122,15 @@ export class WatchdogService {
   markerEnv(call: { callId?: string; cwd: string }): Record<string, string> {
     const watch = call.callId === undefined ? undefined : this.watches.get(call.callId)
     if (!watch) return {}
-    watch.call.cwd = call.cwd
-    return { [WATCHDOG_MARK_VAR]: watch.call.callId }
+    watch.cwd = call.cwd
+    return { [WATCHDOG_MARK_VAR]: watch.callId }
   }
 
   /** tool.execute.after (or the tool part settling): the call returned; its watch is over. */
   callEnded(callId: string): boolean {
-    const watch = this.watches.get(callId)
-    if (!watch) return false
-    this.watches.delete(callId)
-    if (watch.actor.getSnapshot().status === "active") watch.actor.send({ type: "call.end", at: this.deps.clock.now() })
-    watch.actor.stop()
+    if (!this.watches.has(callId)) return false
+    if (this.isLive(callId)) this.lifecycle.send(callId, { type: "call.end", at: this.deps.clock.now() })
+    this.forget(callId)
     this.stopTimerWhenIdle()
     return true
   }
@@ -146,17 +141,20 @@ export class WatchdogService {
     this.ticking = true
     try {
       // Only while timing: a marker seen before the first wave is what lets the machine kill instead of record.
-      const unmarked = [...this.watches.values()].filter((w) => isActive(w) && w.actor.getSnapshot().hasTag("timing") && !w.actor.getSnapshot().context.markerSeen)
+      const unmarked = [...this.watches.values()].filter((w) => {
+        const snapshot = this.live(w.callId)
+        return snapshot?.hasTag("timing") === true && !snapshot.context.markerSeen
+      })
       if (unmarked.length > 0) {
         try {
-          const seen = await this.deps.locator.markedCalls(unmarked.map((w) => w.call.callId))
-          for (const watch of unmarked) if (seen.has(watch.call.callId) && isActive(watch)) watch.actor.send({ type: "marker.seen" })
+          const seen = await this.deps.locator.markedCalls(unmarked.map((w) => w.callId))
+          for (const watch of unmarked) if (seen.has(watch.callId)) this.send(watch, { type: "marker.seen" })
         } catch (error) {
           this.deps.log.error(`watchdog marker scan failed: ${describe(error)}`)
         }
       }
       const now = this.deps.clock.now()
-      for (const watch of [...this.watches.values()]) if (isActive(watch)) watch.actor.send({ type: "watchdog.tick", now })
+      for (const watch of [...this.watches.values()]) this.send(watch, { type: "watchdog.tick", now })
     } finally {
       this.ticking = false
     }
@@ -164,12 +162,12 @@ export class WatchdogService {
 
   /** The live watches (oldest first). */
   list(): WatchSnapshot[] {
-    return [...this.watches.values()].map(snapshotOf)
+    return [...this.watches.values()].flatMap((watch) => this.snapshotOf(watch) ?? [])
   }
 
   watchOf(callId: string): WatchSnapshot | undefined {
     const watch = this.watches.get(callId)
-    return watch ? snapshotOf(watch) : undefined
+    return watch ? this.snapshotOf(watch) : undefined
   }
 
   /** Ledgers settings that fell back to their defaults (invalid option values, ignored test seams). */
@@ -190,8 +188,7 @@ export class WatchdogService {
     this.disposed = true
     this.timer?.cancel()
     this.timer = undefined
-    for (const watch of this.watches.values()) watch.actor.stop()
-    this.watches.clear()
+    for (const callId of [...this.watches.keys()]) this.forget(callId)
     await this.flush()
   }
 
@@ -205,7 +202,22 @@ export class WatchdogService {
     this.timer = undefined
   }
 
-  /** Runs async work that reports back to the actor; never inside the transition that asked for it. */
+  private forget(callId: string): void {
+    this.watches.delete(callId)
+    this.lifecycle.remove(callId)
+  }
+
+  /** The watch's snapshot while its machine still runs. */
+  private live(callId: string) {
+    const snapshot = this.lifecycle.snapshot(callId)
+    return snapshot?.status === "active" ? snapshot : undefined
+  }
+
+  private isLive(callId: string): boolean {
+    return this.live(callId) !== undefined
+  }
+
+  /** Runs async work that reports back to the machine; never inside the step that asked for it. */
   private track(work: () => Promise<void>): void {
     const run = Promise.resolve()
       .then(work)
@@ -214,108 +226,9 @@ export class WatchdogService {
     this.pending.add(run)
   }
 
-  private send(watch: Watch, event: WatchdogEvent): void {
-    if (this.watches.get(watch.call.callId) === watch && isActive(watch)) watch.actor.send(event)
-  }
-
-  private locate(callId: string, wave: 1 | 2): void {
-    const watch = this.watches.get(callId)
-    if (!watch) return
-    this.track(async () => {
-      let found: LocatedProcess[] = []
-      try {
-        found = await this.deps.locator.locate({
-          callId,
-          wave,
-          startedAt: watch.actor.getSnapshot().context.startedAt,
-          cwd: watch.call.cwd,
-          command: watch.call.command,
-        })
-      } catch (error) {
-        this.deps.log.error(`watchdog could not locate the processes of call ${callId}: ${describe(error)}`)
-      }
-      for (const process of found) watch.located.set(process.pid, process)
-      if (found.some((process) => process.marked)) this.send(watch, { type: "marker.seen" })
-      this.send(watch, { type: "locate.done", wave, candidates: found.map(({ pid, startedAt }) => ({ pid, startedAt })) })
-    })
-  }
-
-  private kill(callId: string, pids: readonly number[]): void {
-    const watch = this.watches.get(callId)
-    if (!watch) return
-    const startedAt = watch.actor.getSnapshot().context.startedAt
-    const targets = pids.map((pid) => ({ pid, startedAt: watch.located.get(pid)?.startedAt ?? startedAt }))
-    this.track(async () => {
-      let survivors: number[]
-      try {
-        survivors = (await this.deps.killer.kill(targets)).survivors
-      } catch (error) {
-        this.deps.log.error(`watchdog could not kill the processes of call ${callId}: ${describe(error)}`)
-        survivors = [...pids]
-      }
-      this.deps.log.info(`watchdog killed the process trees of call ${callId}; survivors: ${survivors.length === 0 ? "none" : survivors.join(", ")}`)
-      this.send(watch, { type: "kill.done", at: this.deps.clock.now(), survivors })
-    })
-  }
-
-  private entryFor(kind: LedgerKind, context: WatchdogContext, event: WatchdogEvent): WatchdogLedgerEntry {
-    const now = this.deps.clock.now()
-    const watch = this.watches.get(context.callId)
-    const tool = watch?.call.tool ?? "shell"
-    const base = { at: now, kind, callId: context.callId, sessionId: context.sessionId, command: context.command }
-    const list = (pids: readonly number[]) => (pids.length === 0 ? "none" : pids.join(", "))
-    const wave = `wave ${context.wave}`
-    switch (kind) {
-      case "warn":
-        return {
-          ...base,
-          pids: [],
-          message:
-            `${tool} call ${context.callId} has run ${seconds(now - context.startedAt)} of its ${seconds(context.stallMs)} stall budget; ` +
-            `at the budget its processes will be ${context.mode === "kill" ? "killed" : "listed (dry-run)"}. Nothing is sent to the busy session.`,
-        }
-      case "kill":
-        return {
-          ...base,
-          pids: [...context.candidates],
-          message: `${tool} call ${context.callId} stalled for ${seconds(context.stallMs)}: killing the process trees of ${list(context.candidates)} (${wave}, located by the call's marker).`,
-        }
-      case "dry-run":
-        return {
-          ...base,
-          pids: [...context.candidates],
-          message: `${tool} call ${context.callId} stalled for ${seconds(context.stallMs)}: dry-run, would kill the process trees of ${list(context.candidates)} (${wave}); nothing was killed.`,
-        }
-      case "degraded":
-        return {
-          ...base,
-          pids: [...context.candidates],
-          message:
-            `${tool} call ${context.callId} stalled for ${seconds(context.stallMs)}, but its processes never carried the watchdog marker ` +
-            `(the host's shell environment hook did not reach them): location is inference only, so nothing is killed; ` +
-            `would kill ${list(context.candidates)} (${wave}).`,
-        }
-      case "unresolved": {
-        if (event.type === "locate.done")
-          return {
-            ...base,
-            pids: [],
-            message:
-              (watch?.located.size ?? 0) > 0
-                ? `${tool} call ${context.callId} has not returned after the wave 1 kill and wave 2 found no further process of it; diagnostics only.`
-                : `${tool} call ${context.callId} stalled for ${seconds(context.stallMs)} and no process of it was found in either wave: a hang with nothing to kill; diagnostics only.`,
-          }
-        const acted = context.mode === "kill" && context.markerSeen
-        const pids = acted ? context.survivors : context.candidates
-        return {
-          ...base,
-          pids: [...pids],
-          message: acted
-            ? `${tool} call ${context.callId} has not returned ${seconds(context.observeMs)} after the kill (survivors: ${list(context.survivors)}); diagnostics only.`
-            : `${tool} call ${context.callId} has not returned ${seconds(context.observeMs)} after its processes were listed (${list(context.candidates)}); nothing was killed.`,
-        }
-      }
-    }
+  /** Sends to the watch's machine, only while that very watch is live (a late report of an ended call is dropped). */
+  private send(watch: WatchedCall, event: WatchdogEvent): void {
+    if (this.watches.get(watch.callId) === watch && this.isLive(watch.callId)) this.lifecycle.send(watch.callId, event)
   }
 
   /** Appends in order (one write at a time) and mirrors the entry to the host log. */
@@ -325,26 +238,23 @@ export class WatchdogService {
       .then(() => this.deps.ledger.append(entry))
       .catch((error: unknown) => this.deps.log.error(`watchdog ledger write failed: ${describe(error)}`))
   }
-}
 
-function isActive(watch: Watch): boolean {
-  return watch.actor.getSnapshot().status === "active"
-}
-
-function snapshotOf(watch: Watch): WatchSnapshot {
-  const snapshot = watch.actor.getSnapshot()
-  const { context } = snapshot
-  return {
-    callId: context.callId,
-    sessionId: context.sessionId,
-    command: context.command,
-    cwd: watch.call.cwd,
-    startedAt: context.startedAt,
-    place: watchdogPlaceOf(snapshot.value),
-    markerSeen: context.markerSeen,
-    wave: context.wave,
-    candidates: [...context.candidates],
-    survivors: [...context.survivors],
+  private snapshotOf(watch: WatchedCall): WatchSnapshot | undefined {
+    const snapshot = this.lifecycle.snapshot(watch.callId)
+    if (snapshot === undefined) return undefined
+    const { context } = snapshot
+    return {
+      callId: context.callId,
+      sessionId: context.sessionId,
+      command: context.command,
+      cwd: watch.cwd,
+      startedAt: context.startedAt,
+      place: watchdogPlaceOf(snapshot.value),
+      markerSeen: context.markerSeen,
+      wave: context.wave,
+      candidates: [...context.candidates],
+      survivors: [...context.survivors],
+    }
   }
 }
 

@@ -4,9 +4,11 @@
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
+import { MACHINE_TMPDIR_ENV } from "../tmpdir.global-setup"
 import { sleep } from "./processes"
 
-const LOCK_DIR = path.join(os.tmpdir(), "forgecharts-e2e.lock")
+// Under vitest, TMPDIR is the run's private temp dir: the lock stays in the machine's one.
+const LOCK_DIR = path.join(process.env[MACHINE_TMPDIR_ENV] ?? os.tmpdir(), "forgecharts-e2e.lock")
 
 function ownerAlive(): boolean {
   try {

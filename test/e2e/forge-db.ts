@@ -1,5 +1,5 @@
 // Read-only view of the plugin's lifecycle store (<project>/.opencode/forge/forge.db): the `actors`,
-// `transitions` and `watchdog_ledger` tables. Opened read-only with a busy timeout so it can be read while opencode
+// `transitions` and `ledger_entries` (its "watchdog" ledger) tables. Opened read-only with a busy timeout so it can be read while opencode
 // still runs.
 import fs from "node:fs"
 import sqlite3 from "sqlite3"
@@ -58,16 +58,20 @@ async function hasTable(db: sqlite3.Database, name: string): Promise<boolean> {
   return rows.length > 0
 }
 
-function pidsOf(text: string): number[] {
+/** The watchdog entry a ledger row holds (JSON), read leniently: a damaged entry reads as empty fields. */
+function watchdogEntryOf(row: { kind: string; subject: string | null; entry: string }): WatchdogLedgerRow {
+  let value: unknown
   try {
-    const value: unknown = JSON.parse(text)
-    return Array.isArray(value) ? value.filter((pid): pid is number => typeof pid === "number") : []
+    value = JSON.parse(row.entry)
   } catch {
-    return []
+    value = {}
   }
+  const entry = typeof value === "object" && value !== null ? (value as { pids?: unknown; message?: unknown }) : {}
+  const pids = Array.isArray(entry.pids) ? entry.pids.filter((pid): pid is number => typeof pid === "number") : []
+  return { kind: row.kind, callId: row.subject, pids, message: typeof entry.message === "string" ? entry.message : "" }
 }
 
-/** Everything in the three tables; a missing file or table reads as empty. */
+/** Everything in the three tables (of the ledgers, the watchdog's); a missing file or table reads as empty. */
 export async function readForgeDb(file: string): Promise<ForgeDbSnapshot> {
   if (!fs.existsSync(file)) return { exists: false, actors: [], transitions: [], watchdogLedger: [] }
   const db = await open(file)
@@ -94,10 +98,10 @@ export async function readForgeDb(file: string): Promise<ForgeDbSnapshot> {
           session_id: string | null
         }>(db, "SELECT rowid AS seq, machine_id, instance_id, from_state, event, to_state, session_id FROM transitions ORDER BY rowid")
       : []
-    const ledger = (await hasTable(db, "watchdog_ledger"))
-      ? await all<{ kind: string; call_id: string | null; pids: string; message: string }>(
+    const ledger = (await hasTable(db, "ledger_entries"))
+      ? await all<{ kind: string; subject: string | null; entry: string }>(
           db,
-          "SELECT kind, call_id, pids, message FROM watchdog_ledger ORDER BY id",
+          "SELECT kind, subject, entry FROM ledger_entries WHERE ledger = 'watchdog' ORDER BY id",
         )
       : []
     return {
@@ -119,7 +123,7 @@ export async function readForgeDb(file: string): Promise<ForgeDbSnapshot> {
         to: t.to_state,
         sessionId: t.session_id,
       })),
-      watchdogLedger: ledger.map((e) => ({ kind: e.kind, callId: e.call_id, pids: pidsOf(e.pids), message: e.message })),
+      watchdogLedger: ledger.map(watchdogEntryOf),
     }
   } finally {
     await close(db)

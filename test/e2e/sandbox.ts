@@ -44,7 +44,7 @@ const DEFAULT_PLUGIN_PATH: Record<Scenario["install"], string> = {
 }
 
 /** Variables passed through from the caller; everything else is set explicitly. */
-const PASS_THROUGH = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM"]
+const PASS_THROUGH = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM"]
 
 export function opencodeBinary(repoRoot: string): string {
   const fromEnv = process.env.OPENCODE_BIN
@@ -164,9 +164,15 @@ export function createSandbox(scenario: Scenario, options: SandboxOptions): Sand
 
     const pluginPath = resolvePluginPath(scenario, options.repoRoot)
     const config = expand(buildConfig(scenario, options.llmUrl, pluginPath))
+    // opencode unpacks its native libraries into the temp dir on every start and never removes them (~11 MB a
+    // start), and the plugin keeps its job logs there: inside the root, both go with it.
+    const tmp = path.join(root, "tmp")
     const env: NodeJS.ProcessEnv = {}
     for (const key of PASS_THROUGH) if (process.env[key] !== undefined) env[key] = process.env[key]
     Object.assign(env, {
+      TMPDIR: tmp,
+      TMP: tmp,
+      TEMP: tmp,
       HOME: home,
       USERPROFILE: home,
       XDG_CONFIG_HOME: xdgConfig,
@@ -186,6 +192,7 @@ export function createSandbox(scenario: Scenario, options: SandboxOptions): Sand
       ...expand(scenario.env),
     })
     fs.mkdirSync(path.join(root, "runtime"), { mode: 0o700 })
+    fs.mkdirSync(tmp, { mode: 0o700 })
 
     for (const [rel, content] of Object.entries(scenario.workspace.files)) {
       const file = path.join(project, rel)

@@ -1,6 +1,7 @@
 import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
 import { createKeyValueStorage } from "../../adapters/storage/keyvalue.storage"
+import { SqliteLedgerStore } from "../../adapters/storage/ledger.repository"
 import { type LifecycleStore, createLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { openSqliteDriver } from "../../adapters/storage/sqlite.driver"
 import { type JobEvent, type JobHost, type JobInput, jobMachine } from "../../machines/job.machine"
@@ -59,6 +60,7 @@ export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> 
   const clock = new SimulatedClock()
   const wakes: string[] = []
   const keyValue = createKeyValueStorage(store.connection, clock.now)
+  const ledgerStore = new SqliteLedgerStore(store.connection)
   const boot = (host: JobHost): Host => {
     const processes = world.processesFor(host)
     const timers = new SimulatedTimers(clock)
@@ -74,7 +76,7 @@ export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> 
       wake: async (sessionId) => void (running.dead || wakes.push(sessionId)),
       newJobId: () => input.jobId,
       journal,
-      ledger: new JobLedger(host, keyValue),
+      ledger: new JobLedger(ledgerStore),
       registry: new JobRegistry(host, keyValue),
       host,
       // Sessions are busy unless the model delivers a wake: the supervisor never wakes on its own.

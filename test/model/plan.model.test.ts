@@ -13,11 +13,12 @@ const input: PlanInput = {
   sessionId: SESSION,
   tasks: [{ number: 1, ticked: false }],
   criteria: ["c1"],
+  document: "",
 }
 
 const eventCases: PlanEvent[] = [
-  { type: "plan.revise", tasks: [{ number: 1, ticked: false }], criteria: ["c1"] },
-  { type: "plan.revise", tasks: [], criteria: [] },
+  { type: "plan.revise", tasks: [{ number: 1, ticked: false }], criteria: ["c1"], document: "" },
+  { type: "plan.revise", tasks: [], criteria: [], document: "" },
   { type: "plan.approve" },
   { type: "dialog.allow" },
   { type: "dialog.reject" },

@@ -8,7 +8,7 @@ import { planStatusOf } from "../../machines/plan.status"
 import { stateToString } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { parsePlanDocument } from "../../services/plan/plan.document"
-import type { Confirm } from "../../services/plan/plan.ports"
+import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, createForgeRuntime } from "../../src/runtime"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { memoryLogger, tempWorkspace } from "../integration/plan/plan.helpers"
@@ -98,7 +98,7 @@ class PlanSut {
 
   /** The real service, the document on disk and the database all say what the model says. */
   async agreesWith(model: Snapshot): Promise<void> {
-    await this.rt.registry.host.idle()
+    await this.rt.registry.lifecycle.idle()
     const actor = this.rt.registry.snapshot(this.planPath)
     expect(actor?.value, "service state").toEqual(model.value)
     expect(actor?.context.tasks, "service tasks").toEqual(model.context.tasks)

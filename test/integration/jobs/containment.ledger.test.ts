@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, expect, it } from "vitest"
-import { currentHost } from "../../../adapters/process/job.hosts"
 import { createJobProcesses } from "../../../adapters/process/job.processes"
 import { withContainmentLedger } from "../../../services/jobs/containment.ledger"
 import { JobLedger } from "../../../services/jobs/job.ledger"
@@ -17,7 +16,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
 async function runTwoJobs(processes: ReturnType<typeof createJobProcesses>): Promise<JobLedger> {
-  const ledger = new JobLedger(currentHost())
+  const ledger = new JobLedger()
   const recording = withContainmentLedger(processes, ledger, { now: () => Date.now() }, memoryLogger())
   for (const jobId of ["job_a", "job_b"]) {
     const running = await recording.spawn({ jobId, command: "exit 0", cwd: dir, logFile: path.join(dir, `${jobId}.log`), fenced: false })
@@ -28,11 +27,12 @@ async function runTwoJobs(processes: ReturnType<typeof createJobProcesses>): Pro
 
 it("records the subreaper shim once for a host whose perl can set it up", async () => {
   const ledger = await runTwoJobs(createJobProcesses())
-  expect(ledger.entries().map((e) => `${e.kind} ${e.jobId}: ${e.message}`)).toEqual(["containment job_a: containment: subreaper (perl prctl)"])
+  expect((await ledger.entries()).map((e) => `${e.kind} ${e.jobId}: ${e.message}`)).toEqual(["containment job_a: containment: subreaper (perl prctl)"])
 })
 
 it("records the marker fallback, with its reason, where the shim cannot run", async () => {
   const ledger = await runTwoJobs(createJobProcesses({ perl: path.join(dir, "no-perl") }))
-  expect(ledger.entries()).toHaveLength(1)
-  expect(ledger.entries()[0]?.message).toMatch(/^containment: environment marker only \(cannot run .*no-perl: .*ENOENT.*\)$/)
+  const entries = await ledger.entries()
+  expect(entries).toHaveLength(1)
+  expect(entries[0]?.message).toMatch(/^containment: environment marker only \(cannot run .*no-perl: .*ENOENT.*\)$/)
 })

@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import path from "node:path"
 import { createActor } from "xstate"
 import { afterEach, beforeEach, expect, it } from "vitest"
+import { tempDir } from "../../temp.dir"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { type JobInput, jobMachine } from "../../../machines/job.machine"
 import { JobJournal } from "../../../services/jobs/job.journal"
@@ -13,12 +12,11 @@ import { memoryLogger } from "../plan/plan.helpers"
 let dir: string
 let store: LifecycleStore
 beforeEach(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "forge-journal-"))
+  dir = tempDir("forge-journal-")
   store = await openLifecycleStore(dir)
 })
 afterEach(async () => {
   await store.close()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 const input = (jobId: string): JobInput => ({

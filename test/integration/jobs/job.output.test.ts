@@ -2,14 +2,15 @@
 // burst of output, a finished job's log paged after its result was delivered (also after a restart), and a pattern
 // that ran out of time.
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { rmSync } from "node:fs"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { tempDir } from "../../temp.dir"
 import { currentHost } from "../../../adapters/process/job.hosts"
 import { createJobProcesses } from "../../../adapters/process/job.processes"
 import { isAlive, readProcess } from "../../../adapters/process/proc.table"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
+import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
 import type { JobHost } from "../../../machines/job.machine"
@@ -43,21 +44,20 @@ describe("job output with real processes", () => {
       wake: async () => undefined,
       newJobId: () => `job_output_${process.pid}_${++seq}`,
       journal: new JobJournal(async () => store.repository, clock, memoryLogger()),
-      ledger: new JobLedger(jobHost, storage),
+      ledger: new JobLedger(new SqliteLedgerStore(store.connection)),
       registry: new JobRegistry(jobHost, storage),
       host: jobHost,
     })
   }
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "forge-job-output-"))
+    dir = tempDir("forge-job-output-")
     store = await openLifecycleStore(dir)
     supervisor = newSupervisor(host)
   })
   afterEach(async () => {
     await supervisor.dispose()
     await store.close()
-    rmSync(dir, { recursive: true, force: true })
   })
 
   it.each([2, 5])("finds READY after a %i MB burst of output, with nothing printed after it", async (megabytes) => {

@@ -1,16 +1,16 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { tempDir } from "../../temp.dir"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import type { JobHost } from "../../../machines/job.machine"
-import { JOB_LEDGER_LIMIT, JOB_LEDGER_NAME, JobLedger, type JobLedgerEntry } from "../../../services/jobs/job.ledger"
+import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
+import { JOB_LEDGER_LIMIT, JobLedger, type JobLedgerEntry } from "../../../services/jobs/job.ledger"
 import { CONSUMED_LIMIT, JOB_REGISTRY_NAME, JobRegistry } from "../../../services/jobs/job.registry"
 import { hostOfName, hostScopedName } from "../../../services/jobs/job.stores"
 
-// The job ledger and registry: @xstate/store stores persisted per host in the workspace database's key_value table.
-// Hosts here are identities only; whether one still runs is the `isAlive` answer each test gives.
+// The job registry: an @xstate/store persisted per host in the workspace database's key_value table. The job ledger:
+// a named ledger in the database's ledger table that every host appends to. Hosts here are identities only; whether
+// one still runs is the `isAlive` answer each test gives.
 
 const entry = (n: number, kind: JobLedgerEntry["kind"] = "orphaned"): JobLedgerEntry => ({
   at: 1_000 + n,
@@ -30,22 +30,21 @@ describe("job stores persisted per host", () => {
   let dir: string
   let store: LifecycleStore
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "forge-job-stores-"))
+    dir = tempDir("forge-job-stores-")
     store = await openLifecycleStore(dir)
   })
   afterEach(async () => {
     await store.close()
-    rmSync(dir, { recursive: true, force: true })
   })
   const kv = () => createKeyValueStorage(store.connection)
 
   it("names each host's item by pid and start time, and reads the host back from the name", () => {
-    expect(hostScopedName(JOB_LEDGER_NAME, hostA)).toBe("forge.job-ledger@101.1000.a1")
-    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.1000.a1")).toEqual(hostA)
-    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger")).toBeNull()
-    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.1000")).toBeNull()
-    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-registry@101.1000.a1")).toBeNull()
-    expect(hostOfName(JOB_LEDGER_NAME, "forge.job-ledger@101.x.a1")).toBeNull()
+    expect(hostScopedName(JOB_REGISTRY_NAME, hostA)).toBe("forge.job-registry@101.1000.a1")
+    expect(hostOfName(JOB_REGISTRY_NAME, "forge.job-registry@101.1000.a1")).toEqual(hostA)
+    expect(hostOfName(JOB_REGISTRY_NAME, "forge.job-registry")).toBeNull()
+    expect(hostOfName(JOB_REGISTRY_NAME, "forge.job-registry@101.1000")).toBeNull()
+    expect(hostOfName(JOB_REGISTRY_NAME, "forge.job-ledger@101.1000.a1")).toBeNull()
+    expect(hostOfName(JOB_REGISTRY_NAME, "forge.job-registry@101.x.a1")).toBeNull()
   })
 
   it("lists items by prefix, taking `_` and `%` literally", async () => {
@@ -58,60 +57,70 @@ describe("job stores persisted per host", () => {
   })
 
   describe("ledger", () => {
-    it("keeps only the newest entries", () => {
-      const ledger = new JobLedger(hostA)
+    const rows = () => new SqliteLedgerStore(store.connection)
+
+    it("keeps only the newest entries", async () => {
+      const ledger = new JobLedger()
       for (let n = 1; n <= JOB_LEDGER_LIMIT + 5; n++) ledger.append(entry(n))
-      const entries = ledger.entries()
+      const entries = await ledger.entries()
       expect(entries).toHaveLength(JOB_LEDGER_LIMIT)
       expect(entries[0]?.jobId).toBe("job_6")
       expect(entries.at(-1)?.jobId).toBe(`job_${JOB_LEDGER_LIMIT + 5}`)
     })
 
-    it("two hosts on one workspace never overwrite each other's entries", async () => {
-      const a = new JobLedger(hostA, kv())
-      const b = new JobLedger(hostB, kv())
-      a.append(entry(1))
-      b.append(entry(2))
+    it("keeps only the newest entries in the database too", async () => {
+      const ledger = new JobLedger(rows())
+      for (let n = 1; n <= JOB_LEDGER_LIMIT + 5; n++) ledger.append(entry(n))
+      const entries = await ledger.entries()
+      expect(entries).toHaveLength(JOB_LEDGER_LIMIT)
+      expect(entries[0]?.jobId).toBe("job_6")
+      expect(entries.at(-1)?.jobId).toBe(`job_${JOB_LEDGER_LIMIT + 5}`)
+    })
+
+    // Rows, not per-host items: two hosts append, nothing overwrites, and no start has to take a dead host's over.
+    it("two hosts on one workspace never overwrite each other's entries; the next host reads both, with no take-over", async () => {
+      const a = new JobLedger(rows())
+      const b = new JobLedger(rows())
+      a.append(entry(1, "adopted"))
+      await a.flush()
+      b.append(entry(2, "session-deleted"))
+      await b.flush()
       a.append(entry(3))
-      await Promise.all([a.flush(), b.flush()])
-      // Both hosts gone: the next start gathers both histories in time order.
-      const next = new JobLedger(hostC, kv())
-      expect(await next.takeOver(alive())).toEqual([])
-      expect(next.entries().map((e) => e.jobId)).toEqual(["job_1", "job_2", "job_3"])
+      await a.flush()
+      const next = new JobLedger(rows())
+      expect((await next.entries()).map((e) => `${e.kind} ${e.jobId}`)).toEqual(["adopted job_1", "session-deleted job_2", "orphaned job_3"])
+      expect(await kv().names("forge.job-ledger")).toEqual([])
     })
 
-    it("the next host takes over a dead host's ledger and removes its item; a live host's ledger stays its own", async () => {
-      const dead = new JobLedger(hostA, kv())
-      dead.append(entry(1, "adopted"))
-      dead.append(entry(2, "session-deleted"))
-      await dead.flush()
-      const living = new JobLedger(hostB, kv())
-      living.append(entry(4))
-      await living.flush()
-      const next = new JobLedger(hostC, kv())
-      next.append(entry(3))
-      expect(await next.takeOver(alive(hostB))).toEqual([])
-      await next.flush()
-      expect(next.entries().map((e) => `${e.kind} ${e.jobId}`)).toEqual(["adopted job_1", "session-deleted job_2", "orphaned job_3"])
-      expect((await kv().names(JOB_LEDGER_NAME)).sort()).toEqual([hostScopedName(JOB_LEDGER_NAME, hostB), hostScopedName(JOB_LEDGER_NAME, hostC)])
+    it("reports a damaged row by id and field, and still reads the others", async () => {
+      await store.connection.driver.run(
+        "INSERT INTO ledger_entries (ledger, kind, session_id, subject, at, entry) VALUES ('job', 'vanished', NULL, 'job_0', 1, ?)",
+        [JSON.stringify({ ...entry(0), kind: "vanished" })],
+      )
+      await store.connection.driver.run(
+        "INSERT INTO ledger_entries (ledger, kind, session_id, subject, at, entry) VALUES ('job', 'orphaned', NULL, 'job_9', 1, 'torn{')",
+      )
+      const problems: string[] = []
+      const ledger = new JobLedger(rows(), (problem) => problems.push(problem))
+      ledger.append(entry(1))
+      expect((await ledger.entries()).map((e) => e.jobId)).toEqual(["job_1"])
+      expect(problems).toHaveLength(2)
+      expect(problems[0]).toMatch(/job ledger row 1:[\s\S]*kind/)
+      expect(problems[1]).toMatch(/ledger_entries row 2 \(job\): entry is not JSON: torn\{/)
     })
 
-    it("reports a damaged item by name and field, and leaves it in place", async () => {
-      const name = hostScopedName(JOB_LEDGER_NAME, hostA)
-      await kv().setItem(name, JSON.stringify({ context: { entries: [{ ...entry(1), kind: "vanished" }] }, version: 0 }))
-      const next = new JobLedger(hostC, kv())
-      const problems = await next.takeOver(alive())
-      expect(problems).toHaveLength(1)
-      expect(problems[0]).toContain(name)
-      expect(problems[0]).toMatch(/kind/)
-      expect(next.entries()).toEqual([])
-      expect(await kv().getItem(name)).not.toBeNull()
+    it("a failed write is reported, never thrown at the supervisor", async () => {
+      const problems: string[] = []
+      const ledger = new JobLedger({ append: async () => Promise.reject(new Error("disk full")), query: async () => [] }, (problem) => problems.push(problem))
+      ledger.append(entry(1))
+      await ledger.flush()
+      expect(problems).toEqual(["an entry was not recorded: disk full"])
     })
 
-    it("refuses a malformed entry, naming the field", () => {
-      const ledger = new JobLedger(hostA)
+    it("refuses a malformed entry, naming the field", async () => {
+      const ledger = new JobLedger()
       expect(() => ledger.append({ ...entry(1), kind: "vanished" as JobLedgerEntry["kind"] })).toThrow(/kind/)
-      expect(ledger.entries()).toEqual([])
+      expect(await ledger.entries()).toEqual([])
     })
   })
 

@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { tempDir } from "../../temp.dir"
 import { spawn } from "node:child_process"
 import { currentHost, releaseHost } from "../../../adapters/process/job.hosts"
 import { createJobProcesses } from "../../../adapters/process/job.processes"
@@ -11,6 +10,7 @@ import { FsJobLogs } from "../../../adapters/workspace/job.logs"
 import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.request"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
+import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
 import { JobJournal } from "../../../services/jobs/job.journal"
 import { JobLedger } from "../../../services/jobs/job.ledger"
 import { JOB_REGISTRY_NAME, JobRegistry } from "../../../services/jobs/job.registry"
@@ -58,16 +58,15 @@ describe("job supervisor with real processes", () => {
     })
 
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "forge-jobs-"))
+    dir = tempDir("forge-jobs-")
     store = await openLifecycleStore(dir)
-    ledger = new JobLedger(host, createKeyValueStorage(store.connection))
+    ledger = new JobLedger(new SqliteLedgerStore(store.connection))
     wakes = []
     supervisor = newSupervisor()
   })
   afterEach(async () => {
     await supervisor.dispose()
     await store.close()
-    rmSync(dir, { recursive: true, force: true })
   })
 
   it("a foreground exit returns cwd, the exit code and the output, and consumes the job", async () => {
@@ -180,7 +179,7 @@ describe("job supervisor with real processes", () => {
     expect(isAlive(pid)).toBe(true)
     await supervisor.sessionDeleted("s9")
     expect(isAlive(pid)).toBe(false)
-    expect(ledger.entries()).toEqual([expect.objectContaining({ kind: "session-deleted", jobId: jobIdOf(result), sessionId: "s9" })])
+    expect(await ledger.entries()).toEqual([expect.objectContaining({ kind: "session-deleted", jobId: jobIdOf(result), sessionId: "s9" })])
     expect(await supervisor.poll(jobIdOf(result))).toMatch(/already consumed/)
   })
 
@@ -332,7 +331,7 @@ describe("job supervisor with real processes", () => {
   it("the next host takes over from a host that is gone: survive job adopted with its owner, escaped job orphaned, results remembered", async () => {
     const other = await otherHost()
     let silenced = false
-    const firstLedger = new JobLedger(other.host, createKeyValueStorage(store.connection))
+    const firstLedger = new JobLedger(new SqliteLedgerStore(store.connection))
     const first = newSupervisor({ host: other.host, ledger: firstLedger, silenced: () => silenced })
     const survivor = jobIdOf(await first.run("sub", request({ command: "sleep 30", survive: true, run_in_background: true })))
     expect(first.handoff(survivor, "root")).toContain("now belongs to session root")
@@ -354,8 +353,9 @@ describe("job supervisor with real processes", () => {
       const outcome = await next.restore(store.repository)
       expect(outcome).toEqual({ adopted: [survivor], orphaned: [escaped], elsewhere: [], problems: [] })
       expect(isAlive(escapedPid)).toBe(false)
-      expect(ledger.entries().map((e) => `${e.kind} ${e.jobId}`)).toEqual([`kill-survivors ${gone}`, `adopted ${survivor}`, `orphaned ${escaped}`])
-      expect(ledger.entries().at(-1)?.message).toMatch(/escaped its fence and was killed/)
+      const entries = await ledger.entries()
+      expect(entries.map((e) => `${e.kind} ${e.jobId}`)).toEqual([`kill-survivors ${gone}`, `adopted ${survivor}`, `orphaned ${escaped}`])
+      expect(entries.at(-1)?.message).toMatch(/escaped its fence and was killed/)
       // The handoff outlived the host: the adopted job is the root session's, and the host it runs under is this one.
       expect(next.list("root")).toMatch(new RegExp(`${survivor} \\[earlyReturned, previous-run\\]`))
       expect(next.list("sub")).toBe("no jobs")

@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import path from "node:path"
 import type { PluginInput } from "@opencode-ai/plugin"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { tempDir } from "../../temp.dir"
 import { createJobTools } from "../../../adapters/opencode/job.tools"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
@@ -21,7 +20,7 @@ describe("job tools parse their raw arguments at the boundary", () => {
   const jobs = (raw: unknown) => callRaw(tools.forge_jobs, raw, toolContext("s1", dir, asked))
 
   beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "forge-job-args-"))
+    dir = tempDir("forge-job-args-")
     asked = []
     hostJobs = createHostJobs({
       client: {} as PluginInput["client"],
@@ -35,7 +34,6 @@ describe("job tools parse their raw arguments at the boundary", () => {
   afterEach(async () => {
     await hostJobs.supervisor.dispose?.()
     hostJobs.uninstall()
-    rmSync(dir, { recursive: true, force: true })
   })
 
   it("forge_jobs names a bad action, a wrong type, an unknown and a missing argument", async () => {

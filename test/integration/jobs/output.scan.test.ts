@@ -1,9 +1,9 @@
 // The success-pattern scan over a real log with the real matcher: it catches up to the size it is given in bounded
 // steps, finds a match that a step boundary cuts in two, and stops when it is no longer wanted.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import path from "node:path"
 import { afterEach, beforeEach, expect, it } from "vitest"
+import { tempDir } from "../../temp.dir"
 import { createJobProcesses } from "../../../adapters/process/job.processes"
 import type { OutputMatcher } from "../../../services/jobs/job.ports"
 import { SCAN_STEP_BYTES, type ScanRequest, scanOutput } from "../../../services/jobs/output.scan"
@@ -12,12 +12,11 @@ const processes = createJobProcesses()
 let dir: string
 let matcher: OutputMatcher
 beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), "forge-scan-"))
+  dir = tempDir("forge-scan-")
   matcher = processes.createMatcher("^READY$")
 })
 afterEach(() => {
   matcher.dispose()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 function log(content: string): { logFile: string; size: number } {

@@ -7,6 +7,7 @@ import type { ForgeRuntime } from "../../../adapters/opencode/runtime.access"
 import { databasePath } from "../../../adapters/storage/lifecycle.store"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
+import { forgeFragments } from "../../../src/composition"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 
 // The hooks over a real runtime whose database cannot be used (.opencode/forge is a file): opencode's own tools keep
@@ -33,7 +34,7 @@ describe("forge hooks when the database cannot be used", () => {
     hooks.tool![name]!.execute(args as never, { sessionID, messageID: "m", agent: "build", directory: ws.dir, worktree: ws.dir, abort: new AbortController().signal, metadata: () => undefined, ask: async () => undefined } as never)
   const build = (open: () => Promise<ForgeRuntime>) => {
     hostJobs = createHostJobs({ client, log, clock: ws.clock, logDir: path.join(ws.dir, "job-logs"), repository: async () => undefined })
-    hooks = createForgeHooks({ client, log, options: defaultForgeOptions, openRuntime: open, jobs: hostJobs })
+    hooks = createForgeHooks({ client, log, options: defaultForgeOptions, openRuntime: open, fragments: forgeFragments({ repository: async () => undefined, jobs: hostJobs }) })
   }
 
   beforeEach(async () => {

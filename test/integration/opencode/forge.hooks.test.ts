@@ -4,6 +4,7 @@ import path from "node:path"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
+import { forgeFragments } from "../../../src/composition"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 
@@ -48,7 +49,7 @@ describe("forge hooks", () => {
       log,
       options: defaultForgeOptions,
       openRuntime: async () => (runtime = await openRuntime(ws.dir, ws.clock)),
-      jobs: hostJobs,
+      fragments: forgeFragments({ repository: async () => runtime?.repository, jobs: hostJobs }),
     })
   })
   afterEach(async () => {

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { tempDir } from "../../temp.dir"
 import { handlePlanCommand } from "../../../adapters/opencode/plan.command.hook"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, openRuntime, tempWorkspace } from "./plan.helpers"
@@ -17,13 +17,12 @@ describe("the plan folder on disk", () => {
   let rt: ComposedRuntime
   beforeEach(async () => {
     ws = tempWorkspace()
-    outside = mkdtempSync(path.join(tmpdir(), "forge-outside-"))
+    outside = tempDir("forge-outside-")
     rt = await openRuntime(ws.dir, ws.clock)
   })
   afterEach(async () => {
     await rt.close()
     ws.cleanup()
-    rmSync(outside, { recursive: true, force: true })
   })
   const planDir = () => {
     const dir = path.join(ws.dir, ".opencode/plan")

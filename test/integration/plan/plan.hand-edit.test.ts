@@ -3,6 +3,8 @@ import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { FsPlanFiles } from "../../../adapters/workspace/plan.files"
+import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
+import { definePlanLifecycle } from "../../../services/plan/plan.lifecycle"
 import { PlanRegistry } from "../../../services/plan/plan.registry"
 import { PlanService } from "../../../services/plan/plan.service"
 import type { ComposedRuntime } from "../../../src/runtime"
@@ -74,7 +76,8 @@ describe("the gate's cost", () => {
     const files = new FsPlanFiles(ws.dir)
     let reads = 0
     const counting = Object.assign(Object.create(files) as FsPlanFiles, { read: (p: string) => (reads++, files.read(p)) })
-    const registry = new PlanRegistry(store.repository, ws.clock)
+    const host = new LifecycleHost({ repository: async () => store.repository, clock: ws.clock, log: memoryLogger() })
+    const registry = new PlanRegistry(definePlanLifecycle(host, { files: counting, clock: ws.clock }))
     const plans = new PlanService({ registry, files: counting, clock: ws.clock, log: memoryLogger() })
     const { planPath } = await plans.write("s1", PLAN_BODY)
     await plans.gate("s1", "bash")

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach } from "vitest"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import path from "node:path"
-import type { Confirm, Logger } from "../../../services/plan/plan.ports"
+import { rmSync } from "node:fs"
+import { tempDir } from "../../temp.dir"
+import type { Confirm, Logger } from "../../../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, createForgeRuntime } from "../../../src/runtime"
 
 export const PLAN_BODY = `# Fix login timeout
@@ -38,15 +37,16 @@ export function memoryLogger(): Logger & { lines: string[] } {
   return { lines, info: push("info"), warn: push("warn"), error: push("error") }
 }
 
-/** A fresh workspace folder with a clock that only moves when told. */
+/**
+ * A fresh workspace folder with a clock that only moves when told. Call it in a test or a beforeEach: the folder is
+ * removed once the test finished, after its afterEach hooks (which close what uses it), even when the test or a
+ * hook failed; `cleanup()` removes it earlier.
+ */
 export function tempWorkspace(): { dir: string; clock: { now(): number; advance(ms: number): void }; cleanup(): void } {
-  const dir = mkdtempSync(path.join(tmpdir(), "forge-plan-"))
+  const dir = tempDir("forge-plan-")
+  const cleanup = () => rmSync(dir, { recursive: true, force: true })
   let now = Date.parse("2026-11-30T03:00:00.000Z")
-  return {
-    dir,
-    clock: { now: () => now, advance: (ms) => void (now += ms) },
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
-  }
+  return { dir, clock: { now: () => now, advance: (ms) => void (now += ms) }, cleanup }
 }
 
 export function openRuntime(dir: string, clock: { now(): number }, log: Logger = memoryLogger()): Promise<ComposedRuntime> {
@@ -55,17 +55,19 @@ export function openRuntime(dir: string, clock: { now(): number }, log: Logger =
 
 /**
  * A fresh workspace and its runtime for every test of the calling suite; `rt` may be replaced (a restart), and
- * whichever runtime it holds is closed after the test, then the workspace removed.
+ * whichever runtime it holds is closed after the test, then the workspace removed (tempWorkspace).
  */
 export function useRuntime(): { readonly ws: ReturnType<typeof tempWorkspace>; rt: ComposedRuntime } {
-  const live = {} as { ws: ReturnType<typeof tempWorkspace>; rt: ComposedRuntime }
+  const live: { ws?: ReturnType<typeof tempWorkspace>; rt?: ComposedRuntime } = {}
   beforeEach(async () => {
     live.ws = tempWorkspace()
     live.rt = await openRuntime(live.ws.dir, live.ws.clock)
   })
   afterEach(async () => {
-    await live.rt.close()
-    live.ws.cleanup()
+    // Taken first: when the open failed there is no runtime of this test to close.
+    const rt = live.rt
+    live.rt = undefined
+    await rt?.close()
   })
-  return live
+  return live as { readonly ws: ReturnType<typeof tempWorkspace>; rt: ComposedRuntime }
 }

@@ -32,7 +32,7 @@ describe("plan service over a real workspace and database", () => {
     expect(closed.text).toContain("PASS")
     expect(live.rt.plans.liveFor("s1")).toBeUndefined()
 
-    const log = await live.rt.registry.host["options"].repository.listTransitions({ instanceId: planPath })
+    const log = await live.rt.repository.listTransitions({ instanceId: planPath })
     expect(log.map((t) => `${t.from}|${t.event}|${t.to}`)).toEqual([
       "(none)|xstate.init|draft.editing",
       "draft.editing|plan.approve|draft.confirming",

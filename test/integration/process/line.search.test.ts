@@ -1,20 +1,20 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { createLineSearch } from "../../../adapters/process/line.search"
+import { searchDocuments } from "../../../services/documents/document.search"
 import { PlanInputError } from "../../../services/plan/plan.errors"
-import { searchDocuments } from "../../../services/plan/plan.search"
 
 // plan_read's pattern search over the real bounded matcher (a worker per search): line semantics, an invalid
 // pattern, a catastrophic one cut off at its line budget, and a long search cut off at its total budget.
 
 const search = createLineSearch()
-const doc = (text: string) => [{ planPath: ".opencode/plan/p.md", text }]
+const doc = (text: string) => [{ path: ".opencode/plan/p.md", text }]
 
 describe("bounded line search", () => {
   it("tests each line on its own and numbers the hits from 1", async () => {
     expect(await searchDocuments(search, "^- \\[.\\] \\d", doc("## Tasks\n- [ ] 1. a\n- [x] 2. b\r\n"))).toEqual([
-      { planPath: ".opencode/plan/p.md", line: 2, text: "- [ ] 1. a" },
-      { planPath: ".opencode/plan/p.md", line: 3, text: "- [x] 2. b" },
+      { path: ".opencode/plan/p.md", line: 2, text: "- [ ] 1. a" },
+      { path: ".opencode/plan/p.md", line: 3, text: "- [x] 2. b" },
     ])
     // $ is the end of the line, not of the text; a line never sees the one before it.
     expect(await search.matchingLines("a$", ["xa", "ab", "ba"])).toEqual({ status: "searched", matches: [0, 2] })
@@ -25,12 +25,12 @@ describe("bounded line search", () => {
 
   it("maps hits of several documents back to their own files and lines", async () => {
     const docs = [
-      { planPath: ".opencode/plan/a.md", text: "one\nlogin\n" },
-      { planPath: ".opencode/plan/b.md", text: "login here\n" },
+      { path: ".opencode/plan/a.md", text: "one\nlogin\n" },
+      { path: ".opencode/plan/b.md", text: "login here\n" },
     ]
     expect(await searchDocuments(search, "login", docs)).toEqual([
-      { planPath: ".opencode/plan/a.md", line: 2, text: "login" },
-      { planPath: ".opencode/plan/b.md", line: 1, text: "login here" },
+      { path: ".opencode/plan/a.md", line: 2, text: "login" },
+      { path: ".opencode/plan/b.md", line: 1, text: "login here" },
     ])
   })
 

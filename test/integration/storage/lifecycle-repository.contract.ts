@@ -9,14 +9,11 @@ import { createLifecycleStore, databasePath, openLifecycleStore, type LifecycleS
 import { migrate, MIGRATIONS_TABLE } from "../../../adapters/storage/migrator"
 import { migrations } from "../../../adapters/storage/migrations.generated"
 import { runtimeDriverName, type SqliteDriver, type SqliteDriverName } from "../../../adapters/storage/sqlite.driver"
+import type { ContractTestApi } from "./contract.api"
 import { defineWorkspaceStoreContract } from "./workspace-store.contract"
 import type { DamagedSnapshot, SnapshotRecord, TransitionRecord } from "../../../services/lifecycle/lifecycle.ports"
 
 /** The little a test runner must offer: register a named async case. */
-export interface ContractTestApi {
-  test(name: string, body: () => Promise<void>): void
-}
-
 /** The driver under test. */
 export interface ContractHarness {
   /** The driver this runtime is expected to pick. */

@@ -6,8 +6,8 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { openWorkspaceStore } from "../../../adapters/storage/workspace.store"
-import type { Logger } from "../../../services/plan/plan.ports"
-import type { ContractTestApi } from "./lifecycle-repository.contract"
+import type { Logger } from "../../../services/lifecycle/lifecycle.ports"
+import type { ContractTestApi } from "./contract.api"
 
 function lines(): Logger & { lines: string[] } {
   const out: string[] = []

@@ -8,6 +8,7 @@ import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import { type ForgeOptions, defaultForgeOptions } from "../../../services/config/forge.options"
 import { WATCHDOG_MARK_VAR } from "../../../services/watchdog/watchdog.ports"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
+import { forgeFragments } from "../../../src/composition"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { harness } from "../../unit/watchdog/watchdog.fakes"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
@@ -32,8 +33,7 @@ describe("forge hooks with the watchdog", () => {
       log,
       options,
       openRuntime: async () => (runtime = await openRuntime(ws.dir, ws.clock)),
-      jobs: hostJobs,
-      watchdog: h.service,
+      fragments: forgeFragments({ repository: async () => runtime?.repository, jobs: hostJobs, watchdog: h.service }),
     })
     await hooks.config?.({} as never)
   }

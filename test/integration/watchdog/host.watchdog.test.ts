@@ -6,6 +6,7 @@ import path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { type LifecycleStore, databasePath, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { openWatchdogLedger } from "../../../adapters/storage/watchdog.ledger.repository"
+import { sharedLedgerStore } from "../../../adapters/storage/ledger.repository"
 import { parseForgeOptions } from "../../../services/config/forge.options"
 import { TEST_STALL_ENV, TEST_TICK_ENV } from "../../../services/watchdog/watchdog.settings"
 import { createHostWatchdog } from "../../../src/watchdog"
@@ -29,12 +30,12 @@ describe("createHostWatchdog", () => {
       rawOptions: raw,
       env: { [TEST_STALL_ENV]: "4000", [TEST_TICK_ENV]: "fast" },
       // Stands in for the runtime: opens and migrates the workspace database and hands out its connection.
-      connection: async () => {
+      ledgers: sharedLedgerStore(async () => {
         order.push("runtime opened")
         const store = await openLifecycleStore(workspace)
         stores.push(store)
         return store.connection
-      },
+      }),
     })
     expect(host).toBeDefined()
     expect(host?.service.settings).toEqual({ mode: "kill", stallMs: 4_000, observeMs: 60_000, tickMs: 400 })
@@ -60,10 +61,10 @@ describe("createHostWatchdog", () => {
       options: parseForgeOptions({ watchdog: { mode: "dry-run" } }).options,
       rawOptions: { watchdog: { mode: "dry-run" } },
       env: {},
-      connection: async () => {
+      ledgers: sharedLedgerStore(async () => {
         opened = true
         throw new Error("the database must not be opened")
-      },
+      }),
     })
     expect(host?.service.settings).toEqual({ mode: "dry-run", stallMs: 600_000, observeMs: 60_000, tickMs: 2_000 })
     await host?.close()

@@ -1,11 +1,15 @@
-// The watchdog ledger's storage checks, driver-agnostic: run under Node (sqlite3) by watchdog.ledger.test.ts and
-// under opencode's Bun (bun:sqlite) by ledger.bun.ts.
+// The ledger store's checks, driver-agnostic: run under Node (sqlite3) by watchdog.ledger.test.ts and under
+// opencode's Bun (bun:sqlite) by ledger.bun.ts. The watchdog ledger, and the migration that moved the old ledgers in.
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { openSqliteDriver } from "../../../adapters/storage/sqlite.driver"
 import { openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { openLedgerStore } from "../../../adapters/storage/ledger.repository"
+import { migrate } from "../../../adapters/storage/migrator"
+import { migrations } from "../../../adapters/storage/migrations.generated"
 import { openWatchdogLedger, sharedWatchdogLedger } from "../../../adapters/storage/watchdog.ledger.repository"
+import { JobLedger, type JobLedgerEntry } from "../../../services/jobs/job.ledger"
 import type { WatchdogLedgerEntry } from "../../../services/watchdog/watchdog.ledger"
 
 export const entry = (i: number, extra: Partial<WatchdogLedgerEntry> = {}): WatchdogLedgerEntry => ({
@@ -107,6 +111,73 @@ export const ledgerChecks: Record<string, () => Promise<void>> = {
       const reread = await openWatchdogLedger({ file: path.join(dir, ".opencode", "forge", "forge.db") })
       check((await reread.list()).length === 2, "entries did not land in the workspace database")
       await reread.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  },
+
+  async "the migration moves the old watchdog_ledger rows and per-host job ledger items into the one ledger table, losing nobody's history"() {
+    const dir = mkdtempSync(path.join(tmpdir(), "forge-ledger-"))
+    try {
+      const file = path.join(dir, "forge.db")
+      // A database as the previous release left it: migrated up to the key_value table, with both old ledgers.
+      const old = await openSqliteDriver(file)
+      const before = migrations.findIndex((migration) => migration.tag === "0002_key_value") + 1
+      check(before === 3, `expected the old schema to end at migration 3, got ${before}`)
+      await migrate(old, migrations.slice(0, before))
+      const insertWatchdog = "INSERT INTO watchdog_ledger (at, kind, call_id, session_id, command, pids, message) VALUES (?, ?, ?, ?, ?, ?, ?)"
+      await old.run(insertWatchdog, [10, "kill", "call_1", "ses_1", "sleep 300", "[4242,4243]", "killed"])
+      await old.run(insertWatchdog, [20, "config-fallback", null, null, null, "[]", "fell back"])
+      await old.run(insertWatchdog, [30, "warn", "call_2", "ses_1", "sleep 9", "oops", "torn pids"])
+      const job = (at: number, jobId: string, kind: JobLedgerEntry["kind"]): JobLedgerEntry => ({
+        at,
+        kind,
+        jobId,
+        sessionId: null,
+        command: "sleep 1",
+        message: `${kind} ${jobId}`,
+      })
+      const item = (...entries: JobLedgerEntry[]) => JSON.stringify({ context: { entries }, version: 0 })
+      const insertItem = "INSERT INTO key_value (name, value, updated_at) VALUES (?, ?, 1)"
+      await old.run(insertItem, ["forge.job-ledger@101.1000.a1", item(job(5, "job_a", "adopted"), job(50, "job_c", "orphaned"))])
+      await old.run(insertItem, ["forge.job-ledger@202.2000.b1", item(job(25, "job_b", "containment"))])
+      await old.run(insertItem, ["forge.job-ledger@303.3000.c1", "torn{"])
+      await old.run(insertItem, ["forge.job-registry@101.1000.a1", JSON.stringify({ context: {}, version: 0 })])
+      await old.close()
+
+      const problems: string[] = []
+      const watchdog = await openWatchdogLedger({ file }, { report: (problem) => problems.push(problem) })
+      const moved = await watchdog.list()
+      check(
+        JSON.stringify(moved.map((e) => [e.at, e.kind, e.callId, e.sessionId, e.command, e.pids, e.message])) ===
+          JSON.stringify([
+            [10, "kill", "call_1", "ses_1", "sleep 300", [4242, 4243], "killed"],
+            [20, "config-fallback", null, null, null, [], "fell back"],
+          ]),
+        `watchdog entries: ${JSON.stringify(moved)}`,
+      )
+      check(problems.length === 1 && /watchdog ledger row 3:[\s\S]*pids/.test(problems[0] ?? ""), `the torn row is reported: ${JSON.stringify(problems)}`)
+      await watchdog.close()
+
+      const store = await openLedgerStore({ file }, { migrate: false })
+      const jobs = (await new JobLedger(store).entries()).map((e) => `${e.at} ${e.kind} ${e.jobId}`)
+      check(JSON.stringify(jobs) === JSON.stringify(["5 adopted job_a", "25 containment job_b", "50 orphaned job_c"]), `job entries: ${JSON.stringify(jobs)}`)
+      const bySubject = await store.query({ ledger: "job", subject: "job_b" })
+      check(bySubject.length === 1 && bySubject[0]?.kind === "containment", `query by subject: ${JSON.stringify(bySubject)}`)
+      await store.close()
+
+      const driver = await openSqliteDriver(file)
+      const tables = (await driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('watchdog_ledger', 'key_value')")).map(
+        ([name]) => name,
+      )
+      check(JSON.stringify(tables) === JSON.stringify(["key_value"]), `tables left: ${JSON.stringify(tables)}`)
+      // The moved items are gone; the registry stays, and so does an item that never was JSON.
+      const items = (await driver.all("SELECT name FROM key_value ORDER BY name")).map(([name]) => name)
+      check(
+        JSON.stringify(items) === JSON.stringify(["forge.job-ledger@303.3000.c1", "forge.job-registry@101.1000.a1"]),
+        `items left: ${JSON.stringify(items)}`,
+      )
+      await driver.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

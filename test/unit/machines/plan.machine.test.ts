@@ -14,6 +14,7 @@ const input: PlanInput = {
     { number: 2, ticked: false },
   ],
   criteria: ["Login works", "Suite is green"],
+  document: "",
 }
 const passing = [
   { criterion: "Login works", pass: true, evidence: "ran login.test.ts" },
@@ -57,7 +58,7 @@ describe("draft write-ban (tool.use)", () => {
 
 describe("approval gate", () => {
   it("needs a task and a criterion", () => {
-    const empty = run({ type: "plan.revise", tasks: [], criteria: ["c"] })
+    const empty = run({ type: "plan.revise", tasks: [], criteria: ["c"], document: "" })
     expect(empty.can({ type: "plan.approve" })).toBe(false)
     expect(explainPlanRefusal(empty, { type: "plan.approve" })).toMatch(/approval gate: .*at least one task/)
   })
@@ -73,8 +74,8 @@ describe("approval gate", () => {
   })
 
   it("revisions are for drafts only", () => {
-    expect(approved().can({ type: "plan.revise", tasks: [], criteria: [] })).toBe(false)
-    expect(run({ type: "plan.approve" }).can({ type: "plan.revise", tasks: [], criteria: [] })).toBe(false)
+    expect(approved().can({ type: "plan.revise", tasks: [], criteria: [], document: "" })).toBe(false)
+    expect(run({ type: "plan.approve" }).can({ type: "plan.revise", tasks: [], criteria: [], document: "" })).toBe(false)
   })
 })
 
@@ -162,7 +163,7 @@ describe("exits", () => {
 
   it("while the discard dialog is open, approval and revision wait for the user's answer and say so", () => {
     const held = run({ type: "plan.discard", by: "model" })
-    for (const event of [{ type: "plan.approve" }, { type: "plan.revise", tasks: [], criteria: [] }] as PlanEvent[]) {
+    for (const event of [{ type: "plan.approve" }, { type: "plan.revise", tasks: [], criteria: [], document: "" }] as PlanEvent[]) {
       expect(held.can(event)).toBe(false)
       expect(explainPlanRefusal(held, event)).toMatch(/waiting on the user's answer to an open dialog \(draft\.discarding\)/)
     }

@@ -207,12 +207,12 @@ describe("call.end", () => {
 
 describe("gate predicates", () => {
   it("thresholds are inclusive and the window starts at the call", () => {
-    expect(isWarnDueAt(480, 0, 600)).toBe(true)
-    expect(isWarnDueAt(479, 0, 600)).toBe(false)
-    expect(isStallDueAt(600, 0, 600)).toBe(true)
-    expect(isStallDueAt(599, 0, 600)).toBe(false)
-    expect(isObservationOverAt(160, 100, 60)).toBe(true)
-    expect(isObservationOverAt(159, 100, 60)).toBe(false)
+    expect(isWarnDueAt({ now: 480, startedAt: 0, stallMs: 600 })).toBe(true)
+    expect(isWarnDueAt({ now: 479, startedAt: 0, stallMs: 600 })).toBe(false)
+    expect(isStallDueAt({ now: 600, startedAt: 0, stallMs: 600 })).toBe(true)
+    expect(isStallDueAt({ now: 599, startedAt: 0, stallMs: 600 })).toBe(false)
+    expect(isObservationOverAt({ now: 160, actedAt: 100, observeMs: 60 })).toBe(true)
+    expect(isObservationOverAt({ now: 159, actedAt: 100, observeMs: 60 })).toBe(false)
     expect(withinCallWindow(T0, [before, atStart, during])).toEqual([101, 102])
   })
 })

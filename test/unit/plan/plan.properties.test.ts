@@ -9,9 +9,9 @@ import {
   tickTask,
   withFrontmatter,
 } from "../../../services/plan/plan.document"
-import { splitLines } from "../../../services/plan/plan.markdown"
+import { splitLines } from "../../../services/documents/markdown.scan"
 import { slugify } from "../../../services/plan/plan.naming"
-import { readWindow, replaceExact } from "../../../services/plan/plan.text"
+import { replaceExact } from "../../../services/plan/plan.text"
 import type { NarrativeEntry, PlanFrontmatter, PlanStatus } from "../../../services/plan/plan.types"
 
 const SOURCE = ".opencode/plan/prop.md"
@@ -175,30 +175,7 @@ describe("writers change no other byte", () => {
 })
 
 describe("text tools", () => {
-  const lines = fc.array(anyText.map((s) => s.replace(/[\r\n]/g, "")), { maxLength: 30 })
-
-  it("readWindow's continuation offsets walk every line exactly once", () => {
-    fc.assert(
-      fc.property(lines, fc.integer({ min: 1, max: 7 }), (ls, limit) => {
-        const text = ls.map((l) => `${l}\n`).join("")
-        const seen: string[] = []
-        let offset = 1
-        for (let guard = 0; guard < 100 && ls.length > 0; guard++) {
-          const out = readWindow(text, { offset, limit })
-          const notice = /\n\n\(Showing lines \d+-(\d+) of \d+\. Use offset=(\d+) to read more\.\)$/.exec(out)
-          const window = notice ? out.slice(0, notice.index) : out
-          window.split("\n").forEach((l, i) => {
-            expect(l.startsWith(`${offset + i}: `)).toBe(true)
-            seen.push(l.slice(`${offset + i}: `.length))
-          })
-          if (!notice) break
-          offset = Number(notice[2])
-        }
-        expect(seen).toEqual(ls)
-      }),
-      RUNS,
-    )
-  })
+  // readWindow's continuation property moved with it to test/unit/documents/document.window.test.ts.
 
   it("replaceExact with replaceAll equals split/join and counts every occurrence", () => {
     fc.assert(

@@ -1,44 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { PlanInputError } from "../../../services/plan/plan.errors"
-import { readWindow, replaceExact } from "../../../services/plan/plan.text"
+import { replaceExact } from "../../../services/plan/plan.text"
 
-const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
-
-describe("readWindow", () => {
-  it("prefixes every line with its number and adds no notice when the window reaches the end", () => {
-    expect(readWindow("a\n\nc\n")).toBe("1: a\n2: \n3: c")
-    expect(readWindow("a\r\nb")).toBe("1: a\n2: b")
-  })
-
-  it("reads 2000 lines by default and says where to continue", () => {
-    const out = readWindow(lines(2500))
-    const shown = out.split("\n")
-    expect(shown[0]).toBe("1: line 1")
-    expect(shown[1999]).toBe("2000: line 2000")
-    expect(shown.slice(2000)).toEqual(["", "(Showing lines 1-2000 of 2500. Use offset=2001 to read more.)"])
-  })
-
-  it("honours offset and limit", () => {
-    expect(readWindow(lines(10), { offset: 4, limit: 2 })).toBe(
-      "4: line 4\n5: line 5\n\n(Showing lines 4-5 of 10. Use offset=6 to read more.)",
-    )
-    expect(readWindow(lines(10), { offset: 9, limit: 5 })).toBe("9: line 9\n10: line 10")
-  })
-
-  it("rejects an offset past the end and bad numbers with a clear error", () => {
-    expect(() => readWindow(lines(3), { offset: 4 })).toThrow(
-      new PlanInputError("offset 4 is past the end of the plan: it has 3 lines"),
-    )
-    expect(() => readWindow(lines(3), { offset: 0 })).toThrow("offset must be a whole number from 1 (got 0)")
-    expect(() => readWindow(lines(3), { limit: 0 })).toThrow("limit must be a whole number from 1 (got 0)")
-    expect(() => readWindow(lines(3), { offset: 1.5 })).toThrow(PlanInputError)
-  })
-
-  it("reads an empty text as empty at offset 1 only", () => {
-    expect(readWindow("")).toBe("")
-    expect(() => readWindow("", { offset: 2 })).toThrow("offset 2 is past the end of the plan: it has 0 lines")
-  })
-})
+// readWindow's tests moved with it to test/unit/documents/document.window.test.ts.
 
 describe("replaceExact", () => {
   const text = "## Tasks\n- [ ] 1. a\n- [ ] 2. a\n## Acceptance Criteria\n- ok\n"

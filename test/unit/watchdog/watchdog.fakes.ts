@@ -1,6 +1,6 @@
 // Stand-ins for the watchdog's ports: a clock and a ticker that move only when told, a locator that answers from
 // a script, a killer that records. The ledger is the real in-memory one.
-import type { Logger } from "../../../services/plan/plan.ports"
+import type { Logger } from "../../../services/lifecycle/lifecycle.ports"
 import { MemoryWatchdogLedger } from "../../../services/watchdog/watchdog.ledger"
 import type {
   KillTarget,

@@ -1,17 +1,17 @@
-import { PlanInputError } from "./plan.errors"
-import { splitLines } from "./plan.markdown"
-import type { LineSearch } from "./plan.ports"
+import { DocumentInputError } from "./document.errors"
+import type { LineSearch } from "./document.ports"
+import { splitLines } from "./markdown.scan"
 
-// plan_read's pattern: the model's regex over plan documents. The search itself runs behind the LineSearch port
+// A read tool's pattern: the model's regex over documents. The search itself runs behind the LineSearch port
 // (bounded, off the host's thread); this file only lays out the lines and words the outcome.
 
 export interface SearchedDocument {
-  planPath: string
+  path: string
   text: string
 }
 
 export interface LineHit {
-  planPath: string
+  path: string
   /** 1-based line number in the document. */
   line: number
   text: string
@@ -20,11 +20,11 @@ export interface LineHit {
 /** Every line of the documents that `pattern` matches, in document order; one bounded search for all of them. */
 export async function searchDocuments(search: LineSearch, pattern: string, documents: readonly SearchedDocument[]): Promise<LineHit[]> {
   const lines: string[] = []
-  const origin: { planPath: string; line: number }[] = []
+  const origin: { path: string; line: number }[] = []
   for (const doc of documents) {
     splitLines(doc.text).forEach((text, i) => {
       lines.push(text)
-      origin.push({ planPath: doc.planPath, line: i + 1 })
+      origin.push({ path: doc.path, line: i + 1 })
     })
   }
   const result = await search.matchingLines(pattern, lines)
@@ -32,12 +32,12 @@ export async function searchDocuments(search: LineSearch, pattern: string, docum
     case "searched":
       return result.matches.map((index) => ({ ...origin[index]!, text: lines[index]! }))
     case "invalid":
-      throw new PlanInputError(`invalid regex pattern ${JSON.stringify(pattern)}: ${result.reason}`)
+      throw new DocumentInputError(`invalid regex pattern ${JSON.stringify(pattern)}: ${result.reason}`)
     case "timed-out": {
       const at = origin[result.line]
-      const where = at === undefined ? "" : ` line ${at.line} of ${at.planPath}`
+      const where = at === undefined ? "" : ` line ${at.line} of ${at.path}`
       const over = result.scope === "line" ? `over ${result.budgetMs} ms on${where}` : `over ${result.budgetMs} ms in all, stopped at${where}`
-      throw new PlanInputError(
+      throw new DocumentInputError(
         `pattern ${JSON.stringify(pattern)} took too long (${over}) and was abandoned: it backtracks too much ` +
           "(nested quantifiers such as (a+)+ do). Search with a simpler pattern or a literal word.",
       )

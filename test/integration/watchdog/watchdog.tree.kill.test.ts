@@ -3,7 +3,7 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { isAlive, readProcess } from "../../../adapters/process/proc.table"
 import { createProcessLocator, processClock } from "../../../adapters/process/process.locator"
-import { killProcessTrees } from "../../../adapters/process/process.trees.kill"
+import { killProcessTrees } from "../../../adapters/process/watchdog.tree.kill"
 import { janitor, makeTempDir, newCallId, settle, startShell } from "./watchdog.helpers"
 
 const temp = makeTempDir()

@@ -1,0 +1,50 @@
+import type { Hooks, PluginInput, ToolDefinition } from "@opencode-ai/plugin"
+import type { ForgeOptions } from "../../services/config/forge.options"
+import type { Logger } from "../../services/lifecycle/lifecycle.ports"
+import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
+import type { SessionTree } from "./session.tree"
+
+// What one lifecycle contributes to the plugin: its tools, its hook handlers and its restore step. The plugin's
+// hooks (forge.hooks.ts) do the bookkeeping every lifecycle shares and fan each hook out to the fragments in order.
+
+export type Hook<K extends keyof Hooks> = NonNullable<Hooks[K]>
+
+/** The hooks a fragment may handle. */
+export type FragmentHookName = "config" | "chat.params" | "tool.execute.before" | "tool.execute.after" | "shell.env" | "command.execute.before" | "event"
+export type FragmentHooks = { [K in FragmentHookName]?: Hook<K> }
+
+export interface ForgeFragment {
+  /** The lifecycle's name, for logs. */
+  readonly id: string
+  /** The tool ids this lifecycle owns: the config hook registers and permits them with the others. */
+  readonly toolIds: readonly string[]
+  readonly tools?: Record<string, ToolDefinition>
+  /**
+   * Handlers, called in fragment order once the shared bookkeeping is done; a throwing `tool.execute.before` stops the
+   * call and the fragments after it. `config` runs before Forge changes the live config (it sees the user's own).
+   */
+  readonly hooks?: FragmentHooks
+  /** Runs once the workspace runtime is open (restores what an earlier opencode left). A failure is logged, never thrown. */
+  restore?(runtime: ForgeRuntime): Promise<void>
+  /** Plugin dispose, in reverse fragment order, before the runtime closes. */
+  dispose?(): Promise<void>
+}
+
+/** What every fragment may ask of the plugin. */
+export interface FragmentContext {
+  readonly client: PluginInput["client"]
+  readonly log: Logger
+  readonly options: ForgeOptions
+  /** Session parents, for the root a subagent's state is bound to. */
+  readonly tree: SessionTree
+  /** The agent speaking in a session, as chat.params reported it (tool hooks are not told who calls). */
+  speakerOf(sessionId: string): string | undefined
+  /** Forge's own tools: the runtime (opened and restored) and the session their state is bound to. */
+  readonly access: ForgeRuntimeAccess
+  /** The runtime, opened and restored once; rejects when it cannot open. */
+  openRuntime(): Promise<ForgeRuntime>
+  /** Hooks: the runtime, or undefined when it cannot open — Forge's trouble never stops tools that are not Forge's. */
+  runtime(): Promise<ForgeRuntime | undefined>
+  /** `agent.forge.disable: true`: Forge stands down. */
+  isDisabled(): boolean
+}

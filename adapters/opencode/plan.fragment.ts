@@ -1,0 +1,45 @@
+import { storageTroubleText } from "../../services/lifecycle/storage.trouble"
+import type { LiveConfig } from "./config.hook"
+import type { ForgeFragment, FragmentContext } from "./forge.fragment"
+import { handlePlanCommand, replacePlanCommandText } from "./plan.command.hook"
+import { PLAN_TOOL_IDS, createPlanTools } from "./plan.tools"
+import { planTroubleText } from "./prompts/plan.command"
+
+/** The plan lifecycle's part of the plugin: its tools, the draft write-ban on every tool call, and /plan. */
+export function planFragment(ctx: FragmentContext): ForgeFragment {
+  // The user's own command.plan wins: /plan is Forge's only when the config had none before Forge added it.
+  let ownsPlanCommand = false
+  return {
+    id: "plan",
+    toolIds: PLAN_TOOL_IDS,
+    tools: createPlanTools(ctx.access),
+    hooks: {
+      async config(cfg) {
+        ownsPlanCommand = (cfg as LiveConfig).command?.plan === undefined
+      },
+
+      async "tool.execute.before"(input) {
+        // The runtime never fails for a database it cannot use (it runs on a stand-in rebuilt from the documents, so a
+        // readable draft still bans writes). Should it fail for any other reason, opencode's tools are not Forge's to stop.
+        const rt = await ctx.runtime()
+        if (rt === undefined) return
+        const session = ctx.tree.knownRootOf(input.sessionID) ?? (await ctx.tree.rootOf(input.sessionID))
+        const refusal = await rt.plans.gate(session, input.tool)
+        if (refusal !== null) throw new Error(refusal)
+      },
+
+      async "command.execute.before"(input, output) {
+        if (!ownsPlanCommand || input.command !== "plan") return
+        const parts = output.parts as { type: string; text?: string }[]
+        // A failing command hook is an HTTP 500 for the user: every trouble is answered in the turn's text instead.
+        try {
+          const rt = await ctx.openRuntime()
+          if (rt.storageTrouble !== undefined) return replacePlanCommandText(parts, planTroubleText(storageTroubleText(rt.storageTrouble)))
+          await handlePlanCommand(rt, await ctx.tree.rootOf(input.sessionID), input.arguments, parts)
+        } catch (error) {
+          replacePlanCommandText(parts, planTroubleText(`/plan failed: ${error instanceof Error ? error.message : String(error)}`))
+        }
+      },
+    },
+  }
+}

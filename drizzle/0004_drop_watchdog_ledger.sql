@@ -1,0 +1,1 @@
+DROP TABLE `watchdog_ledger`;

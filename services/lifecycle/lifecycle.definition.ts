@@ -1,0 +1,67 @@
+import type { AnyStateMachine, EventFromLogic, SnapshotFrom, StateValue } from "xstate"
+import type { Clock, Logger, SnapshotRecord, TransitionRecord } from "./lifecycle.ports"
+
+// What a lifecycle tells the one host about itself: its machine, the effects it supplies for the machine's
+// placeholders, how its gates explain a refusal, and how its records are kept and restored.
+
+export interface InstanceMeta {
+  sessionId: string | null
+  document: string | null
+}
+
+/** What an effect implementation is called with: the state of things when the machine asked for the effect. */
+export interface EffectArgs<TMachine extends AnyStateMachine> {
+  context: SnapshotFrom<TMachine>["context"]
+  event: EventFromLogic<TMachine> | { type: string; input?: unknown }
+}
+
+/**
+ * One side effect a machine declares as a placeholder action. Synchronous effects report back with events; an
+ * effect that returns a promise is awaited by `dispatch` (before anything is committed) and logged by `send`.
+ */
+export type Effect<TMachine extends AnyStateMachine, TParams = never> = (args: EffectArgs<TMachine>, params: TParams) => void | Promise<void>
+
+/** The implementations of a machine's placeholder actions, by action name (what `create<Name>Implementations` returns). */
+export interface Implementations<TMachine extends AnyStateMachine> {
+  /** Params differ per action (`never` accepts each one's own); each factory types its own with `satisfies`. */
+  actions: Record<string, Effect<TMachine, never>>
+}
+
+/** A persisted snapshot as it was read back: a state value and a context, not yet trusted. */
+export interface PersistedShape {
+  value: StateValue
+  context: unknown
+}
+
+export interface LifecycleDefinition<TMachine extends AnyStateMachine> {
+  machine: TMachine
+  /** The harness's effects for the machine's placeholders; a placeholder without one throws "not provided". */
+  implementations: Implementations<TMachine>
+  /** Says why `can(event)` was false, in words that name the gate and the way past it. */
+  explain: (snapshot: SnapshotFrom<TMachine>, event: EventFromLogic<TMachine>) => string
+  /** Reads the session and document back out of a snapshot, so bindings made by events are persisted. */
+  metaOf: (snapshot: SnapshotFrom<TMachine>) => InstanceMeta
+  /** Says what is wrong with a persisted context (null: it fits), so a damaged row is refused before an actor runs on it. */
+  contextProblem?: (context: unknown) => string | null
+  /**
+   * Brings a snapshot written by another version of the machine up to this one, or throws why it cannot. Without
+   * it, a record of another version does not fit.
+   */
+  upgrade?: (persisted: PersistedShape, fromVersion: string) => PersistedShape
+  /** False: instances live in memory only (nothing outlives the process). Default true. */
+  persist?: boolean
+  /** Events that are not recorded when they leave the state as it was (frequent, and their data is kept elsewhere). */
+  quietEvents?: readonly string[]
+  /** Terminal records kept (newest first) and how often (in finished instances) the rest are pruned. */
+  retention?: { keep: number; every: number }
+}
+
+/** What a lifecycle needs of its host: the clock, the log, and the one write queue. */
+export interface LifecycleKernel {
+  readonly clock: Clock
+  readonly log: Logger
+  /** Commits a snapshot and its transition row together, after every write queued before it. */
+  commit(snapshot: SnapshotRecord, transition: TransitionRecord): Promise<void>
+  /** Retention: removes the terminal records of one machine beyond the newest `keep`; resolves to how many went. */
+  pruneTerminal(machineId: string, keep: number): Promise<number>
+}

@@ -1,0 +1,335 @@
+import {
+  type Actor,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type InputFrom,
+  type SnapshotFrom,
+  type StateValue,
+  createActor,
+  initialTransition,
+  transition,
+} from "xstate"
+import { stateToString } from "../../machines/state.text"
+import { GateRefusal } from "./gate.refusal"
+import type { EffectArgs, LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
+import type { SnapshotRecord } from "./lifecycle.ports"
+import { type RestoreOutcome, resolveRecord } from "./lifecycle.restore"
+
+/** The "from" of an instance's first transition row. */
+export const NO_STATE = "(none)"
+
+type Listener<TMachine extends AnyStateMachine> = (snapshot: SnapshotFrom<TMachine>) => void
+/** An action the pure step asked for, as `transition()` hands it out (nothing has run yet). */
+type Requested = { type: string; info: unknown; params: unknown }
+
+// The instances of one lifecycle on the host. Every step is computed first with the pure `transition`; the effects
+// the machine asked for run from that result (the actors run an inert copy of the machine, so nothing runs twice),
+// and the snapshot and its transition row are committed together. Two ways to step:
+// - `dispatch` (awaited): effects first, and only if they all succeed the actor moves and the records are committed —
+//   a failed effect leaves actor, database and document as they were;
+// - `send` (immediate): the actor moves at once, the commit is queued and effects are started — for lifecycles fed
+//   by a stream of events (output, ticks) whose callers cannot wait on the database.
+
+export class Lifecycle<TMachine extends AnyStateMachine> {
+  private readonly actors = new Map<string, Actor<TMachine>>()
+  private readonly queues = new Map<string, Promise<unknown>>()
+  private readonly listeners = new Map<string, Set<Listener<TMachine>>>()
+  private readonly inert: TMachine
+  private readonly quiet: ReadonlySet<string>
+  private finishedSincePrune = 0
+
+  constructor(
+    private readonly definition: LifecycleDefinition<TMachine>,
+    private readonly kernel: LifecycleKernel,
+  ) {
+    const noop = () => undefined
+    const effects = Object.keys(definition.implementations.actions)
+    this.inert = definition.machine.provide({ actions: Object.fromEntries(effects.map((name) => [name, noop])) }) as TMachine
+    this.quiet = new Set(definition.quietEvents ?? [])
+  }
+
+  get machine(): TMachine {
+    return this.definition.machine
+  }
+
+  has(instanceId: string): boolean {
+    return this.actors.has(instanceId)
+  }
+
+  snapshot(instanceId: string): SnapshotFrom<TMachine> | undefined {
+    return this.actors.get(instanceId)?.getSnapshot() as SnapshotFrom<TMachine> | undefined
+  }
+
+  /** Every instance with its current snapshot. */
+  *instances(): IterableIterator<[string, SnapshotFrom<TMachine>]> {
+    for (const [id, actor] of this.actors) yield [id, actor.getSnapshot() as SnapshotFrom<TMachine>]
+  }
+
+  /** Whether the instance would accept the event now (asks the machine; changes nothing). */
+  can(instanceId: string, event: EventFromLogic<TMachine>): boolean {
+    const snapshot = this.snapshot(instanceId) as AnyMachineSnapshot | undefined
+    return snapshot !== undefined && snapshot.can(event)
+  }
+
+  /** Throws the machine's refusal when the instance would not accept the event now; changes nothing. */
+  check(instanceId: string, event: EventFromLogic<TMachine>): void {
+    const snapshot = this.require(instanceId)
+    if (!(snapshot as AnyMachineSnapshot).can(event)) throw this.refusal(snapshot, event)
+  }
+
+  /** Starts a new instance: its initial effects (e.g. writing the document) run before anything is recorded. */
+  async create(instanceId: string, input: InputFrom<TMachine>): Promise<SnapshotFrom<TMachine>> {
+    return this.serialize(instanceId, async () => {
+      if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
+      const [, requested] = initialTransition(this.machine, input)
+      await this.runEffects(requested, "await")
+      const first = this.spawn(instanceId, { input })
+      await this.record(instanceId, first, NO_STATE, "xstate.init")
+      this.notify(instanceId, first)
+      return first
+    })
+  }
+
+  /** Starts a new instance at once; its record is queued and its initial effects started. */
+  start(instanceId: string, input: InputFrom<TMachine>): SnapshotFrom<TMachine> {
+    if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
+    const [, requested] = initialTransition(this.machine, input)
+    const first = this.spawn(instanceId, { input })
+    this.recordLater(instanceId, first, NO_STATE, "xstate.init")
+    this.notify(instanceId, first)
+    this.startEffects(requested)
+    return first
+  }
+
+  /** Applies one event through the machine's gates; throws `GateRefusal` with the machine's own words when refused. */
+  async dispatch(instanceId: string, event: EventFromLogic<TMachine>): Promise<SnapshotFrom<TMachine>> {
+    return this.serialize(instanceId, async () => {
+      const before = this.require(instanceId) as AnyMachineSnapshot
+      if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
+      const [, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
+      await this.runEffects(requested, "await")
+      const after = this.move(instanceId, event)
+      await this.record(instanceId, after, stateToString(before.value), event.type)
+      this.notify(instanceId, after)
+      return after
+    })
+  }
+
+  /**
+   * Applies one event at once. An event the machine does not accept now changes and records nothing (the snapshot
+   * is returned as it was); an accepted one is recorded unless it is a quiet event that left the state as it was.
+   */
+  send(instanceId: string, event: EventFromLogic<TMachine>): SnapshotFrom<TMachine> {
+    const before = this.require(instanceId) as AnyMachineSnapshot
+    if (!before.can(event)) return before as SnapshotFrom<TMachine>
+    const [, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
+    const after = this.move(instanceId, event)
+    const from = stateToString(before.value)
+    const to = stateToString((after as AnyMachineSnapshot).value)
+    if (!(from === to && this.quiet.has(event.type))) this.recordLater(instanceId, after, from, event.type)
+    this.notify(instanceId, after)
+    this.startEffects(requested)
+    return after
+  }
+
+  /** Calls `listener` with every new snapshot of the instance; returns the function that stops it. */
+  subscribe(instanceId: string, listener: Listener<TMachine>): () => void {
+    const set = this.listeners.get(instanceId) ?? new Set()
+    set.add(listener)
+    this.listeners.set(instanceId, set)
+    return () => set.delete(listener)
+  }
+
+  /** Resolves with the first snapshot (the current one included) that satisfies `predicate`. */
+  waitFor(instanceId: string, predicate: (snapshot: SnapshotFrom<TMachine>) => boolean): Promise<SnapshotFrom<TMachine>> {
+    const current = this.require(instanceId)
+    if (predicate(current)) return Promise.resolve(current)
+    return new Promise((resolve) => {
+      const stop = this.subscribe(instanceId, (snapshot) => {
+        if (!predicate(snapshot)) return
+        stop()
+        resolve(snapshot)
+      })
+    })
+  }
+
+  /**
+   * Replaces an instance's snapshot with one resolved from outside truth (a hand-edited document), validated by
+   * the machine first; recorded as a transition under the given event name.
+   */
+  async reconcile(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
+    return this.serialize(instanceId, async () => this.replace(instanceId, value, context, eventName))
+  }
+
+  /**
+   * Reads outside truth inside the instance's queue and reconciles with it when `read` returns a target, so no
+   * dispatch lands between the read and the replace. Resolves to the new snapshot, or undefined when nothing moved.
+   */
+  async follow(
+    instanceId: string,
+    read: (current: SnapshotFrom<TMachine> | undefined) => Promise<{ value: StateValue; context: SnapshotFrom<TMachine>["context"] } | undefined>,
+    eventName: string,
+  ): Promise<SnapshotFrom<TMachine> | undefined> {
+    return this.serialize(instanceId, async () => {
+      const target = await read(this.snapshot(instanceId))
+      return target === undefined ? undefined : this.replace(instanceId, target.value, target.context, eventName)
+    })
+  }
+
+  /**
+   * Restores one persisted instance, checked first (shape, version, context, machine): a record that no longer fits
+   * is reported, never run and never thrown. Nothing is recorded: the instance starts where its record is.
+   */
+  restore(record: SnapshotRecord): RestoreOutcome<TMachine> {
+    const resolved = resolveRecord(this.definition, record)
+    if ("problem" in resolved) return { kind: "unfit", problem: resolved.problem }
+    this.actors.get(record.instanceId)?.stop()
+    return { kind: "restored", snapshot: this.spawn(record.instanceId, { snapshot: resolved.snapshot }) }
+  }
+
+  /** Drops an instance from memory (its records stay). */
+  remove(instanceId: string): void {
+    this.actors.get(instanceId)?.stop()
+    this.actors.delete(instanceId)
+    this.listeners.delete(instanceId)
+  }
+
+  /** Retention: the terminal records beyond the newest `retention.keep` go. */
+  async prune(): Promise<void> {
+    const retention = this.definition.retention
+    if (retention === undefined) return
+    this.finishedSincePrune = 0
+    try {
+      const removed = await this.kernel.pruneTerminal(this.machine.id, retention.keep)
+      if (removed > 0) this.kernel.log.info(`pruned the records of ${removed} finished ${this.machine.id}(s); the newest ${retention.keep} are kept`)
+    } catch (error) {
+      this.kernel.log.warn(`could not prune finished ${this.machine.id} records: ${String(error)}`)
+    }
+  }
+
+  stopAll(): void {
+    for (const actor of this.actors.values()) actor.stop()
+    this.actors.clear()
+    this.listeners.clear()
+  }
+
+  /** Waits until every queued dispatch has finished. */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.queues.values()])
+  }
+
+  private require(instanceId: string): SnapshotFrom<TMachine> {
+    const snapshot = this.snapshot(instanceId)
+    if (snapshot === undefined) throw new Error(`unknown ${this.machine.id} instance ${instanceId}`)
+    return snapshot
+  }
+
+  private refusal(snapshot: SnapshotFrom<TMachine>, event: EventFromLogic<TMachine>): GateRefusal {
+    return new GateRefusal(this.machine.id, event.type, this.definition.explain(snapshot, event))
+  }
+
+  /** The only place an actor is created: from the inert copy, so effects run only from the computed step. */
+  private spawn(instanceId: string, from: { input: InputFrom<TMachine> } | { snapshot: SnapshotFrom<TMachine> }): SnapshotFrom<TMachine> {
+    const options = "snapshot" in from ? { snapshot: this.machine.getPersistedSnapshot(from.snapshot) } : { input: from.input }
+    const actor = createActor(this.inert as AnyStateMachine, options) as Actor<TMachine>
+    // An actor that errors must never take the host down with an uncaught exception.
+    actor.subscribe({ error: (error) => this.kernel.log.error(`${this.machine.id} ${instanceId} failed: ${String(error)}`) })
+    actor.start()
+    this.actors.set(instanceId, actor)
+    return actor.getSnapshot() as SnapshotFrom<TMachine>
+  }
+
+  private move(instanceId: string, event: EventFromLogic<TMachine>): SnapshotFrom<TMachine> {
+    const actor = this.actors.get(instanceId) as Actor<TMachine>
+    actor.send(event)
+    return actor.getSnapshot() as SnapshotFrom<TMachine>
+  }
+
+  private async replace(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
+    const resolved = this.machine.resolveState({ value, context }) as SnapshotFrom<TMachine>
+    const previous = this.actors.get(instanceId)
+    const from = previous ? stateToString((previous.getSnapshot() as AnyMachineSnapshot).value) : NO_STATE
+    previous?.stop()
+    const after = this.spawn(instanceId, { snapshot: resolved })
+    await this.record(instanceId, after, from, eventName)
+    this.notify(instanceId, after)
+    return after
+  }
+
+  /** Starts the effects of an immediate step: whatever goes wrong is logged, never thrown into the host. */
+  private startEffects(requested: readonly Requested[]): void {
+    this.runEffects(requested, "start").catch((error: unknown) => this.kernel.log.warn(`${this.machine.id}: an effect failed: ${String(error)}`))
+  }
+
+  /** Runs the effects a step asked for, in order. "await": the first failure rejects; "start": failures are logged. */
+  private async runEffects(requested: readonly Requested[], mode: "await" | "start"): Promise<void> {
+    const actions = this.definition.implementations.actions
+    for (const action of requested) {
+      const effect = actions[action.type]
+      if (effect === undefined) continue
+      const run = (effect as (args: EffectArgs<TMachine>, params: unknown) => void | Promise<void>)(action.info as EffectArgs<TMachine>, action.params)
+      if (mode === "await") {
+        await run
+        continue
+      }
+      if (run instanceof Promise) run.catch((error: unknown) => this.kernel.log.warn(`${this.machine.id}: effect ${action.type} failed: ${String(error)}`))
+    }
+  }
+
+  private notify(instanceId: string, snapshot: SnapshotFrom<TMachine>): void {
+    for (const listener of [...(this.listeners.get(instanceId) ?? [])]) listener(snapshot)
+  }
+
+  private row(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): { snapshot: SnapshotRecord; from: string; event: string } {
+    const meta = this.definition.metaOf(typed)
+    const snapshot = typed as AnyMachineSnapshot
+    return {
+      from,
+      event,
+      snapshot: {
+        machineId: this.machine.id,
+        machineVersion: this.machine.version ?? "0",
+        instanceId,
+        sessionId: meta.sessionId,
+        state: stateToString(snapshot.value),
+        terminal: snapshot.status === "done",
+        snapshot: this.machine.getPersistedSnapshot(snapshot),
+        document: meta.document,
+        updatedAt: this.kernel.clock.now(),
+      },
+    }
+  }
+
+  private commit(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): Promise<void> | undefined {
+    if (this.definition.persist === false) return undefined
+    const { snapshot } = this.row(instanceId, typed, from, event)
+    const { machineId, sessionId, state: to, updatedAt: at } = snapshot
+    const done = this.kernel.commit(snapshot, { machineId, instanceId, sessionId, from, event, to, at })
+    if (snapshot.terminal && this.definition.retention !== undefined && ++this.finishedSincePrune >= this.definition.retention.every) void this.prune()
+    return done
+  }
+
+  private async record(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): Promise<void> {
+    await this.commit(instanceId, typed, from, event)
+  }
+
+  private recordLater(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): void {
+    const to = stateToString((typed as AnyMachineSnapshot).value)
+    this.commit(instanceId, typed, from, event)?.catch((error: unknown) =>
+      this.kernel.log.warn(`${this.machine.id} ${instanceId}: could not record ${from} --${event}--> ${to}: ${String(error)}`),
+    )
+  }
+
+  /** Runs work for one instance strictly after the previous work for it, whether that succeeded or failed. */
+  private serialize<T>(instanceId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(instanceId) ?? Promise.resolve()
+    const run = previous.then(work, work)
+    const tail = run.catch(() => undefined)
+    this.queues.set(instanceId, tail)
+    void tail.then(() => {
+      if (this.queues.get(instanceId) === tail) this.queues.delete(instanceId)
+    })
+    return run
+  }
+}

@@ -21,7 +21,11 @@ export class SimulatedTimers implements Timers {
   setTimeout(fn: () => void, ms: number) {
     const timer = { due: this.clock.now() + ms, fn, cancelled: false }
     this.pending.push(timer)
-    return { cancel: () => void (timer.cancelled = true) }
+    return {
+      cancel: () => {
+        timer.cancelled = true
+      },
+    }
   }
 
   /** Fires every timer due by now, earliest first (timers they arm included). */
@@ -141,7 +145,9 @@ class FakeJobProcesses implements JobProcesses {
   }
 
   spawn(request: SpawnRequest): Promise<RunningProcess> {
-    return new Promise((resolve, reject) => void (this.world.spawnRequest = { request, resolve, reject }))
+    return new Promise((resolve, reject) => {
+      this.world.spawnRequest = { request, resolve, reject }
+    })
   }
 
   async killTree(job: { pid: number }): Promise<{ survivors: number[] }> {
@@ -155,7 +161,7 @@ class FakeJobProcesses implements JobProcesses {
 
   isSameProcess(pid: number, startedAt: number): boolean {
     const p = this.world.process
-    return p !== undefined && p.alive && p.pid === pid && p.startedAt === startedAt
+    return p?.alive === true && p.pid === pid && p.startedAt === startedAt
   }
 
   isHostAlive(host: JobHost): boolean {

@@ -87,8 +87,8 @@ export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> 
   const first = boot(input.host)
   const sut = new JobSut(input, store, world, clock, wakes, first, boot)
   sut.call = first.supervisor.run(input.sessionId, requestOf(input)).then(
-    () => void (sut.released = true),
-    () => void (sut.released = true),
+    () => sut.release(),
+    () => sut.release(),
   )
   await settle()
   expect(world.spawnRequest?.request.logFile, "the job was spawned").toBe(input.logFile)
@@ -102,6 +102,10 @@ class JobSut implements ModelSut<JobModel> {
   /** The forge_shell call has returned (or thrown). */
   released = false
   private restarted = false
+
+  release(): void {
+    this.released = true
+  }
   /** The transition rows the model says the journal writes: every accepted event but quiet ones that change no state. */
   private readonly expectedLog: { event: string; to: string }[] = [{ event: "xstate.init", to: "starting" }]
   /** The context of the last written snapshot: quiet events are not written, so the row keeps the one before. */
@@ -205,7 +209,10 @@ class JobSut implements ModelSut<JobModel> {
     // The service: what forge_jobs list answers, and whether the forge_shell call has returned.
     const listed = this.current.supervisor.list(this.input.sessionId)
     if (model.status === "done") expect(listed, "service list").toBe("no jobs")
-    else expect(listed, "service list").toBe(`- ${jobId} [${state}${context.previousRun ? ", previous-run" : ""}] pid ${context.pid ?? "-"} cwd ${context.cwd} — ${context.command}`)
+    else
+      expect(listed, "service list").toBe(
+        `- ${jobId} [${state}${context.previousRun ? ", previous-run" : ""}] pid ${context.pid ?? "-"} cwd ${context.cwd} — ${context.command}`,
+      )
     if (!this.restarted) expect(this.released, "the forge_shell call has returned").toBe(!model.hasTag("caller-waiting"))
     expect(this.wakes.length, "wakes sent").toBe(this.expectedWakes)
     expect(this.world.kills.length, "tree kills").toBe(this.expectedKills)
@@ -216,7 +223,10 @@ class JobSut implements ModelSut<JobModel> {
     this.storedContext ??= context
     expect(this.comparable((row?.snapshot as { context?: unknown } | undefined)?.context), "stored context").toEqual(this.comparable(this.storedContext))
     const log = await this.store.repository.listTransitions({ instanceId: jobId })
-    expect(log.map(({ event, to }) => ({ event, to })), "transition rows").toEqual(this.expectedLog)
+    expect(
+      log.map(({ event, to }) => ({ event, to })),
+      "transition rows",
+    ).toEqual(this.expectedLog)
   }
 
   /**

@@ -29,11 +29,7 @@ const machine = setup({
       states: {
         idle: {
           on: {
-            go: [
-              { guard: "isA", target: "a", actions: "effect" },
-              { guard: "isB", target: "b" },
-              { target: "c" },
-            ],
+            go: [{ guard: "isA", target: "a", actions: "effect" }, { guard: "isB", target: "b" }, { target: "c" }],
           },
         },
         a: {},
@@ -67,7 +63,10 @@ describe("transition coverage", () => {
 
   it("counts nothing for an event no active state handles", () => {
     const coverage = new TransitionCoverage(machine)
-    coverage.record({ n: 1 }, [{ type: "go", to: "c" }, { type: "go", to: "a" }])
+    coverage.record({ n: 1 }, [
+      { type: "go", to: "c" },
+      { type: "go", to: "a" },
+    ])
     expect(coverage.all().filter((o) => !coverage.report().missing.includes(o))).toEqual([
       "tiny.arming always #0 [isZero] → tiny.zero: refused",
       "tiny.arming always #1 → tiny.live",

@@ -1,6 +1,15 @@
 import { isDeepStrictEqual } from "node:util"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type ExecutableActionsFrom, type InputFrom, type SnapshotFrom, initialTransition, transition } from "xstate"
+import {
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type ExecutableActionsFrom,
+  type InputFrom,
+  type SnapshotFrom,
+  initialTransition,
+  transition,
+} from "xstate"
 import { createTestModel } from "xstate/graph"
 import { TransitionCoverage } from "./model.coverage"
 import { pathName } from "./path.name"
@@ -77,15 +86,14 @@ export function describeModel<M extends AnyStateMachine>(spec: ModelTest<M>): vo
       const state = path.state as AnyMachineSnapshot
       // A finished lifecycle must refuse every event whatever its context: one probe per final state is enough.
       const key =
-        state.status === "active" ? (spec.extensionKey?.(path.state) ?? JSON.stringify({ value: state.value, context: state.context })) : JSON.stringify(state.value)
+        state.status === "active"
+          ? (spec.extensionKey?.(path.state) ?? JSON.stringify({ value: state.value, context: state.context }))
+          : JSON.stringify(state.value)
       if (extended.has(key)) return false
       extended.add(key)
       return true
     })
-    const cases = [
-      ...paths.map((path) => ({ path, extra: undefined })),
-      ...toExtend.flatMap((path) => eventsIn(path.state).map((extra) => ({ path, extra }))),
-    ]
+    const cases = [...paths.map((path) => ({ path, extra: undefined })), ...toExtend.flatMap((path) => eventsIn(path.state).map((extra) => ({ path, extra })))]
     planned += cases.length
 
     describe(`${spec.machine.id} machine paths (${name}) against the real service and its store`, () => {

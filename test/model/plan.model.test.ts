@@ -40,7 +40,16 @@ describe("plan machine", () => {
   it("reaches every state of the machine", () => {
     const paths = createTestModel(planMachine, { input, events: eventCases }).getShortestPaths({ limit: 5000, allowDuplicatePaths: true })
     const reached = new Set(paths.map((p) => JSON.stringify(p.state.value)))
-    for (const value of [{ draft: "editing" }, { draft: "confirming" }, { draft: "discarding" }, { approved: "working" }, { approved: "confirming" }, "done", "abandoned", "superseded"]) {
+    for (const value of [
+      { draft: "editing" },
+      { draft: "confirming" },
+      { draft: "discarding" },
+      { approved: "working" },
+      { approved: "confirming" },
+      "done",
+      "abandoned",
+      "superseded",
+    ]) {
       expect(reached).toContain(JSON.stringify(value))
     }
   })

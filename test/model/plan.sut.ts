@@ -104,8 +104,14 @@ class PlanSut {
     expect(actor?.context.tasks, "service tasks").toEqual(model.context.tasks)
     const doc = parsePlanDocument(readFileSync(path.join(this.ws.dir, this.planPath), "utf8"), this.planPath)
     expect(doc.frontmatter.status, "document status").toBe(planStatusOf(model.value))
-    expect(doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked })), "document tasks").toEqual(model.context.tasks)
-    expect(doc.criteria.map((c) => c.text), "document criteria").toEqual(model.context.criteria)
+    expect(
+      doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked })),
+      "document tasks",
+    ).toEqual(model.context.tasks)
+    expect(
+      doc.criteria.map((c) => c.text),
+      "document criteria",
+    ).toEqual(model.context.criteria)
     // A second connection, as any other reader of the workspace database would open.
     this.reader ??= await openLifecycleStore(this.ws.dir)
     const row = await this.reader.repository.getSnapshot("plan", this.planPath)

@@ -54,7 +54,9 @@ export async function startWatchdogSut(input: WatchdogInput): Promise<ModelSut<W
   const watched = service.callStarted({ callId: input.callId, sessionId: input.sessionId, agent: "forge", tool: "bash", command: input.command })
   expect(watched, "the call is watched unless the mode is off").toBe(input.mode !== "off")
   await settle()
-  return new WatchdogSut(input, service, locator, killer, ledger, (at) => void (now = at))
+  return new WatchdogSut(input, service, locator, killer, ledger, (at) => {
+    now = at
+  })
 }
 
 /** Replays model events as the world would produce them; effects are held until the model answers them. */
@@ -91,14 +93,18 @@ class WatchdogSut implements ModelSut<WatchdogModel> {
       }
       if (action.type === "requestKill") {
         const targets = this.killer.asked[this.killed++]?.targets
-        expect(targets?.map((t) => t.pid), "kill targets").toEqual((action.params as { pids: number[] }).pids)
+        expect(
+          targets?.map((t) => t.pid),
+          "kill targets",
+        ).toEqual((action.params as { pids: number[] }).pids)
       }
     }
     expect(this.locator.asked.length, "locate requests").toBe(this.located)
     expect(this.killer.asked.length, "kill requests").toBe(this.killed)
     // Whatever the model says: only kill mode ever kills, and only processes created inside the call's window.
     if (this.input.mode !== "kill") expect(this.killer.asked, "kills outside kill mode").toEqual([])
-    for (const { targets } of this.killer.asked) for (const target of targets) expect(target.startedAt, `kill target ${target.pid}`).toBeGreaterThanOrEqual(this.input.startedAt)
+    for (const { targets } of this.killer.asked)
+      for (const target of targets) expect(target.startedAt, `kill target ${target.pid}`).toBeGreaterThanOrEqual(this.input.startedAt)
   }
 
   private async produce(event: WatchdogEvent, before: Snapshot, accepted: boolean): Promise<void> {
@@ -147,7 +153,10 @@ class WatchdogSut implements ModelSut<WatchdogModel> {
     }
     // The store: the ledger holds exactly the entries the model asked for, with the pids the model chose.
     const entries = await this.ledger.list()
-    expect(entries.map((e) => e.kind), "ledger").toEqual(this.ledgered)
+    expect(
+      entries.map((e) => e.kind),
+      "ledger",
+    ).toEqual(this.ledgered)
     for (const entry of entries) expect(entry.callId).toBe(this.input.callId)
   }
 

@@ -12,22 +12,33 @@ import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, createForgeRuntime } from "../../src/runtime"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { memoryLogger, tempWorkspace } from "../integration/plan/plan.helpers"
+import type { ModelSut } from "./model.template"
 
 type Snapshot = SnapshotFrom<typeof planMachine>
 
 export const SESSION = "ses_model"
 
 /** Renders the plan body a model context describes, so a revise event can be replayed through plan_write. */
-export function bodyFor(tasks: readonly PlanTaskState[], criteria: readonly string[]): string {
+function bodyFor(tasks: readonly PlanTaskState[], criteria: readonly string[]): string {
   const taskLines = tasks.map((t) => `- [${t.ticked ? "x" : " "}] ${t.number}. Task ${t.number}`)
   return ["# Model plan", "", "## Tasks", ...taskLines, "", "## Acceptance Criteria", ...criteria.map((c) => `- ${c}`), ""].join("\n")
+}
+
+/** The one factory of the plan SUT, as the model template drives it. */
+export async function startPlanSut(input: { tasks: PlanTaskState[]; criteria: string[] }): Promise<ModelSut<typeof planMachine>> {
+  const sut = await PlanSut.start(input.tasks, input.criteria)
+  return {
+    apply: ({ event, accepted }) => sut.apply(event, accepted),
+    agreesWith: (model) => sut.agreesWith(model),
+    stop: () => sut.stop(),
+  }
 }
 
 /**
  * The system under test for one model path: the real runtime (service, files, SQLite) over a fresh workspace. Each
  * model event is replayed through the service's public API; dialogs are held open until the model answers them.
  */
-export class PlanSut {
+class PlanSut {
   private pending: { answer: (allowed: boolean) => void; done: Promise<unknown> } | undefined
   private constructor(
     private readonly ws: ReturnType<typeof tempWorkspace>,
@@ -93,8 +104,14 @@ export class PlanSut {
     expect(actor?.context.tasks, "service tasks").toEqual(model.context.tasks)
     const doc = parsePlanDocument(readFileSync(path.join(this.ws.dir, this.planPath), "utf8"), this.planPath)
     expect(doc.frontmatter.status, "document status").toBe(planStatusOf(model.value))
-    expect(doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked })), "document tasks").toEqual(model.context.tasks)
-    expect(doc.criteria.map((c) => c.text), "document criteria").toEqual(model.context.criteria)
+    expect(
+      doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked })),
+      "document tasks",
+    ).toEqual(model.context.tasks)
+    expect(
+      doc.criteria.map((c) => c.text),
+      "document criteria",
+    ).toEqual(model.context.criteria)
     // A second connection, as any other reader of the workspace database would open.
     this.reader ??= await openLifecycleStore(this.ws.dir)
     const row = await this.reader.repository.getSnapshot("plan", this.planPath)

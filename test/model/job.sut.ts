@@ -1,0 +1,252 @@
+import { expect } from "vitest"
+import type { SnapshotFrom } from "xstate"
+import { createKeyValueStorage } from "../../adapters/storage/keyvalue.storage"
+import { SqliteLedgerStore } from "../../adapters/storage/ledger.repository"
+import { type LifecycleStore, createLifecycleStore } from "../../adapters/storage/lifecycle.store"
+import { openSqliteDriver } from "../../adapters/storage/sqlite.driver"
+import { type JobEvent, type JobHost, type JobInput, jobMachine } from "../../machines/job.machine"
+import { stateToString } from "../../machines/state.text"
+import { JobJournal } from "../../services/jobs/job.journal"
+import { JobLedger } from "../../services/jobs/job.ledger"
+import { JobRegistry } from "../../services/jobs/job.registry"
+import type { ShellRequest } from "../../services/jobs/job.request"
+import { JobSupervisor } from "../../services/jobs/job.supervisor"
+import { parseSuccessPattern } from "../../services/jobs/success.pattern"
+import { memoryLogger } from "../integration/plan/plan.helpers"
+import { type FakeJobProcesses, JobWorld, MATCHING_OUTPUT, SimulatedClock, SimulatedTimers, fakeJobLogs } from "./job.fakes"
+import type { ModelStep, ModelSut } from "./model.template"
+
+type JobModel = typeof jobMachine
+type Snapshot = SnapshotFrom<JobModel>
+
+/** Lets every promise the supervisor chained settle (the fakes answer at once; SQLite writes are awaited apart). */
+async function settle(): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve))
+}
+
+/** The forge_shell request whose machine input is the model's input. */
+function requestOf(input: JobInput): ShellRequest {
+  return {
+    command: input.command,
+    cwd: input.cwd,
+    successPattern: input.hasPattern ? parseSuccessPattern(MATCHING_OUTPUT) : null,
+    keepAlive: input.keepAlive,
+    idleMs: input.idleMs,
+    maxWaitMs: input.maxWaitMs,
+    background: input.background,
+    survive: input.survive,
+    notify: input.notify,
+  }
+}
+
+/** One host process running the real supervisor: the parts a restart replaces. */
+interface Host {
+  host: JobHost
+  supervisor: JobSupervisor
+  journal: JobJournal
+  processes: FakeJobProcesses
+  timers: SimulatedTimers
+  /** A dead host writes nothing more and wakes nobody. */
+  dead: boolean
+}
+
+/**
+ * The one factory of the job SUT: the real JobSupervisor (journal, registry and ledger over an in-memory SQLite
+ * database through the storage adapter) over a process world that spawns nothing, with simulated clock and timers.
+ */
+export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> {
+  const store = await createLifecycleStore(await openSqliteDriver(":memory:"))
+  const world = new JobWorld()
+  const clock = new SimulatedClock()
+  const wakes: string[] = []
+  const keyValue = createKeyValueStorage(store.connection, clock.now)
+  const ledgerStore = new SqliteLedgerStore(store.connection)
+  const boot = (host: JobHost): Host => {
+    const processes = world.processesFor(host)
+    const timers = new SimulatedTimers(clock)
+    const log = memoryLogger()
+    const running: Partial<Host> & { dead: boolean } = { dead: false }
+    const journal = new JobJournal(async () => (running.dead ? undefined : store.repository), clock, log)
+    const supervisor = new JobSupervisor({
+      processes,
+      logs: fakeJobLogs(input.logFile),
+      clock,
+      timers,
+      log,
+      wake: async (sessionId) => void (running.dead || wakes.push(sessionId)),
+      newJobId: () => input.jobId,
+      journal,
+      ledger: new JobLedger(ledgerStore),
+      registry: new JobRegistry(host, keyValue),
+      host,
+      // Sessions are busy unless the model delivers a wake: the supervisor never wakes on its own.
+      sessionIsIdle: async () => false,
+    })
+    return Object.assign(running, { host, supervisor, journal, processes, timers })
+  }
+  const first = boot(input.host)
+  const sut = new JobSut(input, store, world, clock, wakes, first, boot)
+  sut.call = first.supervisor.run(input.sessionId, requestOf(input)).then(
+    () => sut.release(),
+    () => sut.release(),
+  )
+  await settle()
+  expect(world.spawnRequest?.request.logFile, "the job was spawned").toBe(input.logFile)
+  return sut
+}
+
+const QUIET = new Set(["job.output", "job.tick"])
+
+class JobSut implements ModelSut<JobModel> {
+  call: Promise<void> | undefined
+  /** The forge_shell call has returned (or thrown). */
+  released = false
+  private restarted = false
+
+  release(): void {
+    this.released = true
+  }
+  /** The transition rows the model says the journal writes: every accepted event but quiet ones that change no state. */
+  private readonly expectedLog: { event: string; to: string }[] = [{ event: "xstate.init", to: "starting" }]
+  /** The context of the last written snapshot: quiet events are not written, so the row keeps the one before. */
+  private storedContext: Snapshot["context"] | undefined
+  private expectedWakes = 0
+  private expectedKills = 0
+
+  constructor(
+    private readonly input: JobInput,
+    private readonly store: LifecycleStore,
+    private readonly world: JobWorld,
+    private readonly clock: SimulatedClock,
+    private readonly wakes: string[],
+    private current: Host,
+    private readonly boot: (host: JobHost) => Host,
+  ) {}
+
+  async apply({ event, before, after, accepted }: ModelStep<JobModel>): Promise<void> {
+    const to = stateToString(after.value)
+    if (accepted && !(QUIET.has(event.type) && to === stateToString(before.value))) {
+      this.expectedLog.push({ event: event.type, to })
+      this.storedContext = after.context
+    }
+    if (accepted && event.type === "job.wake.delivered") this.expectedWakes += 1
+    if (accepted && event.type === "job.kill") this.expectedKills += 1
+    await this.produce(event, before, accepted)
+    await settle()
+  }
+
+  private async produce(event: JobEvent, before: Snapshot, accepted: boolean): Promise<void> {
+    const { supervisor } = this.current
+    const jobId = this.input.jobId
+    switch (event.type) {
+      case "job.spawned":
+        this.clock.at = event.at
+        expect(this.world.spawned(event.pid, event.at), "a spawn is pending").toBe(accepted)
+        return
+      case "job.spawnFailed":
+        this.clock.at = event.at
+        expect(this.world.spawnFailed(event.error), "a spawn is pending").toBe(accepted)
+        return
+      case "job.output":
+        this.clock.at = event.at
+        return this.world.output(this.input.logFile, event.matched)
+      case "job.tick":
+        this.clock.at = event.now
+        return this.current.timers.fireDue()
+      case "job.exit":
+        this.clock.at = event.at
+        return this.world.exit({ code: event.code, signal: event.signal, at: event.at })
+      case "job.kill": {
+        this.clock.at = event.at
+        const reply = await supervisor.kill(jobId)
+        expect(!/already finished|already consumed|unknown job/.test(reply), `kill reply: ${reply}`).toBe(accepted)
+        return
+      }
+      case "job.poll": {
+        const reply = await supervisor.poll(jobId)
+        if (before.status === "done") expect(reply).toMatch(/already consumed/)
+        else expect(reply).toContain(`job: ${jobId}`)
+        return
+      }
+      case "job.clear":
+        expect(supervisor.clear(jobId) === `job ${jobId} cleared.`, "clear reply").toBe(accepted)
+        return
+      case "job.wake.delivered":
+        // The owner goes idle (the wake is delivered into it) and busy again.
+        supervisor.sessionStatus(this.input.sessionId, "idle")
+        await settle()
+        supervisor.sessionStatus(this.input.sessionId, "busy")
+        return
+      case "job.adopt":
+        this.clock.at = event.at
+        return this.restart(event.host, accepted, "adopted")
+      case "job.orphan":
+        this.clock.at = event.at
+        // The process ended while no host ran, so nobody saw its exit.
+        this.world.vanish()
+        return this.restart(ORPHANING_HOST, accepted, "orphaned")
+    }
+  }
+
+  /** The host dies (no dispose: its records stop where they are) and a new one restores from the database. */
+  private async restart(host: JobHost, accepted: boolean, outcome: "adopted" | "orphaned"): Promise<void> {
+    this.current.dead = true
+    this.current.timers.clear()
+    this.world.hostDied(this.current.host, this.current.processes)
+    this.restarted = true
+    this.current = this.boot(host)
+    const restored = await this.current.supervisor.restore(this.store.repository)
+    expect(restored.problems, "restore problems").toEqual([])
+    expect(restored[outcome].includes(this.input.jobId), `restore ${outcome} the job`).toBe(accepted)
+  }
+
+  async agreesWith(model: Snapshot): Promise<void> {
+    await settle()
+    await this.current.journal.flush()
+    const { jobId } = this.input
+    const state = stateToString(model.value)
+    const { context } = model
+    // The service: what forge_jobs list answers, and whether the forge_shell call has returned.
+    const listed = this.current.supervisor.list(this.input.sessionId)
+    if (model.status === "done") expect(listed, "service list").toBe("no jobs")
+    else
+      expect(listed, "service list").toBe(
+        `- ${jobId} [${state}${context.previousRun ? ", previous-run" : ""}] pid ${context.pid ?? "-"} cwd ${context.cwd} — ${context.command}`,
+      )
+    if (!this.restarted) expect(this.released, "the forge_shell call has returned").toBe(!model.hasTag("caller-waiting"))
+    expect(this.wakes.length, "wakes sent").toBe(this.expectedWakes)
+    expect(this.world.kills.length, "tree kills").toBe(this.expectedKills)
+    // The store: the job's snapshot row and its transition rows.
+    const row = await this.store.repository.getSnapshot(jobMachine.id, jobId)
+    expect(row?.state, "stored state").toBe(state)
+    expect(row?.terminal, "stored terminal flag").toBe(model.status === "done")
+    this.storedContext ??= context
+    expect(this.comparable((row?.snapshot as { context?: unknown } | undefined)?.context), "stored context").toEqual(this.comparable(this.storedContext))
+    const log = await this.store.repository.listTransitions({ instanceId: jobId })
+    expect(
+      log.map(({ event, to }) => ({ event, to })),
+      "transition rows",
+    ).toEqual(this.expectedLog)
+  }
+
+  /**
+   * A restart restores the last written snapshot, and quiet output since then is not in it: from then on the last
+   * activity time may lag the model's. It only sets a waiting caller's deadlines, and no restored job has a caller.
+   */
+  private comparable(context: unknown): unknown {
+    const copy = JSON.parse(JSON.stringify(context ?? null)) as Record<string, unknown> | null
+    if (this.restarted && copy) delete copy.lastActivityAt
+    return copy
+  }
+
+  async stop(): Promise<void> {
+    this.current.dead = true
+    this.current.timers.clear()
+    this.world.hostDied(this.current.host, this.current.processes)
+    await this.current.journal.flush()
+    await this.store.close()
+  }
+}
+
+/** The host that restarts after a crash and finds the job orphaned (any other live host than the first). */
+const ORPHANING_HOST: JobHost = { pid: 300, startedAt: 6_000, instance: "c" }

@@ -162,12 +162,15 @@ export const jobMachine = setup({
       assertEvent(event, "job.orphan")
       return { endedAt: event.at, completion: "orphaned" as const }
     }),
-    // Effects, supplied by the harness. Inert here (not "not provided" throws), so the bare machine can still be
-    // driven on its own by model and unit tests; the lifecycle always supplies them.
+    // Placeholders: each harness provides them (createJobImplementations).
     /** Decides the kill (a `job.kill` back into the machine) and then carries it out: the tree, verified. */
-    killAfterMatch: () => undefined,
+    killAfterMatch: () => {
+      throw new Error("job action killAfterMatch not provided")
+    },
     /** A completion is owed to the job's session: delivered when that session is idle. */
-    wakeOwner: () => undefined,
+    wakeOwner: () => {
+      throw new Error("job action wakeOwner not provided")
+    },
   },
 }).createMachine({
   id: "job",

@@ -5,8 +5,8 @@ import { describeModel } from "./model.template"
 
 // Paths generated from the job machine drive the real JobSupervisor over a process world that spawns nothing, with
 // simulated clock and timers and the journal in an in-memory SQLite database; service, store and model must agree at
-// every step. keep_alive: false is not explored: the kill after a match is still the supervisor's own decision, an
-// event no model path contains (issue 7 §2 moves it into the machine).
+// every step. With keep_alive: false, the match's killAfterMatch effect feeds the kill back into the machine: the SUT
+// expects it from the step that asked for the effect.
 
 const base: JobInput = {
   jobId: "job_model",
@@ -28,6 +28,7 @@ const configs: { name: string; input: JobInput }[] = [
   { name: "foreground, pattern, notify, survive", input: base },
   { name: "foreground, pattern, no notify, no survive", input: { ...base, notify: false, survive: false } },
   { name: "background, notify", input: { ...base, background: true, hasPattern: false } },
+  { name: "foreground, pattern, keep_alive false", input: { ...base, keepAlive: false, survive: false } },
 ]
 
 // Spawned at 0; idle deadline 1000 from the start, 1500 after output at 500, 3000 after output at 2000; max wait 2500.
@@ -58,6 +59,8 @@ const orphan: JobEvent = { type: "job.orphan", at: 5_000 }
  */
 function eventsIn(state: SnapshotFrom<typeof jobMachine>): JobEvent[] {
   if (state.value === "starting") return eventCases
+  // keep_alive false: the match's killAfterMatch effect feeds the kill back at once; nothing else can happen first.
+  if (state.value === "succeededByPattern" && !state.context.keepAlive) return [{ type: "job.kill", at: state.context.lastActivityAt ?? 0 }]
   return [...eventCases, ...(state.context.survive ? [adopt] : []), orphan]
 }
 

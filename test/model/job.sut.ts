@@ -1,17 +1,18 @@
 import { expect } from "vitest"
-import type { SnapshotFrom } from "xstate"
+import { type SnapshotFrom, transition } from "xstate"
 import { createKeyValueStorage } from "../../adapters/storage/keyvalue.storage"
 import { SqliteLedgerStore } from "../../adapters/storage/ledger.repository"
 import { type LifecycleStore, createLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { openSqliteDriver } from "../../adapters/storage/sqlite.driver"
 import { type JobEvent, type JobHost, type JobInput, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
-import { JobJournal } from "../../services/jobs/job.journal"
+import { defineJobLifecycle } from "../../services/jobs/job.lifecycle"
 import { JobLedger } from "../../services/jobs/job.ledger"
 import { JobRegistry } from "../../services/jobs/job.registry"
 import type { ShellRequest } from "../../services/jobs/job.request"
 import { JobSupervisor } from "../../services/jobs/job.supervisor"
 import { parseSuccessPattern } from "../../services/jobs/success.pattern"
+import { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import { type FakeJobProcesses, JobWorld, MATCHING_OUTPUT, SimulatedClock, SimulatedTimers, fakeJobLogs } from "./job.fakes"
 import type { ModelStep, ModelSut } from "./model.template"
@@ -43,7 +44,8 @@ function requestOf(input: JobInput): ShellRequest {
 interface Host {
   host: JobHost
   supervisor: JobSupervisor
-  journal: JobJournal
+  /** The lifecycle host of this boot: its one write queue records the job. */
+  lifecycles: LifecycleHost
   processes: FakeJobProcesses
   timers: SimulatedTimers
   /** A dead host writes nothing more and wakes nobody. */
@@ -51,7 +53,7 @@ interface Host {
 }
 
 /**
- * The one factory of the job SUT: the real JobSupervisor (journal, registry and ledger over an in-memory SQLite
+ * The one factory of the job SUT: the real JobSupervisor (lifecycle, registry and ledger over an in-memory SQLite
  * database through the storage adapter) over a process world that spawns nothing, with simulated clock and timers.
  */
 export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> {
@@ -66,7 +68,7 @@ export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> 
     const timers = new SimulatedTimers(clock)
     const log = memoryLogger()
     const running: Partial<Host> & { dead: boolean } = { dead: false }
-    const journal = new JobJournal(async () => (running.dead ? undefined : store.repository), clock, log)
+    const lifecycles = new LifecycleHost({ repository: async () => (running.dead ? undefined : store.repository), clock, log })
     const supervisor = new JobSupervisor({
       processes,
       logs: fakeJobLogs(input.logFile),
@@ -75,14 +77,14 @@ export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> 
       log,
       wake: async (sessionId) => void (running.dead || wakes.push(sessionId)),
       newJobId: () => input.jobId,
-      journal,
+      lifecycle: (handlers) => defineJobLifecycle(lifecycles, { processes, clock, ...handlers }),
       ledger: new JobLedger(ledgerStore),
       registry: new JobRegistry(host, keyValue),
       host,
       // Sessions are busy unless the model delivers a wake: the supervisor never wakes on its own.
       sessionIsIdle: async () => false,
     })
-    return Object.assign(running, { host, supervisor, journal, processes, timers })
+    return Object.assign(running, { host, supervisor, lifecycles, processes, timers })
   }
   const first = boot(input.host)
   const sut = new JobSut(input, store, world, clock, wakes, first, boot)
@@ -106,12 +108,14 @@ class JobSut implements ModelSut<JobModel> {
   release(): void {
     this.released = true
   }
-  /** The transition rows the model says the journal writes: every accepted event but quiet ones that change no state. */
+  /** The transition rows the model says the host records: every accepted event but quiet ones that change no state. */
   private readonly expectedLog: { event: string; to: string }[] = [{ event: "xstate.init", to: "starting" }]
   /** The context of the last written snapshot: quiet events are not written, so the row keeps the one before. */
   private storedContext: Snapshot["context"] | undefined
   private expectedWakes = 0
   private expectedKills = 0
+  /** The model after the kill a killAfterMatch effect fed back: the service is there already, one event ahead. */
+  private fedKill: Snapshot | undefined
 
   constructor(
     private readonly input: JobInput,
@@ -123,7 +127,12 @@ class JobSut implements ModelSut<JobModel> {
     private readonly boot: (host: JobHost) => Host,
   ) {}
 
-  async apply({ event, before, after, accepted }: ModelStep<JobModel>): Promise<void> {
+  async apply({ event, before, after, accepted, actions }: ModelStep<JobModel>): Promise<void> {
+    if (this.fedKill !== undefined && event.type === "job.kill") {
+      // The harness fed this kill itself, in the step that matched: it is recorded and carried out already.
+      this.fedKill = undefined
+      return
+    }
     const to = stateToString(after.value)
     if (accepted && !(QUIET.has(event.type) && to === stateToString(before.value))) {
       this.expectedLog.push({ event: event.type, to })
@@ -131,6 +140,14 @@ class JobSut implements ModelSut<JobModel> {
     }
     if (accepted && event.type === "job.wake.delivered") this.expectedWakes += 1
     if (accepted && event.type === "job.kill") this.expectedKills += 1
+    if (actions.some((a) => a.type === "killAfterMatch")) {
+      // Fed at the moment of the match, the time of the output that matched.
+      const [killed] = transition(jobMachine, after, { type: "job.kill", at: event.type === "job.output" ? event.at : this.clock.at })
+      this.fedKill = killed
+      this.expectedLog.push({ event: "job.kill", to: stateToString(killed.value) })
+      this.storedContext = killed.context
+      this.expectedKills += 1
+    }
     await this.produce(event, before, accepted)
     await settle()
   }
@@ -200,9 +217,10 @@ class JobSut implements ModelSut<JobModel> {
     expect(restored[outcome].includes(this.input.jobId), `restore ${outcome} the job`).toBe(accepted)
   }
 
-  async agreesWith(model: Snapshot): Promise<void> {
+  async agreesWith(stepped: Snapshot): Promise<void> {
+    const model = this.fedKill ?? stepped
     await settle()
-    await this.current.journal.flush()
+    await this.current.lifecycles.idle()
     const { jobId } = this.input
     const state = stateToString(model.value)
     const { context } = model
@@ -243,7 +261,7 @@ class JobSut implements ModelSut<JobModel> {
     this.current.dead = true
     this.current.timers.clear()
     this.world.hostDied(this.current.host, this.current.processes)
-    await this.current.journal.flush()
+    await this.current.lifecycles.idle()
     await this.store.close()
   }
 }

@@ -40,9 +40,7 @@ export function percentileMicros(samples: Float64Array, p: number): number {
 /** A fixed-width text table: the first column left-aligned, the rest right-aligned. */
 export function formatTable(rows: readonly (readonly string[])[]): string {
   const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), [])
-  return rows
-    .map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  "))
-    .join("\n")
+  return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ")).join("\n")
 }
 
 /** Microseconds with precision that suits their size (2.41, 87.3, 41230). */

@@ -28,7 +28,17 @@ async function seed(file: string, transitions: number): Promise<void> {
     }
     await store.connection.driver.exec("COMMIT")
   }
-  await store.repository.saveSnapshot({ machineId: "plan", machineVersion: "1", instanceId: "p", sessionId: "s", state: "draft", terminal: false, snapshot, document: null, updatedAt: 1 })
+  await store.repository.saveSnapshot({
+    machineId: "plan",
+    machineVersion: "1",
+    instanceId: "p",
+    sessionId: "s",
+    state: "draft",
+    terminal: false,
+    snapshot,
+    document: null,
+    updatedAt: 1,
+  })
   await store.close()
 }
 

@@ -117,7 +117,8 @@ export async function naiveMemory(dir: string, bytes: number, problems: string[]
         })
         // `close`, not `exit`: the naive host waits for the end of the pipe, or it would lose the last chunks.
         child.once("close", () => {
-          if (total !== bytes || chunks.reduce((n, c) => n + c.length, 0) !== bytes) problems.push(`the naive capture collected ${total} bytes instead of ${bytes}`)
+          if (total !== bytes || chunks.reduce((n, c) => n + c.length, 0) !== bytes)
+            problems.push(`the naive capture collected ${total} bytes instead of ${bytes}`)
           chunks.length = 0
           resolve(total)
         })

@@ -74,7 +74,14 @@ function ignoresSigterm(pid: number): boolean {
 export async function buildTree(jobs: BenchJobs, ignoring: boolean, problems: string[]): Promise<Tree | undefined> {
   const result = await jobs.supervisor.run("bench-tree", jobs.request({ command: treeCommand(ignoring), run_in_background: true }))
   const jobId = jobIdOf(result)
-  const pid = Number(/pid (\d+)/.exec(jobs.supervisor.list("bench-tree").split("\n").find((l) => l.includes(jobId)) ?? "")?.[1])
+  const pid = Number(
+    /pid (\d+)/.exec(
+      jobs.supervisor
+        .list("bench-tree")
+        .split("\n")
+        .find((l) => l.includes(jobId)) ?? "",
+    )?.[1],
+  )
   const deadline = Date.now() + BUILD_TIMEOUT_MS
   let members: ProcessStat[] = []
   for (;;) {

@@ -130,7 +130,8 @@ async function main(): Promise<void> {
     console.log(`job supervisor (forge_shell / forge_jobs) — node ${process.version}, ${os.cpus().length} × ${cpu}`)
     console.log(`temp folder ${workspace} on a disk with ${(free / GiB).toFixed(1)} GiB free; every output file is deleted right after its run\n`)
 
-    const range = (ms: number[]): string => `${fixed(megabytesPerSecond(FLOOD_BYTES, Math.max(...ms)), 0)}–${fixed(megabytesPerSecond(FLOOD_BYTES, Math.min(...ms)), 0)}`
+    const range = (ms: number[]): string =>
+      `${fixed(megabytesPerSecond(FLOOD_BYTES, Math.max(...ms)), 0)}–${fixed(megabytesPerSecond(FLOOD_BYTES, Math.min(...ms)), 0)}`
     console.log(`1. output capture of ${sizeName(FLOOD_BYTES)} (${writerLabel()}), ${THROUGHPUT_ROUNDS} rounds, order alternating, disk synced before each`)
     console.log(
       formatTable([
@@ -146,7 +147,12 @@ async function main(): Promise<void> {
       formatTable([
         ["path", "p50 ms", "p99 ms", "max ms"],
         ["forge_shell (exit report → result text)", fixed(lat50, 2), fixed(lat99, 2), fixed(Math.max(...latency.exitToReturnMs), 2)],
-        [`baseline: fixed ${GRACE_BASELINE_MS} ms grace after exit (computed)`, fixed(GRACE_BASELINE_MS, 2), fixed(GRACE_BASELINE_MS, 2), fixed(GRACE_BASELINE_MS, 2)],
+        [
+          `baseline: fixed ${GRACE_BASELINE_MS} ms grace after exit (computed)`,
+          fixed(GRACE_BASELINE_MS, 2),
+          fixed(GRACE_BASELINE_MS, 2),
+          fixed(GRACE_BASELINE_MS, 2),
+        ],
         ["baseline / forge", `${fixed(GRACE_BASELINE_MS / lat50, 0)}×`, `${fixed(GRACE_BASELINE_MS / lat99, 0)}×`, ""],
       ]),
     )
@@ -161,8 +167,18 @@ async function main(): Promise<void> {
       formatTable([
         ["method", "ms to verified death (median)", "call returned ms", "survivors (worst)"],
         ...kills.map((s) => [s.label, killCell(s), fixed(s.medianCallMs, 1), String(s.maxSurvivors)]),
-        ["tree-kill SIGKILL / killJobTree no grace", ratioCell(tkKill.medianMs, noGraceKill.medianMs), ratioCell(tkKill.medianCallMs, noGraceKill.medianCallMs), ""],
-        ["tree-kill SIGKILL / forge_jobs kill (honouring)", ratioCell(tkKill.medianMs, honourKill.medianMs), ratioCell(tkKill.medianCallMs, honourKill.medianCallMs), ""],
+        [
+          "tree-kill SIGKILL / killJobTree no grace",
+          ratioCell(tkKill.medianMs, noGraceKill.medianMs),
+          ratioCell(tkKill.medianCallMs, noGraceKill.medianCallMs),
+          "",
+        ],
+        [
+          "tree-kill SIGKILL / forge_jobs kill (honouring)",
+          ratioCell(tkKill.medianMs, honourKill.medianMs),
+          ratioCell(tkKill.medianCallMs, honourKill.medianCallMs),
+          "",
+        ],
       ]),
     )
     console.log(`   "never": some process was still alive 1000 ms after the kill call returned; those count as survivors (and are then killed).`)
@@ -180,7 +196,9 @@ async function main(): Promise<void> {
         memRow("baseline: naive pipe into Buffer[]", naiveBig),
       ]),
     )
-    console.log(`   growth from ${sizeName(SMALL_FLOOD_BYTES)} to ${sizeName(FLOOD_BYTES)} of output: forge ${mib(forgeGrowth)} MiB, naive ${mib(naiveGrowth)} MiB`)
+    console.log(
+      `   growth from ${sizeName(SMALL_FLOOD_BYTES)} to ${sizeName(FLOOD_BYTES)} of output: forge ${mib(forgeGrowth)} MiB, naive ${mib(naiveGrowth)} MiB`,
+    )
 
     const killFigure = (s: KillSummary): string => `${s.medianMs === null ? "never all dead" : `${fixed(s.medianMs, 1)} ms`}, ${s.maxSurvivors} survivors`
     const killMet = (s: KillSummary): boolean => s.medianMs !== null && s.medianMs < TARGET_KILL_MS && s.maxSurvivors === 0

@@ -211,12 +211,20 @@ export const jobMachine = setup({
             target: "succeededByPattern",
             actions: ["recordOutput", "markPattern", "killAfterMatch"],
           },
-          { guard: { type: "isPatternMatch", params: ({ context, event }) => patternMatchOf(context, event) }, target: "succeededByPattern", actions: ["recordOutput", "markPattern"] },
+          {
+            guard: { type: "isPatternMatch", params: ({ context, event }) => patternMatchOf(context, event) },
+            target: "succeededByPattern",
+            actions: ["recordOutput", "markPattern"],
+          },
           { actions: "recordOutput" },
         ],
         "job.tick": [
           { guard: { type: "isIdle", params: ({ context, event }) => deadlineClockOf(context, event) }, target: "earlyReturned", actions: "markIdle" },
-          { guard: { type: "isMaxWaitReached", params: ({ context, event }) => deadlineClockOf(context, event) }, target: "earlyReturned", actions: "markMaxWait" },
+          {
+            guard: { type: "isMaxWaitReached", params: ({ context, event }) => deadlineClockOf(context, event) },
+            target: "earlyReturned",
+            actions: "markMaxWait",
+          },
         ],
         "job.kill": { target: "killed", actions: "recordKill" },
         // A survive job restored after its host (and so its waiting caller) died: nobody waits any more.

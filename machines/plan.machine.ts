@@ -82,8 +82,7 @@ export const planMachine = setup({
     isApprovable: ({ context }) => isApprovablePlan(context.tasks, context.criteria),
     isTaskOpen: ({ context, event }) => event.type === "plan.tick" && isOpenTask(context.tasks, event.task),
     isEveryTaskTicked: ({ context }) => isEveryTaskTicked(context.tasks),
-    hasPassingCheckPerCriterion: ({ context, event }) =>
-      event.type === "plan.close" && hasPassingCheckPerCriterion(context.criteria, event.checks),
+    hasPassingCheckPerCriterion: ({ context, event }) => event.type === "plan.close" && hasPassingCheckPerCriterion(context.criteria, event.checks),
     canClose: and(["isEveryTaskTicked", "hasPassingCheckPerCriterion"]),
     hasSuccessor: ({ event }) => event.type === "plan.supersede" && event.successor.trim() !== "",
     isByUser: ({ event }) => (event.type === "plan.discard" || event.type === "plan.supersede") && event.by === "user",
@@ -95,14 +94,10 @@ export const planMachine = setup({
   actions: {
     // A permitted tool use is an explicit transition: `can()` counts only transitions that do something.
     permitTool: emit(({ event }) => ({ type: "tool.permitted" as const, tool: event.type === "tool.use" ? event.tool : "" })),
-    storeRevision: assign(({ event }) =>
-      event.type === "plan.revise" ? { tasks: event.tasks, criteria: event.criteria } : {},
-    ),
+    storeRevision: assign(({ event }) => (event.type === "plan.revise" ? { tasks: event.tasks, criteria: event.criteria } : {})),
     tickTask: assign({
       tasks: ({ context, event }) =>
-        event.type === "plan.tick"
-          ? context.tasks.map((t) => (t.number === event.task ? { ...t, ticked: true } : t))
-          : context.tasks,
+        event.type === "plan.tick" ? context.tasks.map((t) => (t.number === event.task ? { ...t, ticked: true } : t)) : context.tasks,
     }),
     holdChecks: assign({ pendingChecks: ({ event }) => (event.type === "plan.close" ? event.checks : null) }),
     dropChecks: assign({ pendingChecks: null }),
@@ -145,7 +140,11 @@ export const planMachine = setup({
         "plan.bind": { actions: ["bindSession", { type: "writeDocument", params: { change: "bound" } }] },
         // The user's own /plan discard acts at once, even while a dialog is open.
         "plan.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
-        "plan.supersede": { guard: "canSupersedeByUser", target: "superseded", actions: ["recordDiscard", { type: "writeDocument", params: { change: "superseded" } }] },
+        "plan.supersede": {
+          guard: "canSupersedeByUser",
+          target: "superseded",
+          actions: ["recordDiscard", { type: "writeDocument", params: { change: "superseded" } }],
+        },
       },
       states: {
         editing: {
@@ -168,7 +167,11 @@ export const planMachine = setup({
           tags: ["awaiting-user"],
           on: {
             "dialog.allow": [
-              { guard: "isPendingSupersede", target: "#plan.superseded", actions: ["recordPendingDiscard", { type: "writeDocument", params: { change: "superseded" } }] },
+              {
+                guard: "isPendingSupersede",
+                target: "#plan.superseded",
+                actions: ["recordPendingDiscard", { type: "writeDocument", params: { change: "superseded" } }],
+              },
               { target: "#plan.abandoned", actions: ["recordPendingDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
             ],
             "dialog.reject": { target: "editing", actions: "dropDiscard" },
@@ -184,7 +187,11 @@ export const planMachine = setup({
         "plan.bind": { actions: ["bindSession", { type: "writeDocument", params: { change: "bound" } }] },
         // An approved plan bans nothing, so its discard lifts no ban: it needs no dialog, whoever asks.
         "plan.discard": { target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
-        "plan.supersede": { guard: "hasSuccessor", target: "superseded", actions: ["recordDiscard", { type: "writeDocument", params: { change: "superseded" } }] },
+        "plan.supersede": {
+          guard: "hasSuccessor",
+          target: "superseded",
+          actions: ["recordDiscard", { type: "writeDocument", params: { change: "superseded" } }],
+        },
       },
       states: {
         working: {

@@ -31,7 +31,8 @@ export function explainPlanRefusal(snapshot: PlanSnapshot, event: PlanEvent): st
       if (state === "draft.discarding") return dialogOpen(plan, state)
       return `approval gate: plan ${plan} needs at least one task under "## Tasks" and one criterion under "## Acceptance Criteria" before it can be approved. Add them with plan_edit.`
     case "plan.tick": {
-      if (status !== "approved") return `plan ${plan} is ${status}: tasks are ticked only on an approved plan.${status === "draft" ? " Ask the user to approve it first (plan_approve)." : ""}`
+      if (status !== "approved")
+        return `plan ${plan} is ${status}: tasks are ticked only on an approved plan.${status === "draft" ? " Ask the user to approve it first (plan_approve)." : ""}`
       if (state === "approved.confirming") return `plan ${plan} is waiting for the user to confirm its close.`
       const known = context.tasks.some((t) => t.number === event.task)
       return known

@@ -36,8 +36,7 @@ const ENTRIES = {
 const RUNTIME_EXTERNALS = ["bun:sqlite", "sqlite3"]
 
 // Bundled CommonJS dependencies call require() for node builtins; an ES module has no require of its own.
-const REQUIRE_SHIM =
-  'import { createRequire as __forgeCreateRequire } from "node:module";\nconst require = __forgeCreateRequire(import.meta.url);'
+const REQUIRE_SHIM = 'import { createRequire as __forgeCreateRequire } from "node:module";\nconst require = __forgeCreateRequire(import.meta.url);'
 
 class BuildError extends Error {}
 
@@ -95,9 +94,7 @@ async function buildServer(entry, out) {
   const meta = Object.values(result.metafile.outputs)[0]
   // opencode refuses a plugin module with any export besides the default `{ id, server }`.
   if (meta.exports.length !== 1 || meta.exports[0] !== "default") {
-    throw new BuildError(
-      `src/server.ts must have exactly one export, the default { id, server }; it exports: ${meta.exports.join(", ") || "nothing"}`,
-    )
+    throw new BuildError(`src/server.ts must have exactly one export, the default { id, server }; it exports: ${meta.exports.join(", ") || "nothing"}`)
   }
   const relativeImports = meta.imports.filter((i) => i.path.startsWith(".")).map((i) => i.path)
   if (relativeImports.length) throw new BuildError(`the server bundle still imports files: ${relativeImports.join(", ")}`)

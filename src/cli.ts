@@ -43,7 +43,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === "status") {
       const damaged: string[] = []
-      const rows = await store.repository.loadSnapshots({ includeTerminal: true, onDamaged: (d) => damaged.push(`${d.machineId}\tdamaged\t${d.instanceId}\t${d.problem}\n`) })
+      const rows = await store.repository.loadSnapshots({
+        includeTerminal: true,
+        onDamaged: (d) => damaged.push(`${d.machineId}\tdamaged\t${d.instanceId}\t${d.problem}\n`),
+      })
       if (rows.length === 0 && damaged.length === 0) process.stdout.write("no lifecycle instances in this workspace\n")
       for (const line of damaged) process.stdout.write(line)
       for (const row of rows) {

@@ -31,7 +31,13 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
     host: forge.host,
   })
   const watchdog = createHostWatchdog({ log, options, rawOptions, env: process.env, ledgers, host: forge.host })
-  const hooks = createForgeHooks({ client: input.client, log, options, openRuntime: () => forge.open(), fragments: forgeFragments({ repository: () => forge.database.repository(), jobs, watchdog: watchdog?.service }) })
+  const hooks = createForgeHooks({
+    client: input.client,
+    log,
+    options,
+    openRuntime: () => forge.open(),
+    fragments: forgeFragments({ repository: () => forge.database.repository(), jobs, watchdog: watchdog?.service }),
+  })
   return {
     ...hooks,
     async dispose() {

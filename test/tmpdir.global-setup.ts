@@ -101,7 +101,8 @@ export function setup(): () => Promise<void> {
     const left = top.length === 0 ? [] : describeEntries(runDir)
     fs.rmSync(runDir, { recursive: true, force: true, maxRetries: 3 })
     const problems: string[] = []
-    if (processes.length > 0) problems.push(`the tests left ${processes.length} process(es) running (now killed):\n${processes.map((p) => `  ${p}`).join("\n")}`)
+    if (processes.length > 0)
+      problems.push(`the tests left ${processes.length} process(es) running (now killed):\n${processes.map((p) => `  ${p}`).join("\n")}`)
     if (top.length > 0)
       problems.push(
         `the tests left ${top.length} entr${top.length === 1 ? "y" : "ies"} in the OS temp dir (${runDir}, now removed); ` +

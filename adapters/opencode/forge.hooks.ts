@@ -37,7 +37,9 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     runtime ??= deps.openRuntime().then(
       async (rt) => {
         for (const fragment of fragments) {
-          await fragment.restore?.(rt).catch((error: unknown) => deps.log.error(`${fragment.id}: what a previous run left could not be restored: ${describe(error)}`))
+          await fragment
+            .restore?.(rt)
+            .catch((error: unknown) => deps.log.error(`${fragment.id}: what a previous run left could not be restored: ${describe(error)}`))
         }
         return rt
       },
@@ -83,7 +85,11 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
 
     async config(cfg) {
       await fanOut("config", cfg)
-      disabled = applyForgeConfig(cfg as LiveConfig, fragments.flatMap((f) => f.toolIds), deps.options).disabled
+      disabled = applyForgeConfig(
+        cfg as LiveConfig,
+        fragments.flatMap((f) => f.toolIds),
+        deps.options,
+      ).disabled
       if (disabled) deps.log.info("agent.forge.disable is true: Forge stands down (no agent, commands, tools or gates)")
       // Restore lifecycles now, so gates hold from the first tool call and restore problems show up at start.
       else void openRuntime().catch(() => undefined)

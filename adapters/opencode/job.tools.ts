@@ -35,10 +35,20 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
       args: {
         command: z.string().describe("The command line"),
         cwd: z.string().optional().describe("Working directory (default: the project directory); relative paths are resolved against it"),
-        success_pattern: z.string().optional().describe("Regex on new output that counts as success (e.g. 'listening on \\d+'); /source/flags with flags i, m, s, u also works (e.g. '/ready/i'). ^ and $ match at line breaks"),
+        success_pattern: z
+          .string()
+          .optional()
+          .describe(
+            "Regex on new output that counts as success (e.g. 'listening on \\d+'); /source/flags with flags i, m, s, u also works (e.g. '/ready/i'). ^ and $ match at line breaks",
+          ),
         keep_alive: z.boolean().default(true).describe("After a success_pattern match keep the process running (default true)"),
         idle_ms: z.number().int().positive().default(DEFAULT_IDLE_MS).describe("Return still-running after this long without new output (default 60000)"),
-        max_wait_ms: z.number().int().positive().default(DEFAULT_MAX_WAIT_MS).describe("Return still-running after this long in any case (default 120000, at most 600000)"),
+        max_wait_ms: z
+          .number()
+          .int()
+          .positive()
+          .default(DEFAULT_MAX_WAIT_MS)
+          .describe("Return still-running after this long in any case (default 120000, at most 600000)"),
         run_in_background: z.boolean().default(false).describe("Start and return the jobId immediately"),
         // No schema default: whether a job survives by default is the host's jobs.survive option.
         survive: z.boolean().optional().describe("Let the job outlive this opencode process (adopted by the next start)"),
@@ -47,7 +57,12 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
       async execute(args, ctx) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
         const request = toShellRequest(args, { cwd: ctx.directory, survive: deps.options.jobs.survive }, (cwd) => resolveCwd(ctx.directory, cwd))
-        await ctx.ask({ permission: "forge_shell", patterns: [request.command], always: [request.command], metadata: { command: request.command, cwd: request.cwd } })
+        await ctx.ask({
+          permission: "forge_shell",
+          patterns: [request.command],
+          always: [request.command],
+          metadata: { command: request.command, cwd: request.cwd },
+        })
         return deps.supervisor().run(ctx.sessionID, request)
       },
     }),
@@ -95,4 +110,3 @@ function resolveCwd(base: string, cwd: string): string {
   if (!existsSync(absolute) || !statSync(absolute).isDirectory()) throw new Error(`forge_shell: cwd "${cwd}" is not a directory (resolved to ${absolute})`)
   return absolute
 }
-

@@ -12,7 +12,10 @@ interface TextPart {
  */
 export async function handlePlanCommand(runtime: ForgeRuntime, session: string, rawArguments: string, parts: TextPart[]): Promise<void> {
   // `opencode run --command` re-quotes arguments that contain spaces.
-  const argument = rawArguments.trim().replace(/^"(.*)"$/s, "$1").trim()
+  const argument = rawArguments
+    .trim()
+    .replace(/^"(.*)"$/s, "$1")
+    .trim()
   const text = await subcommandText(runtime, session, argument.toLowerCase())
   if (text !== undefined) replacePlanCommandText(parts, text)
 }

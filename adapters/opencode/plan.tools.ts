@@ -17,7 +17,10 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       description:
         "Create the session's plan, or rewrite its draft. The plan is stored as .opencode/plan/<date>-<slug>.md and starts as a draft: every write, edit, shell and task tool is banned in this session until the user approves it. Use <!-- forge-section --> markers before each ## Phase heading.",
       args: {
-        content: z.string().min(1).describe("Plan markdown: # Title, sections, '## Tasks' with '- [ ] 1. ...' lines, '## Acceptance Criteria' with '- ...' bullets"),
+        content: z
+          .string()
+          .min(1)
+          .describe("Plan markdown: # Title, sections, '## Tasks' with '- [ ] 1. ...' lines, '## Acceptance Criteria' with '- ...' bullets"),
         title: z.string().optional().describe("Plan title; defaults to the first # heading"),
       },
       async execute(args, ctx) {

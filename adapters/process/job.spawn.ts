@@ -148,7 +148,16 @@ export async function spawnJob(options: SpawnJobOptions): Promise<SpawnedJob> {
         fenced: options.fenced,
       })
       if (started.kind === "started") {
-        return { ...jobFields(options), pid: started.shellPid, shim: started.shim, containment: containment.label, startedAt, exited: started.exited, ref: started.ref, unref: started.unref }
+        return {
+          ...jobFields(options),
+          pid: started.shellPid,
+          shim: started.shim,
+          containment: containment.label,
+          startedAt,
+          exited: started.exited,
+          ref: started.ref,
+          unref: started.unref,
+        }
       }
       // This job runs as a marker-contained one: the host decided once, but this shim failed on its own.
       containment = markerOnly(started.reason)
@@ -165,7 +174,13 @@ function jobFields(options: SpawnJobOptions) {
 }
 
 /** The fallback: the shell is the host's own (detached) child. */
-async function spawnDirect(options: SpawnJobOptions, shell: ResolvedShell, fd: number, markers: Record<string, string>, containment: string): Promise<SpawnedJob> {
+async function spawnDirect(
+  options: SpawnJobOptions,
+  shell: ResolvedShell,
+  fd: number,
+  markers: Record<string, string>,
+  containment: string,
+): Promise<SpawnedJob> {
   let child: ReturnType<typeof spawn>
   let startedAt: number
   try {

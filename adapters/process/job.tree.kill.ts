@@ -25,7 +25,6 @@ export interface KillJobTreeOptions {
   graceMs?: number
 }
 
-
 /** The live processes of the job right now: group members, marker carriers and all their descendants. */
 function scanTree(target: JobTarget): ProcessStat[] {
   const table = readProcessStats()

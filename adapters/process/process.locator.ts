@@ -104,8 +104,7 @@ export function commandPaths(info: Pick<ProcessInfo, "pid" | "cwd" | "cmdline">)
     // Foreign or gone: the command line below still tells.
   }
   const [argv0, ...rest] = info.cmdline
-  const resolve = (token: string): string | undefined =>
-    path.isAbsolute(token) ? token : info.cwd !== null ? path.resolve(info.cwd, token) : undefined
+  const resolve = (token: string): string | undefined => (path.isAbsolute(token) ? token : info.cwd !== null ? path.resolve(info.cwd, token) : undefined)
   if (argv0?.includes("/")) {
     const exe = resolve(argv0)
     if (exe) paths.add(exe)

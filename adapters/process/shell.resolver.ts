@@ -70,10 +70,7 @@ function bashOnPath(pathVariable: string | undefined): string | undefined {
  * $SHELL when it is bash; else a bash on PATH (or /bin/bash, /usr/bin/bash); else $SHELL when it is a POSIX shell
  * that exists; else /bin/sh.
  */
-export function resolveShell(
-  env: ShellEnvironment = process.env,
-  locations: ShellLocations = DEFAULT_SHELL_LOCATIONS,
-): ResolvedShell {
+export function resolveShell(env: ShellEnvironment = process.env, locations: ShellLocations = DEFAULT_SHELL_LOCATIONS): ResolvedShell {
   const login = env.SHELL && path.isAbsolute(env.SHELL) ? env.SHELL : undefined
   const loginFamily = login ? POSIX_FAMILIES[path.basename(login)] : undefined
   const loginUsable = login !== undefined && isExecutableFile(login)

@@ -22,7 +22,10 @@ export async function openBunSqliteDriver(file: string): Promise<SqliteDriver> {
     file,
     async all(sql: string, params: readonly SqlValue[] = []): Promise<SqlValue[][]> {
       open()
-      return db.query(sql).values(...params).map((row) => row.map(fromBun))
+      return db
+        .query(sql)
+        .values(...params)
+        .map((row) => row.map(fromBun))
     },
     async run(sql: string, params: readonly SqlValue[] = []): Promise<SqlRunResult> {
       open()

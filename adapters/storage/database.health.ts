@@ -37,7 +37,8 @@ export async function inspectDatabaseFiles(file: string): Promise<FileSignals> {
   }
   const fileStat = await stat(file).catch(() => undefined)
   if (fileStat === undefined) return signals
-  if (!fileStat.isFile()) return { ...signals, fatal: { text: `${file} is ${fileStat.isDirectory() ? "a folder" : "not a regular file"}, not a database file`, path: file } }
+  if (!fileStat.isFile())
+    return { ...signals, fatal: { text: `${file} is ${fileStat.isDirectory() ? "a folder" : "not a regular file"}, not a database file`, path: file } }
   signals.size = fileStat.size
   const wal = await stat(`${file}-wal`).catch(() => undefined)
   const shm = await stat(`${file}-shm`).catch(() => undefined)
@@ -105,7 +106,10 @@ function headerProblem(header: Buffer, size: number, file: string): { fatal: boo
   const validFor = header.readUInt32BE(92)
   // The in-header size counts only when written by a SQLite that keeps it (change counter = version-valid-for).
   if (pages > 0 && changeCounter === validFor && size < pages * pageSize) {
-    return { fatal: false, text: `${file} is truncated: its header says ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes), the file holds ${size}` }
+    return {
+      fatal: false,
+      text: `${file} is truncated: its header says ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes), the file holds ${size}`,
+    }
   }
   if (size % pageSize !== 0) return { fatal: false, text: `${file} is truncated: ${size} bytes is not a whole number of ${pageSize}-byte pages` }
   return undefined

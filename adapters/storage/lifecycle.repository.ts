@@ -1,12 +1,6 @@
 // LifecycleRepository over drizzle (sqlite-proxy) on one StorageConnection: the same code path for both drivers.
 import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm"
-import type {
-  LifecycleRepository,
-  SnapshotQuery,
-  SnapshotRecord,
-  TransitionFilter,
-  TransitionRecord,
-} from "../../services/lifecycle/lifecycle.ports"
+import type { LifecycleRepository, SnapshotQuery, SnapshotRecord, TransitionFilter, TransitionRecord } from "../../services/lifecycle/lifecycle.ports"
 import { fromActorRow, fromTransitionRow, toActorRow, toTransitionInsert } from "./lifecycle.records"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { actors, transitions } from "./tables/lifecycle.tables"

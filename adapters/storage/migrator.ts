@@ -20,9 +20,7 @@ export const MIGRATIONS_TABLE = "__drizzle_migrations"
 /** Applies the pending migrations in one IMMEDIATE transaction; returns the tags it applied (empty when current). */
 export async function migrate(driver: SqliteDriver, migrations: readonly EmbeddedMigration[]): Promise<string[]> {
   checkMigrationList(migrations)
-  await driver.exec(
-    `CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
-  )
+  await driver.exec(`CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`)
   // IMMEDIATE takes the write lock before reading, so two processes opening at once cannot both apply.
   await driver.exec("BEGIN IMMEDIATE")
   const applied: string[] = []
@@ -40,10 +38,7 @@ export async function migrate(driver: SqliteDriver, migrations: readonly Embedde
       if (done.has(migration.hash)) continue
       current = migration
       for (const statement of migration.sql) await driver.exec(statement)
-      await driver.run(`INSERT INTO "${MIGRATIONS_TABLE}" (hash, created_at) VALUES (?, ?)`, [
-        migration.hash,
-        migration.folderMillis,
-      ])
+      await driver.run(`INSERT INTO "${MIGRATIONS_TABLE}" (hash, created_at) VALUES (?, ?)`, [migration.hash, migration.folderMillis])
       applied.push(migration.tag)
     }
     await driver.exec("COMMIT")
@@ -66,12 +61,7 @@ function checkMigrationList(migrations: readonly EmbeddedMigration[]): void {
   })
 }
 
-function unknownMigrationError(
-  file: string,
-  hash: string,
-  createdAt: number,
-  migrations: readonly EmbeddedMigration[],
-): Error {
+function unknownMigrationError(file: string, hash: string, createdAt: number, migrations: readonly EmbeddedMigration[]): Error {
   const sameTime = migrations.find((migration) => migration.folderMillis === createdAt)
   if (sameTime !== undefined) {
     return new Error(

@@ -9,7 +9,12 @@ const optionSchemas = {
   "jobs.survive": z.enum(["never", "always", "deny"]).default("never"),
   "watchdog.mode": z.enum(["kill", "dry-run", "off"]).default("kill"),
   // Below the 60 s floor a stall budget would kill honest work: such values are raised to the floor.
-  "watchdog.stallMs": z.number().int().positive().transform((ms) => Math.max(ms, 60_000)).default(600_000),
+  "watchdog.stallMs": z
+    .number()
+    .int()
+    .positive()
+    .transform((ms) => Math.max(ms, 60_000))
+    .default(600_000),
 } as const
 
 type OptionKey = keyof typeof optionSchemas

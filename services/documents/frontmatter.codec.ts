@@ -90,9 +90,7 @@ function patchKey(text: string, source: string, key: string, value: unknown): st
   const loaded = loadYaml(block, source)
   const entry = value === undefined ? "" : renderEntry(key, value).replace(/\n/g, block.eol)
   const contents = loaded.doc.contents
-  const pair = isMap(contents)
-    ? contents.items.find((p) => isScalar(p.key) && String(p.key.value) === key)
-    : undefined
+  const pair = isMap(contents) ? contents.items.find((p) => isScalar(p.key) && String(p.key.value) === key) : undefined
   let yaml: string
   if (pair && isScalar(pair.key) && pair.key.range) {
     const from = lineStartOf(block.yaml, pair.key.range[0])

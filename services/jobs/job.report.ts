@@ -27,17 +27,13 @@ export function describeStatus(context: JobContext, alive: boolean): string {
 /** What forge_jobs kill says: a running tree killed, or what an exited shell left running, and any survivors. */
 export function killReply(context: JobContext, wasAlive: boolean, survivors: readonly number[]): string {
   const what = wasAlive ? "killed its whole process tree" : `it had already ${describeStatus(context, false)}; killed whatever it left running`
-  return survivors.length === 0 ? `job ${context.jobId}: ${what}.` : `job ${context.jobId}: ${what}, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
+  return survivors.length === 0
+    ? `job ${context.jobId}: ${what}.`
+    : `job ${context.jobId}: ${what}, but ${survivors.length} process(es) survived: ${survivors.join(", ")}`
 }
 
 export function formatJobResult(context: JobContext, alive: boolean, output: string, extra: string[] = []): string {
-  const lines = [
-    `cwd: ${context.cwd}`,
-    `job: ${context.jobId}`,
-    `status: ${describeStatus(context, alive)}`,
-    `log: ${context.logFile}`,
-    ...extra,
-  ]
+  const lines = [`cwd: ${context.cwd}`, `job: ${context.jobId}`, `status: ${describeStatus(context, alive)}`, `log: ${context.logFile}`, ...extra]
   if (alive) lines.push(`Follow it with forge_jobs (poll to wait for news, log to page the output, kill to stop it).`)
   lines.push(output === "" ? "output: (none)" : `output (tail):\n${output}`)
   return lines.join("\n")

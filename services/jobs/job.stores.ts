@@ -30,12 +30,7 @@ export function isSameHost(a: JobHost, b: JobHost): boolean {
  * The per-host items of `base` whose host is gone: theirs to take over. The living hosts' items are left alone;
  * `isAlive` answers for the host's process, so the other plugin instances of a running process count as living.
  */
-export async function itemsOfDeadHosts(
-  storage: StoreStorage,
-  base: string,
-  self: JobHost,
-  isAlive: (host: JobHost) => boolean,
-): Promise<string[]> {
+export async function itemsOfDeadHosts(storage: StoreStorage, base: string, self: JobHost, isAlive: (host: JobHost) => boolean): Promise<string[]> {
   const dead: string[] = []
   for (const name of await storage.names(`${base}@`)) {
     const host = hostOfName(base, name)
@@ -77,10 +72,7 @@ export function persistOptions<TContext>(target: StoreTarget, schema: z.ZodType<
 }
 
 /** A persisted store of one item, opened without hydrating; `onError` hears why its item did not load. */
-export type OpenPersisted<TContext> = (
-  name: string,
-  onError: (error: unknown) => void,
-) => { getSnapshot(): { context: TContext }; send(event: never): void }
+export type OpenPersisted<TContext> = (name: string, onError: (error: unknown) => void) => { getSnapshot(): { context: TContext }; send(event: never): void }
 
 /**
  * Start-up: loads the items of `base` whose host is gone, hands each loaded context to `adopt`, and removes the

@@ -112,7 +112,11 @@ export class JobSupervisor {
     // The machine decided the kill with the match (keep_alive: false) and its effect is carrying it out.
     if (job.killAfterMatch !== undefined) {
       const { survivors } = await job.killAfterMatch
-      extra.push(survivors.length === 0 ? "keep_alive is false: the process tree was killed after the match." : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`)
+      extra.push(
+        survivors.length === 0
+          ? "keep_alive is false: the process tree was killed after the match."
+          : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`,
+      )
     }
     const alive = job.snapshot.hasTag("alive")
     const size = await this.deps.processes.sizeOf(logFile)
@@ -132,7 +136,8 @@ export class JobSupervisor {
     const outcome: JobRestoreOutcome = { adopted: [], orphaned: [], elsewhere: [], problems: [] }
     const isAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isHostAlive(host)
     outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)))
-    const onDamaged = (damage: { instanceId: string; problem: string }) => void outcome.problems.push(`job ${damage.instanceId}: ${damage.problem}; left as it was`)
+    const onDamaged = (damage: { instanceId: string; problem: string }) =>
+      void outcome.problems.push(`job ${damage.instanceId}: ${damage.problem}; left as it was`)
     for (const record of await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false, onDamaged })) {
       const jobId = record.instanceId
       if (this.jobs.has(jobId)) continue
@@ -164,9 +169,14 @@ export class JobSupervisor {
       if (isAdoptable({ processAlive: alive, survive: context.survive })) {
         this.feed(job, { type: "job.adopt", at: now, host: this.deps.host })
         job.readOffset = await this.deps.processes.sizeOf(context.logFile)
-        job.stopWatch = watchAdopted(this.deps.processes, context, (size) => this.onGrowth(job, size), (exit) => {
-          this.feed(job, { type: "job.exit", code: exit?.code ?? null, signal: exit?.signal ?? null, at: this.deps.clock.now() })
-        })
+        job.stopWatch = watchAdopted(
+          this.deps.processes,
+          context,
+          (size) => this.onGrowth(job, size),
+          (exit) => {
+            this.feed(job, { type: "job.exit", code: exit?.code ?? null, signal: exit?.signal ?? null, at: this.deps.clock.now() })
+          },
+        )
         outcome.adopted.push(jobId)
         this.note("adopted", context, `adopted from a previous run: pid ${context.pid} still runs (survive mode)`)
         continue
@@ -283,7 +293,8 @@ export class JobSupervisor {
   killAllNow(): void {
     for (const job of this.jobs.values()) {
       const { context } = job.snapshot
-      if (job.snapshot.hasTag("alive") && !context.survive && context.pid !== null) this.deps.processes.killTreeNow({ pid: context.pid, jobId: context.jobId, shim: context.shim })
+      if (job.snapshot.hasTag("alive") && !context.survive && context.pid !== null)
+        this.deps.processes.killTreeNow({ pid: context.pid, jobId: context.jobId, shim: context.shim })
     }
   }
 
@@ -338,27 +349,32 @@ export class JobSupervisor {
     const job = this.jobs.get(jobId)
     if (job !== undefined) return job.snapshot.context.logFile
     if (!this.deps.registry.isConsumed(jobId)) return { refusal: `unknown job ${jobId}. forge_jobs list shows the jobs.` }
-    if (!(await this.deps.logs.exists(jobId))) return { refusal: `job ${jobId}: already consumed, and its log is gone (rotated out with older job logs, or deleted).` }
+    if (!(await this.deps.logs.exists(jobId)))
+      return { refusal: `job ${jobId}: already consumed, and its log is gone (rotated out with older job logs, or deleted).` }
     return this.deps.logs.pathFor(jobId)
   }
 
   private lookup(jobId: string): LiveJob | string {
     const job = this.jobs.get(jobId)
     if (job !== undefined) return job
-    return this.deps.registry.isConsumed(jobId) ? `job ${jobId}: already consumed — its final result was already delivered.` : `unknown job ${jobId}. forge_jobs list shows the jobs.`
+    return this.deps.registry.isConsumed(jobId)
+      ? `job ${jobId}: already consumed — its final result was already delivered.`
+      : `unknown job ${jobId}. forge_jobs list shows the jobs.`
   }
 
   /** New output up to `size`: scanned for the success pattern (to the end, in bounded steps) while the caller waits. */
   private onGrowth(job: LiveJob, size: number): void {
-    job.growth = job.growth.then(async () => {
-      const snapshot = job.snapshot
-      if (!snapshot.hasTag("alive")) return
-      const outcome = await scanJobOutput(job, size, this.deps.processes.readNew)
-      if (outcome.kind === "abandoned") this.deps.log.warn(`job ${snapshot.context.jobId}: ${outcome.reason}`)
-      this.feed(job, { type: "job.output", at: this.deps.clock.now(), matched: outcome.kind === "matched" })
-      this.armTimer(job)
-      releaseGrowthWaiters(job)
-    }).catch((error: unknown) => this.deps.log.warn(`job output handling failed: ${String(error)}`))
+    job.growth = job.growth
+      .then(async () => {
+        const snapshot = job.snapshot
+        if (!snapshot.hasTag("alive")) return
+        const outcome = await scanJobOutput(job, size, this.deps.processes.readNew)
+        if (outcome.kind === "abandoned") this.deps.log.warn(`job ${snapshot.context.jobId}: ${outcome.reason}`)
+        this.feed(job, { type: "job.output", at: this.deps.clock.now(), matched: outcome.kind === "matched" })
+        this.armTimer(job)
+        releaseGrowthWaiters(job)
+      })
+      .catch((error: unknown) => this.deps.log.warn(`job output handling failed: ${String(error)}`))
   }
 
   /** Wakes the caller at the next deadline (idle or max wait) while it waits. */
@@ -366,11 +382,19 @@ export class JobSupervisor {
     job.timer?.cancel()
     const { context } = job.snapshot
     if (!job.snapshot.hasTag("caller-waiting") || context.startedAt === null) return
-    const due = nextDeadline({ lastActivityAt: context.lastActivityAt ?? context.startedAt, idleMs: context.idleMs, startedAt: context.startedAt, maxWaitMs: context.maxWaitMs })
-    job.timer = this.deps.timers.setTimeout(() => {
-      this.feed(job, { type: "job.tick", now: this.deps.clock.now() })
-      this.armTimer(job)
-    }, Math.max(0, due - this.deps.clock.now()))
+    const due = nextDeadline({
+      lastActivityAt: context.lastActivityAt ?? context.startedAt,
+      idleMs: context.idleMs,
+      startedAt: context.startedAt,
+      maxWaitMs: context.maxWaitMs,
+    })
+    job.timer = this.deps.timers.setTimeout(
+      () => {
+        this.feed(job, { type: "job.tick", now: this.deps.clock.now() })
+        this.armTimer(job)
+      },
+      Math.max(0, due - this.deps.clock.now()),
+    )
   }
 
   private async deliverWake(jobId: string, job: LiveJob): Promise<void> {

@@ -30,7 +30,18 @@ export interface LiveJob {
 }
 
 export function newLiveJob(snapshot: SnapshotFrom<JobMachine>, pattern?: { matcher: OutputMatcher; text: string }): LiveJob {
-  return { jobId: snapshot.context.jobId, snapshot, matcher: pattern?.matcher, patternText: pattern?.text, scanOffset: 0, readOffset: 0, exited: false, growth: Promise.resolve(), delivering: false, growthWaiters: new Set() }
+  return {
+    jobId: snapshot.context.jobId,
+    snapshot,
+    matcher: pattern?.matcher,
+    patternText: pattern?.text,
+    scanOffset: 0,
+    readOffset: 0,
+    exited: false,
+    growth: Promise.resolve(),
+    delivering: false,
+    growthWaiters: new Set(),
+  }
 }
 
 /** Resolves at the job's next output or end, or after `ms`, whichever comes first. */

@@ -6,9 +6,7 @@ import type { SnapshotRecord } from "./lifecycle.ports"
 // it was written by (brought up to date by the lifecycle's `upgrade`, or refused), its context, and finally the
 // machine itself (`resolveState`). A record that does not fit is reported in words that name it; nothing throws.
 
-export type RestoreOutcome<TMachine extends AnyStateMachine> =
-  | { kind: "restored"; snapshot: SnapshotFrom<TMachine> }
-  | { kind: "unfit"; problem: string }
+export type RestoreOutcome<TMachine extends AnyStateMachine> = { kind: "restored"; snapshot: SnapshotFrom<TMachine> } | { kind: "unfit"; problem: string }
 
 /** The machine's own snapshot for a record, or what is wrong with the record. */
 export function resolveRecord<TMachine extends AnyStateMachine>(
@@ -27,7 +25,9 @@ export function resolveRecord<TMachine extends AnyStateMachine>(
     try {
       shape = definition.upgrade(shape, record.machineVersion)
     } catch (error) {
-      return { problem: `${name}: written by version ${record.machineVersion} of the ${machine.id} machine, which version ${version} cannot take (${message(error)})` }
+      return {
+        problem: `${name}: written by version ${record.machineVersion} of the ${machine.id} machine, which version ${version} cannot take (${message(error)})`,
+      }
     }
   } else if (record.machineVersion !== version) {
     return { problem: `${name}: written by version ${record.machineVersion} of the ${machine.id} machine; this is version ${version}` }

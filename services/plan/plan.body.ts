@@ -2,16 +2,7 @@
 // narrative marker. Hard errors are reserved for text a later tick or close would misread; everything a draft
 // may still be missing is a warning.
 
-import {
-  isMarkerLine,
-  normalizeTitle,
-  parseListItem,
-  quoteLine,
-  scanMarkdown,
-  type Section,
-  sectionsTitled,
-  splitLines,
-} from "../documents/markdown.scan"
+import { isMarkerLine, normalizeTitle, parseListItem, quoteLine, scanMarkdown, type Section, sectionsTitled, splitLines } from "../documents/markdown.scan"
 import { PlanDocumentError } from "./plan.errors"
 import { findNarrative, NARRATIVE_MARKER, SECTION_MARKER } from "./plan.markdown"
 import type { PlanBody, PlanCriterion, PlanPhase, PlanTask } from "./plan.types"
@@ -33,9 +24,9 @@ const PHASE_TITLE = /^phase[ \t]+(\d+)(?:[ \t]*[:.\-–—][ \t]*|[ \t]+)?(.*)$/
 /** What keeps a body from approval, as data: empty when it has at least one task and one criterion. */
 export function approvalProblems(body: Pick<PlanBody, "tasks" | "criteria">): string[] {
   const problems: string[] = []
-  if (body.tasks.length === 0) problems.push("the plan has no tasks (add at least one \"- [ ] 1. …\" line under ## Tasks)")
+  if (body.tasks.length === 0) problems.push('the plan has no tasks (add at least one "- [ ] 1. …" line under ## Tasks)')
   if (body.criteria.length === 0) {
-    problems.push("the plan has no acceptance criteria (add at least one \"- …\" bullet under ## Acceptance Criteria)")
+    problems.push('the plan has no acceptance criteria (add at least one "- …" bullet under ## Acceptance Criteria)')
   }
   return problems
 }
@@ -60,16 +51,13 @@ export function parsePlanBody(body: string, source: string, lineOffset = 0): Pla
     sectionsTitled(scan, titles, lines.length, (h) => isTasksTitle(h.title) || isCriteriaTitle(h.title))
   // A missing section is reported where the parser stopped looking: the narrative marker or the last line.
   const stop = narrative === -1 ? Math.max(lines.length - 1, 0) : narrative
-  const notFound =
-    narrative === -1 ? "none before the end of the plan" : `none before the ${NARRATIVE_MARKER} line; text after it is not parsed`
+  const notFound = narrative === -1 ? "none before the end of the plan" : `none before the ${NARRATIVE_MARKER} line; text after it is not parsed`
   const [tasksSection, ...extraTasks] = planSections(TASK_TITLES)
   if (!tasksSection) fail(`missing "## Tasks" section (${notFound})`, stop)
   const [criteriaSection, ...extraCriteria] = planSections(CRITERIA_TITLES)
   if (!criteriaSection) fail(`missing "## Acceptance Criteria" section (${notFound})`, stop)
   for (const extra of [...extraTasks, ...extraCriteria]) {
-    warnings.push(
-      `line ${fileLine(extra.heading.index)}: a second "${extra.heading.title}" section is ignored; only the first one counts`,
-    )
+    warnings.push(`line ${fileLine(extra.heading.index)}: a second "${extra.heading.title}" section is ignored; only the first one counts`)
   }
 
   const tasks: PlanTask[] = []

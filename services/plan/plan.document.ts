@@ -63,6 +63,9 @@ export function tickTask(text: string, source: string, task: number, at: string)
   const m = TASK_LINE.exec(line)
   const boxAt = line.indexOf("[")
   if (!m || boxAt === -1) throw new PlanDocumentError(source, `task ${task} is not on a task line`, target.line)
-  const ticked = `${line.slice(0, boxAt)}[x]${line.slice(boxAt + 3).replace(TICK_STAMP, "").trimEnd()}`
+  const ticked = `${line.slice(0, boxAt)}[x]${line
+    .slice(boxAt + 3)
+    .replace(TICK_STAMP, "")
+    .trimEnd()}`
   return `${text.slice(0, from)}${ticked} <!-- ticked: ${at} -->${terminator}${text.slice(next)}`
 }

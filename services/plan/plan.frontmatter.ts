@@ -17,8 +17,7 @@ const show = (value: unknown): string => (typeof value === "string" ? JSON.strin
 const singleLineText = (key: string, required: boolean) =>
   z
     .string({
-      error: (iss) =>
-        iss.input === undefined && required ? `missing ${key}` : `${key} must be text, got ${show(iss.input)}`,
+      error: (iss) => (iss.input === undefined && required ? `missing ${key}` : `${key} must be text, got ${show(iss.input)}`),
     })
     .refine((s) => s.trim() !== "", { message: `${key} is empty` })
     .refine((s) => !/[\r\n\u2028\u2029]/.test(s), { message: `${key} must be a single line` })
@@ -26,19 +25,13 @@ const singleLineText = (key: string, required: boolean) =>
 const timestamp = (key: string) =>
   z.iso.datetime({
     offset: true,
-    error: (iss) =>
-      iss.input === undefined
-        ? `missing ${key}`
-        : `${key} ${show(iss.input)} is not an ISO timestamp (e.g. 2026-11-30T03:00:00.000Z)`,
+    error: (iss) => (iss.input === undefined ? `missing ${key}` : `${key} ${show(iss.input)} is not an ISO timestamp (e.g. 2026-11-30T03:00:00.000Z)`),
   })
 
 const frontmatterSchema = z
   .object({
     status: z.enum(PLAN_STATUSES as readonly [PlanStatus, ...PlanStatus[]], {
-      error: (iss) =>
-        iss.input === undefined
-          ? `missing status (expected ${STATUS_LIST})`
-          : `unknown status ${show(iss.input)} (expected ${STATUS_LIST})`,
+      error: (iss) => (iss.input === undefined ? `missing status (expected ${STATUS_LIST})` : `unknown status ${show(iss.input)} (expected ${STATUS_LIST})`),
     }),
     title: singleLineText("title", true),
     created: timestamp("created"),

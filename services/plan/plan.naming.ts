@@ -19,10 +19,7 @@ export function slugify(title: string): string {
     .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
     .normalize("NFC")
     .toLowerCase()
-  const slug = Array.from(folded.replace(SEPARATORS, "-").replace(/^-+/, ""))
-    .slice(0, SLUG_MAX_LENGTH)
-    .join("")
-    .replace(/-+$/, "")
+  const slug = Array.from(folded.replace(SEPARATORS, "-").replace(/^-+/, "")).slice(0, SLUG_MAX_LENGTH).join("").replace(/-+$/, "")
   return KEPT.test(slug) ? slug : "plan"
 }
 

@@ -15,7 +15,12 @@ export interface RebuildReport {
  * that cannot be opened — is rebuilt from its document, so its draft ban holds again. A plan the database knows
  * (live, finished or damaged) is left to restore; per session the newest document wins.
  */
-export async function rebuildLivePlans(deps: { repository: LifecycleRepository; files: PlanFiles; registry: PlanRegistry; sync: PlanSync }): Promise<RebuildReport> {
+export async function rebuildLivePlans(deps: {
+  repository: LifecycleRepository
+  files: PlanFiles
+  registry: PlanRegistry
+  sync: PlanSync
+}): Promise<RebuildReport> {
   const report: RebuildReport = { rebuilt: [], problems: [] }
   const known = new Set<string>()
   const machineId = deps.registry.lifecycle.machine.id

@@ -73,9 +73,7 @@ export function structureReport(doc: PlanBody & { text: string }, options: Struc
     out.push(`Outline (${sectionCount(all.length)}):`)
     out.push(...rows(all, false))
   }
-  out.push(
-    `Tasks: ${ticked(doc)} ticked. Acceptance criteria: ${doc.criteria.length}. Phases: ${doc.phases.length}.`,
-  )
+  out.push(`Tasks: ${ticked(doc)} ticked. Acceptance criteria: ${doc.criteria.length}. Phases: ${doc.phases.length}.`)
   if (doc.warnings.length > 0) out.push("Warnings:", ...doc.warnings.map((w) => `- ${w}`))
   return out.join("\n")
 }

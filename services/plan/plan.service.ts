@@ -97,7 +97,9 @@ export class PlanService {
       await this.sync.fromDocument(planPath)
     } catch (error) {
       const state = this.statusOf(planPath)
-      this.log.warn(`plan ${planPath}: the document changed but cannot be followed (${error instanceof Error ? error.message : String(error)}); the plan stays ${state} until the document is fixed`)
+      this.log.warn(
+        `plan ${planPath}: the document changed but cannot be followed (${error instanceof Error ? error.message : String(error)}); the plan stays ${state} until the document is fixed`,
+      )
     }
   }
 
@@ -128,12 +130,17 @@ export class PlanService {
     }
     let count = 0
     let touched: [number, number] | undefined
-    const outcome = await this.revise(livePath, (body, bodyStartLine) => {
-      const replaced = replaceExact(body, oldString, newString, replaceAll)
-      count = replaced.count
-      touched = [replaced.touched[0] + bodyStartLine - 1, replaced.touched[1] + bodyStartLine - 1]
-      return replaced.text
-    }, "Plan edited", () => touched)
+    const outcome = await this.revise(
+      livePath,
+      (body, bodyStartLine) => {
+        const replaced = replaceExact(body, oldString, newString, replaceAll)
+        count = replaced.count
+        touched = [replaced.touched[0] + bodyStartLine - 1, replaced.touched[1] + bodyStartLine - 1]
+        return replaced.text
+      },
+      "Plan edited",
+      () => touched,
+    )
     return { planPath: outcome.planPath, output: `Replaced ${count} occurrence(s).\n\n${outcome.output}` }
   }
 
@@ -147,7 +154,11 @@ export class PlanService {
       subject: planPath,
       summary: `Approve plan "${doc.frontmatter.title}" (${doc.tasks.length} tasks, ${doc.criteria.length} acceptance criteria)? Writes stay banned until you do.`,
     })
-    if (!allowed) return { planPath, output: `The user did not approve ${planPath}; it stays a draft and writes stay banned. Ask what to change, revise with plan_edit, then ask again.` }
+    if (!allowed)
+      return {
+        planPath,
+        output: `The user did not approve ${planPath}; it stays a draft and writes stay banned. Ask what to change, revise with plan_edit, then ask again.`,
+      }
     await this.dispatch(planPath, { type: "dialog.allow" })
     return { planPath, output: `Plan approved: ${planPath}. Writes are open. Work through the tasks in order and tick each with plan_tick as it is done.` }
   }
@@ -158,9 +169,10 @@ export class PlanService {
     await this.sync.fromDocument(planPath)
     const snapshot = await this.dispatch(planPath, { type: "plan.tick", task })
     const open = snapshot.context.tasks.filter((t) => !t.ticked).map((t) => t.number)
-    const next = open.length === 0
-      ? "Every task is ticked: self-check each acceptance criterion, then plan_close with one check (pass + evidence) per criterion."
-      : `Open tasks: ${open.join(", ")}.`
+    const next =
+      open.length === 0
+        ? "Every task is ticked: self-check each acceptance criterion, then plan_close with one check (pass + evidence) per criterion."
+        : `Open tasks: ${open.join(", ")}.`
     return { planPath, output: `Ticked task ${task} of ${planPath}. ${next}` }
   }
 
@@ -187,9 +199,8 @@ export class PlanService {
   async discard(sessionId: string, requester: DiscardRequester, reason?: string, supersede?: string): Promise<PlanOutcome> {
     const planPath = this.requireLive(sessionId)
     const doc = await this.sync.fromDocument(planPath)
-    const event: PlanEvent = supersede !== undefined
-      ? { type: "plan.supersede", by: requester.by, successor: supersede, reason }
-      : { type: "plan.discard", by: requester.by, reason }
+    const event: PlanEvent =
+      supersede !== undefined ? { type: "plan.supersede", by: requester.by, successor: supersede, reason } : { type: "plan.discard", by: requester.by, reason }
     // The machine writes the document only on the step that ends the plan, not on the one that opens the dialog.
     const held = await this.dispatch(planPath, event)
     if (held.hasTag("awaiting-user")) {
@@ -201,7 +212,10 @@ export class PlanService {
         summary: `${what}? ${reason ? `Reason: ${reason}. ` : ""}Its write-ban ends with it, so writes open again in this session.`,
       })
       if (!allowed) {
-        return { planPath, output: `The user did not allow discarding ${planPath}; it stays a draft and writes stay banned. Ask the user what to do: approve it, change it with plan_edit, or discard it themselves with /plan discard.` }
+        return {
+          planPath,
+          output: `The user did not allow discarding ${planPath}; it stays a draft and writes stay banned. Ask the user what to do: approve it, change it with plan_edit, or discard it themselves with /plan discard.`,
+        }
       }
       await this.dispatch(planPath, { type: "dialog.allow" })
     }
@@ -217,7 +231,8 @@ export class PlanService {
    */
   async bind(sessionId: string, planPath: string): Promise<PlanOutcome & { from: string | null }> {
     const current = this.registry.liveFor(sessionId)
-    if (current !== undefined && current !== planPath) throw new Error(`this session already has a live plan: ${current}. Finish or discard it before resuming another.`)
+    if (current !== undefined && current !== planPath)
+      throw new Error(`this session already has a live plan: ${current}. Finish or discard it before resuming another.`)
     // A document without an actor (a lost database, a hand-written plan) is adopted first, under the session it names.
     const before = this.registry.lifecycle.has(planPath) ? undefined : await this.sync.adopt(planPath, sessionId)
     await this.sync.fromDocument(planPath)
@@ -238,7 +253,12 @@ export class PlanService {
     const bodyStartLine = doc.text.split("\n").length - doc.body.split("\n").length + 1
     // Ask the machine before computing anything (may this plan be revised at all: to the document as it stands?):
     // an approved plan refuses revisions outright, whatever the change.
-    this.registry.lifecycle.check(planPath, { type: "plan.revise", tasks: toTaskStates(doc.tasks), criteria: doc.criteria.map((c) => c.text), document: doc.text })
+    this.registry.lifecycle.check(planPath, {
+      type: "plan.revise",
+      tasks: toTaskStates(doc.tasks),
+      criteria: doc.criteria.map((c) => c.text),
+      document: doc.text,
+    })
     const body = normalizeBody(change(doc.body, bodyStartLine))
     const parsed = parsePlanBody(body, planPath, bodyStartLine - 1)
     const text = renderPlanDocument({ ...doc.frontmatter, ...(title ? { title } : {}), updated: this.iso() }, body)
@@ -270,7 +290,6 @@ export class PlanService {
     if (planPath === undefined) throw new NoPlanError(sessionId)
     return planPath
   }
-
 
   private iso(): string {
     return new Date(this.clock.now()).toISOString()

@@ -84,7 +84,8 @@ export class PlanSync {
           await this.resolve(planPath, doc, snapshot.context.sessionId)
           report.reconciled.push(planPath)
         }
-        if (text === undefined) report.problems.push({ planPath, problem: "document is missing; the plan stays as it was until the file is back or the plan is discarded" })
+        if (text === undefined)
+          report.problems.push({ planPath, problem: "document is missing; the plan stays as it was until the file is back or the plan is discarded" })
         continue
       }
       if (doc === undefined) {

@@ -29,10 +29,7 @@ export interface ResolvedWatchdogSettings {
 }
 
 /** Effective settings from the parsed options and the process environment (read by the composition root). */
-export function resolveWatchdogSettings(
-  options: ForgeOptions["watchdog"],
-  env: Readonly<Record<string, string | undefined>>,
-): ResolvedWatchdogSettings {
+export function resolveWatchdogSettings(options: ForgeOptions["watchdog"], env: Readonly<Record<string, string | undefined>>): ResolvedWatchdogSettings {
   const fallbacks: string[] = []
   const seam = (name: string): number | undefined => {
     const raw = env[name]

@@ -6,9 +6,9 @@ import { defineLifecycleRepositoryContract } from "../integration/storage/lifecy
 import { runChecks } from "./check.runner"
 
 const cases: { name: string; body: () => Promise<void> }[] = []
-defineLifecycleRepositoryContract(
-  { test: (name, body) => cases.push({ name, body }) },
-  { driverName: "bun:sqlite", openDriver: openBunSqliteDriver },
-)
+defineLifecycleRepositoryContract({ test: (name, body) => cases.push({ name, body }) }, { driverName: "bun:sqlite", openDriver: openBunSqliteDriver })
 
-await runChecks("CONTRACT", cases.map(({ name, body }) => [name, body] as const))
+await runChecks(
+  "CONTRACT",
+  cases.map(({ name, body }) => [name, body] as const),
+)

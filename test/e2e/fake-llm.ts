@@ -56,10 +56,7 @@ function messageText(m: ChatMessage | undefined): string {
   return ""
 }
 
-export async function startFakeLlm(
-  steps: readonly ModelStep[],
-  onRequest: (record: ModelRequestRecord) => void = () => {},
-): Promise<FakeLlm> {
+export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (record: ModelRequestRecord) => void = () => {}): Promise<FakeLlm> {
   const requests: ModelRequestRecord[] = []
   let next = 0
   let served = 0
@@ -70,7 +67,10 @@ export async function startFakeLlm(
     const seen = {
       lastRole: messages.at(-1)?.role ?? "?",
       userText: messageText(messages.filter((m) => m.role === "user").at(-1)),
-      systemText: messages.filter((m) => m.role === "system").map(messageText).join("\n"),
+      systemText: messages
+        .filter((m) => m.role === "system")
+        .map(messageText)
+        .join("\n"),
       tools: (body.tools ?? []).map((t) => t.function?.name ?? "?"),
       model: body.model ?? "?",
     }

@@ -69,14 +69,7 @@ describe.sequential("e2e harness", () => {
         "3:probe_gate:error",
       ])
       // The plugin's follow-up prompt (sent on idle) was answered before the turn ended.
-      expect(result.modelRequests.filter((r) => r.kind === "step").map((r) => `${r.index}@${r.turn}`)).toEqual([
-        "1@1",
-        "2@1",
-        "3@1",
-        "4@1",
-        "5@3",
-        "6@3",
-      ])
+      expect(result.modelRequests.filter((r) => r.kind === "step").map((r) => `${r.index}@${r.turn}`)).toEqual(["1@1", "2@1", "3@1", "4@1", "5@3", "6@3"])
       expect(lines).toContain("  permission probe_gate (release) → reject")
       const urls = [...lines.join("\n").matchAll(/^ {2}server (\S+)$/gm)].map((m) => m[1] as string)
       expect(urls).toHaveLength(2)
@@ -88,20 +81,18 @@ describe.sequential("e2e harness", () => {
   it(
     "reports failed expectations, an exhausted model script and an unanswered permission ask without throwing",
     async () => {
-      const result = await runScenario(
-        {
-          name: "failing",
-          mode: "serve",
-          pluginPath: PROBE,
-          turns: [{ prompt: "go" }],
-          model: [{ tool: "probe_gate", args: { subject: "x" } }],
-          expect: {
-            files: [{ path: "never-written.txt" }],
-            toolResults: [{ tool: "probe_echo" }, { tool: "probe_gate", status: "completed" }],
-            lifecycles: [{ machine: "plan", state: "draft" }],
-          },
+      const result = await runScenario({
+        name: "failing",
+        mode: "serve",
+        pluginPath: PROBE,
+        turns: [{ prompt: "go" }],
+        model: [{ tool: "probe_gate", args: { subject: "x" } }],
+        expect: {
+          files: [{ path: "never-written.txt" }],
+          toolResults: [{ tool: "probe_echo" }, { tool: "probe_gate", status: "completed" }],
+          lifecycles: [{ machine: "plan", state: "draft" }],
         },
-      )
+      })
       expect(result.passed).toBe(false)
       expect(result.failures).toEqual([
         'permission ask "probe_gate" has a scripted reply: patterns: x',
@@ -156,7 +147,16 @@ describe.sequential("e2e harness", () => {
       'turns[0].restart: restart turns need "mode": "serve" (every run-mode turn is already a fresh process)',
       "pluginOptions: plugin options cannot be passed to a single-file install (opencode loads files in plugin/ without options)",
     ])
-    expect(problemsOf({ mode: "serve", auto: true, turns: [{ prompt: "x", exitCode: 0 }, { restart: true, settleMs: 100, timeoutMs: 9000, agent: "forge" }] })).toEqual([
+    expect(
+      problemsOf({
+        mode: "serve",
+        auto: true,
+        turns: [
+          { prompt: "x", exitCode: 0 },
+          { restart: true, settleMs: 100, timeoutMs: 9000, agent: "forge" },
+        ],
+      }),
+    ).toEqual([
       'turns[1].agent: "agent" does not apply to a restart turn',
       'auto: "auto" applies to run mode only; in serve mode list "permissions" replies',
       'turns[0].exitCode: "exitCode" applies to run mode only',

@@ -45,7 +45,7 @@ export interface Driver {
 
 /** One line, at most `max` characters, for progress output. */
 export function preview(value: unknown, max = 160): string {
-  const s = (typeof value === "string" ? value : JSON.stringify(value) ?? String(value)).replace(/\s+/g, " ").trim()
+  const s = (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value))).replace(/\s+/g, " ").trim()
   return s.length > max ? `${s.slice(0, max - 1)}…` : s
 }
 

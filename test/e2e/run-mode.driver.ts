@@ -100,8 +100,7 @@ export function createRunModeDriver(ctx: DriverContext): Driver {
         errPending += chunk
         const lines = errPending.split("\n")
         errPending = lines.pop() ?? ""
-        for (const line of lines)
-          if (/permission requested/i.test(line)) ctx.say(`  ${preview(line.replace(/\x1b\[[0-9;]*m/g, ""))}`)
+        for (const line of lines) if (/permission requested/i.test(line)) ctx.say(`  ${preview(line.replace(/\x1b\[[0-9;]*m/g, ""))}`)
       },
     })
     current = proc

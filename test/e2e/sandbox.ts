@@ -83,8 +83,7 @@ export function resolvePluginPath(scenario: Scenario, repoRoot: string): string 
   }
   if (scenario.install === "package" && !fs.existsSync(path.join(abs, "package.json")))
     throw new Error(`install "package" needs a folder with a package.json, got ${abs}`)
-  if (scenario.install !== "package" && !fs.statSync(abs).isFile())
-    throw new Error(`install "${scenario.install}" needs a file, got the folder ${abs}`)
+  if (scenario.install !== "package" && !fs.statSync(abs).isFile()) throw new Error(`install "${scenario.install}" needs a file, got the folder ${abs}`)
   return abs
 }
 

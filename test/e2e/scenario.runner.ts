@@ -71,7 +71,9 @@ function harnessChecks(fake: FakeLlm, logs: string): Check[] {
   checks.push({
     label: "model script long enough",
     ok: !exhausted,
-    detail: exhausted ? `model script exhausted at request ${exhausted.index} (turn ${exhausted.turn}); the fake answered ${JSON.stringify(EXHAUSTED_TEXT)}` : undefined,
+    detail: exhausted
+      ? `model script exhausted at request ${exhausted.index} (turn ${exhausted.turn}); the fake answered ${JSON.stringify(EXHAUSTED_TEXT)}`
+      : undefined,
   })
   const left = fake.remaining()
   checks.push({ label: "model script fully used", ok: left === 0, detail: `${left} step(s) never requested` })

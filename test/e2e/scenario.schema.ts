@@ -44,8 +44,7 @@ const modelStep = z.union([
     .superRefine((step, ctx) => {
       const kinds = [step.tool !== undefined, step.text !== undefined].filter(Boolean).length
       if (kinds !== 1) ctx.addIssue({ code: "custom", message: 'a model step needs exactly one of "tool" or "text"' })
-      if (step.args !== undefined && step.tool === undefined)
-        ctx.addIssue({ code: "custom", path: ["args"], message: '"args" belongs to a "tool" step' })
+      if (step.args !== undefined && step.tool === undefined) ctx.addIssue({ code: "custom", path: ["args"], message: '"args" belongs to a "tool" step' })
     }),
 ])
 
@@ -71,8 +70,7 @@ const turn = z
       ctx.addIssue({ code: "custom", path: ["arguments"], message: '"arguments" belongs to a "command" turn' })
     if (t.restart !== undefined) {
       for (const key of ["agent", "auto", "exitCode"] as const)
-        if (t[key] !== undefined)
-          ctx.addIssue({ code: "custom", path: [key], message: `"${key}" does not apply to a restart turn` })
+        if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `"${key}" does not apply to a restart turn` })
     }
   })
 
@@ -207,25 +205,21 @@ export const scenarioSchema = z
             path: ["turns", i, "restart"],
             message: 'restart turns need "mode": "serve" (every run-mode turn is already a fresh process)',
           })
-        if (t.settleMs !== undefined)
-          ctx.addIssue({ code: "custom", path: ["turns", i, "settleMs"], message: '"settleMs" applies to serve mode only' })
+        if (t.settleMs !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, "settleMs"], message: '"settleMs" applies to serve mode only' })
       })
     } else {
-      if (s.auto)
-        ctx.addIssue({ code: "custom", path: ["auto"], message: '"auto" applies to run mode only; in serve mode list "permissions" replies' })
-      if (s.expect.exitCode !== undefined)
-        ctx.addIssue({ code: "custom", path: ["expect", "exitCode"], message: '"exitCode" applies to run mode only' })
+      if (s.auto) ctx.addIssue({ code: "custom", path: ["auto"], message: '"auto" applies to run mode only; in serve mode list "permissions" replies' })
+      if (s.expect.exitCode !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "exitCode"], message: '"exitCode" applies to run mode only' })
       s.turns.forEach((t, i) => {
         for (const key of ["auto", "exitCode"] as const)
-          if (t[key] !== undefined)
-            ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to run mode only` })
+          if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to run mode only` })
       })
     }
     if (s.install === "single-file" && s.pluginOptions !== undefined)
       ctx.addIssue({
         code: "custom",
         path: ["pluginOptions"],
-        message: 'plugin options cannot be passed to a single-file install (opencode loads files in plugin/ without options)',
+        message: "plugin options cannot be passed to a single-file install (opencode loads files in plugin/ without options)",
       })
   })
 

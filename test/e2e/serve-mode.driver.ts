@@ -249,8 +249,7 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
       return [...results]
     },
     stop: async () => {
-      for (const r of replies)
-        if (!r.used) ctx.check(`permission reply "${r.permission}" → ${r.reply} was used`, false, "no such permission was asked")
+      for (const r of replies) if (!r.used) ctx.check(`permission reply "${r.permission}" → ${r.reply} was used`, false, "no such permission was asked")
       replies.length = 0
       await stopServer()
       killStrays()

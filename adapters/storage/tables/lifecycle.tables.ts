@@ -16,10 +16,7 @@ export const actors = sqliteTable(
     document: text("document"),
     updatedAt: integer("updated_at").notNull(),
   },
-  (table) => [
-    primaryKey({ columns: [table.machineId, table.instanceId] }),
-    index("actors_session_id_idx").on(table.sessionId),
-  ],
+  (table) => [primaryKey({ columns: [table.machineId, table.instanceId] }), index("actors_session_id_idx").on(table.sessionId)],
 )
 
 /** Append-only transition log of every lifecycle; the autoincrement id gives the insertion order. */
@@ -35,8 +32,5 @@ export const transitions = sqliteTable(
     toState: text("to_state").notNull(),
     at: integer("at").notNull(),
   },
-  (table) => [
-    index("transitions_instance_idx").on(table.machineId, table.instanceId),
-    index("transitions_session_id_idx").on(table.sessionId),
-  ],
+  (table) => [index("transitions_instance_idx").on(table.machineId, table.instanceId), index("transitions_session_id_idx").on(table.sessionId)],
 )

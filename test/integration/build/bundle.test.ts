@@ -126,9 +126,7 @@ describe("npm run build", () => {
         moduleResolution: resolution === "NodeNext" ? ts.ModuleResolutionKind.NodeNext : ts.ModuleResolutionKind.Bundler,
       }
       const program = ts.createProgram({ rootNames: [file], options })
-      const messages = ts
-        .getPreEmitDiagnostics(program)
-        .map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`)
+      const messages = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`)
       expect(messages).toEqual([])
     })
   }

@@ -45,7 +45,9 @@ describe("a folder of documents on disk", () => {
     mkdirSync(folder(), { recursive: true })
     writeFileSync(path.join(outside, "secret.md"), "secret\n")
     symlinkSync(path.join(outside, "secret.md"), path.join(folder(), "leak.md"))
-    await expect(files.read(".opencode/goal/leak.md")).rejects.toThrow(/^goal document \.opencode\/goal\/leak\.md resolves to .*secret\.md, outside the workspace .*: Forge does not read goal documents through symbolic links/)
+    await expect(files.read(".opencode/goal/leak.md")).rejects.toThrow(
+      /^goal document \.opencode\/goal\/leak\.md resolves to .*secret\.md, outside the workspace .*: Forge does not read goal documents through symbolic links/,
+    )
     await expect(files.write(".opencode/goal/leak.md", "overwritten\n")).rejects.toThrow(/Forge does not write goal documents/)
     expect(readFileSync(path.join(outside, "secret.md"), "utf8")).toBe("secret\n")
   })
@@ -53,6 +55,8 @@ describe("a folder of documents on disk", () => {
   it("answers a folder named like a document with a clear error", async () => {
     mkdirSync(path.join(folder(), "odd.md"), { recursive: true })
     await expect(files.read(".opencode/goal/odd.md")).rejects.toThrow("goal document .opencode/goal/odd.md is a folder, not a file")
-    await expect(files.write(".opencode/goal/odd.md", "x")).rejects.toThrow(/is a folder, not a file: move it out of \.opencode\/goal\/ so the goal can be written/)
+    await expect(files.write(".opencode/goal/odd.md", "x")).rejects.toThrow(
+      /is a folder, not a file: move it out of \.opencode\/goal\/ so the goal can be written/,
+    )
   })
 })

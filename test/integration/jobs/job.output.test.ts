@@ -67,7 +67,11 @@ describe("job output with real processes", () => {
     // The idle wait is the fallback: without the catch-up scan the call would end on it, with READY in the tail.
     const result = await supervisor.run(
       "s1",
-      request({ command: `yes 'burst line of output' | head -c ${megabytes * 1024 * 1024}; echo; echo READY; sleep 30`, success_pattern: "^READY$", idle_ms: 4_000 }),
+      request({
+        command: `yes 'burst line of output' | head -c ${megabytes * 1024 * 1024}; echo; echo READY; sleep 30`,
+        success_pattern: "^READY$",
+        idle_ms: 4_000,
+      }),
     )
     expect(result).toContain("status: success pattern matched; still running")
     expect(result).toMatch(/READY\n?$/)
@@ -128,10 +132,7 @@ describe("job output with real processes", () => {
   })
 
   it("a success pattern that runs out of time is reported as abandoned, and the call still returns on idle", async () => {
-    const result = await supervisor.run(
-      "s1",
-      request({ command: `echo ${"a".repeat(40)}b; sleep 30`, success_pattern: "^(a+)+$", idle_ms: 1_500 }),
-    )
+    const result = await supervisor.run("s1", request({ command: `echo ${"a".repeat(40)}b; sleep 30`, success_pattern: "^(a+)+$", idle_ms: 1_500 }))
     expect(result).toContain("status: still running (no new output for 1500 ms)")
     expect(result).toMatch(/success_pattern "\^\(a\+\)\+\$" was abandoned: one match step ran past its \d+ ms time budget/)
     expect(await supervisor.kill(jobIdOf(result))).toContain("killed its whole process tree")

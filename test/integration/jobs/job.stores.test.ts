@@ -24,7 +24,10 @@ const hostA: JobHost = { pid: 101, startedAt: 1_000, instance: "a1" }
 const hostB: JobHost = { pid: 202, startedAt: 2_000, instance: "b1" }
 const hostC: JobHost = { pid: 303, startedAt: 3_000, instance: "c1" }
 // Liveness is the process's: every instance of a living process is alive.
-const alive = (...hosts: JobHost[]) => (host: JobHost) => hosts.some((h) => h.pid === host.pid && h.startedAt === host.startedAt)
+const alive =
+  (...hosts: JobHost[]) =>
+  (host: JobHost) =>
+    hosts.some((h) => h.pid === host.pid && h.startedAt === host.startedAt)
 
 describe("job stores persisted per host", () => {
   let dir: string

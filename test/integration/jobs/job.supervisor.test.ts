@@ -124,7 +124,10 @@ describe("job supervisor with real processes", () => {
   })
 
   it("a success pattern completes the call; keep_alive false kills the tree", async () => {
-    const kept = await supervisor.run("s1", request({ command: "echo booting; sleep 0.2; echo 'listening on 8080'; sleep 30", success_pattern: "listening on \\d+" }))
+    const kept = await supervisor.run(
+      "s1",
+      request({ command: "echo booting; sleep 0.2; echo 'listening on 8080'; sleep 30", success_pattern: "listening on \\d+" }),
+    )
     expect(kept).toContain("status: success pattern matched; still running")
     const keptId = jobIdOf(kept)
     expect(await supervisor.kill(keptId)).toContain("killed its whole process tree")

@@ -37,7 +37,9 @@ describe("job tools parse their raw arguments at the boundary", () => {
   })
 
   it("forge_jobs names a bad action, a wrong type, an unknown and a missing argument", async () => {
-    await expect(jobs({ action: "bogus" })).rejects.toThrow(/^forge_jobs: argument "action" must be one of list, poll, log, kill, clear, handoff \(got "bogus"\)$/)
+    await expect(jobs({ action: "bogus" })).rejects.toThrow(
+      /^forge_jobs: argument "action" must be one of list, poll, log, kill, clear, handoff \(got "bogus"\)$/,
+    )
     await expect(jobs({})).rejects.toThrow(/^forge_jobs: argument "action" is missing \(expected one of list, poll, log, kill, clear, handoff\)$/)
     await expect(jobs({ action: "list", verbose: true })).rejects.toThrow(/^forge_jobs: unknown argument "verbose"$/)
     await expect(jobs({ action: "poll", jobId: 5, waitMs: 60_000 })).rejects.toThrow(
@@ -55,7 +57,9 @@ describe("job tools parse their raw arguments at the boundary", () => {
     await expect(shell({ command: "echo hi", idle_ms: -1, keep_alive: "no" })).rejects.toThrow(
       /^forge_shell: argument "keep_alive" must be true or false \(got string\); argument "idle_ms" must be greater than 0 \(got -1\)$/,
     )
-    await expect(shell({ command: "echo hi", run_in_background: null })).rejects.toThrow(/^forge_shell: argument "run_in_background" must be true or false \(got null\)$/)
+    await expect(shell({ command: "echo hi", run_in_background: null })).rejects.toThrow(
+      /^forge_shell: argument "run_in_background" must be true or false \(got null\)$/,
+    )
     expect(asked).toEqual([])
     expect(await jobs({ action: "list" })).toMatch(/no jobs/i)
   })

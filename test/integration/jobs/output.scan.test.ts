@@ -73,7 +73,10 @@ it("reports a pattern that ran out of its time budget as abandoned, saying why",
   try {
     const { logFile, size } = log(`${"a".repeat(40)}b\n`)
     const outcome = await scanOutput(processes.readNew, { ...request(logFile, size), matcher: evil, patternText: "^(a+)+$" })
-    expect(outcome).toEqual({ kind: "abandoned", reason: expect.stringMatching(/^success_pattern "\^\(a\+\)\+\$" was abandoned: one match step ran past its 250 ms time budget/) })
+    expect(outcome).toEqual({
+      kind: "abandoned",
+      reason: expect.stringMatching(/^success_pattern "\^\(a\+\)\+\$" was abandoned: one match step ran past its 250 ms time budget/),
+    })
   } finally {
     evil.dispose()
   }

@@ -71,7 +71,8 @@ describe("the lifecycle host", () => {
     const lifecycle = host.define({
       machine: counterMachine,
       implementations,
-      explain: (snapshot, event) => `the counter of ${snapshot.context.owner} refuses ${event.type}: it is at ${snapshot.context.count} of ${snapshot.context.limit}`,
+      explain: (snapshot, event) =>
+        `the counter of ${snapshot.context.owner} refuses ${event.type}: it is at ${snapshot.context.count} of ${snapshot.context.limit}`,
       metaOf: (snapshot) => ({ sessionId: snapshot.context.owner, document: null }),
       ...extra,
     })
@@ -105,7 +106,9 @@ describe("the lifecycle host", () => {
   it("refuses with the lifecycle's own words, and a failed effect leaves the actor and the database as they were", async () => {
     const { lifecycle } = hostWith()
     await lifecycle.create("a", { owner: "s1", limit: 3 })
-    await expect(lifecycle.dispatch("a", { type: "count.add", by: 4 })).rejects.toThrow(new GateRefusal("counter", "count.add", "the counter of s1 refuses count.add: it is at 0 of 3"))
+    await expect(lifecycle.dispatch("a", { type: "count.add", by: 4 })).rejects.toThrow(
+      new GateRefusal("counter", "count.add", "the counter of s1 refuses count.add: it is at 0 of 3"),
+    )
     failNext = true
     await expect(lifecycle.dispatch("a", { type: "count.add", by: 1 })).rejects.toThrow(/cannot announce at 1/)
     expect(lifecycle.snapshot("a")?.context.count).toBe(0)
@@ -203,7 +206,10 @@ describe("the lifecycle host", () => {
       kind: "unfit",
       problem: expect.stringMatching(/^counter bad: snapshot does not fit the counter machine/),
     })
-    expect(second.lifecycle.restore({ ...record, instanceId: "empty", snapshot: null })).toMatchObject({ kind: "unfit", problem: "counter empty: persisted snapshot has no value or context" })
+    expect(second.lifecycle.restore({ ...record, instanceId: "empty", snapshot: null })).toMatchObject({
+      kind: "unfit",
+      problem: "counter empty: persisted snapshot has no value or context",
+    })
     expect(second.lifecycle.has("old") || second.lifecycle.has("bad") || second.lifecycle.has("empty")).toBe(false)
   })
 
@@ -220,7 +226,9 @@ describe("the lifecycle host", () => {
       },
     })
     const base = { machineId: "counter", sessionId: null, state: "counting", terminal: false, document: null, updatedAt: 1 }
-    expect(lifecycle.restore({ ...base, instanceId: "two", machineVersion: "2", snapshot: { value: "counting", context: { owner: "x", count: 4 } } }).kind).toBe("restored")
+    expect(
+      lifecycle.restore({ ...base, instanceId: "two", machineVersion: "2", snapshot: { value: "counting", context: { owner: "x", count: 4 } } }).kind,
+    ).toBe("restored")
     expect(lifecycle.snapshot("two")?.context).toEqual({ owner: "x", count: 4, limit: 10 })
     expect(lifecycle.restore({ ...base, instanceId: "one", machineVersion: "1", snapshot: { value: "counting", context: {} } })).toEqual({
       kind: "unfit",

@@ -31,10 +31,28 @@ describe("forge hooks when the database cannot be used", () => {
     return output.parts.map((p) => p.text).join("\n")
   }
   const runTool = (name: string, args: Record<string, unknown>, sessionID = "s1") =>
-    hooks.tool![name]!.execute(args as never, { sessionID, messageID: "m", agent: "build", directory: ws.dir, worktree: ws.dir, abort: new AbortController().signal, metadata: () => undefined, ask: async () => undefined } as never)
+    hooks.tool![name]!.execute(
+      args as never,
+      {
+        sessionID,
+        messageID: "m",
+        agent: "build",
+        directory: ws.dir,
+        worktree: ws.dir,
+        abort: new AbortController().signal,
+        metadata: () => undefined,
+        ask: async () => undefined,
+      } as never,
+    )
   const build = (open: () => Promise<ForgeRuntime>) => {
     hostJobs = createHostJobs({ client, log, clock: ws.clock, logDir: path.join(ws.dir, "job-logs"), repository: async () => undefined })
-    hooks = createForgeHooks({ client, log, options: defaultForgeOptions, openRuntime: open, fragments: forgeFragments({ repository: async () => undefined, jobs: hostJobs }) })
+    hooks = createForgeHooks({
+      client,
+      log,
+      options: defaultForgeOptions,
+      openRuntime: open,
+      fragments: forgeFragments({ repository: async () => undefined, jobs: hostJobs }),
+    })
   }
 
   beforeEach(async () => {
@@ -64,7 +82,9 @@ describe("forge hooks when the database cannot be used", () => {
     await expect(runTool("plan_read", {})).rejects.toThrow(trouble)
     await expect(runTool("plan_write", { content: PLAN_BODY }, "s2")).rejects.toThrow(trouble)
     // Jobs that end with this host need no database; one that should outlive it does.
-    await expect(runTool("forge_shell", { command: "echo survive", survive: true }, "s2")).rejects.toThrow(/forge_shell: a survive job is refused.*To fix it: move/)
+    await expect(runTool("forge_shell", { command: "echo survive", survive: true }, "s2")).rejects.toThrow(
+      /forge_shell: a survive job is refused.*To fix it: move/,
+    )
     await expect(runTool("forge_shell", { command: "echo still-here" }, "s2")).resolves.toMatch(/still-here/)
     for (const args of ["", "resume", "fix the bug"]) {
       const text = await command("s1", args)

@@ -38,7 +38,10 @@ describe("plan_discard by the model goes through the user while the plan is a dr
     expect(output).toContain("Plan superseded")
     expect(status(planPath)).toBe("superseded")
     expect(await live.rt.plans.gate("s1", "write")).toBeNull()
-    expect((await transitionsOf(live.rt, planPath)).slice(-2)).toEqual(["draft.editing|plan.supersede|draft.discarding", "draft.discarding|dialog.allow|superseded"])
+    expect((await transitionsOf(live.rt, planPath)).slice(-2)).toEqual([
+      "draft.editing|plan.supersede|draft.discarding",
+      "draft.discarding|dialog.allow|superseded",
+    ])
   })
 
   it("an approved plan bans nothing: the model discards it without a dialog", async () => {

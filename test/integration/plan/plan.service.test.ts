@@ -46,7 +46,11 @@ describe("plan service over a real workspace and database", () => {
 
   it("plan_write on a live draft revises it in place, plan_edit reports the touched section", async () => {
     const { planPath } = await live.rt.plans.write("s1", PLAN_BODY)
-    const revised = await live.rt.plans.write("s1", PLAN_BODY.replace("- [ ] 2. Raise the timeout", "- [ ] 2. Raise the timeout\n- [ ] 3. Document it"), "Login timeout")
+    const revised = await live.rt.plans.write(
+      "s1",
+      PLAN_BODY.replace("- [ ] 2. Raise the timeout", "- [ ] 2. Raise the timeout\n- [ ] 3. Document it"),
+      "Login timeout",
+    )
     expect(revised.planPath).toBe(planPath)
     expect(revised.output).toContain(`Plan revised: ${planPath}`)
     expect(doc(planPath).frontmatter.title).toBe("Login timeout")

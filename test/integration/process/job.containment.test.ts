@@ -100,7 +100,13 @@ describe("job containment (subreaper shim)", () => {
 
 describe("job containment fallback", () => {
   it("a shim killed with SIGKILL still lets the job's end be seen (its status is lost, its end is not)", async () => {
-    const job = await spawnJob({ command: "sleep 1", cwd: temp.dir, logFile: path.join(temp.dir, "shim-killed.log"), marker: `shim-killed-${process.pid}`, fenced: false })
+    const job = await spawnJob({
+      command: "sleep 1",
+      cwd: temp.dir,
+      logFile: path.join(temp.dir, "shim-killed.log"),
+      marker: `shim-killed-${process.pid}`,
+      fenced: false,
+    })
     janitor.add(job.pid)
     job.ref()
     process.kill(job.shim?.pid ?? -1, "SIGKILL")
@@ -109,7 +115,6 @@ describe("job containment fallback", () => {
     expect(exit).toEqual(expect.objectContaining({ code: null, signal: null }))
     expect(exit.at - job.startedAt).toBeGreaterThanOrEqual(900)
   })
-
 
   it("without perl the job runs with the environment markers as its only containment, and says so", async () => {
     const job = await spawnJob({

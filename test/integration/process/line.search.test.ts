@@ -62,7 +62,10 @@ describe("bounded line search", () => {
   it("an escaped literal finds exactly the lines containing it", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.string({ unit: "binary", maxLength: 40 }).map((s) => s.replace(/[\r\n\u2028\u2029]/g, "")), { maxLength: 30 }),
+        fc.array(
+          fc.string({ unit: "binary", maxLength: 40 }).map((s) => s.replace(/[\r\n\u2028\u2029]/g, "")),
+          { maxLength: 30 },
+        ),
         fc.string({ minLength: 1, maxLength: 3 }),
         async (ls, needle) => {
           fc.pre(!/[\r\n\u2028\u2029]/.test(needle))

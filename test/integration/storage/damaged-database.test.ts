@@ -73,7 +73,12 @@ describe("a database Forge cannot use", () => {
       /forge\.db is a folder, not a database file/,
       (file) => file,
     ],
-    ["forge.db is not a database", (file) => writeFileSync(file, "this is not a database\n".repeat(20)), /does not start with the SQLite header/, (file) => file],
+    [
+      "forge.db is not a database",
+      (file) => writeFileSync(file, "this is not a database\n".repeat(20)),
+      /does not start with the SQLite header/,
+      (file) => file,
+    ],
     [
       "forge.db's header bytes are overwritten",
       (file) => {
@@ -114,10 +119,21 @@ describe("a database Forge cannot use", () => {
     const { runtime: writer } = await start()
     const { planPath } = await writer.plans.write("s1", PLAN_BODY)
     // Enough history that the file spans many pages.
-    for (let i = 0; i < 300; i++) await writer.repository.commit(
-      { machineId: "note", machineVersion: "1", instanceId: `n${i}`, sessionId: null, state: "x", terminal: true, snapshot: { pad: "x".repeat(400) }, document: null, updatedAt: i },
-      { machineId: "note", instanceId: `n${i}`, sessionId: null, from: "(none)", event: "e", to: "x", at: i },
-    )
+    for (let i = 0; i < 300; i++)
+      await writer.repository.commit(
+        {
+          machineId: "note",
+          machineVersion: "1",
+          instanceId: `n${i}`,
+          sessionId: null,
+          state: "x",
+          terminal: true,
+          snapshot: { pad: "x".repeat(400) },
+          document: null,
+          updatedAt: i,
+        },
+        { machineId: "note", instanceId: `n${i}`, sessionId: null, from: "(none)", event: "e", to: "x", at: i },
+      )
     await writer.close()
     open.pop()
     const file = databasePath(ws.dir)

@@ -53,7 +53,10 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
 
   caseOf("migrations apply once, in order, recorded in __drizzle_migrations", async (dir) => {
     const first = await open(dir)
-    assert.deepEqual(first.store.appliedMigrations, migrations.map((m) => m.tag))
+    assert.deepEqual(
+      first.store.appliedMigrations,
+      migrations.map((m) => m.tag),
+    )
     const tables = await first.driver.all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
     assert.ok(tables.some(([name]) => name === "actors") && tables.some(([name]) => name === "transitions"))
     assert.deepEqual(await migrate(first.driver, migrations), [])
@@ -63,7 +66,10 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     try {
       assert.deepEqual(second.store.appliedMigrations, [])
       const rows = await second.driver.all(`SELECT hash, created_at FROM "${MIGRATIONS_TABLE}" ORDER BY id`)
-      assert.deepEqual(rows, migrations.map((m) => [m.hash, m.folderMillis]))
+      assert.deepEqual(
+        rows,
+        migrations.map((m) => [m.hash, m.folderMillis]),
+      )
     } finally {
       await second.store.close()
     }
@@ -106,7 +112,7 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
       const value = {
         status: "active",
         value: { approved: "working" },
-        context: { text: "quotes \" and \\ and\nnewlines, ünïcødé, emoji 🚀", n: [0, -1, 3.25, 1e-7, 9007199254740991], none: null, empty: {}, list: [] },
+        context: { text: 'quotes " and \\ and\nnewlines, ünïcødé, emoji 🚀', n: [0, -1, 3.25, 1e-7, 9007199254740991], none: null, empty: {}, list: [] },
         historyValue: {},
         children: { job: { snapshot: { deep: [[{ k: true }]] } } },
       }
@@ -140,9 +146,8 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     try {
       await failTransitionsWithEvent(driver, "BOOM")
       await store.repository.saveSnapshot(snapshot({ state: "draft", updatedAt: 1 }))
-      await assert.rejects(
-        store.repository.commit(snapshot({ state: "approved", updatedAt: 2 }), transition({ event: "BOOM" })),
-        (error: unknown) => errorText(error).includes("forced transition failure"),
+      await assert.rejects(store.repository.commit(snapshot({ state: "approved", updatedAt: 2 }), transition({ event: "BOOM" })), (error: unknown) =>
+        errorText(error).includes("forced transition failure"),
       )
       assert.equal((await store.repository.getSnapshot("plan", "p1"))?.state, "draft")
       await assert.rejects(store.repository.commit(snapshot({ instanceId: "fresh" }), transition({ instanceId: "fresh", event: "BOOM" })))
@@ -180,14 +185,20 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
       await driver.run("UPDATE actors SET snapshot = ? WHERE instance_id = ?", ["{not json", "bad"])
       const damaged: DamagedSnapshot[] = []
       const loaded = await store.repository.loadSnapshots({ onDamaged: (damage) => damaged.push(damage) })
-      assert.deepEqual(loaded.map((r) => r.instanceId), ["good"])
+      assert.deepEqual(
+        loaded.map((r) => r.instanceId),
+        ["good"],
+      )
       assert.equal(damaged.length, 1)
       assert.equal(damaged[0]?.instanceId, "bad")
       assert.equal(damaged[0]?.sessionId, "s9")
       assert.equal(damaged[0]?.document, ".opencode/plan/bad.md")
       assert.match(damaged[0]?.problem ?? "", /actors row plan\/bad: snapshot is not valid JSON/)
       // Without a listener the damaged row is still only left out.
-      assert.deepEqual((await store.repository.loadSnapshots()).map((r) => r.instanceId), ["good"])
+      assert.deepEqual(
+        (await store.repository.loadSnapshots()).map((r) => r.instanceId),
+        ["good"],
+      )
     } finally {
       await store.close()
     }
@@ -248,10 +259,16 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     try {
       const repo = store.repository
       for (let n = 1; n <= 5; n++) {
-        await repo.commit(snapshot({ machineId: "job", instanceId: `j${n}`, terminal: true, state: "cleared", updatedAt: n * 10 }), transition({ machineId: "job", instanceId: `j${n}`, at: n * 10 }))
+        await repo.commit(
+          snapshot({ machineId: "job", instanceId: `j${n}`, terminal: true, state: "cleared", updatedAt: n * 10 }),
+          transition({ machineId: "job", instanceId: `j${n}`, at: n * 10 }),
+        )
       }
       await repo.commit(snapshot({ machineId: "job", instanceId: "live", updatedAt: 1 }), transition({ machineId: "job", instanceId: "live", at: 1 }))
-      await repo.commit(snapshot({ machineId: "plan", instanceId: "old", terminal: true, state: "done", updatedAt: 0 }), transition({ instanceId: "old", at: 0 }))
+      await repo.commit(
+        snapshot({ machineId: "plan", instanceId: "old", terminal: true, state: "done", updatedAt: 0 }),
+        transition({ instanceId: "old", at: 0 }),
+      )
       assert.equal(await repo.pruneTerminal("job", 2), 3)
       const ids = (records: { instanceId: string }[]) => records.map((r) => r.instanceId).sort()
       assert.deepEqual(ids(await repo.loadSnapshots({ machineId: "job" })), ["j4", "j5", "live"])
@@ -306,7 +323,12 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
           calls.push(store.repository.saveSnapshot(snapshot({ instanceId: id, state: "saved" })).then(() => `saved ${id}`))
         } else {
           const done = store.repository.commit(snapshot({ instanceId: id, state: "approved" }), transition({ instanceId: id, event: failing ? "BOOM" : "GO" }))
-          calls.push(done.then(() => `committed ${id}`, () => `failed ${id}`))
+          calls.push(
+            done.then(
+              () => `committed ${id}`,
+              () => `failed ${id}`,
+            ),
+          )
         }
       }
       const outcomes = await Promise.all(calls)
@@ -316,9 +338,15 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
       assert.deepEqual(failed, expectedFailures)
       assert.equal(failed.length, 5)
       assert.equal(saved.length, 8)
-      assert.deepEqual((await store.repository.listTransitions()).map((t) => t.instanceId), committed)
+      assert.deepEqual(
+        (await store.repository.listTransitions()).map((t) => t.instanceId),
+        committed,
+      )
       const stored = await store.repository.loadSnapshots()
-      assert.deepEqual(stored.map((s) => s.instanceId), [...committed, ...saved].sort())
+      assert.deepEqual(
+        stored.map((s) => s.instanceId),
+        [...committed, ...saved].sort(),
+      )
       for (const id of failed) assert.equal(await store.repository.getSnapshot("plan", id), undefined)
     } finally {
       await store.close()
@@ -347,7 +375,10 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     try {
       assert.equal(store.file, file)
       assert.ok(existsSync(file))
-      assert.deepEqual(store.appliedMigrations, migrations.map((m) => m.tag))
+      assert.deepEqual(
+        store.appliedMigrations,
+        migrations.map((m) => m.tag),
+      )
       await store.repository.commit(snapshot(), transition())
     } finally {
       await store.close()
@@ -386,8 +417,7 @@ function transition(overrides: Partial<TransitionRecord> = {}): TransitionRecord
 // A real failure inside the transition insert (after the snapshot upsert ran in the same transaction).
 async function failTransitionsWithEvent(driver: SqliteDriver, event: string): Promise<void> {
   await driver.exec(
-    `CREATE TRIGGER fail_transition BEFORE INSERT ON transitions WHEN NEW.event = '${event}' ` +
-      `BEGIN SELECT RAISE(ABORT, 'forced transition failure'); END`,
+    `CREATE TRIGGER fail_transition BEFORE INSERT ON transitions WHEN NEW.event = '${event}' ` + `BEGIN SELECT RAISE(ABORT, 'forced transition failure'); END`,
   )
 }
 

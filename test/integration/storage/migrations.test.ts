@@ -6,13 +6,7 @@ import path from "node:path"
 import { readMigrationFiles } from "drizzle-orm/migrator"
 import { afterEach, describe, expect, it } from "vitest"
 import { migrations } from "../../../adapters/storage/migrations.generated"
-import {
-  DRIZZLE_DIR,
-  embedMigrations,
-  GENERATED_FILE,
-  readDrizzleMigrations,
-  renderMigrationsModule,
-} from "../../../scripts/embed-migrations"
+import { DRIZZLE_DIR, embedMigrations, GENERATED_FILE, readDrizzleMigrations, renderMigrationsModule } from "../../../scripts/embed-migrations"
 
 const root = path.resolve(DRIZZLE_DIR, "..")
 const drizzleKit = path.join(root, "node_modules/drizzle-kit/bin.cjs")
@@ -44,10 +38,7 @@ async function generateIntoCopy(schema: string): Promise<{ output: string; befor
   const dir = await tempDir()
   await cp(DRIZZLE_DIR, path.join(dir, "out"), { recursive: true })
   // drizzle-kit prefixes `out` with "./", so the copy must be relative to the working directory.
-  await writeFile(
-    path.join(dir, "drizzle.config.ts"),
-    `export default ${JSON.stringify({ dialect: "sqlite", schema, out: "./out" })}\n`,
-  )
+  await writeFile(path.join(dir, "drizzle.config.ts"), `export default ${JSON.stringify({ dialect: "sqlite", schema, out: "./out" })}\n`)
   const before = await listing(path.join(dir, "out"))
   const result = spawnSync(process.execPath, [drizzleKit, "generate", "--config", "drizzle.config.ts"], {
     cwd: dir,

@@ -4,8 +4,5 @@ import { openNodeSqlite3Driver } from "../../../adapters/storage/node-sqlite3.dr
 import { defineLifecycleRepositoryContract } from "./lifecycle-repository.contract"
 
 describe("lifecycle repository on sqlite3 (Node)", () => {
-  defineLifecycleRepositoryContract(
-    { test: (name, body) => it(name, body) },
-    { driverName: "sqlite3", openDriver: openNodeSqlite3Driver },
-  )
+  defineLifecycleRepositoryContract({ test: (name, body) => it(name, body) }, { driverName: "sqlite3", openDriver: openNodeSqlite3Driver })
 })

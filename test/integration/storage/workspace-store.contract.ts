@@ -64,7 +64,10 @@ export function defineWorkspaceStoreContract(api: ContractTestApi): void {
       assert.match(trouble?.remedy ?? "", new RegExp(`move ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} aside`))
       assert.match(log.lines[0] ?? "", /^error: Forge cannot use its database .*in-memory database rebuilt from the plan documents/)
       await store.repository.saveSnapshot(record("p1"))
-      assert.deepEqual((await store.repository.loadSnapshots()).map((r) => r.instanceId), ["p1"])
+      assert.deepEqual(
+        (await store.repository.loadSnapshots()).map((r) => r.instanceId),
+        ["p1"],
+      )
     } finally {
       await store.close()
     }

@@ -56,7 +56,8 @@ describe("wave 1: the call's marker, matched exactly", () => {
     const child = startShell("setsid sleep 30 & exit 0", { callId })
     await new Promise((resolve) => child.once("exit", resolve))
     // Found once it has left: its own session, running sleep.
-    const left = async () => (await pidsOf(request(callId, startedAt))).filter((pid) => readProcessStat(pid)?.sid === pid && readProcessStat(pid)?.comm === "sleep")
+    const left = async () =>
+      (await pidsOf(request(callId, startedAt))).filter((pid) => readProcessStat(pid)?.sid === pid && readProcessStat(pid)?.comm === "sleep")
     const [escapee] = await settle(left, 1)
     expect(escapee).toBeDefined()
     const stat = readProcessStat(escapee as number)

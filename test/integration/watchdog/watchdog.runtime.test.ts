@@ -57,10 +57,10 @@ function shellCall(script: string, env: Record<string, string>): { child: ChildP
   return { child, closed }
 }
 
-const within = <T>(promise: Promise<T>, ms: number) =>
-  Promise.race([promise, sleep(ms).then(() => "timed out" as const)])
+const within = <T>(promise: Promise<T>, ms: number) => Promise.race([promise, sleep(ms).then(() => "timed out" as const)])
 
-const markedPids = async (callId: string) => (await createProcessLocator().locate({ callId, wave: 1, startedAt: 0, cwd: undefined, command: "" })).map((p) => p.pid)
+const markedPids = async (callId: string) =>
+  (await createProcessLocator().locate({ callId, wave: 1, startedAt: 0, cwd: undefined, command: "" })).map((p) => p.pid)
 /** The background holder of a call, once its shell has exited (before that the shell still carries the marker). */
 const holdersOf = async (callId: string) => {
   const found = await createProcessLocator().locate({ callId, wave: 1, startedAt: 0, cwd: undefined, command: "" })
@@ -133,7 +133,7 @@ describe("a stalled builtin shell call", () => {
     const off = watchdog({ mode: "off", stallMs: 300 })
     const offCall = newCallId()
     expect(off.callStarted({ callId: offCall, sessionId: "ses_1", agent: "forge", tool: "bash", command: "sleep 300" })).toBe(false)
-    expect(off.markerEnv({ callId: offCall, cwd: temp.dir })).toEqual({ })
+    expect(off.markerEnv({ callId: offCall, cwd: temp.dir })).toEqual({})
     await sleep(800)
     await w.flush()
     expect(isAlive(stray.pid as number)).toBe(true)

@@ -22,7 +22,10 @@ describe("killProcessTrees", () => {
     const located = await locate(callId, startedAt)
     expect(located.length).toBeGreaterThanOrEqual(5)
     // Every located process is a target, as the watchdog asks: the escapee is one of them, found by its marker.
-    const report = await killProcessTrees(located.map(({ pid, startedAt }) => ({ pid, startedAt })), { graceMs: 500 })
+    const report = await killProcessTrees(
+      located.map(({ pid, startedAt }) => ({ pid, startedAt })),
+      { graceMs: 500 },
+    )
     expect(report.survivors).toEqual([])
     for (const { pid } of located) expect(isAlive(pid)).toBe(false)
     expect(report.killed).toEqual(expect.arrayContaining(located.map((p) => p.pid)))

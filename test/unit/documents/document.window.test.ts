@@ -22,16 +22,12 @@ describe("readWindow", () => {
   })
 
   it("honours offset and limit", () => {
-    expect(readWindow(lines(10), { offset: 4, limit: 2 })).toBe(
-      "4: line 4\n5: line 5\n\n(Showing lines 4-5 of 10. Use offset=6 to read more.)",
-    )
+    expect(readWindow(lines(10), { offset: 4, limit: 2 })).toBe("4: line 4\n5: line 5\n\n(Showing lines 4-5 of 10. Use offset=6 to read more.)")
     expect(readWindow(lines(10), { offset: 9, limit: 5 })).toBe("9: line 9\n10: line 10")
   })
 
   it("rejects an offset past the end and bad numbers with a clear error", () => {
-    expect(() => readWindow(lines(3), { offset: 4, what: "plan" })).toThrow(
-      new DocumentInputError("offset 4 is past the end of the plan: it has 3 lines"),
-    )
+    expect(() => readWindow(lines(3), { offset: 4, what: "plan" })).toThrow(new DocumentInputError("offset 4 is past the end of the plan: it has 3 lines"))
     expect(() => readWindow(lines(3), { offset: 0 })).toThrow("offset must be a whole number from 1 (got 0)")
     expect(() => readWindow(lines(3), { limit: 0 })).toThrow("limit must be a whole number from 1 (got 0)")
     expect(() => readWindow(lines(3), { offset: 1.5 })).toThrow(DocumentInputError)
@@ -49,7 +45,10 @@ describe("readWindow", () => {
 
   it("walks every line exactly once through its continuation offsets", () => {
     const anyText = fc.string({ unit: "binary", maxLength: 40 })
-    const textLines = fc.array(anyText.map((s) => s.replace(/[\r\n]/g, "")), { maxLength: 30 })
+    const textLines = fc.array(
+      anyText.map((s) => s.replace(/[\r\n]/g, "")),
+      { maxLength: 30 },
+    )
     fc.assert(
       fc.property(textLines, fc.integer({ min: 1, max: 7 }), (ls, limit) => {
         const text = ls.map((l) => `${l}\n`).join("")

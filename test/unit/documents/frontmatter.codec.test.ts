@@ -20,7 +20,10 @@ const goalSchema: z.ZodType<GoalFields> = z.object({
     error: (iss) => (iss.input === undefined ? "missing status" : `unknown status ${JSON.stringify(iss.input)}`),
   }),
   objective: z.string({ error: "missing objective" }).min(1, { message: "objective is empty" }),
-  budget: z.number({ error: (iss) => `budget must be a number, got ${JSON.stringify(iss.input)}` }).int().positive(),
+  budget: z
+    .number({ error: (iss) => `budget must be a number, got ${JSON.stringify(iss.input)}` })
+    .int()
+    .positive(),
   checks: z.array(z.string(), { error: "checks must be a list of commands" }).min(1, { message: "checks is empty" }),
   note: z.string().optional(),
 })
@@ -99,7 +102,9 @@ describe("a frontmatter codec for a non-plan schema", () => {
   it("patches a number and a list in place and keeps every other byte", () => {
     const text = doc(["# by hand", "status: queued  # not yet", "objective: Ship", "budget: 40", "checks:", "  - npm test", "owner: me"])
     const next = goals.patch(text, SOURCE, { budget: 60, checks: ["npm test", "npm run e2e"] })
-    expect(next).toBe(doc(["# by hand", "status: queued  # not yet", "objective: Ship", "budget: 60", "checks:", "  - npm test", "  - npm run e2e", "owner: me"]))
+    expect(next).toBe(
+      doc(["# by hand", "status: queued  # not yet", "objective: Ship", "budget: 60", "checks:", "  - npm test", "  - npm run e2e", "owner: me"]),
+    )
     expect(goals.parse(next, SOURCE).fields).toEqual({ status: "queued", objective: "Ship", budget: 60, checks: ["npm test", "npm run e2e"] })
   })
 

@@ -22,7 +22,12 @@ describe("success_pattern", () => {
   })
 
   it("refuses other flags, naming the pattern and the flag and saying how to write it", () => {
-    for (const [pattern, flag] of [["/hello/g", "g"], ["/hello/iy", "y"], ["/hello/d", "d"], ["/hello/I", "I"]] as const) {
+    for (const [pattern, flag] of [
+      ["/hello/g", "g"],
+      ["/hello/iy", "y"],
+      ["/hello/d", "d"],
+      ["/hello/I", "I"],
+    ] as const) {
       expect(() => parseSuccessPattern(pattern)).toThrow(
         `forge_shell: success_pattern ${JSON.stringify(pattern)}: flag "${flag}" is not supported; write /source/flags with flags from i, m, s, u (e.g. "/ready/i"), or the bare regular expression without slashes (e.g. "ready").`,
       )

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, createActor, getNextSnapshot, initialTransition, transition } from "xstate"
-import { MAX_SURVIVORS, SURVIVOR_CAP_REFUSAL, firstDeadlineReached, isAdoptable, isIdleAt, isMaxWaitReachedAt, isOverSurvivorCap, nextDeadline } from "../../../machines/job.gates"
+import {
+  MAX_SURVIVORS,
+  SURVIVOR_CAP_REFUSAL,
+  firstDeadlineReached,
+  isAdoptable,
+  isIdleAt,
+  isMaxWaitReachedAt,
+  isOverSurvivorCap,
+  nextDeadline,
+} from "../../../machines/job.gates"
 import { type JobEvent, type JobInput, type JobTag, jobMachine } from "../../../machines/job.machine"
 
 type Snapshot = SnapshotFrom<typeof jobMachine>

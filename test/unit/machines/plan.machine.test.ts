@@ -32,18 +32,30 @@ function run(...events: PlanEvent[]): Snapshot {
 const approved = () => run({ type: "plan.approve" }, { type: "dialog.allow" })
 
 describe("draft write-ban (tool.use)", () => {
-  it.each(["write", "edit", "bash", "task", "patch", "apply_patch", "multiedit", "forge_shell", "forge_jobs", "forge_write", "forge_patch", "forge_remove", "forge_undo", "my_patch_tool"])(
-    "refuses %s in draft, with the plan file and both ways out",
-    (tool) => {
-      const draft = run()
-      expect(draft.can({ type: "tool.use", tool })).toBe(false)
-      const text = explainPlanRefusal(draft, { type: "tool.use", tool })
-      expect(text).toContain(input.planPath)
-      expect(text).toContain("plan_approve")
-      expect(text).toContain("/plan discard")
-      expect(text).toContain("both need the user")
-    },
-  )
+  it.each([
+    "write",
+    "edit",
+    "bash",
+    "task",
+    "patch",
+    "apply_patch",
+    "multiedit",
+    "forge_shell",
+    "forge_jobs",
+    "forge_write",
+    "forge_patch",
+    "forge_remove",
+    "forge_undo",
+    "my_patch_tool",
+  ])("refuses %s in draft, with the plan file and both ways out", (tool) => {
+    const draft = run()
+    expect(draft.can({ type: "tool.use", tool })).toBe(false)
+    const text = explainPlanRefusal(draft, { type: "tool.use", tool })
+    expect(text).toContain(input.planPath)
+    expect(text).toContain("plan_approve")
+    expect(text).toContain("/plan discard")
+    expect(text).toContain("both need the user")
+  })
 
   it.each(["read", "grep", "glob", "webfetch", "plan_write", "plan_read", "plan_edit", "plan_approve", "todowrite"])("allows %s in draft", (tool) => {
     expect(run().can({ type: "tool.use", tool })).toBe(true)

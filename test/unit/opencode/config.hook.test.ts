@@ -13,7 +13,14 @@ describe("config hook", () => {
     expect(cfg.command?.plan).toMatchObject({ agent: "forge" })
     expect(cfg.permission).toEqual({ plan_approve: "ask", plan_close: "ask", plan_discard: "ask", forge_shell: "ask" })
     // The forge family's exec surface is forge_shell: the builtin shell is hidden from the forge agent.
-    expect(cfg.agent?.forge?.permission).toEqual({ bash: "deny", shell: "deny", plan_approve: "ask", plan_close: "ask", plan_discard: "ask", forge_shell: "ask" })
+    expect(cfg.agent?.forge?.permission).toEqual({
+      bash: "deny",
+      shell: "deny",
+      plan_approve: "ask",
+      plan_close: "ask",
+      plan_discard: "ask",
+      forge_shell: "ask",
+    })
   })
 
   it("the user's own choices win: model and fields, default agent, command.plan", () => {

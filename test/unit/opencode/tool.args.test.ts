@@ -10,7 +10,10 @@ const args = {
   name: z.string().max(5),
   ratio: z.number().gt(0).lt(1).optional(),
   tags: z.array(z.string()).max(2).optional(),
-  code: z.string().regex(/^[A-Z]+$/).optional(),
+  code: z
+    .string()
+    .regex(/^[A-Z]+$/)
+    .optional(),
   mode: z.enum(["fast", "safe"]).default("safe"),
 }
 const probe = forgeTool("probe", { description: "probe", args, execute: async (parsed) => JSON.stringify(parsed) })

@@ -13,30 +13,13 @@ describe("tasks", () => {
   })
 
   it("reads tasks from the first Tasks section only and warns about a second one", () => {
-    const body = parse([
-      "## Tasks",
-      "- [ ] 1. real",
-      "## Acceptance Criteria",
-      "- ok",
-      "## Tasks",
-      "- [ ] 7. ignored, never validated",
-      "- [ ] also ignored",
-    ])
+    const body = parse(["## Tasks", "- [ ] 1. real", "## Acceptance Criteria", "- ok", "## Tasks", "- [ ] 7. ignored, never validated", "- [ ] also ignored"])
     expect(body.tasks.map((t) => t.text)).toEqual(["real"])
     expect(body.warnings).toEqual(['line 5: a second "Tasks" section is ignored; only the first one counts'])
   })
 
   it("ends the Tasks section at the next heading of the same or a higher level", () => {
-    const body = parse([
-      "## Tasks",
-      "- [ ] 1. a",
-      "### Backend",
-      "- [ ] 2. b",
-      "## Notes",
-      "- a plain bullet is fine here",
-      "## Acceptance Criteria",
-      "- ok",
-    ])
+    const body = parse(["## Tasks", "- [ ] 1. a", "### Backend", "- [ ] 2. b", "## Notes", "- a plain bullet is fine here", "## Acceptance Criteria", "- ok"])
     expect(body.tasks.map((t) => t.number)).toEqual([1, 2])
   })
 

@@ -174,11 +174,7 @@ describe("parsePlanDocument errors name the file and the line", () => {
   })
 
   it("reports the first of several frontmatter problems and counts the rest", () => {
-    const error = documentError(() =>
-      parsePlanDocument(withFrontmatterLines(["status: drafty", "title: T", "created: no"]), SOURCE),
-    )
-    expect(error.message).toBe(
-      `${SOURCE}:2: unknown status "drafty" (expected draft, approved, done, abandoned, superseded) (+1 more frontmatter problem)`,
-    )
+    const error = documentError(() => parsePlanDocument(withFrontmatterLines(["status: drafty", "title: T", "created: no"]), SOURCE))
+    expect(error.message).toBe(`${SOURCE}:2: unknown status "drafty" (expected draft, approved, done, abandoned, superseded) (+1 more frontmatter problem)`)
   })
 })

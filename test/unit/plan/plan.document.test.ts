@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest"
-import {
-  appendNarrative,
-  parsePlanBody,
-  parsePlanDocument,
-  renderPlanDocument,
-  tickTask,
-  withFrontmatter,
-} from "../../../services/plan/plan.document"
+import { appendNarrative, parsePlanBody, parsePlanDocument, renderPlanDocument, tickTask, withFrontmatter } from "../../../services/plan/plan.document"
 import { PlanDocumentError, PlanInputError } from "../../../services/plan/plan.errors"
 import type { PlanFrontmatter } from "../../../services/plan/plan.types"
 import { BODY, DOCUMENT, NARRATIVE, SOURCE, thrown, withBodyLines, withFrontmatterLines } from "./plan.fixtures"
@@ -91,9 +84,7 @@ describe("parsePlanBody", () => {
 
   it("names the source and body line in its errors", () => {
     const error = documentError(() => parsePlanBody("## Tasks\n- [ ] x\n## Acceptance Criteria\n", "plan_write", 7))
-    expect(error.message).toBe(
-      'plan_write:9: malformed task line "- [ ] x" (expected "- [ ] N. text", N being the task number)',
-    )
+    expect(error.message).toBe('plan_write:9: malformed task line "- [ ] x" (expected "- [ ] N. text", N being the task number)')
   })
 })
 
@@ -137,11 +128,7 @@ describe("withFrontmatter", () => {
   it("rewrites only the patched keys and keeps the body byte-identical", () => {
     const text = `${DOCUMENT}${NARRATIVE}`
     const next = withFrontmatter(text, SOURCE, { status: "approved", updated: "2026-11-30T06:00:00.000Z" })
-    expect(next).toBe(
-      text
-        .replace("status: draft", "status: approved")
-        .replace("updated: 2026-11-30T03:05:00.000Z", "updated: 2026-11-30T06:00:00.000Z"),
-    )
+    expect(next).toBe(text.replace("status: draft", "status: approved").replace("updated: 2026-11-30T03:05:00.000Z", "updated: 2026-11-30T06:00:00.000Z"))
     expect(split(next)).toBe(split(text))
   })
 
@@ -164,10 +151,7 @@ describe("withFrontmatter", () => {
       session: undefined,
     })
     expect(superseded).toBe(
-      DOCUMENT.replace("status: draft", "status: superseded").replace(
-        "session: ses_abc123\n",
-        "successor: .opencode/crew/2026-12-01-x.md\n",
-      ),
+      DOCUMENT.replace("status: draft", "status: superseded").replace("session: ses_abc123\n", "successor: .opencode/crew/2026-12-01-x.md\n"),
     )
     expect(parsePlanDocument(superseded, SOURCE).frontmatter.successor).toBe(".opencode/crew/2026-12-01-x.md")
   })
@@ -187,9 +171,7 @@ describe("withFrontmatter", () => {
   it("refuses a patch that leaves an invalid frontmatter, naming the file and line", () => {
     const error = documentError(() => withFrontmatter(DOCUMENT, SOURCE, { status: "superseded" }))
     expect(error.message).toBe(`${SOURCE}:2: status is superseded but no successor is given`)
-    expect(() => withFrontmatter(DOCUMENT, SOURCE, { status: "drafty" as never })).toThrow(
-      `${SOURCE}:2: unknown status "drafty"`,
-    )
+    expect(() => withFrontmatter(DOCUMENT, SOURCE, { status: "drafty" as never })).toThrow(`${SOURCE}:2: unknown status "drafty"`)
   })
 
   it("refuses to remove a required key", () => {
@@ -205,12 +187,7 @@ describe("tickTask", () => {
   it("ticks one task line and changes no other byte", () => {
     const text = `${DOCUMENT}${NARRATIVE}`
     const next = tickTask(text, SOURCE, 1, "2026-11-30T06:00:00.000Z")
-    expect(next).toBe(
-      text.replace(
-        "- [ ] 1. Write a failing test\n",
-        "- [x] 1. Write a failing test <!-- ticked: 2026-11-30T06:00:00.000Z -->\n",
-      ),
-    )
+    expect(next).toBe(text.replace("- [ ] 1. Write a failing test\n", "- [x] 1. Write a failing test <!-- ticked: 2026-11-30T06:00:00.000Z -->\n"))
     const task = parsePlanDocument(next, SOURCE).tasks[0]
     expect(task).toEqual({
       number: 1,
@@ -223,9 +200,7 @@ describe("tickTask", () => {
 
   it("ticks the last line of a document without a final newline, and CRLF lines", () => {
     const text = withBodyLines(["## Acceptance Criteria", "- ok", "## Tasks", "- [ ] 1. last"]).trimEnd()
-    expect(tickTask(text, SOURCE, 1, "2026-11-30T06:00:00Z")).toBe(
-      `${text.replace("- [ ] 1. last", "- [x] 1. last")} <!-- ticked: 2026-11-30T06:00:00Z -->`,
-    )
+    expect(tickTask(text, SOURCE, 1, "2026-11-30T06:00:00Z")).toBe(`${text.replace("- [ ] 1. last", "- [x] 1. last")} <!-- ticked: 2026-11-30T06:00:00Z -->`)
     const crlf = DOCUMENT.replace(/\n/g, "\r\n")
     expect(tickTask(crlf, SOURCE, 1, "2026-11-30T06:00:00Z")).toBe(
       crlf.replace("- [ ] 1. Write a failing test", "- [x] 1. Write a failing test <!-- ticked: 2026-11-30T06:00:00Z -->"),

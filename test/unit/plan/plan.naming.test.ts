@@ -27,7 +27,9 @@ describe("slugify", () => {
 
   it("only ever yields [a-z0-9-] and CJK letters, never empty", () => {
     for (const title of ["a/b\\c", "x.y_z", "../../etc", "tab\there", "emoji 🚀 launch"]) {
-      expect(slugify(title)).toMatch(/^[a-z0-9\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+(-[a-z0-9\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)*$/u)
+      expect(slugify(title)).toMatch(
+        /^[a-z0-9\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+(-[a-z0-9\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)*$/u,
+      )
     }
   })
 })
@@ -36,9 +38,7 @@ describe("planFileName", () => {
   it("appends -2, -3 on collisions", () => {
     expect(planFileName("2026-11-30", "fix", new Set())).toBe("2026-11-30-fix.md")
     expect(planFileName("2026-11-30", "fix", new Set(["2026-11-30-fix.md"]))).toBe("2026-11-30-fix-2.md")
-    expect(planFileName("2026-11-30", "fix", new Set(["2026-11-30-fix.md", "2026-11-30-fix-2.md"]))).toBe(
-      "2026-11-30-fix-3.md",
-    )
+    expect(planFileName("2026-11-30", "fix", new Set(["2026-11-30-fix.md", "2026-11-30-fix-2.md"]))).toBe("2026-11-30-fix-3.md")
     expect(planFileName("2026-12-01", "fix", new Set(["2026-11-30-fix.md"]))).toBe("2026-12-01-fix.md")
   })
 

@@ -60,9 +60,7 @@ describe("appendNarrative", () => {
 
   it("terminates an unterminated last line first and keeps CRLF endings", () => {
     const text = DOCUMENT.trimEnd()
-    expect(appendNarrative(text, { at: AT, kind: "abandoned" }).startsWith(`${text}\n\n<!-- forge-narrative -->`)).toBe(
-      true,
-    )
+    expect(appendNarrative(text, { at: AT, kind: "abandoned" }).startsWith(`${text}\n\n<!-- forge-narrative -->`)).toBe(true)
     const crlf = DOCUMENT.replace(/\n/g, "\r\n")
     expect(appendNarrative(crlf, { at: AT, kind: "abandoned" })).toBe(
       `${crlf}\r\n<!-- forge-narrative -->\r\n## ${AT} — abandoned\r\n> Reason: (none given)\r\n`,
@@ -79,21 +77,12 @@ describe("appendNarrative", () => {
       }),
       SOURCE,
     )
-    expect([after.frontmatter, after.tasks, after.criteria, after.phases]).toEqual([
-      before.frontmatter,
-      before.tasks,
-      before.criteria,
-      before.phases,
-    ])
+    expect([after.frontmatter, after.tasks, after.criteria, after.phases]).toEqual([before.frontmatter, before.tasks, before.criteria, before.phases])
   })
 
   it("refuses an entry it cannot write safely", () => {
     expect(() => appendNarrative(DOCUMENT, { at: "now\n# x", kind: "abandoned" })).toThrow(PlanInputError)
-    expect(() => appendNarrative(DOCUMENT, { at: AT, kind: "superseded", successor: "" })).toThrow(
-      "invalid narrative entry (successor): successor is empty",
-    )
-    expect(() => appendNarrative(DOCUMENT, { at: AT, kind: "superseded", successor: "a\n## b" })).toThrow(
-      /single line/,
-    )
+    expect(() => appendNarrative(DOCUMENT, { at: AT, kind: "superseded", successor: "" })).toThrow("invalid narrative entry (successor): successor is empty")
+    expect(() => appendNarrative(DOCUMENT, { at: AT, kind: "superseded", successor: "a\n## b" })).toThrow(/single line/)
   })
 })

@@ -2,13 +2,7 @@
 
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  appendNarrative,
-  parsePlanDocument,
-  renderPlanDocument,
-  tickTask,
-  withFrontmatter,
-} from "../../../services/plan/plan.document"
+import { appendNarrative, parsePlanDocument, renderPlanDocument, tickTask, withFrontmatter } from "../../../services/plan/plan.document"
 import { splitLines } from "../../../services/documents/markdown.scan"
 import { slugify } from "../../../services/plan/plan.naming"
 import { replaceExact } from "../../../services/plan/plan.text"
@@ -19,9 +13,7 @@ const RUNS = { numRuns: 300 }
 
 const anyText = fc.string({ unit: "binary", maxLength: 40 })
 const oneLine = anyText.filter((s) => s.trim() !== "" && !/[\r\n\u2028\u2029]/.test(s))
-const iso = fc
-  .date({ min: new Date("1970-01-01T00:00:00.000Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true })
-  .map((d) => d.toISOString())
+const iso = fc.date({ min: new Date("1970-01-01T00:00:00.000Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true }).map((d) => d.toISOString())
 const status = fc.constantFrom<PlanStatus>("draft", "approved", "done", "abandoned", "superseded")
 
 const frontmatter: fc.Arbitrary<PlanFrontmatter> = fc
@@ -34,7 +26,10 @@ const frontmatter: fc.Arbitrary<PlanFrontmatter> = fc
   })
 
 /** Prose that cannot open a heading, a fence, a list item or a marker: it always starts with a letter. */
-const prose = fc.array(anyText.map((s) => `p ${s.replace(/[\r\n\u2028\u2029]/g, " ")}`), { maxLength: 4 })
+const prose = fc.array(
+  anyText.map((s) => `p ${s.replace(/[\r\n\u2028\u2029]/g, " ")}`),
+  { maxLength: 4 },
+)
 const taskText = oneLine.filter((s) => !s.includes("<!--"))
 
 interface BodySpec {
@@ -123,9 +118,7 @@ describe("writers change no other byte", () => {
         const doc = parsePlanDocument(next, SOURCE)
         expect(doc.frontmatter).toEqual({ ...base, ...p })
         expect(doc.body).toBe(spec.body)
-        const untouched = splitLines(text.slice(0, text.length - spec.body.length)).filter(
-          (l) => !Object.keys(p).some((k) => l.startsWith(`${k}:`)),
-        )
+        const untouched = splitLines(text.slice(0, text.length - spec.body.length)).filter((l) => !Object.keys(p).some((k) => l.startsWith(`${k}:`)))
         const nextLines = splitLines(next)
         for (const l of untouched) expect(nextLines).toContain(l)
       }),
@@ -160,12 +153,7 @@ describe("writers change no other byte", () => {
         }
         const after = parsePlanDocument(next, SOURCE)
         expect(after.frontmatter).toEqual(before.frontmatter)
-        expect([after.tasks, after.criteria, after.phases, after.outline]).toEqual([
-          before.tasks,
-          before.criteria,
-          before.phases,
-          before.outline,
-        ])
+        expect([after.tasks, after.criteria, after.phases, after.outline]).toEqual([before.tasks, before.criteria, before.phases, before.outline])
         const tail = splitLines(next).slice(splitLines(text).length + 2)
         for (const l of tail) expect(l === "" || l.startsWith(">") || /^## \S+ — (closed|abandoned|superseded)$/.test(l)).toBe(true)
       }),

@@ -67,7 +67,9 @@ describe("replaceExact", () => {
   })
 
   it("answers an oldString that is only a line prefix without searching for the empty rest forever", () => {
-    expect(() => replaceExact("a\nb\n", "1: ", "x")).toThrow(/^oldString was found 0 times\. It carries plan_read line-number prefixes .* \(without them it matches 0 times\)\.$/)
+    expect(() => replaceExact("a\nb\n", "1: ", "x")).toThrow(
+      /^oldString was found 0 times\. It carries plan_read line-number prefixes .* \(without them it matches 0 times\)\.$/,
+    )
   })
 
   it("creates an empty text from an empty oldString", () => {

@@ -109,12 +109,7 @@ describe("machineGraph", () => {
     const running = graph.root.children.find((c) => c.key === "running")
     expect(graph.root.initial).toBe("job.queued")
     expect(running).toMatchObject({ type: "compound", tags: ["busy"], invokes: ["run"], initial: "job.running.working" })
-    expect(graph.root.children.map((c) => `${c.key}:${c.type}`)).toEqual([
-      "queued:atomic",
-      "running:compound",
-      "succeeded:final",
-      "failed:final",
-    ])
+    expect(graph.root.children.map((c) => `${c.key}:${c.type}`)).toEqual(["queued:atomic", "running:compound", "succeeded:final", "failed:final"])
   })
 
   it("names guards of every shape", () => {
@@ -123,9 +118,11 @@ describe("machineGraph", () => {
     expect(guardLabel({ type: "isAbove", params: { n: 3 } })).toBe("isAbove")
     expect(guardLabel(or(["a", not(and(["b", "c"]))]))).toBe("or(a, not(and(b, c)))")
     expect(guardLabel(stateIn("#pair.right.d"))).toBe("in(pair.right.d)")
-    expect(guardLabel(function hasBudget() {
-      return true
-    })).toBe("hasBudget")
+    expect(
+      guardLabel(function hasBudget() {
+        return true
+      }),
+    ).toBe("hasBudget")
   })
 })
 
@@ -163,7 +160,9 @@ describe("toMermaid", () => {
   })
 
   it("separates parallel regions with -- and draws a root with transitions as a state", () => {
-    const pair = toMermaid(regionsMachine()).split("\n").map((l) => l.trim())
+    const pair = toMermaid(regionsMachine())
+      .split("\n")
+      .map((l) => l.trim())
     expect(pair).toContain("[*] --> s_pair")
     expect(pair).toContain("--")
     expect(pair.indexOf("--")).toBeGreaterThan(pair.indexOf('state "left" as s_pair_left'))
@@ -193,9 +192,7 @@ describe("toDot", () => {
     expect(dot).toContain('"job.queued" -> "job.running.__hub" [label="start", lhead="cluster_job.running"];')
     expect(dot).toContain('"job.running.__hub" -> "job.failed" [label="after heartbeat", ltail="cluster_job.running"];')
     expect(dot).toContain('"job.queued" -> "job.queued" [label="tick", style=dashed];')
-    expect(dot).toContain(
-      '"job.running.__hub" -> "job.running.__hub" [label="tick [and(budgetLeft, not(gateOpen))]", style=dashed];',
-    )
+    expect(dot).toContain('"job.running.__hub" -> "job.running.__hub" [label="tick [and(budgetLeft, not(gateOpen))]", style=dashed];')
     expect(dot).toContain('"job.running.working" -> "job.running.exhausted" [label="always [not(budgetLeft)]"];')
   })
 

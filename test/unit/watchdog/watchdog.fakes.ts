@@ -2,14 +2,7 @@
 // a script, a killer that records. The ledger is the real in-memory one.
 import type { Logger } from "../../../services/lifecycle/lifecycle.ports"
 import { MemoryWatchdogLedger } from "../../../services/watchdog/watchdog.ledger"
-import type {
-  KillTarget,
-  LocateRequest,
-  LocatedProcess,
-  WatchdogKiller,
-  WatchdogLocator,
-  WatchdogTicker,
-} from "../../../services/watchdog/watchdog.ports"
+import type { KillTarget, LocateRequest, LocatedProcess, WatchdogKiller, WatchdogLocator, WatchdogTicker } from "../../../services/watchdog/watchdog.ports"
 import { WatchdogService } from "../../../services/watchdog/watchdog.service"
 import type { WatchdogSettings } from "../../../services/watchdog/watchdog.settings"
 

@@ -242,7 +242,15 @@ describe("ledger", () => {
     h.service.recordConfigFallbacks(['option watchdog.mode: "loud" is invalid; using the default "kill"'])
     await h.service.flush()
     expect(await h.ledger.list()).toEqual([
-      { at: T0, kind: "config-fallback", callId: null, sessionId: null, command: null, pids: [], message: 'option watchdog.mode: "loud" is invalid; using the default "kill"' },
+      {
+        at: T0,
+        kind: "config-fallback",
+        callId: null,
+        sessionId: null,
+        command: null,
+        pids: [],
+        message: 'option watchdog.mode: "loud" is invalid; using the default "kill"',
+      },
     ])
   })
 
@@ -271,9 +279,7 @@ describe("ledger", () => {
 
   it("rejects an entry that breaks the schema, naming the field", async () => {
     const ledger = new MemoryWatchdogLedger()
-    await expect(
-      ledger.append({ at: T0, kind: "warn", callId: "c", sessionId: "s", command: null, pids: [-1], message: "x" }),
-    ).rejects.toThrow(/pids/)
+    await expect(ledger.append({ at: T0, kind: "warn", callId: "c", sessionId: "s", command: null, pids: [-1], message: "x" })).rejects.toThrow(/pids/)
   })
 })
 

@@ -148,7 +148,7 @@ export function createFrontmatterCodec<T extends object>(spec: FrontmatterSpec<T
     }
     let current = text
     for (const key of spec.order) {
-      if (!Object.prototype.hasOwnProperty.call(changes, key)) continue
+      if (!Object.hasOwn(changes, key)) continue
       const value = changes[key]
       if (value === undefined && !removable.has(key)) {
         throw new DocumentInputError(`frontmatter key "${key}" is required and cannot be removed`)

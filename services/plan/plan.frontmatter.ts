@@ -93,7 +93,7 @@ export function renderFrontmatter(fm: PlanFrontmatter): string {
 export function patchFrontmatter(text: string, source: string, patch: Partial<PlanFrontmatter>): string {
   // Every plan value is text; a caller that skipped the types hears so before any byte moves.
   for (const key of FIELD_ORDER) {
-    if (!Object.prototype.hasOwnProperty.call(patch, key)) continue
+    if (!Object.hasOwn(patch, key)) continue
     const value: unknown = patch[key]
     if (value === undefined && !(REMOVABLE as readonly string[]).includes(key)) {
       throw new PlanInputError(`frontmatter key "${key}" is required and cannot be removed`)

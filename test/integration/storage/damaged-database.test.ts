@@ -200,7 +200,7 @@ describe("a database Forge cannot use", () => {
     const result = spawnSync(path.join(root, "node_modules/.bin/tsx"), [path.join(root, "src/cli.ts"), "status", ws.dir], { encoding: "utf8", timeout: 60_000 })
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout).toContain(`plan\tdamaged\t${damaged.planPath}\tactors row plan/${damaged.planPath}: snapshot is not valid JSON`)
-    expect(result.stdout).toMatch(new RegExp(`plan\tdraft\.editing\t${intact.planPath}`))
+    expect(result.stdout).toMatch(new RegExp(`plan\tdraft.editing\t${intact.planPath}`))
   })
 
   it("a snapshot whose context does not fit the plan machine is rebuilt from its document", async () => {

@@ -39,11 +39,6 @@ done`
 const token = randomBytes(16).toString("hex")
 let current: Fence | undefined
 
-/** The token of this host process (fixed for its lifetime). */
-export function fenceToken(): string {
-  return token
-}
-
 /** The running fence of this host process, started on first use (and again if its watcher died). */
 export function startFence(): Fence {
   // The exit event of a watcher killed from outside may not have been delivered yet: ask /proc too.

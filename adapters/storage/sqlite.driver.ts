@@ -3,7 +3,7 @@
 
 import type { SqliteDriver, SqliteDriverName } from "./sqlite.driver.types"
 
-export type { SqlRunResult, SqlValue, SqliteDriver, SqliteDriverName } from "./sqlite.driver.types"
+export type { SqlValue, SqliteDriver, SqliteDriverName } from "./sqlite.driver.types"
 
 // Declared here rather than through @types/bun: only its presence is tested.
 declare const Bun: unknown

@@ -230,13 +230,9 @@ export type Scenario = z.output<typeof scenarioSchema>
 export type Turn = Scenario["turns"][number]
 export type ModelStep = Scenario["model"][number]
 export type ToolCall = z.output<typeof toolCall>
-export type PermissionReply = Scenario["permissions"][number]
 export type Expectations = Scenario["expect"]
 export type FileExpectation = Expectations["files"][number]
 export type ToolResultExpectation = Expectations["toolResults"][number]
-export type LifecycleExpectation = Expectations["lifecycles"][number]
-export type TransitionExpectation = Expectations["transitions"][number]
-export type LogExpectation = Expectations["logs"][number]
 export type ModelRequestExpectation = Expectations["modelRequests"][number]
 export type WatchdogLedgerExpectation = Expectations["watchdogLedger"][number]
 

@@ -6,7 +6,7 @@ import { descendantsOf, listPids, readProcessStats } from "../../../adapters/pro
 import { WATCHDOG_MARK_VAR } from "../../../services/watchdog/watchdog.ports"
 import { sleep } from "../process/process.helpers"
 
-export { makeTempDir, sleep, waitFor } from "../process/process.helpers"
+export { makeTempDir, sleep } from "../process/process.helpers"
 
 /** Every call id of this test process starts so: the janitor finds the marked processes by it. */
 const CALL_PREFIX = `call_it_${process.pid}_`

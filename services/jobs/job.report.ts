@@ -61,3 +61,8 @@ export function wakeText(context: JobContext, tail: string): string {
     tail === "" ? "output: (none)" : `output (tail):\n${tail}`,
   ].join("\n")
 }
+
+/** One `forge_jobs list` row. */
+export function listRow(context: JobContext, state: string): string {
+  return `- ${context.jobId} [${state}${context.previousRun ? ", previous-run" : ""}] pid ${context.pid ?? "-"} cwd ${context.cwd} — ${context.command}`
+}

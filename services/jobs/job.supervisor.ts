@@ -10,12 +10,12 @@ import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
-import { formatJobResult, killReply, formatLogPage, outputCutNotice, wakeText } from "./job.report"
+import { formatJobResult, formatLogPage, killReply, listRow, outputCutNotice } from "./job.report"
 import { type ShellRequest, jobInputOf } from "./job.request"
 import { isRunningElsewhere, watchAdopted } from "./job.restore"
-import { SessionActivity } from "./session.activity"
+import { JobWakes, WAKE_TAIL_BYTES } from "./job.wakes"
+import { findJob, pageableLog } from "./job.lookup"
 
-const TAIL_BYTES = 8 * 1024
 const POLL_CAP_MS = 30_000
 const DRAIN_BYTES = 64 * 1024
 
@@ -57,11 +57,11 @@ export interface JobRestoreOutcome {
 export class JobSupervisor {
   /** The live handles (latest snapshot, watchers) of the jobs the registry lists. */
   private readonly jobs = new Map<string, LiveJob>()
-  private readonly sessions: SessionActivity
+  private readonly wakes: JobWakes
   private readonly lifecycle: Lifecycle<JobMachine>
 
   constructor(private readonly deps: JobSupervisorDeps) {
-    this.sessions = new SessionActivity(deps.sessionIsIdle)
+    this.wakes = new JobWakes({ wake: deps.wake, sessionIsIdle: deps.sessionIsIdle, readTail: (file, bytes) => deps.processes.readTail(file, bytes), log: deps.log })
     this.lifecycle = deps.lifecycle({
       killed: (jobId, outcome) => {
         const job = this.jobs.get(jobId)
@@ -69,7 +69,7 @@ export class JobSupervisor {
       },
       wake: (jobId) => {
         const job = this.jobs.get(jobId)
-        if (job !== undefined) void this.deliverWake(jobId, job)
+        if (job !== undefined) void this.deliverWake(job)
       },
     })
   }
@@ -120,7 +120,7 @@ export class JobSupervisor {
     }
     const alive = job.snapshot.hasTag("alive")
     const size = await this.deps.processes.sizeOf(logFile)
-    const tail = await this.deps.processes.readTail(logFile, TAIL_BYTES)
+    const tail = await this.deps.processes.readTail(logFile, WAKE_TAIL_BYTES)
     extra.push(...outputCutNotice(jobId, size, tail))
     // The caller now holds everything up to here: a later poll drains only what comes after.
     if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
@@ -190,7 +190,7 @@ export class JobSupervisor {
     for (const { jobId } of this.deps.registry.registrations()) if (!this.jobs.has(jobId)) this.deps.registry.end(jobId)
     await this.lifecycle.prune()
     // Completions an earlier host could not deliver: their sessions may be idle already, with no event to come.
-    for (const [jobId, job] of this.jobs) if (job.snapshot.hasTag("wake-pending")) void this.deliverWake(jobId, job)
+    for (const job of this.jobs.values()) if (job.snapshot.hasTag("wake-pending")) void this.deliverWake(job)
     return outcome
   }
 
@@ -198,17 +198,13 @@ export class JobSupervisor {
   list(sessionId?: string): string {
     const rows = [...this.jobs.values()]
       .filter((j) => sessionId === undefined || this.ownerOf(j) === sessionId)
-      .map((j) => {
-        const { context, value } = j.snapshot
-        const state = stateToString(value)
-        return `- ${context.jobId} [${state}${context.previousRun ? ", previous-run" : ""}] pid ${context.pid ?? "-"} cwd ${context.cwd} — ${context.command}`
-      })
+      .map((j) => listRow(j.snapshot.context, stateToString(j.snapshot.value)))
     return rows.length === 0 ? "no jobs" : rows.join("\n")
   }
 
   /** forge_jobs poll: waits (bounded) for new output or the end, and drains the output since the last read. */
   async poll(jobId: string, waitMs = 0): Promise<string> {
-    const job = this.lookup(jobId)
+    const job = findJob(jobId, this.jobs, this.deps.registry)
     if (typeof job === "string") return job
     const deadline = this.deps.clock.now() + Math.min(waitMs, POLL_CAP_MS)
     // A growth event may be about output the caller already holds (read after the event's size): wait on until news.
@@ -228,7 +224,7 @@ export class JobSupervisor {
 
   /** forge_jobs log: line paging over the job's log — also of a job whose result was delivered, while its log exists. */
   async logLines(jobId: string, offset = 1, limit = 200): Promise<string> {
-    const logFile = await this.pageableLog(jobId)
+    const logFile = await pageableLog(jobId, this.jobs, this.deps.registry, this.deps.logs)
     if (typeof logFile !== "string") return logFile.refusal
     return formatLogPage(await this.deps.processes.readLines(logFile, offset, limit), offset)
   }
@@ -240,7 +236,7 @@ export class JobSupervisor {
 
   /** Kills with the given grace, or the adapter's full graceful pass when none is given. */
   private async killWith(jobId: string, grace?: { graceMs: number }): Promise<string> {
-    const job = this.lookup(jobId)
+    const job = findJob(jobId, this.jobs, this.deps.registry)
     if (typeof job === "string") return job
     const before = job.snapshot
     const { context } = before
@@ -255,7 +251,7 @@ export class JobSupervisor {
 
   /** forge_jobs clear: drops a finished entry. */
   clear(jobId: string): string {
-    const job = this.lookup(jobId)
+    const job = findJob(jobId, this.jobs, this.deps.registry)
     if (typeof job === "string") return job
     if (!this.lifecycle.can(jobId, { type: "job.clear" })) return `job ${jobId} is still running: poll it, or kill it first.`
     this.feed(job, { type: "job.clear" })
@@ -264,7 +260,7 @@ export class JobSupervisor {
 
   /** forge_jobs handoff: the job now belongs to the given (root) session and survives the subagent. */
   handoff(jobId: string, rootSession: string): string {
-    const job = this.lookup(jobId)
+    const job = findJob(jobId, this.jobs, this.deps.registry)
     if (typeof job === "string") return job
     this.deps.registry.handOff(jobId, rootSession)
     return `job ${jobId} now belongs to session ${rootSession}.`
@@ -272,16 +268,16 @@ export class JobSupervisor {
 
   /** The host says a session went idle or busy: wakes are delivered only into idle sessions. */
   sessionStatus(sessionId: string, status: "idle" | "busy"): void {
-    this.sessions.set(sessionId, status)
+    this.wakes.sessionStatus(sessionId, status)
     if (status === "busy") return
-    for (const [jobId, job] of this.jobs) {
-      if (this.ownerOf(job) === sessionId && job.snapshot.hasTag("wake-pending")) void this.deliverWake(jobId, job)
+    for (const job of this.jobs.values()) {
+      if (this.ownerOf(job) === sessionId && job.snapshot.hasTag("wake-pending")) void this.deliverWake(job)
     }
   }
 
   /** A deleted session's live jobs die with it. */
   async sessionDeleted(sessionId: string): Promise<void> {
-    this.sessions.forget(sessionId)
+    this.wakes.forget(sessionId)
     const owned = [...this.jobs.entries()].filter(([, j]) => this.ownerOf(j) === sessionId && j.snapshot.hasTag("alive"))
     for (const [jobId, job] of owned) {
       this.note("session-deleted", job.snapshot.context, `session ${sessionId} was deleted: its job was killed`)
@@ -341,27 +337,6 @@ export class JobSupervisor {
     return [...this.jobs.values()].filter(({ snapshot }) => snapshot.context.survive && snapshot.hasTag("alive")).length
   }
 
-  /**
-   * The log forge_jobs log may page: a listed job's, or a consumed job's while it is on disk. Delivering a result
-   * (a foreground exit, a terminal poll, a kill) ends the job's lifecycle, never its log: only rotation removes that.
-   */
-  private async pageableLog(jobId: string): Promise<string | { refusal: string }> {
-    const job = this.jobs.get(jobId)
-    if (job !== undefined) return job.snapshot.context.logFile
-    if (!this.deps.registry.isConsumed(jobId)) return { refusal: `unknown job ${jobId}. forge_jobs list shows the jobs.` }
-    if (!(await this.deps.logs.exists(jobId)))
-      return { refusal: `job ${jobId}: already consumed, and its log is gone (rotated out with older job logs, or deleted).` }
-    return this.deps.logs.pathFor(jobId)
-  }
-
-  private lookup(jobId: string): LiveJob | string {
-    const job = this.jobs.get(jobId)
-    if (job !== undefined) return job
-    return this.deps.registry.isConsumed(jobId)
-      ? `job ${jobId}: already consumed — its final result was already delivered.`
-      : `unknown job ${jobId}. forge_jobs list shows the jobs.`
-  }
-
   /** New output up to `size`: scanned for the success pattern (to the end, in bounded steps) while the caller waits. */
   private onGrowth(job: LiveJob, size: number): void {
     job.growth = job.growth
@@ -397,20 +372,8 @@ export class JobSupervisor {
     )
   }
 
-  private async deliverWake(jobId: string, job: LiveJob): Promise<void> {
-    const owner = this.ownerOf(job)
-    if (job.delivering) return
-    job.delivering = true
-    try {
-      if (!(await this.sessions.isIdle(owner))) return
-      const { context } = job.snapshot
-      await this.deps.wake(owner, wakeText(context, await this.deps.processes.readTail(context.logFile, TAIL_BYTES)))
-      this.feed(job, { type: "job.wake.delivered" })
-    } catch (error) {
-      this.deps.log.warn(`job ${jobId}: wake delivery failed, retrying at the next idle: ${String(error)}`)
-    } finally {
-      job.delivering = false
-    }
+  private deliverWake(job: LiveJob): Promise<void> {
+    return this.wakes.deliver(job, this.ownerOf(job), () => this.feed(job, { type: "job.wake.delivered" }))
   }
 
   /** The job's machine is final: its entry leaves the registry, and late calls hear "already consumed". */

@@ -1,0 +1,157 @@
+// One measured `opencode run`: the e2e harness's hermetic sandbox and scripted fake model. The model first calls
+// `read` on a file (a tool call in a session that holds no lifecycle), then answers a text. Measured: milliseconds
+// from just before spawn() to the fake model receiving the session's first chat request; from that request to the
+// next (the tool call's round trip: opencode's handling, the plugin's tool hooks, the read itself); and the opencode
+// process's peak RSS (the kernel's own high-water mark, VmHWM, read from /proc/<pid>/status every 10 ms until the
+// process exits; the last reading counts).
+import fs from "node:fs"
+import path from "node:path"
+import { startFakeLlm } from "../test/e2e/fake-llm"
+import { sleep, spawnTracked, withTimeout } from "../test/e2e/processes"
+import { createSandbox, releaseSandbox } from "../test/e2e/sandbox"
+import { scenarioSchema } from "../test/e2e/scenario.schema"
+
+export interface RunSetup {
+  bin: string
+  repoRoot: string
+  hostVersion: string
+  /** Whether the plugin (src/server.ts, installed as `file://`) is in the config. */
+  plugin: boolean
+  /** Fills the project folder before opencode starts (e.g. copies a seeded `.opencode/`). */
+  seed?: (project: string) => void
+}
+
+export interface RunSample {
+  /** From just before spawn() to the first chat request that offers tools (the session's turn, not a title). */
+  firstRequestMs: number
+  /** From the first chat request to the second, which carries the `read` call's result. */
+  toolRoundTripMs: number
+  /** From just before spawn() to the process's exit. */
+  exitMs: number
+  /** Last VmHWM read before the process exited, in KiB. */
+  peakRssKiB: number
+  /** VmHWM readings taken. */
+  rssSamples: number
+  /** Tools the first chat request offered the model. */
+  tools: string[]
+  exitCode: number | null
+  /** Whether opencode reported the `read` call completed. */
+  toolCompleted: boolean
+  /** The opencode log files, for the run's own checks (plugin loaded, records restored). */
+  logs: string
+  stderr: string
+}
+
+const RUN_TIMEOUT_MS = 120_000
+const NOTES_FILE = "notes.txt"
+const RSS_POLL_MS = 10
+
+/** VmHWM of a live process in KiB, or undefined once it is gone (a zombie has no Vm lines). */
+export function readPeakRssKiB(pid: number): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))
+    return match ? Number(match[1]) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `opencode run --format json` reported a completed `read` tool call. */
+function readCompleted(stdout: string): boolean {
+  return stdout.split("\n").some((line) => {
+    try {
+      const ev = JSON.parse(line) as { type?: string; part?: { tool?: string; state?: { status?: string } } }
+      return ev.type === "tool_use" && ev.part?.tool === "read" && ev.part.state?.status === "completed"
+    } catch {
+      return false
+    }
+  })
+}
+
+function readLogs(xdgData: string): string {
+  const dir = path.join(xdgData, "opencode", "log")
+  if (!fs.existsSync(dir)) return ""
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((f) => fs.readFileSync(path.join(dir, f), "utf8"))
+    .join("\n")
+}
+
+export async function measureRun(setup: RunSetup): Promise<RunSample> {
+  const scenario = scenarioSchema.parse({
+    name: "startup bench",
+    turns: [{ prompt: "Read notes.txt, then say done." }],
+    model: [{ tool: "read", args: { filePath: NOTES_FILE } }, { text: "done" }],
+  })
+  const requests: number[] = []
+  let tools: string[] = []
+  const fake = await startFakeLlm(scenario.model, (record) => {
+    if (record.kind === "title") return
+    if (requests.length === 0) tools = record.tools
+    requests.push(performance.now())
+  })
+  const sandbox = createSandbox(scenario, { repoRoot: setup.repoRoot, llmUrl: fake.url, hostVersion: setup.hostVersion })
+  try {
+    if (!setup.plugin) {
+      // The same config with the plugin entry removed: everything else (model, provider, permissions) stays equal.
+      const config = JSON.parse(sandbox.env.OPENCODE_CONFIG_CONTENT ?? "{}") as Record<string, unknown>
+      sandbox.env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ ...config, plugin: [] })
+    }
+    setup.seed?.(sandbox.project)
+    fs.writeFileSync(path.join(sandbox.project, NOTES_FILE), "nothing to see here\n")
+    const args = ["run", "--format", "json", "--log-level", "INFO", "--title", "startup bench", "--", "Read notes.txt, then say done."]
+    const start = performance.now()
+    const proc = spawnTracked(setup.bin, args, { cwd: sandbox.project, env: sandbox.env })
+    const pid = proc.child.pid
+    if (pid === undefined) throw new Error(`opencode did not start: ${proc.stderr()}`)
+    let peak = 0
+    let samples = 0
+    let exited = false
+    let exitAt = 0
+    const ended = proc.exited.then((code) => {
+      exitAt = performance.now()
+      exited = true
+      return code
+    })
+    const sampler = (async () => {
+      while (!exited) {
+        const kib = readPeakRssKiB(pid)
+        if (kib !== undefined) {
+          peak = Math.max(peak, kib)
+          samples++
+        }
+        await sleep(RSS_POLL_MS)
+      }
+    })()
+    let exitCode: number | null
+    try {
+      exitCode = await withTimeout(ended, RUN_TIMEOUT_MS, `opencode run did not exit within ${RUN_TIMEOUT_MS} ms`)
+    } catch (error) {
+      await proc.stop()
+      throw error
+    } finally {
+      exited = true
+      await sampler
+    }
+    const [first, second] = requests
+    if (first === undefined || second === undefined) {
+      throw new Error(`opencode exited (code ${exitCode}) after ${requests.length} model request(s), expected 2:\n${proc.stderr().slice(-2_000)}`)
+    }
+    return {
+      firstRequestMs: first - start,
+      toolRoundTripMs: second - first,
+      toolCompleted: readCompleted(proc.stdout()),
+      exitMs: exitAt - start,
+      peakRssKiB: peak,
+      rssSamples: samples,
+      tools,
+      exitCode,
+      logs: readLogs(sandbox.xdgData),
+      stderr: proc.stderr(),
+    }
+  } finally {
+    await fake.close()
+    releaseSandbox(sandbox)
+  }
+}

@@ -15,8 +15,10 @@ export interface RunSetup {
   bin: string
   repoRoot: string
   hostVersion: string
-  /** Whether the plugin (src/server.ts, installed as `file://`) is in the config. */
+  /** Whether the plugin is in the config (installed as `file://`, as the e2e tests install it). */
   plugin: boolean
+  /** The plugin file, relative to the repository: the sources' `src/server.ts` (default) or the bundle `dist/server.js`. */
+  pluginPath?: string
   /** Fills the project folder before opencode starts (e.g. copies a seeded `.opencode/`). */
   seed?: (project: string) => void
 }
@@ -81,6 +83,7 @@ function readLogs(xdgData: string): string {
 export async function measureRun(setup: RunSetup): Promise<RunSample> {
   const scenario = scenarioSchema.parse({
     name: "startup bench",
+    pluginPath: setup.pluginPath,
     turns: [{ prompt: "Read notes.txt, then say done." }],
     model: [{ tool: "read", args: { filePath: NOTES_FILE } }, { text: "done" }],
   })

@@ -1,8 +1,10 @@
 // What the plugin costs opencode at start-up, side by side in one run with the same scripted model: `opencode run`
 // without the plugin (baseline), with it on an empty workspace, and with it on a workspace holding 1,000 live plans
 // to restore. Per run: time from spawn to the session's first model request, and opencode's peak RSS.
-// Run: npm run bench:startup [-- --rounds N]. Figures are printed, never asserted against timers.
+// Run: npm run bench:startup [-- --rounds N] [-- --bundle]. Figures are printed, never asserted against timers.
+import { existsSync } from "node:fs"
 import os from "node:os"
+import path from "node:path"
 import { PLAN_TOOL_IDS } from "../adapters/opencode/plan.tools"
 import { withE2eLock } from "../test/e2e/e2e.lock"
 import { opencodeBinary, opencodeVersion, REPO_ROOT } from "../test/e2e/sandbox"
@@ -61,7 +63,11 @@ function checkRun(name: ConfigName, run: RunSample): string[] {
 }
 
 async function main(): Promise<void> {
-  const rounds = roundsArg(process.argv.slice(2))
+  const argv = process.argv.slice(2)
+  const rounds = roundsArg(argv)
+  // --bundle: the built plugin (what the npm package installs) instead of the TypeScript sources the e2e tests load.
+  const pluginPath = argv.includes("--bundle") ? "dist/server.js" : "src/server.ts"
+  if (!existsSync(path.join(REPO_ROOT, pluginPath))) throw new Error(`${pluginPath} not found: run \`npm run build\` first`)
   if (process.platform !== "linux") throw new Error("the startup bench reads /proc/<pid>/status: Linux only")
   const bin = opencodeBinary(REPO_ROOT)
   const hostVersion = opencodeVersion(REPO_ROOT)
@@ -70,16 +76,16 @@ async function main(): Promise<void> {
   const wrong: string[] = []
   try {
     console.log(`opencode start-up with and without Forge — opencode ${hostVersion}, node ${process.version}, ${os.cpus()[0]?.model ?? "unknown cpu"}`)
-    console.log(`restore workspace: ${seeded.describe}; written through the plan service in ${seeded.seconds.toFixed(1)} s`)
+    console.log(`plugin: file://${pluginPath}; restore workspace: ${seeded.describe}; written through the plan service in ${seeded.seconds.toFixed(1)} s`)
     // One untimed run first: the 185 MB opencode binary and the plugin's sources come into the page cache.
-    await withE2eLock(async () => void (await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: true })))
+    await withE2eLock(async () => void (await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: true, pluginPath })))
     for (let round = 0; round < rounds; round++) {
       // The order rotates every round, so no configuration always runs first (cold caches) or last.
       const order = CONFIGS.map((_, i) => CONFIGS[(i + round) % CONFIGS.length]!)
       // One lock per round: the round's runs share one quiet moment, other e2e runs may go between rounds.
       await withE2eLock(async () => {
         for (const config of order) {
-          const run = await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: config.name !== "baseline", seed: config.name === "records" ? seeded.seed : undefined })
+          const run = await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: config.name !== "baseline", pluginPath, seed: config.name === "records" ? seeded.seed : undefined })
           wrong.push(...checkRun(config.name, run))
           samples[config.name].push(run)
         }

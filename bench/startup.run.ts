@@ -3,7 +3,9 @@
 // from just before spawn() to the fake model receiving the session's first chat request; from that request to the
 // next (the tool call's round trip: opencode's handling, the plugin's tool hooks, the read itself); and the opencode
 // process's peak RSS (the kernel's own high-water mark, VmHWM, read from /proc/<pid>/status every 10 ms until the
-// process exits; the last reading counts).
+// process exits; the last reading counts). Also the CPU time opencode used (user + system, /proc/<pid>/stat) by the
+// first request and in all: unlike wall time it hardly moves with the machine's load.
+import { execFileSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { startFakeLlm } from "../test/e2e/fake-llm"
@@ -28,6 +30,10 @@ export interface RunSample {
   firstRequestMs: number
   /** From the first chat request to the second, which carries the `read` call's result. */
   toolRoundTripMs: number
+  /** CPU time (user + system) opencode had used when its first chat request arrived. */
+  firstRequestCpuMs: number
+  /** CPU time opencode used in all (the last reading before it exited). */
+  cpuMs: number
   /** From just before spawn() to the process's exit. */
   exitMs: number
   /** Last VmHWM read before the process exited, in KiB. */
@@ -70,6 +76,21 @@ function readCompleted(stdout: string): boolean {
   })
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime. */
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+
+/** User + system CPU time of a live process in ms (tick resolution), or undefined once it is gone. */
+export function readCpuMs(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // "pid (comm) state ppid …": comm may hold spaces; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+  } catch {
+    return undefined
+  }
+}
+
 function readLogs(xdgData: string): string {
   const dir = path.join(xdgData, "opencode", "log")
   if (!fs.existsSync(dir)) return ""
@@ -89,9 +110,14 @@ export async function measureRun(setup: RunSetup): Promise<RunSample> {
   })
   const requests: number[] = []
   let tools: string[] = []
+  let pid: number | undefined
+  let firstRequestCpu: number | undefined
   const fake = await startFakeLlm(scenario.model, (record) => {
     if (record.kind === "title") return
-    if (requests.length === 0) tools = record.tools
+    if (requests.length === 0) {
+      tools = record.tools
+      if (pid !== undefined) firstRequestCpu = readCpuMs(pid)
+    }
     requests.push(performance.now())
   })
   const sandbox = createSandbox(scenario, { repoRoot: setup.repoRoot, llmUrl: fake.url, hostVersion: setup.hostVersion })
@@ -106,9 +132,11 @@ export async function measureRun(setup: RunSetup): Promise<RunSample> {
     const args = ["run", "--format", "json", "--log-level", "INFO", "--title", "startup bench", "--", "Read notes.txt, then say done."]
     const start = performance.now()
     const proc = spawnTracked(setup.bin, args, { cwd: sandbox.project, env: sandbox.env })
-    const pid = proc.child.pid
+    pid = proc.child.pid
     if (pid === undefined) throw new Error(`opencode did not start: ${proc.stderr()}`)
+    const child = pid
     let peak = 0
+    let cpu = 0
     let samples = 0
     let exited = false
     let exitAt = 0
@@ -119,11 +147,12 @@ export async function measureRun(setup: RunSetup): Promise<RunSample> {
     })
     const sampler = (async () => {
       while (!exited) {
-        const kib = readPeakRssKiB(pid)
+        const kib = readPeakRssKiB(child)
         if (kib !== undefined) {
           peak = Math.max(peak, kib)
           samples++
         }
+        cpu = readCpuMs(child) ?? cpu
         await sleep(RSS_POLL_MS)
       }
     })()
@@ -144,6 +173,8 @@ export async function measureRun(setup: RunSetup): Promise<RunSample> {
     return {
       firstRequestMs: first - start,
       toolRoundTripMs: second - first,
+      firstRequestCpuMs: firstRequestCpu ?? Number.NaN,
+      cpuMs: cpu,
       toolCompleted: readCompleted(proc.stdout()),
       exitMs: exitAt - start,
       peakRssKiB: peak,

@@ -55,7 +55,8 @@ function checkRun(name: ConfigName, run: RunSample): string[] {
   const loadError = /^.*failed to load plugin.*$/m.exec(run.logs)
   if (loadError) wrong.push(`${name}: ${loadError[0]}`)
   const offersForge = PLAN_TOOL_IDS.every((id) => run.tools.includes(id))
-  if (name === "baseline" && run.tools.some((t) => (PLAN_TOOL_IDS as readonly string[]).includes(t))) wrong.push("baseline: the model was offered Forge's tools")
+  if (name === "baseline" && run.tools.some((t) => (PLAN_TOOL_IDS as readonly string[]).includes(t)))
+    wrong.push("baseline: the model was offered Forge's tools")
   if (name !== "baseline" && !offersForge) wrong.push(`${name}: the model was not offered Forge's plan tools (offered: ${run.tools.join(", ")})`)
   if (!run.toolCompleted) wrong.push(`${name}: the scripted read call did not complete`)
   if (!Number.isFinite(run.firstRequestCpuMs)) wrong.push(`${name}: no CPU reading when the first request arrived`)
@@ -82,16 +83,23 @@ async function main(): Promise<void> {
     await withE2eLock(async () => void (await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: true, pluginPath })))
     for (let round = 0; round < rounds; round++) {
       // The order rotates every round, so no configuration always runs first (cold caches) or last.
-      const order = CONFIGS.map((_, i) => CONFIGS[(i + round) % CONFIGS.length]!)
+      const order = CONFIGS.map((_, i) => CONFIGS[(i + round) % CONFIGS.length] as (typeof CONFIGS)[number])
       // One lock per round: the round's runs share one quiet moment, other e2e runs may go between rounds.
       await withE2eLock(async () => {
         for (const config of order) {
-          const run = await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: config.name !== "baseline", pluginPath, seed: config.name === "records" ? seeded.seed : undefined })
+          const run = await measureRun({
+            bin,
+            repoRoot: REPO_ROOT,
+            hostVersion,
+            plugin: config.name !== "baseline",
+            pluginPath,
+            seed: config.name === "records" ? seeded.seed : undefined,
+          })
           wrong.push(...checkRun(config.name, run))
           samples[config.name].push(run)
         }
       })
-      const line = CONFIGS.map((c) => `${c.name} ${samples[c.name].at(-1)!.firstRequestMs.toFixed(0)} ms`).join(", ")
+      const line = CONFIGS.map((c) => `${c.name} ${samples[c.name].at(-1)?.firstRequestMs.toFixed(0)} ms`).join(", ")
       console.log(`round ${round + 1}/${rounds} (${order.map((c) => c.name).join(" → ")}): first request ${line}`)
     }
   } finally {
@@ -107,13 +115,22 @@ async function main(): Promise<void> {
   const rss = of((s) => s.peakRssKiB * MB_PER_KIB)
   /** The median per-round difference of a configuration against another, with the ratio of the medians. */
   const versus = (figure: (n: ConfigName) => number[], name: ConfigName, unit: string, digits: number, against: ConfigName = "baseline"): string =>
-    name === "baseline" ? "—" : `${signed(pairedDelta(figure(name), figure(against)), digits)} ${unit} (${(median(figure(name)) / median(figure(against))).toFixed(2)}×)`
+    name === "baseline"
+      ? "—"
+      : `${signed(pairedDelta(figure(name), figure(against)), digits)} ${unit} (${(median(figure(name)) / median(figure(against))).toFixed(2)}×)`
   const restoreLabel = `${RECORDS.toLocaleString("en-US")} live plans vs empty`
 
   const wall: string[][] = [["configuration", "first request ms", "vs baseline", "read round trip ms", "vs baseline", "exit ms"]]
   const work: string[][] = [["configuration", "CPU by first request ms", "vs baseline", "CPU in all ms", "vs baseline", "peak RSS MB", "vs baseline"]]
   for (const c of CONFIGS) {
-    wall.push([c.label, median(first(c.name)).toFixed(0), versus(first, c.name, "ms", 0), median(tool(c.name)).toFixed(0), versus(tool, c.name, "ms", 0), median(exit(c.name)).toFixed(0)])
+    wall.push([
+      c.label,
+      median(first(c.name)).toFixed(0),
+      versus(first, c.name, "ms", 0),
+      median(tool(c.name)).toFixed(0),
+      versus(tool, c.name, "ms", 0),
+      median(exit(c.name)).toFixed(0),
+    ])
     work.push([
       c.label,
       median(firstCpu(c.name)).toFixed(0),
@@ -125,7 +142,15 @@ async function main(): Promise<void> {
     ])
   }
   wall.push([restoreLabel, "", versus(first, "records", "ms", 0, "empty"), "", versus(tool, "records", "ms", 0, "empty"), ""])
-  work.push([restoreLabel, "", versus(firstCpu, "records", "ms", 0, "empty"), "", versus(cpu, "records", "ms", 0, "empty"), "", versus(rss, "records", "MB", 1, "empty")])
+  work.push([
+    restoreLabel,
+    "",
+    versus(firstCpu, "records", "ms", 0, "empty"),
+    "",
+    versus(cpu, "records", "ms", 0, "empty"),
+    "",
+    versus(rss, "records", "MB", 1, "empty"),
+  ])
   console.log(`\n${rounds} round(s), medians; "vs baseline" is the median of the per-round differences (the ratio of the medians in brackets)`)
   console.log(`\nwall time, from spawn()\n${formatTable(wall)}`)
   console.log(`\nCPU time (user + system, /proc/<pid>/stat) and peak RSS (VmHWM) of the opencode process\n${formatTable(work)}`)
@@ -144,7 +169,10 @@ async function main(): Promise<void> {
       ["target", "median", "rounds", "met"],
       [`the plugin adds < ${TARGET_PLUGIN_MS} ms before the first model request`, ...verdict(first("empty"), first("baseline"), TARGET_PLUGIN_MS, "ms", 0)],
       [`the plugin adds < ${TARGET_PLUGIN_MB} MB peak RSS`, ...verdict(rss("empty"), rss("baseline"), TARGET_PLUGIN_MB, "MB", 1)],
-      [`restoring ${RECORDS.toLocaleString("en-US")} records adds < ${TARGET_RESTORE_MS} ms`, ...verdict(first("records"), first("empty"), TARGET_RESTORE_MS, "ms", 0)],
+      [
+        `restoring ${RECORDS.toLocaleString("en-US")} records adds < ${TARGET_RESTORE_MS} ms`,
+        ...verdict(first("records"), first("empty"), TARGET_RESTORE_MS, "ms", 0),
+      ],
     ])}`,
   )
   const restoredLine = new RegExp(`restored ${RECORDS} live plan\\(s\\)`)

@@ -7,7 +7,7 @@ import os from "node:os"
 import path from "node:path"
 import { openLifecycleStore, databasePath } from "../adapters/storage/lifecycle.store"
 import { PLAN_DIR } from "../services/plan/plan.paths"
-import type { Logger } from "../services/plan/plan.ports"
+import type { Logger } from "../services/lifecycle/lifecycle.ports"
 import { createForgeRuntime } from "../src/runtime"
 import { populateWorkspace } from "./gate.workspace"
 

@@ -45,6 +45,12 @@ export interface FragmentContext {
   openRuntime(): Promise<ForgeRuntime>
   /** Hooks: the runtime, or undefined when it cannot open — Forge's trouble never stops tools that are not Forge's. */
   runtime(): Promise<ForgeRuntime | undefined>
+  /**
+   * True while the runtime is still opening, for a session created in this host or a subagent of one: it can hold no
+   * lifecycle yet (only Forge's tools and commands start one, and they wait for the runtime), so its calls need not
+   * wait. Opening the database and restoring never delay a session that touches no lifecycle.
+   */
+  holdsNoLifecycleYet(sessionId: string): boolean
   /** `agent.forge.disable: true`: Forge stands down. */
   isDisabled(): boolean
 }

@@ -31,6 +31,10 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   const tree = new SessionTree(async (id) => (await deps.client.session.get({ path: { id } })).data ?? undefined)
   let disabled = false
   let runtime: Promise<ForgeRuntime> | undefined
+  let opened = false
+  // Root sessions created while this host runs. No lifecycle of an earlier host can be theirs, and they can start one
+  // only through Forge's tools and commands, which wait for the runtime.
+  const bornHere = new Set<string>()
   const speakers = new Map<string, string>()
   let fragments: ForgeFragment[] = []
   const openRuntime = (): Promise<ForgeRuntime> => {
@@ -41,6 +45,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
             .restore?.(rt)
             .catch((error: unknown) => deps.log.error(`${fragment.id}: what a previous run left could not be restored: ${describe(error)}`))
         }
+        opened = true
         return rt
       },
       (error: unknown) => {
@@ -69,6 +74,11 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     access,
     openRuntime,
     runtime: () => openRuntime().catch(() => undefined),
+    holdsNoLifecycleYet: (id) => {
+      if (opened) return false
+      const root = tree.knownRootOf(id)
+      return root !== undefined && bornHere.has(root)
+    },
     isDisabled: () => disabled,
   })
   /** Calls one hook of every fragment in order (none while Forge stands down). */
@@ -120,10 +130,12 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       const e = event as SessionEvent
       const info = e.properties?.info
       if ((e.type === "session.created" || e.type === "session.updated") && info?.id) tree.learn(info.id, info.parentID)
+      if (e.type === "session.created" && info?.id && !info.parentID) bornHere.add(info.id)
       await fanOut("event", { event })
       const sessionID = e.properties?.sessionID ?? info?.id
       if (e.type === "session.deleted" && sessionID !== undefined) {
         tree.forget(sessionID)
+        bornHere.delete(sessionID)
         speakers.delete(sessionID)
       }
     },

@@ -19,6 +19,8 @@ export function planFragment(ctx: FragmentContext): ForgeFragment {
       },
 
       async "tool.execute.before"(input) {
+        // A session created in this host has no plan before the runtime is open: there is nothing to wait for.
+        if (ctx.holdsNoLifecycleYet(input.sessionID)) return
         // The runtime never fails for a database it cannot use (it runs on a stand-in rebuilt from the documents, so a
         // readable draft still bans writes). Should it fail for any other reason, opencode's tools are not Forge's to stop.
         const rt = await ctx.runtime()

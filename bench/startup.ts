@@ -1,0 +1,193 @@
+// What the plugin costs opencode at start-up, side by side in one run with the same scripted model: `opencode run`
+// without the plugin (baseline), with it on an empty workspace, and with it on a workspace holding 1,000 live plans
+// to restore. Per run: time from spawn to the session's first model request, and opencode's peak RSS.
+// Run: npm run bench:startup [-- --rounds N] [-- --bundle]. Figures are printed, never asserted against timers.
+import { existsSync } from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { PLAN_TOOL_IDS } from "../adapters/opencode/plan.tools"
+import { withE2eLock } from "../test/e2e/e2e.lock"
+import { opencodeBinary, opencodeVersion, REPO_ROOT } from "../test/e2e/sandbox"
+import { formatTable } from "./bench.stats"
+import { type RunSample, measureRun } from "./startup.run"
+import { seedLiveRecords } from "./startup.workspace"
+
+const RECORDS = 1_000
+const DEFAULT_ROUNDS = 5
+const TARGET_PLUGIN_MS = 100
+const TARGET_PLUGIN_MB = 40
+const TARGET_RESTORE_MS = 150
+/** MB here are 10⁶ bytes, as in the targets; VmHWM is in KiB. */
+const MB_PER_KIB = 1024 / 1e6
+
+type ConfigName = "baseline" | "empty" | "records"
+const CONFIGS: readonly { name: ConfigName; label: string }[] = [
+  { name: "baseline", label: "baseline: opencode run, no plugin" },
+  { name: "empty", label: "plugin, empty workspace" },
+  { name: "records", label: `plugin, ${RECORDS.toLocaleString("en-US")} live plans to restore` },
+]
+
+function roundsArg(argv: readonly string[]): number {
+  const i = argv.indexOf("--rounds")
+  if (i < 0) return DEFAULT_ROUNDS
+  const n = Number(argv[i + 1])
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds needs a whole number ≥ 1, got ${JSON.stringify(argv[i + 1])}`)
+  return n
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+}
+
+/** Median of the per-round differences a − b: each round's runs share the machine's load of that moment. */
+function pairedDelta(a: readonly number[], b: readonly number[]): number {
+  return median(a.map((v, i) => v - (b[i] as number)))
+}
+
+const signed = (v: number, digits: number): string => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(digits)}`
+
+/** What a run must show for its figures to mean anything; a miss is a wrong answer (exit 1), never a timing. */
+function checkRun(name: ConfigName, run: RunSample): string[] {
+  const wrong: string[] = []
+  if (run.exitCode !== 0) wrong.push(`${name}: opencode exited with ${run.exitCode}\n${run.stderr.slice(-1_000)}`)
+  const loadError = /^.*failed to load plugin.*$/m.exec(run.logs)
+  if (loadError) wrong.push(`${name}: ${loadError[0]}`)
+  const offersForge = PLAN_TOOL_IDS.every((id) => run.tools.includes(id))
+  if (name === "baseline" && run.tools.some((t) => (PLAN_TOOL_IDS as readonly string[]).includes(t)))
+    wrong.push("baseline: the model was offered Forge's tools")
+  if (name !== "baseline" && !offersForge) wrong.push(`${name}: the model was not offered Forge's plan tools (offered: ${run.tools.join(", ")})`)
+  if (!run.toolCompleted) wrong.push(`${name}: the scripted read call did not complete`)
+  if (!Number.isFinite(run.firstRequestCpuMs)) wrong.push(`${name}: no CPU reading when the first request arrived`)
+  if (run.rssSamples === 0) wrong.push(`${name}: no VmHWM reading before opencode exited`)
+  return wrong
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2)
+  const rounds = roundsArg(argv)
+  // --bundle: the built plugin (what the npm package installs) instead of the TypeScript sources the e2e tests load.
+  const pluginPath = argv.includes("--bundle") ? "dist/server.js" : "src/server.ts"
+  if (!existsSync(path.join(REPO_ROOT, pluginPath))) throw new Error(`${pluginPath} not found: run \`npm run build\` first`)
+  if (process.platform !== "linux") throw new Error("the startup bench reads /proc/<pid>/status: Linux only")
+  const bin = opencodeBinary(REPO_ROOT)
+  const hostVersion = opencodeVersion(REPO_ROOT)
+  const seeded = await seedLiveRecords(RECORDS)
+  const samples: Record<ConfigName, RunSample[]> = { baseline: [], empty: [], records: [] }
+  const wrong: string[] = []
+  try {
+    console.log(`opencode start-up with and without Forge — opencode ${hostVersion}, node ${process.version}, ${os.cpus()[0]?.model ?? "unknown cpu"}`)
+    console.log(`plugin: file://${pluginPath}; restore workspace: ${seeded.describe}; written through the plan service in ${seeded.seconds.toFixed(1)} s`)
+    // One untimed run first: the 185 MB opencode binary and the plugin's sources come into the page cache.
+    await withE2eLock(async () => void (await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: true, pluginPath })))
+    for (let round = 0; round < rounds; round++) {
+      // The order rotates every round, so no configuration always runs first (cold caches) or last.
+      const order = CONFIGS.map((_, i) => CONFIGS[(i + round) % CONFIGS.length] as (typeof CONFIGS)[number])
+      // One lock per round: the round's runs share one quiet moment, other e2e runs may go between rounds.
+      await withE2eLock(async () => {
+        for (const config of order) {
+          const run = await measureRun({
+            bin,
+            repoRoot: REPO_ROOT,
+            hostVersion,
+            plugin: config.name !== "baseline",
+            pluginPath,
+            seed: config.name === "records" ? seeded.seed : undefined,
+          })
+          wrong.push(...checkRun(config.name, run))
+          samples[config.name].push(run)
+        }
+      })
+      const line = CONFIGS.map((c) => `${c.name} ${samples[c.name].at(-1)?.firstRequestMs.toFixed(0)} ms`).join(", ")
+      console.log(`round ${round + 1}/${rounds} (${order.map((c) => c.name).join(" → ")}): first request ${line}`)
+    }
+  } finally {
+    seeded.remove()
+  }
+
+  const of = (pick: (s: RunSample) => number) => (name: ConfigName) => samples[name].map(pick)
+  const first = of((s) => s.firstRequestMs)
+  const tool = of((s) => s.toolRoundTripMs)
+  const exit = of((s) => s.exitMs)
+  const firstCpu = of((s) => s.firstRequestCpuMs)
+  const cpu = of((s) => s.cpuMs)
+  const rss = of((s) => s.peakRssKiB * MB_PER_KIB)
+  /** The median per-round difference of a configuration against another, with the ratio of the medians. */
+  const versus = (figure: (n: ConfigName) => number[], name: ConfigName, unit: string, digits: number, against: ConfigName = "baseline"): string =>
+    name === "baseline"
+      ? "—"
+      : `${signed(pairedDelta(figure(name), figure(against)), digits)} ${unit} (${(median(figure(name)) / median(figure(against))).toFixed(2)}×)`
+  const restoreLabel = `${RECORDS.toLocaleString("en-US")} live plans vs empty`
+
+  const wall: string[][] = [["configuration", "first request ms", "vs baseline", "read round trip ms", "vs baseline", "exit ms"]]
+  const work: string[][] = [["configuration", "CPU by first request ms", "vs baseline", "CPU in all ms", "vs baseline", "peak RSS MB", "vs baseline"]]
+  for (const c of CONFIGS) {
+    wall.push([
+      c.label,
+      median(first(c.name)).toFixed(0),
+      versus(first, c.name, "ms", 0),
+      median(tool(c.name)).toFixed(0),
+      versus(tool, c.name, "ms", 0),
+      median(exit(c.name)).toFixed(0),
+    ])
+    work.push([
+      c.label,
+      median(firstCpu(c.name)).toFixed(0),
+      versus(firstCpu, c.name, "ms", 0),
+      median(cpu(c.name)).toFixed(0),
+      versus(cpu, c.name, "ms", 0),
+      median(rss(c.name)).toFixed(1),
+      versus(rss, c.name, "MB", 1),
+    ])
+  }
+  wall.push([restoreLabel, "", versus(first, "records", "ms", 0, "empty"), "", versus(tool, "records", "ms", 0, "empty"), ""])
+  work.push([
+    restoreLabel,
+    "",
+    versus(firstCpu, "records", "ms", 0, "empty"),
+    "",
+    versus(cpu, "records", "ms", 0, "empty"),
+    "",
+    versus(rss, "records", "MB", 1, "empty"),
+  ])
+  console.log(`\n${rounds} round(s), medians; "vs baseline" is the median of the per-round differences (the ratio of the medians in brackets)`)
+  console.log(`\nwall time, from spawn()\n${formatTable(wall)}`)
+  console.log(`\nCPU time (user + system, /proc/<pid>/stat) and peak RSS (VmHWM) of the opencode process\n${formatTable(work)}`)
+
+  /** A target's verdict over the per-round differences: met, NOT MET, or inconclusive when the rounds disagree. */
+  const verdict = (a: number[], b: number[], target: number, unit: string, digits: number): string[] => {
+    const diffs = a.map((v, i) => v - (b[i] as number))
+    const [lo, hi] = [Math.min(...diffs), Math.max(...diffs)]
+    const figure = `${signed(median(diffs), digits)} ${unit}`
+    const range = `${signed(lo, digits)} … ${signed(hi, digits)}`
+    const met = hi < target ? "met" : lo >= target ? "NOT MET" : median(diffs) < target ? "met (not every round)" : "NOT MET (not every round)"
+    return [figure, range, met]
+  }
+  console.log(
+    `\n${formatTable([
+      ["target", "median", "rounds", "met"],
+      [`the plugin adds < ${TARGET_PLUGIN_MS} ms before the first model request`, ...verdict(first("empty"), first("baseline"), TARGET_PLUGIN_MS, "ms", 0)],
+      [`the plugin adds < ${TARGET_PLUGIN_MB} MB peak RSS`, ...verdict(rss("empty"), rss("baseline"), TARGET_PLUGIN_MB, "MB", 1)],
+      [
+        `restoring ${RECORDS.toLocaleString("en-US")} records adds < ${TARGET_RESTORE_MS} ms`,
+        ...verdict(first("records"), first("empty"), TARGET_RESTORE_MS, "ms", 0),
+      ],
+    ])}`,
+  )
+  const restoredLine = new RegExp(`restored ${RECORDS} live plan\\(s\\)`)
+  const restoredBeforeExit = samples.records.filter((s) => restoredLine.test(s.logs)).length
+  console.log(
+    `\nthe plugin's "restored ${RECORDS} live plan(s)" reached opencode's log in ${restoredBeforeExit} of ${samples.records.length} run(s) ` +
+      "(opencode run exits right after the turn: a restore still running, or its log line still in flight, is cut short)",
+  )
+  if (wrong.length > 0) {
+    console.error(`\nwrong answers:\n${wrong.join("\n")}`)
+    process.exitCode = 1
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error))
+  process.exitCode = 1
+})

@@ -65,9 +65,11 @@ export class PlanSync {
     const report: RestoreReport = { restored: [], reconciled: [], problems: [] }
     const damaged: DamagedSnapshot[] = []
     const records = await repository.loadSnapshots({ machineId: this.registry.lifecycle.machine.id, includeTerminal: false, onDamaged: (d) => damaged.push(d) })
-    for (const record of records) {
+    // The documents are read side by side (a workspace may hold a thousand live plans); each is then followed in turn.
+    const texts = await readEach(records.map((r) => r.instanceId), (planPath) => this.files.read(planPath).catch(() => undefined))
+    for (const [index, record] of records.entries()) {
       const planPath = record.instanceId
-      const text = await this.files.read(planPath).catch(() => undefined)
+      const text = texts[index]
       let doc: PlanDocument | undefined
       try {
         doc = text === undefined ? undefined : parsePlanDocument(text, planPath)
@@ -155,4 +157,18 @@ function agrees(snapshot: PlanSnapshot, doc: PlanDocument): boolean {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
+}
+
+/** How many documents a restore reads at once. */
+const READ_CONCURRENCY = 16
+
+/** `read` of every path, at most READ_CONCURRENCY at a time, in the order given. */
+async function readEach(paths: readonly string[], read: (path: string) => Promise<string | undefined>): Promise<(string | undefined)[]> {
+  const texts: (string | undefined)[] = new Array(paths.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    for (let index = next++; index < paths.length; index = next++) texts[index] = await read(paths[index] as string)
+  }
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, paths.length) }, worker))
+  return texts
 }

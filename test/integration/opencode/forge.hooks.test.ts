@@ -30,7 +30,7 @@ describe("forge hooks", () => {
   let hooks: Hooks
   let hostJobs: HostJobs
   const lookups: string[] = []
-  const before = (sessionID: string, tool: string) => (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
+  const toolBefore = (sessionID: string, tool: string) => (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
   const command = async (sessionID: string, args: string) => {
     const output = { parts: [{ type: "text", text: "template" }] as { type: string; text: string }[] }
     await (hooks["command.execute.before"] as CommandHook)({ command: "plan", sessionID, arguments: args }, output as never)
@@ -63,23 +63,23 @@ describe("forge hooks", () => {
     await hooks.event?.({ event: { type: "session.created", properties: { sessionID: "child", info: { id: "child", parentID: "root" } } } as never })
     await hooks.event?.({ event: { type: "session.created", properties: { sessionID: "root", info: { id: "root" } } } as never })
     // Any hook call waits for the runtime the config hook started opening.
-    await before("root", "read")
+    await toolBefore("root", "read")
     await runtime!.plans.write("root", PLAN_BODY)
-    await expect(before("root", "bash")).rejects.toThrow(/draft write-ban/)
-    await expect(before("child", "write")).rejects.toThrow(/draft write-ban/)
-    await expect(before("child", "read")).resolves.toBeUndefined()
-    await expect(before("other", "bash")).resolves.toBeUndefined()
+    await expect(toolBefore("root", "bash")).rejects.toThrow(/draft write-ban/)
+    await expect(toolBefore("child", "write")).rejects.toThrow(/draft write-ban/)
+    await expect(toolBefore("child", "read")).resolves.toBeUndefined()
+    await expect(toolBefore("other", "bash")).resolves.toBeUndefined()
     // Sessions learnt from events never cost a host look-up.
     expect(lookups).not.toContain("child")
     // A child the plugin never saw created (e.g. before a restart) is asked of the host once.
-    await expect(before("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
-    await expect(before("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
+    await expect(toolBefore("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
+    await expect(toolBefore("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
     expect(lookups.filter((id) => id === "child_after_restart")).toHaveLength(1)
   })
 
   it("/plan lists, resumes and discards as the user's own actions", async () => {
     await hooks.config?.({} as never)
-    await before("s1", "read")
+    await toolBefore("s1", "read")
     expect(await command("s1", "")).toMatch(/no unfinished plans/)
     const { planPath } = await runtime!.plans.write("s1", PLAN_BODY)
     expect(await command("s2", '""')).toContain(`${planPath} [draft] 0/2 tasks — Fix login timeout`)
@@ -90,7 +90,7 @@ describe("forge hooks", () => {
     expect(runtime!.plans.liveFor("s1")).toBeUndefined()
     const discarded = await command("s2", "discard")
     expect(discarded).toContain("Plan discarded")
-    await expect(before("s2", "bash")).resolves.toBeUndefined()
+    await expect(toolBefore("s2", "bash")).resolves.toBeUndefined()
     expect(await command("s2", "discard")).toMatch(/no live plan in this session/)
     expect(await command("s2", "fix the bug")).toBe("template")
   })
@@ -101,7 +101,7 @@ describe("forge hooks", () => {
     await writer.close()
     const cfg = { agent: { forge: { disable: true } } }
     await hooks.config?.(cfg as never)
-    await expect(before("s1", "bash")).resolves.toBeUndefined()
+    await expect(toolBefore("s1", "bash")).resolves.toBeUndefined()
     expect(await command("s1", "")).toBe("template")
     expect(runtime).toBeUndefined()
   })

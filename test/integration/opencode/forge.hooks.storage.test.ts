@@ -9,6 +9,7 @@ import { defaultForgeOptions } from "../../../services/config/forge.options"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
 import { forgeFragments } from "../../../src/composition"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
+import { defined } from "../../defined"
 
 // The hooks over a real runtime whose database cannot be used (.opencode/forge is a file): opencode's own tools keep
 // working, the readable draft still bans writes, Forge's tools and /plan answer with what is wrong and what to do.
@@ -31,7 +32,7 @@ describe("forge hooks when the database cannot be used", () => {
     return output.parts.map((p) => p.text).join("\n")
   }
   const runTool = (name: string, args: Record<string, unknown>, sessionID = "s1") =>
-    hooks.tool![name]!.execute(
+    defined(hooks.tool?.[name], `tool ${name}`).execute(
       args as never,
       {
         sessionID,

@@ -7,6 +7,7 @@ import { type HostJobs, createHostJobs } from "../../../src/jobs"
 import { forgeFragments } from "../../../src/composition"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
+import { defined } from "../../defined"
 
 // The hooks over a real runtime (SQLite, files). Only opencode's client is stood in for: it answers
 // session look-ups from a table, as the host would.
@@ -64,7 +65,7 @@ describe("forge hooks", () => {
     await hooks.event?.({ event: { type: "session.created", properties: { sessionID: "root", info: { id: "root" } } } as never })
     // Any hook call waits for the runtime the config hook started opening.
     await toolBefore("root", "read")
-    await runtime!.plans.write("root", PLAN_BODY)
+    await defined(runtime, "the runtime the config hook opened").plans.write("root", PLAN_BODY)
     await expect(toolBefore("root", "bash")).rejects.toThrow(/draft write-ban/)
     await expect(toolBefore("child", "write")).rejects.toThrow(/draft write-ban/)
     await expect(toolBefore("child", "read")).resolves.toBeUndefined()
@@ -81,13 +82,13 @@ describe("forge hooks", () => {
     await hooks.config?.({} as never)
     await toolBefore("s1", "read")
     expect(await command("s1", "")).toMatch(/no unfinished plans/)
-    const { planPath } = await runtime!.plans.write("s1", PLAN_BODY)
+    const { planPath } = await defined(runtime, "the runtime the config hook opened").plans.write("s1", PLAN_BODY)
     expect(await command("s2", '""')).toContain(`${planPath} [draft] 0/2 tasks — Fix login timeout`)
     const resumed = await command("s2", "resume")
     expect(resumed).toContain(`resumed ${planPath} (draft)`)
     expect(resumed).toContain("## Tasks")
-    expect(runtime!.plans.liveFor("s2")).toBe(planPath)
-    expect(runtime!.plans.liveFor("s1")).toBeUndefined()
+    expect(defined(runtime, "the runtime the config hook opened").plans.liveFor("s2")).toBe(planPath)
+    expect(defined(runtime, "the runtime the config hook opened").plans.liveFor("s1")).toBeUndefined()
     const discarded = await command("s2", "discard")
     expect(discarded).toContain("Plan discarded")
     await expect(toolBefore("s2", "bash")).resolves.toBeUndefined()

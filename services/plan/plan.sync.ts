@@ -37,7 +37,8 @@ export class PlanSync {
     const readDoc = async (): Promise<PlanDocument> => {
       const text = await this.files.read(planPath)
       if (text === undefined) throw new Error(`plan document ${planPath} is missing: restore the file, or discard the plan with /plan discard`)
-      return (doc = parsePlanDocument(text, planPath))
+      doc = parsePlanDocument(text, planPath)
+      return doc
     }
     if (!this.registry.lifecycle.has(planPath)) return readDoc()
     const moved = await this.registry.lifecycle.follow(

@@ -50,7 +50,9 @@ async function median(run: () => Promise<void>): Promise<number> {
     samples.push(performance.now() - start)
   }
   samples.sort((a, b) => a - b)
-  return samples[Math.floor(samples.length / 2)]!
+  const median = samples[Math.floor(samples.length / 2)]
+  if (median === undefined) throw new Error("median: no samples were taken")
+  return median
 }
 
 const rows: string[][] = [["transitions", "file size", "plain open", "inspect files", "quick_check", "openWorkspaceStore"]]

@@ -13,4 +13,4 @@ for (const [name, version] of Object.entries(host.optionalDependencies ?? {})) {
   if (name.includes("musl")) lock.packages[key].libc = ["musl"]
 }
 lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b))))
-fs.writeFileSync(file, JSON.stringify(lock, null, 2) + "\n")
+fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`)

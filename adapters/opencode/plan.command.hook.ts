@@ -49,7 +49,8 @@ async function subcommandText(runtime: ForgeRuntime, session: string, argument: 
 /** Replaces the turn's text with `text` (the first text part; the other text parts are dropped). */
 export function replacePlanCommandText(parts: TextPart[], text: string): void {
   const first = parts.findIndex((p) => p.type === "text")
-  if (first === -1) return
-  parts[first]!.text = text
-  for (let i = parts.length - 1; i > first; i--) if (parts[i]!.type === "text") parts.splice(i, 1)
+  const firstPart = parts[first]
+  if (firstPart === undefined) return
+  firstPart.text = text
+  for (let i = parts.length - 1; i > first; i--) if (parts[i]?.type === "text") parts.splice(i, 1)
 }

@@ -2,7 +2,20 @@
 export { resolveShell } from "./shell.resolver"
 export { JOB_HOST_VAR, JOB_ID_VAR } from "./job.markers"
 export { spawnJob, type SpawnedJob } from "./job.spawn"
-export { bootTimeMs, clockTicksPerSecond, descendantsOf, findByEnv, hasEnv, isAlive, isSameProcess, listPids, pidsWithEnv, readProcess, readProcessStat, readProcessTable } from "./proc.table"
+export {
+  bootTimeMs,
+  clockTicksPerSecond,
+  descendantsOf,
+  findByEnv,
+  hasEnv,
+  isAlive,
+  isSameProcess,
+  listPids,
+  pidsWithEnv,
+  readProcess,
+  readProcessStat,
+  readProcessTable,
+} from "./proc.table"
 export { killJobTree, killJobTreeNow, type JobTarget } from "./job.tree.kill"
 export { startFence } from "./job.fence"
 export { SUBREAPER_LABEL } from "./job.containment"

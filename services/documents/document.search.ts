@@ -30,7 +30,13 @@ export async function searchDocuments(search: LineSearch, pattern: string, docum
   const result = await search.matchingLines(pattern, lines)
   switch (result.status) {
     case "searched":
-      return result.matches.map((index) => ({ ...origin[index]!, text: lines[index]! }))
+      return result.matches.map((index) => {
+        // The matcher is a port: an index outside the lines it was given is its fault, said plainly.
+        const at = origin[index]
+        const text = lines[index]
+        if (at === undefined || text === undefined) throw new Error(`search matched line index ${index}, outside the ${lines.length} lines searched`)
+        return { ...at, text }
+      })
     case "invalid":
       throw new DocumentInputError(`invalid regex pattern ${JSON.stringify(pattern)}: ${result.reason}`)
     case "timed-out": {

@@ -9,7 +9,7 @@ import type { JobRegistry } from "./job.registry"
 import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import { scanJobOutput } from "./output.scan"
-import type { JobLogs, JobProcesses, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
+import type { JobLogs, JobProcesses, RunningProcess, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, formatLogPage, killReply, listRow, outputCutNotice } from "./job.report"
 import { type ShellRequest, jobInputOf } from "./job.request"
 import { isRunningElsewhere, watchAdopted } from "./job.restore"
@@ -61,7 +61,12 @@ export class JobSupervisor {
   private readonly lifecycle: Lifecycle<JobMachine>
 
   constructor(private readonly deps: JobSupervisorDeps) {
-    this.wakes = new JobWakes({ wake: deps.wake, sessionIsIdle: deps.sessionIsIdle, readTail: (file, bytes) => deps.processes.readTail(file, bytes), log: deps.log })
+    this.wakes = new JobWakes({
+      wake: deps.wake,
+      sessionIsIdle: deps.sessionIsIdle,
+      readTail: (file, bytes) => deps.processes.readTail(file, bytes),
+      log: deps.log,
+    })
     this.lifecycle = deps.lifecycle({
       killed: (jobId, outcome) => {
         const job = this.jobs.get(jobId)
@@ -87,7 +92,7 @@ export class JobSupervisor {
     this.jobs.set(jobId, job)
     this.watch(jobId, job)
     await this.deps.logs.rotate(new Set(this.jobs.keys())).catch((error: unknown) => this.deps.log.warn(`job log rotation failed: ${String(error)}`))
-    let spawned
+    let spawned: RunningProcess
     try {
       spawned = await this.deps.processes.spawn({ jobId, command: request.command, cwd: request.cwd, logFile, fenced: !request.survive })
     } catch (error) {

@@ -1,4 +1,4 @@
-import type { JobProcesses, OutputMatcher } from "./job.ports"
+import type { JobProcesses, MatchOutcome, OutputMatcher } from "./job.ports"
 import type { LiveJob } from "./live.job"
 
 // The success-pattern scan of a job's log. A growth event names the log's size; the scan catches up to it in bounded
@@ -37,7 +37,7 @@ export async function scanOutput(readNew: JobProcesses["readNew"], request: Scan
     const step = endAtLineEnd(chunk, offset, request.upTo)
     offset = step.nextOffset
     request.advance(offset)
-    let outcome
+    let outcome: MatchOutcome
     try {
       outcome = await request.matcher.feed(step.text)
     } catch (error) {
@@ -88,7 +88,9 @@ export async function scanJobOutput(job: LiveJob, size: number, readNew: JobProc
     from: job.scanOffset,
     upTo: size,
     isWanted: isWaiting,
-    advance: (offset) => void (job.scanOffset = offset),
+    advance: (offset) => {
+      job.scanOffset = offset
+    },
   })
   // A matcher closed under the scan (the job was killed or quiesced meanwhile) failed nobody: no news.
   if (outcome.kind === "abandoned" && job.matcher === undefined) return { kind: "no-match" }

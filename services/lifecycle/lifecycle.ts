@@ -71,7 +71,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   /** Whether the instance would accept the event now (asks the machine; changes nothing). */
   can(instanceId: string, event: EventFromLogic<TMachine>): boolean {
     const snapshot = this.snapshot(instanceId) as AnyMachineSnapshot | undefined
-    return snapshot !== undefined && snapshot.can(event)
+    return snapshot?.can(event) === true
   }
 
   /** Throws the machine's refusal when the instance would not accept the event now; changes nothing. */

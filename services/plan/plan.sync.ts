@@ -37,7 +37,8 @@ export class PlanSync {
     const readDoc = async (): Promise<PlanDocument> => {
       const text = await this.files.read(planPath)
       if (text === undefined) throw new Error(`plan document ${planPath} is missing: restore the file, or discard the plan with /plan discard`)
-      return (doc = parsePlanDocument(text, planPath))
+      doc = parsePlanDocument(text, planPath)
+      return doc
     }
     if (!this.registry.lifecycle.has(planPath)) return readDoc()
     const moved = await this.registry.lifecycle.follow(
@@ -66,7 +67,10 @@ export class PlanSync {
     const damaged: DamagedSnapshot[] = []
     const records = await repository.loadSnapshots({ machineId: this.registry.lifecycle.machine.id, includeTerminal: false, onDamaged: (d) => damaged.push(d) })
     // The documents are read side by side (a workspace may hold a thousand live plans); each is then followed in turn.
-    const texts = await readEach(records.map((r) => r.instanceId), (planPath) => this.files.read(planPath).catch(() => undefined))
+    const texts = await readEach(
+      records.map((r) => r.instanceId),
+      (planPath) => this.files.read(planPath).catch(() => undefined),
+    )
     for (const [index, record] of records.entries()) {
       const planPath = record.instanceId
       const text = texts[index]

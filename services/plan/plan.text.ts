@@ -67,7 +67,7 @@ export function replaceExact(text: string, oldString: string, newString: string,
   }
   if (found.length > 1 && !replaceAll) {
     throw new PlanInputError(
-      `oldString was found ${times(found.length)}. Include more surrounding text to make it unique, ` + "or set replaceAll to replace every occurrence.",
+      `oldString was found ${times(found.length)}. Include more surrounding text to make it unique, or set replaceAll to replace every occurrence.`,
     )
   }
   const targets = replaceAll ? found : found.slice(0, 1)

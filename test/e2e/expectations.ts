@@ -145,8 +145,8 @@ function describeTransition(t: TransitionRow): string {
 
 export function evaluateExpectations(expect: Expectations, ev: Evidence): Check[] {
   const checks: Check[] = []
-  expect.files.forEach((f, i) => checks.push(checkFile(ev.project, f, i)))
-  expect.toolResults.forEach((e, i) => checks.push(checkToolResult(ev.toolResults, e, i)))
+  for (const [i, f] of expect.files.entries()) checks.push(checkFile(ev.project, f, i))
+  for (const [i, e] of expect.toolResults.entries()) checks.push(checkToolResult(ev.toolResults, e, i))
   for (const [tool, count] of Object.entries(expect.toolCounts)) {
     const got = ev.toolResults.filter((r) => r.tool === tool).length
     checks.push({ label: `toolCounts ${tool} = ${count}`, ok: got === count, detail: `ran ${got} time(s)` })
@@ -190,7 +190,7 @@ export function evaluateExpectations(expect: Expectations, ev: Evidence): Check[
     const label = `logs[${i}] ${e.absent ? "no line matches" : "a line matches"} /${e.matches}/`
     checks.push({ label, ok: e.absent ? !found : Boolean(found), detail: found ? `found: ${preview(lineAt(ev.logs, found.index), 300)}` : "no matching line" })
   })
-  expect.modelRequests.forEach((e, i) => checks.push(checkModelRequest(ev.modelRequests, e, i)))
+  for (const [i, e] of expect.modelRequests.entries()) checks.push(checkModelRequest(ev.modelRequests, e, i))
   let ledgerCursor = 0
   expect.watchdogLedger.forEach((e, i) => {
     const check = checkLedgerEntry(ev.db, e, i, ledgerCursor)

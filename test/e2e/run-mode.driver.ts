@@ -1,5 +1,6 @@
 // Run mode: one `opencode run --format json` process per turn. The first turn creates the session; later turns
 // continue it with --session, so a multi-turn scenario is one conversation in both modes.
+import { stripVTControlCharacters } from "node:util"
 import { z } from "zod"
 import { preview, turnLabel, type Driver, type DriverContext, type ToolResult } from "./opencode.driver"
 import { spawnTracked, withTimeout, type Spawned } from "./processes"
@@ -100,7 +101,7 @@ export function createRunModeDriver(ctx: DriverContext): Driver {
         errPending += chunk
         const lines = errPending.split("\n")
         errPending = lines.pop() ?? ""
-        for (const line of lines) if (/permission requested/i.test(line)) ctx.say(`  ${preview(line.replace(/\x1b\[[0-9;]*m/g, ""))}`)
+        for (const line of lines) if (/permission requested/i.test(line)) ctx.say(`  ${preview(stripVTControlCharacters(line))}`)
       },
     })
     current = proc

@@ -22,6 +22,7 @@ import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.reque
 import { JobSupervisor } from "../../../services/jobs/job.supervisor"
 import { systemTimers } from "../../../src/jobs"
 import { memoryLogger } from "../plan/plan.helpers"
+import { defined } from "../../defined"
 
 describe("job output with real processes", () => {
   let dir: string
@@ -107,7 +108,7 @@ describe("job output with real processes", () => {
     const child = spawn("sleep", ["60"], { stdio: "ignore" })
     const pid = child.pid as number
     await expect.poll(() => readProcess(pid)).not.toBeNull()
-    const other = { pid, startedAt: readProcess(pid)!.startedAt, instance: "other" }
+    const other = { pid, startedAt: defined(readProcess(pid), `process ${pid} in the process table`).startedAt, instance: "other" }
     const first = newSupervisor(other)
     const id = jobIdOf(await first.run("s1", request({ command: "seq 1 3000" })))
     await first.dispose()

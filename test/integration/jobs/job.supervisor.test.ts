@@ -20,6 +20,7 @@ import { JobSupervisor } from "../../../services/jobs/job.supervisor"
 import { systemTimers } from "../../../src/jobs"
 import { memoryLogger } from "../plan/plan.helpers"
 import { killToken, processesWithToken, leftoversCommand } from "../../fixtures/process/hostile.tree"
+import { defined } from "../../defined"
 
 /** Waits (generously: the machine may be loaded) until `done` holds. */
 async function until(done: () => boolean): Promise<void> {
@@ -232,7 +233,12 @@ describe("job supervisor with real processes", () => {
     silenced = true
     await other.kill()
     const asked: string[] = []
-    const next = newSupervisor({ sessionIsIdle: async (session) => (asked.push(session), session === "s1") })
+    const next = newSupervisor({
+      sessionIsIdle: async (session) => {
+        asked.push(session)
+        return session === "s1"
+      },
+    })
     try {
       await next.restore(store.repository)
       await expect.poll(() => wakes.length, { timeout: 5_000 }).toBe(1)
@@ -255,7 +261,7 @@ describe("job supervisor with real processes", () => {
     const pid = child.pid as number
     await expect.poll(() => readProcess(pid)).not.toBeNull()
     return {
-      host: { pid, startedAt: readProcess(pid)!.startedAt, instance: "other" },
+      host: { pid, startedAt: defined(readProcess(pid), `process ${pid} in the process table`).startedAt, instance: "other" },
       async kill() {
         child.kill("SIGKILL")
         await expect.poll(() => isAlive(pid)).toBe(false)

@@ -9,6 +9,7 @@ import { defaultForgeOptions } from "../../../services/config/forge.options"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
 import { forgeFragments } from "../../../src/composition"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
+import { defined } from "../../defined"
 
 // The hooks over a real runtime whose database cannot be used (.opencode/forge is a file): opencode's own tools keep
 // working, the readable draft still bans writes, Forge's tools and /plan answer with what is wrong and what to do.
@@ -24,14 +25,14 @@ describe("forge hooks when the database cannot be used", () => {
   let hostJobs: HostJobs
   let log: ReturnType<typeof memoryLogger>
   let planPath: string
-  const before = (sessionID: string, tool: string) => (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
+  const toolBefore = (sessionID: string, tool: string) => (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
   const command = async (sessionID: string, args: string) => {
     const output = { parts: [{ type: "text", text: "template" }] as { type: string; text: string }[] }
     await (hooks["command.execute.before"] as CommandHook)({ command: "plan", sessionID, arguments: args }, output as never)
     return output.parts.map((p) => p.text).join("\n")
   }
   const runTool = (name: string, args: Record<string, unknown>, sessionID = "s1") =>
-    hooks.tool![name]!.execute(
+    defined(hooks.tool?.[name], `tool ${name}`).execute(
       args as never,
       {
         sessionID,
@@ -74,9 +75,9 @@ describe("forge hooks when the database cannot be used", () => {
   it("opencode's own tools run, the readable draft still bans writes, Forge's tools and /plan say what is wrong and what to do", async () => {
     build(() => openRuntime(ws.dir, ws.clock, log))
     await hooks.config?.({} as never)
-    await expect(before("s1", "read")).resolves.toBeUndefined()
-    await expect(before("s2", "bash")).resolves.toBeUndefined()
-    await expect(before("s1", "write")).rejects.toThrow(new RegExp(`draft write-ban: plan ${planPath} is a draft`))
+    await expect(toolBefore("s1", "read")).resolves.toBeUndefined()
+    await expect(toolBefore("s2", "bash")).resolves.toBeUndefined()
+    await expect(toolBefore("s1", "write")).rejects.toThrow(new RegExp(`draft write-ban: plan ${planPath} is a draft`))
     const folder = path.dirname(databasePath(ws.dir))
     const trouble = new RegExp(`Forge cannot use its database .*forge\\.db: ${folder} is a file, not a folder.*To fix it: move ${folder} aside`)
     await expect(runTool("plan_read", {})).rejects.toThrow(trouble)
@@ -96,8 +97,8 @@ describe("forge hooks when the database cannot be used", () => {
   it("a runtime that fails to open for any other reason never blocks opencode's tools, and /plan answers instead of failing", async () => {
     build(() => Promise.reject(new Error("boom: no SQLite here")))
     await hooks.config?.({} as never)
-    await expect(before("s1", "read")).resolves.toBeUndefined()
-    await expect(before("s1", "write")).resolves.toBeUndefined()
+    await expect(toolBefore("s1", "read")).resolves.toBeUndefined()
+    await expect(toolBefore("s1", "write")).resolves.toBeUndefined()
     expect(await command("s1", "")).toMatch(/\/plan failed: boom: no SQLite here/)
     expect(log.lines.join("\n")).toMatch(/error: could not open the Forge runtime: boom/)
   })

@@ -7,6 +7,7 @@ import { type HostJobs, createHostJobs } from "../../../src/jobs"
 import { forgeFragments } from "../../../src/composition"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
+import { defined } from "../../defined"
 
 // The hooks over a real runtime (SQLite, files). Only opencode's client is stood in for: it answers
 // session look-ups from a table, as the host would.
@@ -30,7 +31,7 @@ describe("forge hooks", () => {
   let hooks: Hooks
   let hostJobs: HostJobs
   const lookups: string[] = []
-  const before = (sessionID: string, tool: string) => (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
+  const toolBefore = (sessionID: string, tool: string) => (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
   const command = async (sessionID: string, args: string) => {
     const output = { parts: [{ type: "text", text: "template" }] as { type: string; text: string }[] }
     await (hooks["command.execute.before"] as CommandHook)({ command: "plan", sessionID, arguments: args }, output as never)
@@ -64,34 +65,34 @@ describe("forge hooks", () => {
     await hooks.event?.({ event: { type: "session.created", properties: { sessionID: "root", info: { id: "root" } } } as never })
     // A session from before this host waits for the runtime the config hook started opening (one created in this
     // host does not: forge.hooks.restore.test.ts).
-    await before("other", "read")
-    await runtime!.plans.write("root", PLAN_BODY)
-    await expect(before("root", "bash")).rejects.toThrow(/draft write-ban/)
-    await expect(before("child", "write")).rejects.toThrow(/draft write-ban/)
-    await expect(before("child", "read")).resolves.toBeUndefined()
-    await expect(before("other", "bash")).resolves.toBeUndefined()
+    await toolBefore("other", "read")
+    await defined(runtime, "the runtime the config hook opened").plans.write("root", PLAN_BODY)
+    await expect(toolBefore("root", "bash")).rejects.toThrow(/draft write-ban/)
+    await expect(toolBefore("child", "write")).rejects.toThrow(/draft write-ban/)
+    await expect(toolBefore("child", "read")).resolves.toBeUndefined()
+    await expect(toolBefore("other", "bash")).resolves.toBeUndefined()
     // Sessions learnt from events never cost a host look-up.
     expect(lookups).not.toContain("child")
     // A child the plugin never saw created (e.g. before a restart) is asked of the host once.
-    await expect(before("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
-    await expect(before("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
+    await expect(toolBefore("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
+    await expect(toolBefore("child_after_restart", "edit")).rejects.toThrow(/draft write-ban/)
     expect(lookups.filter((id) => id === "child_after_restart")).toHaveLength(1)
   })
 
   it("/plan lists, resumes and discards as the user's own actions", async () => {
     await hooks.config?.({} as never)
-    await before("s1", "read")
+    await toolBefore("s1", "read")
     expect(await command("s1", "")).toMatch(/no unfinished plans/)
-    const { planPath } = await runtime!.plans.write("s1", PLAN_BODY)
+    const { planPath } = await defined(runtime, "the runtime the config hook opened").plans.write("s1", PLAN_BODY)
     expect(await command("s2", '""')).toContain(`${planPath} [draft] 0/2 tasks — Fix login timeout`)
     const resumed = await command("s2", "resume")
     expect(resumed).toContain(`resumed ${planPath} (draft)`)
     expect(resumed).toContain("## Tasks")
-    expect(runtime!.plans.liveFor("s2")).toBe(planPath)
-    expect(runtime!.plans.liveFor("s1")).toBeUndefined()
+    expect(defined(runtime, "the runtime the config hook opened").plans.liveFor("s2")).toBe(planPath)
+    expect(defined(runtime, "the runtime the config hook opened").plans.liveFor("s1")).toBeUndefined()
     const discarded = await command("s2", "discard")
     expect(discarded).toContain("Plan discarded")
-    await expect(before("s2", "bash")).resolves.toBeUndefined()
+    await expect(toolBefore("s2", "bash")).resolves.toBeUndefined()
     expect(await command("s2", "discard")).toMatch(/no live plan in this session/)
     expect(await command("s2", "fix the bug")).toBe("template")
   })
@@ -102,7 +103,7 @@ describe("forge hooks", () => {
     await writer.close()
     const cfg = { agent: { forge: { disable: true } } }
     await hooks.config?.(cfg as never)
-    await expect(before("s1", "bash")).resolves.toBeUndefined()
+    await expect(toolBefore("s1", "bash")).resolves.toBeUndefined()
     expect(await command("s1", "")).toBe("template")
     expect(runtime).toBeUndefined()
   })

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import { writeFileAtomic } from "../../../adapters/workspace/atomic.write"
 import { within } from "../opencode/tool.context"
 import { PLAN_BODY, allow, memoryLogger, openRuntime, tempWorkspace, useRuntime } from "./plan.helpers"
+import { defined } from "../../defined"
 
 describe("bad input gets a clear error and loses nothing", () => {
   const live = useRuntime()
@@ -68,8 +69,8 @@ describe("bad input gets a clear error and loses nothing", () => {
     await live.rt.close()
     const { openLifecycleStore } = await import("../../../adapters/storage/lifecycle.store")
     const store = await openLifecycleStore(live.ws.dir)
-    const row = await store.repository.getSnapshot("plan", planPath)
-    await store.repository.saveSnapshot({ ...row!, snapshot: { ...(row!.snapshot as object), value: { reviewing: "x" } } })
+    const row = defined(await store.repository.getSnapshot("plan", planPath), `the snapshot of ${planPath}`)
+    await store.repository.saveSnapshot({ ...row, snapshot: { ...(row.snapshot as object), value: { reviewing: "x" } } })
     await store.close()
     live.rt = await openRuntime(live.ws.dir, live.ws.clock)
     expect(live.rt.restoreReport.problems[0]?.problem).toMatch(/did not fit the plan machine .*rebuilt from the document/)

@@ -59,7 +59,17 @@ describe("plan_discard by the model goes through the user while the plan is a dr
     let answer: (allowed: boolean) => void = () => undefined
     let opened: () => void = () => undefined
     const dialogOpen = new Promise<void>((resolve) => (opened = resolve))
-    const modelDiscard = live.rt.plans.discard("s1", { by: "model", confirm: () => (opened(), new Promise<boolean>((r) => (answer = r))) }, "model wants out")
+    const modelDiscard = live.rt.plans.discard(
+      "s1",
+      {
+        by: "model",
+        confirm: () => {
+          opened()
+          return new Promise<boolean>((r) => (answer = r))
+        },
+      },
+      "model wants out",
+    )
     await dialogOpen
     expect(live.rt.registry.snapshot(planPath)?.value).toEqual({ draft: "discarding" })
     expect(await live.rt.plans.gate("s1", "bash")).toContain("draft write-ban")

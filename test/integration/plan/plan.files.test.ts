@@ -5,6 +5,7 @@ import { tempDir } from "../../temp.dir"
 import { handlePlanCommand } from "../../../adapters/opencode/plan.command.hook"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, openRuntime, tempWorkspace } from "./plan.helpers"
+import { defined } from "../../defined"
 
 // Risks from issue 6: what the plan folder hands over (symbolic links out of the workspace, folders named like
 // documents), what /plan lists when a document cannot be read, and content that carries its own frontmatter.
@@ -32,7 +33,7 @@ describe("the plan folder on disk", () => {
   const listing = async (session = "s1") => {
     const parts = [{ type: "text", text: "template" }]
     await handlePlanCommand(rt, session, "", parts)
-    return parts[0]!.text
+    return defined(parts[0], "the command's text part").text
   }
 
   it("a document linked to a file outside the workspace is refused by plan_read and listed as unreadable", async () => {

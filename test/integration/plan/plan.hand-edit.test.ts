@@ -75,7 +75,12 @@ describe("the gate's cost", () => {
     store = await openLifecycleStore(ws.dir)
     const files = new FsPlanFiles(ws.dir)
     let reads = 0
-    const counting = Object.assign(Object.create(files) as FsPlanFiles, { read: (p: string) => (reads++, files.read(p)) })
+    const counting = Object.assign(Object.create(files) as FsPlanFiles, {
+      read: (p: string) => {
+        reads++
+        return files.read(p)
+      },
+    })
     const host = new LifecycleHost({ repository: async () => store.repository, clock: ws.clock, log: memoryLogger() })
     const registry = new PlanRegistry(definePlanLifecycle(host, { files: counting, clock: ws.clock }))
     const plans = new PlanService({ registry, files: counting, clock: ws.clock, log: memoryLogger() })

@@ -46,7 +46,16 @@ export function tempWorkspace(): { dir: string; clock: { now(): number; advance(
   const dir = tempDir("forge-plan-")
   const cleanup = () => rmSync(dir, { recursive: true, force: true })
   let now = Date.parse("2026-11-30T03:00:00.000Z")
-  return { dir, clock: { now: () => now, advance: (ms) => void (now += ms) }, cleanup }
+  return {
+    dir,
+    clock: {
+      now: () => now,
+      advance: (ms) => {
+        now += ms
+      },
+    },
+    cleanup,
+  }
 }
 
 export function openRuntime(dir: string, clock: { now(): number }, log: Logger = memoryLogger()): Promise<ComposedRuntime> {

@@ -3,6 +3,7 @@ import path from "node:path"
 import { describe, expect, it } from "vitest"
 import { within } from "../opencode/tool.context"
 import { PLAN_BODY, useRuntime } from "./plan.helpers"
+import { defined } from "../../defined"
 
 // plan_read's pattern is the model's regex run over plan text: it goes through the same bounded matcher as
 // success_pattern (a worker with a time budget), so a pattern that backtracks for minutes costs an error, never the
@@ -21,7 +22,7 @@ describe("plan_read pattern runs off the event loop with a time budget", () => {
     const timer = setInterval(() => (ticks += 1), 20)
     try {
       const [settled] = await Promise.allSettled([within(work(), 60_000, "plan_read")])
-      return { settled: settled!, ticks }
+      return { settled: defined(settled, "the settled plan_read"), ticks }
     } finally {
       clearInterval(timer)
     }

@@ -6,6 +6,7 @@ import { parsePlanDocument } from "../../../services/plan/plan.document"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, allow, openRuntime, tempWorkspace } from "./plan.helpers"
 import { transitionsOf } from "./plan.tools.helpers"
+import { defined } from "../../defined"
 
 // Defect 5: `/plan resume` of a plan an earlier opencode run bound to its own session must rebind it to the
 // current session (document and transition log), so that plan_read and plan_tick work there afterwards.
@@ -24,7 +25,7 @@ describe("/plan resume rebinds a plan from an earlier run to the current session
   const resume = async (session: string) => {
     const parts = [{ type: "text", text: "template" }]
     await handlePlanCommand(rt, session, "resume", parts)
-    return parts[0]!.text
+    return defined(parts[0], "the command's text part").text
   }
 
   /** An earlier run: ses_old writes and approves a plan, then opencode exits. */

@@ -5,6 +5,7 @@ import { type PLAN_TOOL_IDS, createPlanTools } from "../../../adapters/opencode/
 import type { ComposedRuntime } from "../../../src/runtime"
 import { callRaw, toolContext, within } from "../opencode/tool.context"
 import { PLAN_BODY, openRuntime, tempWorkspace } from "./plan.helpers"
+import { defined } from "../../defined"
 
 // The real plan tool definitions, driven the way opencode 1.18.33 drives them: args raw, straight from the model,
 // over a real runtime (SQLite, files). Every hostile call gets one clear error and changes nothing.
@@ -45,8 +46,8 @@ describe("plan tools parse their raw arguments at the boundary", () => {
 
   it("every plan tool refuses hostile args on a live draft and leaves the document byte for byte", async () => {
     expect(await call("plan_write", { content: PLAN_BODY })).toContain("Status: draft")
-    const [file] = planFiles()
-    const before = readFileSync(path.join(ws.dir, ".opencode/plan", file!), "utf8")
+    const file = defined(planFiles()[0], "the plan file plan_write wrote")
+    const before = readFileSync(path.join(ws.dir, ".opencode/plan", file), "utf8")
     await expect(call("plan_edit", { oldString: null, newString: "x", replaceAll: "yes" })).rejects.toThrow(
       /^plan_edit: argument "oldString" must be a string \(got null\); argument "replaceAll" must be true or false \(got string\)$/,
     )
@@ -61,7 +62,7 @@ describe("plan tools parse their raw arguments at the boundary", () => {
     await expect(call("plan_close", { checks: "all pass" })).rejects.toThrow(/^plan_close: argument "checks" must be an array \(got string\)$/)
     await expect(call("plan_discard", { supersede: "" })).rejects.toThrow(/^plan_discard: argument "supersede" must not be empty \(got 0 characters\)$/)
     await expect(call("plan_discard", { reason: { why: "x" } })).rejects.toThrow(/^plan_discard: argument "reason" must be a string \(got object\)$/)
-    expect(readFileSync(path.join(ws.dir, ".opencode/plan", file!), "utf8")).toBe(before)
+    expect(readFileSync(path.join(ws.dir, ".opencode/plan", file), "utf8")).toBe(before)
     expect(rt.plans.statusOf(`.opencode/plan/${file}`)).toBe("draft")
   })
 

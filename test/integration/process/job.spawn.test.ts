@@ -74,6 +74,7 @@ describe("spawnJob", () => {
   it("stamps the marker on every process, applies env overrides and drops inherited markers", async () => {
     process.env[JOB_HOST_VAR] = "inherited-token"
     try {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${...} here is sh parameter expansion, run by the job's shell
       const job = await spawnJob(options('sleep 30 & echo "$EXTRA|${HOME-unset}|${FORGE_JOB_HOST-none}"; wait', { env: { EXTRA: "x", HOME: undefined } }))
       janitor.add(job.pid)
       expect(await waitFor(() => pidsWithEnv(JOB_ID_VAR, job.jobId).length === 2, 10_000)).toBe(true)

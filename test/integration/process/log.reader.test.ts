@@ -55,7 +55,7 @@ describe("readNew", () => {
 })
 
 describe("readLines", () => {
-  const file = logWith(Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n") + "\npartial")
+  const file = logWith(`${Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n")}\npartial`)
 
   it("pages lines by offset and limit", async () => {
     expect(await readLines(file, { offset: 0, limit: 3 })).toEqual({

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { databasePath } from "../../../adapters/storage/lifecycle.store"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
+import { defined } from "../../defined"
 
 describe("a database Forge cannot use", () => {
   let ws: ReturnType<typeof tempWorkspace>
@@ -210,9 +211,9 @@ describe("a database Forge cannot use", () => {
     open.pop()
     const { openLifecycleStore } = await import("../../../adapters/storage/lifecycle.store")
     const store = await openLifecycleStore(ws.dir)
-    const [row] = await store.repository.loadSnapshots({ machineId: "plan" })
-    const snapshot = row!.snapshot as { context: Record<string, unknown> }
-    await store.repository.saveSnapshot({ ...row!, snapshot: { ...snapshot, context: { ...snapshot.context, tasks: "all of them" } } })
+    const row = defined((await store.repository.loadSnapshots({ machineId: "plan" }))[0], "the plan's snapshot row")
+    const snapshot = row.snapshot as { context: Record<string, unknown> }
+    await store.repository.saveSnapshot({ ...row, snapshot: { ...snapshot, context: { ...snapshot.context, tasks: "all of them" } } })
     await store.close()
     const { runtime, log } = await start()
     await expectDraftBanHolds(runtime, planPath)

@@ -417,7 +417,7 @@ function transition(overrides: Partial<TransitionRecord> = {}): TransitionRecord
 // A real failure inside the transition insert (after the snapshot upsert ran in the same transaction).
 async function failTransitionsWithEvent(driver: SqliteDriver, event: string): Promise<void> {
   await driver.exec(
-    `CREATE TRIGGER fail_transition BEFORE INSERT ON transitions WHEN NEW.event = '${event}' ` + `BEGIN SELECT RAISE(ABORT, 'forced transition failure'); END`,
+    `CREATE TRIGGER fail_transition BEFORE INSERT ON transitions WHEN NEW.event = '${event}' BEGIN SELECT RAISE(ABORT, 'forced transition failure'); END`,
   )
 }
 

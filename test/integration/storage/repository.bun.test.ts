@@ -12,7 +12,14 @@ const opencode = path.join(root, "node_modules/opencode-linux-x64/bin/opencode")
 it("passes every contract case on bun:sqlite inside opencode's Bun", () => {
   let expected = 0
   // Counting the registered cases needs no driver: none of them runs here.
-  defineLifecycleRepositoryContract({ test: () => void (expected += 1) }, { driverName: "bun:sqlite", openDriver: () => Promise.reject(new Error("not run")) })
+  defineLifecycleRepositoryContract(
+    {
+      test: () => {
+        expected += 1
+      },
+    },
+    { driverName: "bun:sqlite", openDriver: () => Promise.reject(new Error("not run")) },
+  )
 
   const result = spawnSync(opencode, ["test/bun/storage-contract.ts"], {
     cwd: root,

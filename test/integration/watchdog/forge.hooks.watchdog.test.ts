@@ -38,7 +38,7 @@ describe("forge hooks with the watchdog", () => {
     await hooks.config?.({} as never)
   }
   const speak = (sessionID: string, agent: string) => (hooks["chat.params"] as Hook<"chat.params">)({ sessionID, agent } as never, {} as never)
-  const before = (sessionID: string, callID: string, tool = "bash") =>
+  const toolBefore = (sessionID: string, callID: string, tool = "bash") =>
     (hooks["tool.execute.before"] as Hook<"tool.execute.before">)({ tool, sessionID, callID }, { args: { command: "sleep 300" } })
   const shellEnv = async (sessionID: string, callID: string) => {
     const output = { env: {} as Record<string, string> }
@@ -62,7 +62,7 @@ describe("forge hooks with the watchdog", () => {
   it("a forge bash call with the builtin shell kept: stamped, timed, and over when it returns", async () => {
     await setup(keepShell)
     await speak("ses_f", "forge")
-    await before("ses_f", "call_1")
+    await toolBefore("ses_f", "call_1")
     expect(await shellEnv("ses_f", "call_1")).toEqual({ [WATCHDOG_MARK_VAR]: "call_1" })
     expect(h.service.watchOf("call_1")).toMatchObject({ cwd: ws.dir, command: "sleep 300", place: "timing" })
     await after("ses_f", "call_1")
@@ -72,9 +72,9 @@ describe("forge hooks with the watchdog", () => {
   it("a call refused by a gate is never timed: the plan's draft write-ban, or the belt without the builtin shell", async () => {
     await setup(keepShell)
     await speak("ses_f", "forge")
-    await before("ses_f", "warmup", "read")
+    await toolBefore("ses_f", "warmup", "read")
     await runtime?.plans.write("ses_f", PLAN_BODY)
-    await expect(before("ses_f", "call_banned")).rejects.toThrow(/draft write-ban/)
+    await expect(toolBefore("ses_f", "call_banned")).rejects.toThrow(/draft write-ban/)
     expect(h.service.list()).toEqual([])
     await hooks.dispose?.()
     hostJobs.uninstall()
@@ -82,14 +82,14 @@ describe("forge hooks with the watchdog", () => {
     h = harness()
     await setup(defaultForgeOptions)
     await speak("ses_g", "forge")
-    await expect(before("ses_g", "call_belt")).rejects.toThrow(/forge_shell/)
+    await expect(toolBefore("ses_g", "call_belt")).rejects.toThrow(/forge_shell/)
     expect(h.service.list()).toEqual([])
   })
 
   it("other agents' shells carry no marker and are not timed", async () => {
     await setup(keepShell)
     await speak("ses_b", "build")
-    await before("ses_b", "call_2")
+    await toolBefore("ses_b", "call_2")
     expect(await shellEnv("ses_b", "call_2")).toEqual({})
     expect(h.service.list()).toEqual([])
   })
@@ -97,7 +97,7 @@ describe("forge hooks with the watchdog", () => {
   it("dispose stops the watchdog with the plugin", async () => {
     await setup(keepShell)
     await speak("ses_f", "forge")
-    await before("ses_f", "call_3")
+    await toolBefore("ses_f", "call_3")
     expect(h.ticker.live()).toHaveLength(1)
     await hooks.dispose?.()
     expect(h.ticker.live()).toHaveLength(0)

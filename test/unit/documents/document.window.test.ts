@@ -5,7 +5,7 @@ import { readWindow } from "../../../services/documents/document.window"
 
 // Moved from test/unit/plan (plan.text.test.ts, plan.properties.test.ts): plan_read's window is the documents' one.
 
-const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
+const lines = (n: number) => `${Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n")}\n`
 
 describe("readWindow", () => {
   it("prefixes every line with its number and adds no notice when the window reaches the end", () => {

@@ -16,10 +16,9 @@ const input: PlanInput = {
   criteria: ["Login works", "Suite is green"],
   document: "",
 }
-const passing = [
-  { criterion: "Login works", pass: true, evidence: "ran login.test.ts" },
-  { criterion: "suite  IS green", pass: true, evidence: "npm test: 12 passed" },
-]
+const login = { criterion: "Login works", pass: true, evidence: "ran login.test.ts" }
+const green = { criterion: "suite  IS green", pass: true, evidence: "npm test: 12 passed" }
+const passing = [login, green]
 
 function run(...events: PlanEvent[]): Snapshot {
   let [snapshot] = initialTransition(planMachine, input)
@@ -118,10 +117,10 @@ describe("close gate", () => {
   it("needs exactly one passing check with evidence per criterion, and no stranger", () => {
     const plan = allTicked()
     const cases = [
-      { checks: [passing[0]!], why: /without one passing check.*Suite is green/ },
-      { checks: [passing[0]!, { ...passing[1]!, pass: false }], why: /without one passing check/ },
-      { checks: [passing[0]!, { ...passing[1]!, evidence: "  " }], why: /without one passing check/ },
-      { checks: [...passing, passing[0]!], why: /checked more than once: "Login works"/ },
+      { checks: [login], why: /without one passing check.*Suite is green/ },
+      { checks: [login, { ...green, pass: false }], why: /without one passing check/ },
+      { checks: [login, { ...green, evidence: "  " }], why: /without one passing check/ },
+      { checks: [...passing, login], why: /checked more than once: "Login works"/ },
       { checks: [...passing, { criterion: "Fast", pass: true, evidence: "x" }], why: /naming no criterion of the plan: "Fast"/ },
     ]
     for (const { checks, why } of cases) {

@@ -13,7 +13,11 @@ export class FakeTicker implements WatchdogTicker {
   every(ms: number, fn: () => void) {
     const timer = { ms, fn, cancelled: false }
     this.timers.push(timer)
-    return { cancel: () => void (timer.cancelled = true) }
+    return {
+      cancel: () => {
+        timer.cancelled = true
+      },
+    }
   }
   /** The timers still running. */
   live() {

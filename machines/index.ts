@@ -3,6 +3,7 @@ import { jobMachine } from "./job.machine"
 import { planMachine } from "./plan.machine"
 import { watchdogMachine } from "./watchdog.machine"
 
+export * from "./exec.partition"
 export * from "./job.gates"
 export * from "./job.machine"
 export * from "./plan.gates"

@@ -1,4 +1,4 @@
-import { and, assign, emit, setup } from "xstate"
+import { and, assertEvent, assign, emit, setup } from "xstate"
 import {
   type CriterionCheck,
   type PlanTaskState,
@@ -78,40 +78,67 @@ export const planMachine = setup({
     emitted: {} as PlanEmitted,
   },
   guards: {
-    isReadOnlyTool: ({ event }) => event.type === "tool.use" && !isWriteBannedTool(event.tool),
+    isReadOnlyTool: ({ event }) => {
+      assertEvent(event, "tool.use")
+      return !isWriteBannedTool(event.tool)
+    },
     isApprovable: ({ context }) => isApprovablePlan(context.tasks, context.criteria),
-    isTaskOpen: ({ context, event }) => event.type === "plan.tick" && isOpenTask(context.tasks, event.task),
+    isTaskOpen: ({ context, event }) => {
+      assertEvent(event, "plan.tick")
+      return isOpenTask(context.tasks, event.task)
+    },
     isEveryTaskTicked: ({ context }) => isEveryTaskTicked(context.tasks),
-    hasPassingCheckPerCriterion: ({ context, event }) => event.type === "plan.close" && hasPassingCheckPerCriterion(context.criteria, event.checks),
+    hasPassingCheckPerCriterion: ({ context, event }) => {
+      assertEvent(event, "plan.close")
+      return hasPassingCheckPerCriterion(context.criteria, event.checks)
+    },
     canClose: and(["isEveryTaskTicked", "hasPassingCheckPerCriterion"]),
-    hasSuccessor: ({ event }) => event.type === "plan.supersede" && event.successor.trim() !== "",
-    isByUser: ({ event }) => (event.type === "plan.discard" || event.type === "plan.supersede") && event.by === "user",
-    isByModel: ({ event }) => (event.type === "plan.discard" || event.type === "plan.supersede") && event.by === "model",
+    hasSuccessor: ({ event }) => {
+      assertEvent(event, "plan.supersede")
+      return event.successor.trim() !== ""
+    },
+    isByUser: ({ event }) => {
+      assertEvent(event, ["plan.discard", "plan.supersede"])
+      return event.by === "user"
+    },
+    isByModel: ({ event }) => {
+      assertEvent(event, ["plan.discard", "plan.supersede"])
+      return event.by === "model"
+    },
     canSupersedeByUser: and(["isByUser", "hasSuccessor"]),
     canSupersedeByModel: and(["isByModel", "hasSuccessor"]),
     isPendingSupersede: ({ context }) => (context.pendingDiscard?.successor ?? null) !== null,
   },
   actions: {
     // A permitted tool use is an explicit transition: `can()` counts only transitions that do something.
-    permitTool: emit(({ event }) => ({ type: "tool.permitted" as const, tool: event.type === "tool.use" ? event.tool : "" })),
-    storeRevision: assign(({ event }) => (event.type === "plan.revise" ? { tasks: event.tasks, criteria: event.criteria } : {})),
-    tickTask: assign({
-      tasks: ({ context, event }) =>
-        event.type === "plan.tick" ? context.tasks.map((t) => (t.number === event.task ? { ...t, ticked: true } : t)) : context.tasks,
+    permitTool: emit(({ event }) => {
+      assertEvent(event, "tool.use")
+      return { type: "tool.permitted" as const, tool: event.tool }
     }),
-    holdChecks: assign({ pendingChecks: ({ event }) => (event.type === "plan.close" ? event.checks : null) }),
+    storeRevision: assign(({ event }) => {
+      assertEvent(event, "plan.revise")
+      return { tasks: event.tasks, criteria: event.criteria }
+    }),
+    tickTask: assign(({ context, event }) => {
+      assertEvent(event, "plan.tick")
+      return { tasks: context.tasks.map((t) => (t.number === event.task ? { ...t, ticked: true } : t)) }
+    }),
+    holdChecks: assign(({ event }) => {
+      assertEvent(event, "plan.close")
+      return { pendingChecks: event.checks }
+    }),
     dropChecks: assign({ pendingChecks: null }),
-    bindSession: assign({ sessionId: ({ context, event }) => (event.type === "plan.bind" ? event.sessionId : context.sessionId) }),
-    recordDiscard: assign({
-      reason: ({ event }) => (event.type === "plan.discard" || event.type === "plan.supersede" ? (event.reason ?? null) : null),
-      successor: ({ event }) => (event.type === "plan.supersede" ? event.successor : null),
-      pendingChecks: null,
+    bindSession: assign(({ event }) => {
+      assertEvent(event, "plan.bind")
+      return { sessionId: event.sessionId }
     }),
-    holdDiscard: assign({
-      pendingDiscard: ({ event }) =>
-        event.type === "plan.discard" || event.type === "plan.supersede"
-          ? { reason: event.reason ?? null, successor: event.type === "plan.supersede" ? event.successor : null }
-          : null,
+    recordDiscard: assign(({ event }) => {
+      assertEvent(event, ["plan.discard", "plan.supersede"])
+      return { reason: event.reason ?? null, successor: event.type === "plan.supersede" ? event.successor : null, pendingChecks: null }
+    }),
+    holdDiscard: assign(({ event }) => {
+      assertEvent(event, ["plan.discard", "plan.supersede"])
+      return { pendingDiscard: { reason: event.reason ?? null, successor: event.type === "plan.supersede" ? event.successor : null } }
     }),
     dropDiscard: assign({ pendingDiscard: null }),
     // Placeholder: each harness provides it (createPlanImplementations); the step is committed only once it succeeded.

@@ -86,6 +86,9 @@ async function buildServer(entry, out) {
     ...common,
     entryPoints: [entry],
     external: RUNTIME_EXTERNALS,
+    // Less for opencode to parse at every start; identifiers stay, so stack traces still name Forge's functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
     banner: { js: REQUIRE_SHIM },
     write: false,
     outfile: join(out, "server.js"),

@@ -45,7 +45,8 @@ export async function seedLiveRecords(records: number): Promise<SeededWorkspace>
       throw new Error(`the seeded workspace holds ${live} live snapshot(s) and ${documents} document(s), expected ${records} of each`)
     }
     return {
-      seed: (project) => cpSync(path.join(template, ".opencode"), path.join(project, ".opencode"), { recursive: true }),
+      // Timestamps kept: a long-lived workspace's documents were written before its records, not at each start.
+    seed: (project) => cpSync(path.join(template, ".opencode"), path.join(project, ".opencode"), { recursive: true, preserveTimestamps: true }),
       describe: `${live} live plans (${counts.draft} draft, ${counts.approved} approved) in forge.db, ${documents} plan documents`,
       seconds,
       remove: () => rmSync(template, { recursive: true, force: true }),

@@ -62,6 +62,14 @@ export class FsDocumentFiles implements DocumentFiles {
     }
   }
 
+  modifiedAt(docPath: string): number | undefined {
+    try {
+      return statSync(this.resolve(docPath), { throwIfNoEntry: false })?.mtimeMs
+    } catch {
+      return undefined
+    }
+  }
+
   async write(docPath: string, text: string): Promise<void> {
     const file = this.resolve(docPath)
     await mkdir(path.dirname(file), { recursive: true })

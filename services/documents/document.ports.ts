@@ -17,6 +17,8 @@ export interface DocumentFiles {
    * Synchronous on purpose: a gate may ask it on every tool call.
    */
   stamp(path: string): string | undefined
+  /** When the document's text last changed (epoch ms), without reading it; undefined when the file cannot be stat-ed. */
+  modifiedAt(path: string): number | undefined
   /** Replaces the whole file atomically (temp file + rename): readers see the old text or the new, never a mix. */
   write(path: string, text: string): Promise<void>
 }

@@ -66,13 +66,26 @@ export class PlanSync {
     const report: RestoreReport = { restored: [], reconciled: [], problems: [] }
     const damaged: DamagedSnapshot[] = []
     const records = await repository.loadSnapshots({ machineId: this.registry.lifecycle.machine.id, includeTerminal: false, onDamaged: (d) => damaged.push(d) })
+    // Every record is restored first. A document is read only where it may say something else: a record that does
+    // not fit, a dialog (it never survives its host), or a document changed since the record was written. An edit
+    // that slips past its modification time is still followed: the gate reads each plan's document on its first look.
+    const restored = records.map((record) => ({ record, outcome: this.registry.lifecycle.restore(record) }))
+    const toRead = restored.map(
+      ({ record, outcome }) =>
+        outcome.kind === "unfit" || outcome.snapshot.hasTag("awaiting-user") || !this.unchangedSince(record.instanceId, record.updatedAt),
+    )
     // The documents are read side by side (a workspace may hold a thousand live plans); each is then followed in turn.
     const texts = await readEach(
-      records.map((r) => r.instanceId),
+      restored.map(({ record }, index) => (toRead[index] ? record.instanceId : undefined)),
       (planPath) => this.files.read(planPath).catch(() => undefined),
     )
-    for (const [index, record] of records.entries()) {
+    for (const [index, { record, outcome }] of restored.entries()) {
       const planPath = record.instanceId
+      if (outcome.kind === "restored" && !toRead[index]) {
+        this.registry.track(outcome.snapshot)
+        report.restored.push(planPath)
+        continue
+      }
       const text = texts[index]
       let doc: PlanDocument | undefined
       try {
@@ -80,7 +93,6 @@ export class PlanSync {
       } catch (error) {
         report.problems.push({ planPath, problem: `document does not parse: ${message(error)}` })
       }
-      const outcome = this.registry.lifecycle.restore(record)
       if (outcome.kind === "restored") {
         const { snapshot } = outcome
         this.registry.track(snapshot)
@@ -107,6 +119,12 @@ export class PlanSync {
     for (const damage of damaged) await this.rebuildDamaged(damage, report)
     for (const problem of report.problems) this.log.warn(`plan ${problem.planPath}: ${problem.problem}`)
     return report
+  }
+
+  /** The document has not changed since `at` (epoch ms): Forge writes it before it commits, so it says what the record says. */
+  private unchangedSince(planPath: string, at: number): boolean {
+    const modified = this.files.modifiedAt(planPath)
+    return modified !== undefined && modified <= at
   }
 
   private async rebuildDamaged(damage: DamagedSnapshot, report: RestoreReport): Promise<void> {
@@ -166,12 +184,15 @@ function message(error: unknown): string {
 /** How many documents a restore reads at once. */
 const READ_CONCURRENCY = 16
 
-/** `read` of every path, at most READ_CONCURRENCY at a time, in the order given. */
-async function readEach(paths: readonly string[], read: (path: string) => Promise<string | undefined>): Promise<(string | undefined)[]> {
+/** `read` of every path given (undefined: skipped), at most READ_CONCURRENCY at a time, in the order given. */
+async function readEach(paths: readonly (string | undefined)[], read: (path: string) => Promise<string | undefined>): Promise<(string | undefined)[]> {
   const texts: (string | undefined)[] = new Array(paths.length)
   let next = 0
   const worker = async (): Promise<void> => {
-    for (let index = next++; index < paths.length; index = next++) texts[index] = await read(paths[index] as string)
+    for (let index = next++; index < paths.length; index = next++) {
+      const path = paths[index]
+      if (path !== undefined) texts[index] = await read(path)
+    }
   }
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, paths.length) }, worker))
   return texts

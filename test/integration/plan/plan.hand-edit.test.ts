@@ -98,3 +98,51 @@ describe("the gate's cost", () => {
     registry.stop()
   })
 })
+
+describe("restoring at start", () => {
+  let store: LifecycleStore | undefined
+  let ws: ReturnType<typeof tempWorkspace>
+  afterEach(async () => {
+    await store?.close()
+    ws.cleanup()
+  })
+
+  /** A plan service over the workspace whose document reads are listed, on a wall clock (records are stamped with it). */
+  const serviceOver = (dir: string, repository: LifecycleStore["repository"]) => {
+    const files = new FsPlanFiles(dir)
+    const reads: string[] = []
+    const listing = Object.assign(Object.create(files) as FsPlanFiles, {
+      read: (p: string) => {
+        reads.push(p)
+        return files.read(p)
+      },
+    })
+    const clock = { now: () => Date.now() }
+    const host = new LifecycleHost({ repository: async () => repository, clock, log: memoryLogger() })
+    const registry = new PlanRegistry(definePlanLifecycle(host, { files: listing, clock }))
+    return { reads, registry, plans: new PlanService({ registry, files: listing, clock, log: memoryLogger() }) }
+  }
+
+  it("reads only the documents changed since their record was written, and the gate still follows the others", async () => {
+    ws = tempWorkspace()
+    store = await openLifecycleStore(ws.dir)
+    const before = serviceOver(ws.dir, store.repository)
+    const kept = (await before.plans.write("s1", PLAN_BODY)).planPath
+    const edited = (await before.plans.write("s2", PLAN_BODY.replace("# Fix login timeout", "# Second plan"))).planPath
+    before.registry.stop()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const file = path.join(ws.dir, edited)
+    writeFileSync(file, readFileSync(file, "utf8").replace("status: draft", "status: abandoned"))
+
+    const after = serviceOver(ws.dir, store.repository)
+    const report = await after.plans.sync.restore(store.repository)
+    expect(report.restored.sort()).toEqual([kept, edited].sort())
+    expect(after.reads).toEqual([edited])
+    expect(report.reconciled).toEqual([edited])
+    expect(after.plans.liveFor("s2")).toBeUndefined()
+    // The unread one is followed by the gate's first look, like any plan.
+    expect(await after.plans.gate("s1", "bash")).toEqual(expect.stringContaining("write-ban"))
+    expect(after.reads).toEqual([edited, kept])
+    after.registry.stop()
+  })
+})

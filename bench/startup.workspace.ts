@@ -46,7 +46,7 @@ export async function seedLiveRecords(records: number): Promise<SeededWorkspace>
     }
     return {
       // Timestamps kept: a long-lived workspace's documents were written before its records, not at each start.
-    seed: (project) => cpSync(path.join(template, ".opencode"), path.join(project, ".opencode"), { recursive: true, preserveTimestamps: true }),
+      seed: (project) => cpSync(path.join(template, ".opencode"), path.join(project, ".opencode"), { recursive: true, preserveTimestamps: true }),
       describe: `${live} live plans (${counts.draft} draft, ${counts.approved} approved) in forge.db, ${documents} plan documents`,
       seconds,
       remove: () => rmSync(template, { recursive: true, force: true }),

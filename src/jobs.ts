@@ -5,7 +5,6 @@ import { createJobProcesses } from "../adapters/process/job.processes"
 import { installExitMatrix } from "../adapters/process/exit.matrix"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
-import { defineJobLifecycle } from "../services/jobs/job.lifecycle"
 import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import { JobLedger } from "../services/jobs/job.ledger"
 import { withContainmentLedger } from "../services/jobs/containment.ledger"
@@ -71,7 +70,7 @@ export function createHostJobs(options: {
     clock: options.clock,
     timers: systemTimers,
     log: options.log,
-    lifecycle: (handlers) => defineJobLifecycle(lifecycles, { processes, clock: options.clock, ...handlers }),
+    lifecycles: lifecycles,
     ledger,
     registry,
     host: jobHost,

@@ -11,6 +11,7 @@ import { PlanQueries } from "../services/plan/plan.queries"
 import { rebuildLivePlans } from "../services/plan/plan.rebuild"
 import { PlanRegistry } from "../services/plan/plan.registry"
 import { PlanService } from "../services/plan/plan.service"
+import type { PlanFiles } from "../services/plan/plan.ports"
 import type { RestoreReport } from "../services/plan/plan.sync"
 import { type OpenDatabase, WorkspaceDatabase } from "./workspace.database"
 
@@ -31,6 +32,8 @@ export interface ForgeWorkspace {
   readonly database: WorkspaceDatabase
   /** The one lifecycle host: every lifecycle of the workspace is defined on it. */
   readonly host: LifecycleHost
+  /** The plan documents, `.opencode/plan/` of the workspace. */
+  readonly files: PlanFiles
   readonly registry: PlanRegistry
   readonly plans: PlanService
   readonly queries: PlanQueries
@@ -69,6 +72,7 @@ export function composeWorkspace(options: RuntimeOptions): ForgeWorkspace {
     log: options.log,
     database,
     host,
+    files,
     registry,
     plans,
     queries,
@@ -105,7 +109,7 @@ async function openRuntime(ws: ForgeWorkspace): Promise<ComposedRuntime> {
 
 async function restorePlans(ws: ForgeWorkspace, opened: OpenDatabase): Promise<ComposedRuntime> {
   const { store, trouble } = opened
-  const files = new FsPlanFiles(ws.workspace)
+  const { files } = ws
   const restored = await ws.plans.sync.restore(store.repository)
   const rebuilt = await rebuildLivePlans({ repository: store.repository, files, registry: ws.registry, sync: ws.plans.sync })
   for (const problem of rebuilt.problems) ws.log.warn(`plan ${problem.planPath}: ${problem.problem}`)

@@ -2,8 +2,10 @@ import { SURVIVOR_CAP_REFUSAL, isAdoptable, isOverSurvivorCap, nextDeadline } fr
 import { type JobContext, type JobEvent, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
 import type { Lifecycle } from "../lifecycle/lifecycle"
+import type { LifecycleHost } from "../lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../lifecycle/lifecycle.ports"
-import { type JobEffectHandlers, KILL_GRACE_MS } from "./job.implementations"
+import { KILL_GRACE_MS } from "./job.implementations"
+import { defineJobLifecycle } from "./job.lifecycle"
 import type { JobLedger, JobLedgerEntry } from "./job.ledger"
 import type { JobRegistry } from "./job.registry"
 import { isSameHost } from "./job.stores"
@@ -28,10 +30,10 @@ export interface JobSupervisorDeps {
   wake: WakeSender
   newJobId: () => string
   /**
-   * The job lifecycle on the workspace's host (records every job transition; the next start restores from them),
-   * defined with this supervisor's handlers for the machine's effects.
+   * The workspace's one lifecycle host: the supervisor defines the job lifecycle on it (every job transition is
+   * recorded; the next start restores from them), with its own handlers for the machine's effects.
    */
-  lifecycle: (handlers: JobEffectHandlers) => Lifecycle<JobMachine>
+  lifecycles: LifecycleHost
   /** The bounded record of what happened to jobs nobody was waiting on. */
   ledger: JobLedger
   /** Which jobs this host runs and for whom, and which results were delivered. */
@@ -67,7 +69,9 @@ export class JobSupervisor {
       readTail: (file, bytes) => deps.processes.readTail(file, bytes),
       log: deps.log,
     })
-    this.lifecycle = deps.lifecycle({
+    this.lifecycle = defineJobLifecycle(deps.lifecycles, {
+      processes: deps.processes,
+      clock: deps.clock,
       killed: (jobId, outcome) => {
         const job = this.jobs.get(jobId)
         if (job !== undefined) job.killAfterMatch = outcome

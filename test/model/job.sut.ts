@@ -6,7 +6,6 @@ import { type LifecycleStore, createLifecycleStore } from "../../adapters/storag
 import { openSqliteDriver } from "../../adapters/storage/sqlite.driver"
 import { type JobEvent, type JobHost, type JobInput, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
-import { defineJobLifecycle } from "../../services/jobs/job.lifecycle"
 import { JobLedger } from "../../services/jobs/job.ledger"
 import { JobRegistry } from "../../services/jobs/job.registry"
 import type { ShellRequest } from "../../services/jobs/job.request"
@@ -77,7 +76,7 @@ export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> 
       log,
       wake: async (sessionId) => void (running.dead || wakes.push(sessionId)),
       newJobId: () => input.jobId,
-      lifecycle: (handlers) => defineJobLifecycle(lifecycles, { processes, clock, ...handlers }),
+      lifecycles: lifecycles,
       ledger: new JobLedger(ledgerStore),
       registry: new JobRegistry(host, keyValue),
       host,

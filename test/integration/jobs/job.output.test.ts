@@ -14,7 +14,6 @@ import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
 import type { JobHost } from "../../../machines/job.machine"
-import { defineJobLifecycle } from "../../../services/jobs/job.lifecycle"
 import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
 import { JobLedger } from "../../../services/jobs/job.ledger"
 import { JobRegistry } from "../../../services/jobs/job.registry"
@@ -47,7 +46,7 @@ describe("job output with real processes", () => {
       log: memoryLogger(),
       wake: async () => undefined,
       newJobId: () => `job_output_${process.pid}_${++seq}`,
-      lifecycle: (handlers) => defineJobLifecycle(lifecycles, { processes, clock, ...handlers }),
+      lifecycles: lifecycles,
       ledger: new JobLedger(new SqliteLedgerStore(store.connection)),
       registry: new JobRegistry(jobHost, storage),
       host: jobHost,

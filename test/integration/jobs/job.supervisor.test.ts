@@ -11,7 +11,6 @@ import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.reque
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
 import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
-import { defineJobLifecycle } from "../../../services/jobs/job.lifecycle"
 import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
 import { JobLedger } from "../../../services/jobs/job.ledger"
 import { JOB_REGISTRY_NAME, JobRegistry } from "../../../services/jobs/job.registry"
@@ -54,7 +53,7 @@ describe("job supervisor with real processes", () => {
       log: memoryLogger(),
       wake: async (session, text) => void wakes.push({ session, text }),
       newJobId: () => `job_test_${process.pid}_${++seq}`,
-      lifecycle: (handlers) => defineJobLifecycle(lifecycles, { processes, clock, ...handlers }),
+      lifecycles: lifecycles,
       ledger: options.ledger ?? ledger,
       registry: new JobRegistry(options.host ?? host, createKeyValueStorage(store.connection)),
       host: options.host ?? host,

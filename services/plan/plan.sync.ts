@@ -124,7 +124,8 @@ export class PlanSync {
   /** The document has not changed since `at` (epoch ms): Forge writes it before it commits, so it says what the record says. */
   private unchangedSince(planPath: string, at: number): boolean {
     const modified = this.files.modifiedAt(planPath)
-    return modified !== undefined && modified <= at
+    // Records are stamped in whole milliseconds, file times in fractions of one.
+    return modified !== undefined && Math.floor(modified) <= at
   }
 
   private async rebuildDamaged(damage: DamagedSnapshot, report: RestoreReport): Promise<void> {

@@ -1,14 +1,13 @@
 import { existsSync, statSync } from "node:fs"
 import path from "node:path"
-import { type ToolDefinition, tool } from "@opencode-ai/plugin"
+import type { ToolDefinition } from "@opencode-ai/plugin"
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS } from "../../machines/job.gates"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import { NATIVE_MODE_REFUSAL, isSupervisorEnabled } from "../../machines/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import { toShellRequest } from "../../services/jobs/job.request"
 import { forgeTool } from "./tool.args"
-
-const z = tool.schema
+import * as z from "zod"
 
 export interface JobToolsDeps {
   options: ForgeOptions

@@ -1,10 +1,9 @@
-import { type ToolContext, type ToolDefinition, tool } from "@opencode-ai/plugin"
+import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { DEFAULT_READ_LIMIT } from "../../services/documents/document.window"
 import type { ForgeRuntimeAccess } from "./runtime.access"
 import { forgeTool } from "./tool.args"
-
-const z = tool.schema
+import * as z from "zod"
 
 // The plan tools. Each is a thin shell: its args are parsed by forgeTool (opencode passes them raw, without zod
 // defaults), then it resolves the session the plan is bound to and lets the plan service and its machine decide.

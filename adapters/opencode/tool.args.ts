@@ -1,13 +1,14 @@
-import { type ToolContext, type ToolDefinition, type ToolResult, tool } from "@opencode-ai/plugin"
+import type { ToolContext, ToolDefinition, ToolResult, tool } from "@opencode-ai/plugin"
+import * as z from "zod"
 
 // Every Forge tool parses its arguments here. opencode 1.18.33 hands execute() the model's raw arguments (its own
 // check does not stop a bad call, and zod defaults are never applied), so a number where a string belongs reaches
 // the service as is: plan_edit once looped forever on one. Each tool defines its args once; the same shape goes to
 // opencode (the JSON Schema the model sees) and, made strict, parses the raw input before anything runs.
+// Tools are plain objects, not the plugin's tool() helper: that module imports zod's whole `z` namespace (every
+// locale, JSON Schema import), about 440 KB that opencode would evaluate at every start. The package's one zod
+// (package.json overrides) is the plugin's, so the types are the ones opencode inspects.
 
-const z = tool.schema
-
-// Types come from the plugin's own zod (tool.schema), the one opencode inspects, not from the project's zod.
 type Shape = Parameters<typeof tool>[0]["args"]
 const strictSchema = <S extends Shape>(shape: S) => z.strictObject(shape)
 type StrictSchema<S extends Shape> = ReturnType<typeof strictSchema<S>>
@@ -25,11 +26,11 @@ export interface ForgeToolSpec<S extends Shape> {
 /** A tool whose execute() only ever sees arguments its own schema accepted. */
 export function forgeTool<S extends Shape>(id: string, spec: ForgeToolSpec<S>): ToolDefinition {
   const schema = strictSchema(spec.args)
-  return tool({
+  return {
     description: spec.description,
     args: spec.args,
-    execute: async (raw, ctx) => spec.execute(parseToolArgs(id, schema, raw), ctx),
-  })
+    execute: async (raw: unknown, ctx: ToolContext) => spec.execute(parseToolArgs(id, schema, raw), ctx),
+  }
 }
 
 /** Parses raw tool input, or throws one error naming the tool and every argument that is wrong and how. */

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process"
 import { accessSync, closeSync, constants, mkdirSync, openSync, statSync } from "node:fs"
 import path from "node:path"
-import { z } from "zod"
+import * as z from "zod"
 import type { JobShim } from "../../machines/job.machine"
 import { type ContainmentChoice, DEFAULT_PERL, decideContainment, markerOnly } from "./job.containment"
 import { startFence } from "./job.fence"

@@ -1,6 +1,6 @@
 // Validation and row mapping for the lifecycle records, so bad input fails before it reaches SQL and a
 // corrupt row fails naming the actor it belongs to.
-import { z } from "zod"
+import * as z from "zod"
 import type { SnapshotRecord, TransitionRecord } from "../../services/lifecycle/lifecycle.ports"
 import type { actors, transitions } from "./tables/lifecycle.tables"
 

@@ -1,4 +1,4 @@
-import { z } from "zod"
+import * as z from "zod"
 
 // Plugin options arrive as the second half of a `["forgecharts", {...}]` plugin entry. Each option is validated on
 // its own: an invalid value falls back to that option's default and the fallback is reported, never fatal.

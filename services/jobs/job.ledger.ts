@@ -1,4 +1,4 @@
-import { z } from "zod"
+import * as z from "zod"
 import { Ledger, type LedgerDefinition } from "../lifecycle/ledger"
 import { MemoryLedgerStore } from "../lifecycle/ledger.memory"
 import type { LedgerStore } from "../lifecycle/ledger.ports"

@@ -1,6 +1,6 @@
 import { createStore } from "@xstate/store"
 import { type StateStorage, flushStorage, persist } from "@xstate/store/persist"
-import { z } from "zod"
+import * as z from "zod"
 import type { JobHost } from "../../machines/job.machine"
 import { type StoreStorage, type StoreTarget, hostScopedName, ownItem, persistOptions, takeOverDeadHosts } from "./job.stores"
 

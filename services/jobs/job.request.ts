@@ -1,4 +1,4 @@
-import { z } from "zod"
+import * as z from "zod"
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS, MAX_WAIT_CAP_MS } from "../../machines/job.gates"
 import type { JobHost, JobInput } from "../../machines/job.machine"
 import { type SuccessPattern, parseSuccessPattern } from "./success.pattern"

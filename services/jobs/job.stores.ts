@@ -1,5 +1,5 @@
 import { type PersistSnapshotOptions, type StateStorage, rehydrateStore } from "@xstate/store/persist"
-import { z } from "zod"
+import * as z from "zod"
 import type { JobHost } from "../../machines/job.machine"
 
 // The job registry persists per host: two opencode processes on one workspace each write their

@@ -1,6 +1,6 @@
 // A named ledger on a LedgerStore: its entries are checked against the ledger's zod schema when appended (a bad
 // entry is refused, naming the field) and when read (a damaged row is reported and left out, the rest still read).
-import { z } from "zod"
+import * as z from "zod"
 import type { LedgerQuery, LedgerStore } from "./ledger.ports"
 
 /** What makes a named ledger: its name, its entry schema, its bound, and the fields a query filters on. */

@@ -1,4 +1,4 @@
-import { z } from "zod"
+import * as z from "zod"
 import type { PlanContext } from "../../machines/plan.machine"
 
 // The shape a persisted plan context must have before an actor is started from it: a row that does not fit (a

@@ -1,7 +1,7 @@
 // The whole plan document: frontmatter plus body. Parsing validates both; every writer here changes only the bytes
 // it is about (a key's lines, one task line, or bytes appended at the end).
 
-import { z } from "zod"
+import * as z from "zod"
 import { splitFrontmatter } from "../documents/frontmatter.block"
 import { lineStarts } from "../documents/markdown.scan"
 import { parsePlanBody, TASK_LINE, TICK_STAMP } from "./plan.body"

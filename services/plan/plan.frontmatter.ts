@@ -1,7 +1,7 @@
 // The plan's frontmatter: its schema (status values, the successor rule) and field order, read, rendered and patched
 // by the shared frontmatter codec of services/documents.
 
-import { z } from "zod"
+import * as z from "zod"
 import { createFrontmatterCodec } from "../documents/frontmatter.codec"
 import type { FrontmatterBlock } from "../documents/frontmatter.block"
 import { PlanInputError } from "./plan.errors"

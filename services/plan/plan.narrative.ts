@@ -1,7 +1,7 @@
 // Terminal narrative sections. They are appended after the narrative marker, where the parser never looks, and
 // every line of caller-provided text is quoted with "> " so no reason or evidence can start a heading or a marker.
 
-import { z } from "zod"
+import * as z from "zod"
 import { PlanInputError } from "./plan.errors"
 import { splitLines } from "../documents/markdown.scan"
 import { findNarrative, NARRATIVE_MARKER } from "./plan.markdown"

@@ -1,7 +1,7 @@
 // The watchdog's intervention ledger: what it warned about, killed, would have killed, could not resolve, and which
 // settings fell back. Bounded: only the newest WATCHDOG_LEDGER_LIMIT entries are kept, the oldest rotate out.
 // One named ledger ("watchdog") on the kernel's ledger store, like the job ledger.
-import { z } from "zod"
+import * as z from "zod"
 import { Ledger, type LedgerDefinition } from "../lifecycle/ledger"
 import { MemoryLedgerStore } from "../lifecycle/ledger.memory"
 import type { LedgerStore } from "../lifecycle/ledger.ports"

@@ -18,7 +18,8 @@ import { type GateInput, STREAM_TOOLS, buildCallStream } from "./gate.stream"
 import { populateWorkspace } from "./gate.workspace"
 import { defaultForgeOptions } from "../services/config/forge.options"
 import { createHostJobs } from "../src/jobs"
-import { forgeFragments } from "../src/composition"
+import { ready } from "../adapters/opencode/lazy"
+import { forgeFragments } from "../src/fragments"
 
 const PLAN_FILES = 1_000
 const SESSIONS = 50
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
     log,
     options: defaultForgeOptions,
     openRuntime: () => (opened = createForgeRuntime({ workspace, clock, log })),
-    fragments: forgeFragments({ repository: async () => undefined, jobs }),
+    fragments: forgeFragments({ repository: async () => undefined, jobs: ready(jobs.supervisor), shellFamily: jobs.shellFamily, watchdog: ready(undefined) }),
   })
   try {
     await hooks.config?.({})

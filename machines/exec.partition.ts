@@ -14,6 +14,11 @@ export function isForgeFamily(agent: string | undefined): boolean {
   return agent === "forge" || (agent?.startsWith("forge-") ?? false)
 }
 
+/** Whether the hang watchdog times a call: builtin shell calls of the forge family, nothing else. */
+export function isWatchedShellCall(agent: string | undefined, tool: string): boolean {
+  return BUILTIN_SHELL_TOOLS.includes(tool) && isForgeFamily(agent)
+}
+
 /** Whether forge_shell/forge_jobs exist at all in this host (jobs.mode "native" retires them). */
 export function isSupervisorEnabled(options: ExecPartitionOptions): boolean {
   return options.jobs.mode !== "native"

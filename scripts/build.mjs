@@ -8,9 +8,10 @@
 // leaves a half-written dist/.
 //
 // Outputs:
-//   server.js       the opencode plugin: every dependency bundled except bun:sqlite and sqlite3 (the storage
-//                   adapter imports one of them at run time) and node builtins; its only export is `default`
-//   forgecharts.js  the same bundle, for copying alone into an opencode plugin folder
+//   server.js (+ plugin/)  the opencode plugin: every dependency bundled except bun:sqlite and sqlite3 (the storage
+//                   adapter imports one of them at run time) and node builtins; its only export is `default`; what
+//                   it imports lazily sits in plugin/ chunks, loaded on first use
+//   forgecharts.js  the same plugin in one file, for copying alone into an opencode plugin folder
 //   machines.js, services.js (+ chunks/)   the embedding subpaths; package dependencies stay imports, so a
 //                   host shares its own xstate
 //   cli.js          the `forgecharts` command
@@ -81,27 +82,41 @@ const common = {
   metafile: true,
 }
 
-async function buildServer(entry, out) {
-  const result = await build({
-    ...common,
-    entryPoints: [entry],
-    external: RUNTIME_EXTERNALS,
-    // Less for opencode to parse at every start; identifiers stay, so stack traces still name Forge's functions.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    banner: { js: REQUIRE_SHIM },
-    write: false,
-    outfile: join(out, "server.js"),
-  })
-  const [file] = result.outputFiles
-  const meta = Object.values(result.metafile.outputs)[0]
-  // opencode refuses a plugin module with any export besides the default `{ id, server }`.
+const serverCommon = {
+  ...common,
+  external: RUNTIME_EXTERNALS,
+  // Less for opencode to parse at every start; identifiers stay, so stack traces still name Forge's functions.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  banner: { js: REQUIRE_SHIM },
+}
+
+// opencode refuses a plugin module with any export besides the default `{ id, server }`.
+function checkPluginExports(meta) {
   if (meta.exports.length !== 1 || meta.exports[0] !== "default") {
     throw new BuildError(`src/server.ts must have exactly one export, the default { id, server }; it exports: ${meta.exports.join(", ") || "nothing"}`)
   }
+}
+
+// What the entry imports lazily (import()) is split into plugin/ chunks, so opencode parses and runs at start only
+// what the plugin's load needs. forgecharts.js is the same code in one file, for an install that copies one file: its
+// lazily imported modules are still evaluated only when first imported.
+async function buildServer(entry, out) {
+  const split = await build({
+    ...serverCommon,
+    entryPoints: { server: entry },
+    splitting: true,
+    chunkNames: "plugin/[name]-[hash]",
+    outdir: out,
+  })
+  const entryMeta = Object.values(split.metafile.outputs).find((o) => o.entryPoint !== undefined)
+  checkPluginExports(entryMeta)
+  const single = await build({ ...serverCommon, entryPoints: [entry], write: false, outfile: join(out, "forgecharts.js") })
+  const [file] = single.outputFiles
+  const meta = Object.values(single.metafile.outputs)[0]
+  checkPluginExports(meta)
   const relativeImports = meta.imports.filter((i) => i.path.startsWith(".")).map((i) => i.path)
-  if (relativeImports.length) throw new BuildError(`the server bundle still imports files: ${relativeImports.join(", ")}`)
-  await writeFile(join(out, "server.js"), file.contents)
+  if (relativeImports.length) throw new BuildError(`the single-file bundle still imports files: ${relativeImports.join(", ")}`)
   await writeFile(join(out, "forgecharts.js"), file.contents)
 }
 

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs"
 import path from "node:path"
 import { parseArgs } from "node:util"
-import { databasePath, openLifecycleStore } from "../adapters/storage/lifecycle.store"
+import { databasePath } from "../adapters/storage/database.path"
+import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 
 // `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running.
 

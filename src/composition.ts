@@ -1,37 +1,18 @@
 import type { PluginInput } from "@opencode-ai/plugin"
-import type { ForgeFragment, FragmentContext } from "../adapters/opencode/forge.fragment"
-import { jobFragment } from "../adapters/opencode/job.fragment"
-import { planFragment } from "../adapters/opencode/plan.fragment"
-import { watchdogFragment } from "../adapters/opencode/watchdog.fragment"
+import type { ResolvedShell } from "../adapters/process/shell.resolver"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import { sharedLedgerStore } from "../adapters/storage/ledger.repository"
 import type { ForgeOptions } from "../services/config/forge.options"
+import type { JobSupervisor } from "../services/jobs/job.supervisor"
 import type { LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../services/watchdog/watchdog.service"
-import { type HostJobs, createHostJobs } from "./jobs"
+import { createHostJobs } from "./jobs"
 import { composeWorkspace, systemClock } from "./runtime"
 import { createHostWatchdog } from "./watchdog"
 
-// The one place the lifecycles meet the plugin: every lifecycle's service is built here on the workspace's one host
-// and one database, and each contributes one fragment (tools, hook handlers, restore step), listed in the order their
-// hooks run. The jobs' belt comes first (a builtin shell call of the forge agent is
-// pointed to forge_shell), then the plan's write-ban, then the watchdog, which times only calls every gate passed.
-
-export interface ForgeLifecycles {
-  /** The workspace database's lifecycle records (its stand-in's when the file cannot be used), for restore steps. */
-  repository: () => Promise<LifecycleRepository | undefined>
-  jobs: Pick<HostJobs, "supervisor" | "shellFamily">
-  /** Undefined where the host has no /proc: the watchdog stands down. */
-  watchdog?: WatchdogService
-}
-
-export function forgeFragments(lifecycles: ForgeLifecycles): (context: FragmentContext) => ForgeFragment[] {
-  return (context) => [
-    jobFragment(context, { ...lifecycles.jobs, repository: lifecycles.repository }),
-    planFragment(context),
-    ...(lifecycles.watchdog ? [watchdogFragment(context, lifecycles.watchdog)] : []),
-  ]
-}
+// The one place the lifecycles' services meet: every one is built here on the workspace's one lifecycle host and one
+// database. The plugin loads this module only when a lifecycle is first touched (src/server.ts); the fragments that
+// expose the services to opencode are listed in src/fragments.ts.
 
 export interface ForgeCompositionOptions {
   client: PluginInput["client"]
@@ -42,17 +23,23 @@ export interface ForgeCompositionOptions {
   env: Readonly<Record<string, string | undefined>>
   /** The workspace root: the git worktree, or the folder itself outside git. */
   workspace: string
+  /** The interpreter forge_shell runs commands with (resolved when the plugin loaded, for the tool's description). */
+  shell?: ResolvedShell
 }
 
+/** Every lifecycle service of one workspace; nothing opened yet (the database opens on first use). */
 export interface ForgeComposition {
   /** Opens the workspace once: its database, the plans restored (the fragments' restore steps run after it). */
   open(): Promise<ForgeRuntime>
-  fragments: (context: FragmentContext) => ForgeFragment[]
+  /** The workspace database's lifecycle records (its stand-in's when the file cannot be used). */
+  repository(): Promise<LifecycleRepository | undefined>
+  jobs: JobSupervisor
+  /** Undefined where the host has no /proc: the watchdog stands down. */
+  watchdog?: WatchdogService
   /** After the hooks' dispose: the ledgers, the host's queued records, the database, the job host's exit handlers. */
   close(): Promise<void>
 }
 
-/** Every lifecycle of one workspace: one database opener, one lifecycle host, one ledger store; nothing opened yet. */
 export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
   const workspace = composeWorkspace({ workspace: o.workspace, log: o.log })
   const { database, host } = workspace
@@ -62,6 +49,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     client: o.client,
     log: o.log,
     clock: systemClock,
+    shell: o.shell,
     repository: () => database.repository(),
     keyValue: () => database.keyValue(),
     ledgers,
@@ -70,7 +58,9 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
   const watchdog = createHostWatchdog({ log: o.log, options: o.options, rawOptions: o.rawOptions, env: o.env, ledgers, host })
   return {
     open: () => workspace.open(),
-    fragments: forgeFragments({ repository: () => database.repository(), jobs, watchdog: watchdog?.service }),
+    repository: () => database.repository(),
+    jobs: jobs.supervisor,
+    watchdog: watchdog?.service,
     async close() {
       await watchdog?.close()
       await ledgers.close()

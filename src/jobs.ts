@@ -3,6 +3,7 @@ import type { PluginInput } from "@opencode-ai/plugin"
 import { currentHost, releaseHost } from "../adapters/process/job.hosts"
 import { createJobProcesses } from "../adapters/process/job.processes"
 import { installExitMatrix } from "../adapters/process/exit.matrix"
+import type { ResolvedShell } from "../adapters/process/shell.resolver"
 import { FsJobLogs } from "../adapters/workspace/job.logs"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
@@ -40,6 +41,8 @@ export function createHostJobs(options: {
   log: Logger
   clock: Clock
   processes?: JobProcesses
+  /** The interpreter of the default processes (resolved here when not given). */
+  shell?: ResolvedShell
   logDir?: string
   /** The workspace database the jobs are recorded in (opened lazily; undefined records nothing). */
   repository: () => Promise<LifecycleRepository | undefined>
@@ -63,7 +66,7 @@ export function createHostJobs(options: {
   const ledger = new JobLedger(options.ledgers, (problem) => options.log.warn(`job ledger: ${problem}`))
   const registry = new JobRegistry(jobHost, storage, persistFailed("job registry"))
   // The ledger names the containment the first job runs under (and any change of it).
-  const processes = withContainmentLedger(options.processes ?? createJobProcesses(), ledger, options.clock, options.log)
+  const processes = withContainmentLedger(options.processes ?? createJobProcesses({ shell: options.shell }), ledger, options.clock, options.log)
   const supervisor = new JobSupervisor({
     processes,
     logs: new FsJobLogs(options.logDir),

@@ -1,24 +1,54 @@
 import type { Plugin, PluginInput } from "@opencode-ai/plugin"
 import { createForgeHooks } from "../adapters/opencode/forge.hooks"
+import { lazy } from "../adapters/opencode/lazy"
 import { createOpencodeLogger } from "../adapters/opencode/opencode.logger"
+import { resolveShell } from "../adapters/process/shell.resolver"
 import { parseForgeOptions } from "../services/config/forge.options"
-import { composeForge } from "./composition"
+import type { ForgeComposition } from "./composition"
+import { forgeFragments } from "./fragments"
 import { workspaceRoot } from "./workspace.root"
+import { holdsStoredState } from "./workspace.state"
 
 // The opencode plugin entry. opencode rejects a module with any export other than the plugin, so this file's only
 // export is the default `{ id, server }`.
+//
+// What opencode loads at start is kept small: the options, the tool definitions and the hook shells. The services
+// (database, machines, documents) are imported on first use, when a Forge tool runs, a gate must consult a lifecycle,
+// a watched shell call starts, or the background restore of what an earlier run left begins. The build keeps them in
+// the one bundle, evaluated only then.
+
+/** How long after start-up the background restore waits, so opencode's own start and first turn go first. */
+const RESTORE_DELAY_MS = 1500
 
 const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, unknown>) => {
   const log = createOpencodeLogger(input.client)
   const { options, warnings } = parseForgeOptions(rawOptions)
   for (const warning of warnings) log.warn(warning)
-  const forge = composeForge({ client: input.client, log, options, rawOptions, env: process.env, workspace: workspaceRoot(input.directory, input.worktree) })
-  const hooks = createForgeHooks({ client: input.client, log, options, openRuntime: forge.open, fragments: forge.fragments })
+  const workspace = workspaceRoot(input.directory, input.worktree)
+  const shell = resolveShell()
+  const core = lazy<ForgeComposition>(async () => {
+    const { composeForge } = await import("./composition")
+    return composeForge({ client: input.client, log, options, rawOptions, env: process.env, workspace, shell })
+  })
+  const hooks = createForgeHooks({
+    client: input.client,
+    log,
+    options,
+    openRuntime: async () => (await core.get()).open(),
+    fragments: forgeFragments({
+      repository: async () => (await core.get()).repository(),
+      jobs: { get: async () => (await core.get()).jobs, current: () => core.current()?.jobs },
+      shellFamily: shell.family,
+      watchdog: { get: async () => (await core.get()).watchdog, current: () => core.current()?.watchdog },
+    }),
+    restoreDelayMs: RESTORE_DELAY_MS,
+    holdsStoredState: () => holdsStoredState(workspace),
+  })
   return {
     ...hooks,
     async dispose() {
       await hooks.dispose?.()
-      await forge.close()
+      await core.current()?.close()
     },
   }
 }

@@ -1,6 +1,7 @@
 import path from "node:path"
 import { type KeyValueStorage, createKeyValueStorage } from "../adapters/storage/keyvalue.storage"
-import { type LifecycleStore, databasePath } from "../adapters/storage/lifecycle.store"
+import { databasePath } from "../adapters/storage/database.path"
+import type { LifecycleStore } from "../adapters/storage/lifecycle.store"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
 import { openStandIn, openWorkspaceStore } from "../adapters/storage/workspace.store"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"

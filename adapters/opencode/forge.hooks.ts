@@ -13,8 +13,18 @@ export interface ForgeHooksDeps {
   options: ForgeOptions
   /** Opens (once) the workspace's runtime: database, actors restored and reconciled with their documents. */
   openRuntime: () => Promise<ForgeRuntime>
-  /** The lifecycles' fragments, in the order their hooks run (src/composition.ts lists them). */
+  /** The lifecycles' fragments, in the order their hooks run (src/fragments.ts lists them). */
   fragments: (context: FragmentContext) => ForgeFragment[]
+  /**
+   * How long after the config hook the restore of what an earlier run left starts in the background (default 0: at
+   * once). A call that needs the runtime earlier opens it then.
+   */
+  restoreDelayMs?: number
+  /**
+   * Whether the workspace holds anything an earlier run left (default: assumed so). Without it no lifecycle exists
+   * until this host starts one: nothing is restored, and no session's call waits for the runtime.
+   */
+  holdsStoredState?: () => boolean
 }
 
 interface SessionEvent {
@@ -37,6 +47,12 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   const bornHere = new Set<string>()
   const speakers = new Map<string, string>()
   let fragments: ForgeFragment[] = []
+  let restoreTimer: ReturnType<typeof setTimeout> | undefined
+  const holdsStoredState = deps.holdsStoredState ?? (() => true)
+  const restoreInBackground = () => {
+    restoreTimer = undefined
+    void openRuntime().catch(() => undefined)
+  }
   const openRuntime = (): Promise<ForgeRuntime> => {
     runtime ??= deps.openRuntime().then(
       async (rt) => {
@@ -77,7 +93,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     holdsNoLifecycleYet: (id) => {
       if (opened) return false
       const root = tree.knownRootOf(id)
-      return root !== undefined && bornHere.has(root)
+      return (root !== undefined && bornHere.has(root)) || !holdsStoredState()
     },
     isDisabled: () => disabled,
   })
@@ -101,8 +117,12 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
         deps.options,
       ).disabled
       if (disabled) deps.log.info("agent.forge.disable is true: Forge stands down (no agent, commands, tools or gates)")
-      // Restore lifecycles now, so gates hold from the first tool call and restore problems show up at start.
-      else void openRuntime().catch(() => undefined)
+      // Restore what an earlier run left soon after start, so restore problems show up and a dead host's survive jobs
+      // are adopted; a gate that needs a restored lifecycle before then opens the runtime itself.
+      else if (runtime === undefined && restoreTimer === undefined && holdsStoredState()) {
+        if ((deps.restoreDelayMs ?? 0) <= 0) restoreInBackground()
+        else restoreTimer = setTimeout(restoreInBackground, deps.restoreDelayMs).unref()
+      }
     },
 
     async "chat.params"(input, output) {
@@ -141,6 +161,8 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     },
 
     async dispose() {
+      clearTimeout(restoreTimer)
+      restoreTimer = undefined
       for (const fragment of [...fragments].reverse()) await fragment.dispose?.()
       const open = runtime
       runtime = undefined

@@ -2,12 +2,13 @@ import { JOB_TOOL_IDS, builtinShellRefusal } from "../../machines/exec.partition
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import type { LifecycleRepository } from "../../services/lifecycle/lifecycle.ports"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
+import type { Lazy } from "./lazy"
 import { createJobTools } from "./job.tools"
 import { refuseSurviveWithoutDatabase } from "./job.tools.storage"
 
 export interface JobFragmentDeps {
-  /** The job supervisor of this host process, and the shell family its commands run under. */
-  supervisor: JobSupervisor
+  /** The job supervisor of this host process, built on first use; the shell family its commands run under. */
+  supervisor: Lazy<JobSupervisor>
   shellFamily: string
   /** The workspace database's lifecycle records (the runtime's, or its stand-in's), for the restore step. */
   repository: () => Promise<LifecycleRepository | undefined>
@@ -21,7 +22,12 @@ interface SessionEvent {
 /** The job lifecycle's part of the plugin: forge_shell and forge_jobs, the builtin-shell belt, wakes and restore. */
 export function jobFragment(ctx: FragmentContext, deps: JobFragmentDeps): ForgeFragment {
   const { supervisor } = deps
-  const jobTools = createJobTools({ options: ctx.options, supervisor: () => supervisor, rootOf: (id) => ctx.tree.rootOf(id), shellFamily: deps.shellFamily })
+  const jobTools = createJobTools({
+    options: ctx.options,
+    supervisor: () => supervisor.get(),
+    rootOf: (id) => ctx.tree.rootOf(id),
+    shellFamily: deps.shellFamily,
+  })
   const storageTrouble = async () => (await ctx.runtime())?.storageTrouble
   return {
     id: "jobs",
@@ -34,12 +40,15 @@ export function jobFragment(ctx: FragmentContext, deps: JobFragmentDeps): ForgeF
       },
 
       async event({ event }) {
+        // No supervisor yet, no job of this host: a session it learns of later is asked for its status then.
+        const jobs = supervisor.current()
+        if (jobs === undefined) return
         const e = event as SessionEvent
         const sessionID = e.properties?.sessionID ?? e.properties?.info?.id
         if (sessionID === undefined) return
-        if (e.type === "session.status") supervisor.sessionStatus(sessionID, e.properties?.status?.type === "idle" ? "idle" : "busy")
-        if (e.type === "session.idle") supervisor.sessionStatus(sessionID, "idle")
-        if (e.type === "session.deleted") await supervisor.sessionDeleted(sessionID)
+        if (e.type === "session.status") jobs.sessionStatus(sessionID, e.properties?.status?.type === "idle" ? "idle" : "busy")
+        if (e.type === "session.idle") jobs.sessionStatus(sessionID, "idle")
+        if (e.type === "session.deleted") await jobs.sessionDeleted(sessionID)
       },
     },
 
@@ -47,11 +56,11 @@ export function jobFragment(ctx: FragmentContext, deps: JobFragmentDeps): ForgeF
     async restore() {
       const repository = await deps.repository()
       if (repository === undefined) return
-      const restored = await supervisor.restore(repository)
+      const restored = await (await supervisor.get()).restore(repository)
       for (const problem of restored.problems) ctx.log.warn(problem)
       if (restored.adopted.length > 0) ctx.log.info(`adopted ${restored.adopted.length} survive job(s) from a previous run`)
     },
 
-    dispose: () => supervisor.dispose(),
+    dispose: async () => supervisor.current()?.dispose(),
   }
 }

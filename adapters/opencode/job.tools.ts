@@ -11,7 +11,8 @@ import * as z from "zod"
 
 export interface JobToolsDeps {
   options: ForgeOptions
-  supervisor: () => JobSupervisor
+  /** The job supervisor, built on the first call that needs it. */
+  supervisor: () => Promise<JobSupervisor>
   /** The root of the calling session's tree, for handoff. */
   rootOf: (sessionId: string) => Promise<string>
   /** The interpreter family commands run under, named in the tool description. */
@@ -62,7 +63,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
           always: [request.command],
           metadata: { command: request.command, cwd: request.cwd },
         })
-        return deps.supervisor().run(ctx.sessionID, request)
+        return (await deps.supervisor()).run(ctx.sessionID, request)
       },
     }),
     forge_jobs: forgeTool("forge_jobs", {
@@ -79,7 +80,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
       },
       async execute(args, ctx) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
-        const supervisor = deps.supervisor()
+        const supervisor = await deps.supervisor()
         if (args.action === "list") return supervisor.list(ctx.sessionID)
         const jobId = requireJobId(args.jobId, args.action)
         switch (args.action) {

@@ -1,12 +1,16 @@
 // The hang watchdog's opencode hooks: shell.env stamps the per-call marker, tool.execute.before/after time the
 // call, and a settled tool part ends the watch too (opencode skips tool.execute.after when a tool throws). Which
-// calls are watched is the service's decision; these handlers only translate opencode's shapes.
+// calls are watched is the exec partition's decision; these handlers only translate opencode's shapes. The service is
+// built by the first watched call: until then no watch exists, so the other hooks have nothing to tell it.
 import path from "node:path"
 import type { Hooks } from "@opencode-ai/plugin"
+import { isWatchedShellCall } from "../../machines/exec.partition"
 import type { WatchdogService } from "../../services/watchdog/watchdog.service"
+import type { Lazy } from "./lazy"
 
 export interface WatchdogHooksDeps {
-  watchdog: WatchdogService
+  /** Undefined where the host has no /proc: the watchdog stands down. */
+  watchdog: Lazy<WatchdogService | undefined>
   /** The agent speaking in a session, as chat.params reported it (tool hooks are not told who calls). */
   agentOf: (sessionID: string) => string | undefined
 }
@@ -35,15 +39,17 @@ export function createWatchdogHooks(deps: WatchdogHooksDeps): WatchdogHooks {
   return {
     async "shell.env"(input, output) {
       // In place: opencode merges the object it passed in.
-      Object.assign(output.env, deps.watchdog.markerEnv({ callId: input.callID, cwd: input.cwd }))
+      Object.assign(output.env, deps.watchdog.current()?.markerEnv({ callId: input.callID, cwd: input.cwd }))
     },
 
     async "tool.execute.before"(input, output) {
+      const agent = deps.agentOf(input.sessionID)
+      if (!isWatchedShellCall(agent, input.tool)) return
       const workdir = stringArg(output.args, "workdir")
-      deps.watchdog.callStarted({
+      ;(await deps.watchdog.get())?.callStarted({
         callId: input.callID,
         sessionId: input.sessionID,
-        agent: deps.agentOf(input.sessionID),
+        agent,
         tool: input.tool,
         command: stringArg(output.args, "command") ?? "",
         // A relative workdir is resolved by the host; shell.env reports the real directory in any case.
@@ -52,14 +58,14 @@ export function createWatchdogHooks(deps: WatchdogHooksDeps): WatchdogHooks {
     },
 
     async "tool.execute.after"(input) {
-      deps.watchdog.callEnded(input.callID)
+      deps.watchdog.current()?.callEnded(input.callID)
     },
 
     async event({ event }) {
       const e = event as ToolPartEvent
       const part = e.properties?.part
       if (e.type !== "message.part.updated" || part?.type !== "tool" || part.callID === undefined) return
-      if (part.state?.status === "completed" || part.state?.status === "error") deps.watchdog.callEnded(part.callID)
+      if (part.state?.status === "completed" || part.state?.status === "error") deps.watchdog.current()?.callEnded(part.callID)
     },
   }
 }

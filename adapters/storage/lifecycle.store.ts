@@ -2,6 +2,7 @@
 import { mkdir } from "node:fs/promises"
 import path from "node:path"
 import type { LifecycleRepository } from "../../services/lifecycle/lifecycle.ports"
+import { databasePath } from "./database.path"
 import { SqliteLifecycleRepository } from "./lifecycle.repository"
 import { migrate } from "./migrator"
 import { migrations } from "./migrations.generated"
@@ -20,11 +21,6 @@ export interface LifecycleStore {
   readonly appliedMigrations: readonly string[]
   /** Waits for pending calls, then closes the repository and the connection. */
   close(): Promise<void>
-}
-
-/** The workspace's database file: `<workspaceDir>/.opencode/forge/forge.db` (one database per workspace). */
-export function databasePath(workspaceDir: string): string {
-  return path.join(path.resolve(workspaceDir), ".opencode", "forge", "forge.db")
 }
 
 /** Opens the database of a workspace folder (or an explicit file) with this runtime's driver, creating and migrating it. */

@@ -3,7 +3,7 @@
 // ledger) are supplied by createWatchdogImplementations. The machine decides everything (when to warn, act, degrade,
 // give up); this service only carries events both ways.
 import { type WatchdogEvent, type WatchdogMachine, watchdogPlaceOf } from "../../machines/watchdog.machine"
-import { BUILTIN_SHELL_TOOLS, isForgeFamily } from "../../machines/exec.partition"
+import { isWatchedShellCall } from "../../machines/exec.partition"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import { LifecycleHost } from "../lifecycle/lifecycle.host"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
@@ -84,17 +84,12 @@ export class WatchdogService {
     return this.deps.settings
   }
 
-  /** Whether a call of `tool` by `agent` is watched: builtin shell calls of the forge family, nothing else. */
-  isWatched(agent: string | undefined, tool: string): boolean {
-    return BUILTIN_SHELL_TOOLS.includes(tool) && isForgeFamily(agent)
-  }
-
   /**
    * tool.execute.before: starts timing the call. False when the call is not watched (another agent, another tool,
    * mode "off" — the machine ends at once and times nothing).
    */
   callStarted(call: ShellCallStart): boolean {
-    if (this.disposed || !this.isWatched(call.agent, call.tool)) return false
+    if (this.disposed || !isWatchedShellCall(call.agent, call.tool)) return false
     if (this.watches.has(call.callId)) return true
     // Registered before the start: the effects look the watch up by call id.
     this.watches.set(call.callId, { callId: call.callId, tool: call.tool, command: call.command, cwd: call.cwd, located: new Map() })

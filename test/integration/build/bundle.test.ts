@@ -39,6 +39,24 @@ describe("npm run build", () => {
     expect(importWithBun(join(DIST, "server.js"))).toEqual({ exports: ["default"], id: "forgecharts", serverType: "function" })
   })
 
+  it("dist/server.js loads at start only tool definitions and hook shells: machines, documents and SQLite come later", async () => {
+    // The static import closure of the entry: what opencode parses and runs when it loads the plugin.
+    const seen = new Set<string>()
+    const visit = async (file: string): Promise<string> => {
+      if (seen.has(file)) return ""
+      seen.add(file)
+      const code = await readFile(file, "utf8")
+      const staticImports = [...code.matchAll(/\bfrom\s*"(\.{1,2}\/[^"]+)"/g)].map((m) => join(dirname(file), m[1] as string))
+      return [code, ...(await Promise.all(staticImports.map(visit)))].join("\n")
+    }
+    const atLoad = await visit(join(DIST, "server.js"))
+    expect(atLoad).toContain("forge_shell")
+    for (const heavy of ["function createActor", "YAMLParseError", "sqliteTable", "LifecycleHost"]) expect(atLoad, heavy).not.toContain(heavy)
+    // They are in the lazily imported part.
+    const lazily = await Promise.all((await readdir(join(DIST, "plugin"))).map((f) => readFile(join(DIST, "plugin", f), "utf8")))
+    for (const heavy of ["function createActor", "YAMLParseError", "sqliteTable", "LifecycleHost"]) expect(lazily.join("\n"), heavy).toContain(heavy)
+  })
+
   it("dist/forgecharts.js is one self-contained file: no relative import", async () => {
     const code = await readFile(join(DIST, "forgecharts.js"), "utf8")
     expect(relativeImports(code)).toEqual([])

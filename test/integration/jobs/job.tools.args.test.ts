@@ -29,7 +29,7 @@ describe("job tools parse their raw arguments at the boundary", () => {
       logDir: path.join(dir, "logs"),
       repository: async () => undefined,
     })
-    tools = createJobTools({ options: defaultForgeOptions, supervisor: () => hostJobs.supervisor, rootOf: async (id) => id, shellFamily: "POSIX sh" })
+    tools = createJobTools({ options: defaultForgeOptions, supervisor: async () => hostJobs.supervisor, rootOf: async (id) => id, shellFamily: "POSIX sh" })
   })
   afterEach(async () => {
     await hostJobs.supervisor.dispose?.()

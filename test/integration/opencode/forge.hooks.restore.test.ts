@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import path from "node:path"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
-import { forgeFragments } from "../../../src/composition"
+import { ready } from "../../../adapters/opencode/lazy"
+import { forgeFragments } from "../../../src/fragments"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
@@ -74,7 +75,12 @@ describe("forge hooks while the runtime is still restoring", () => {
         runtime = await openRuntime(ws.dir, ws.clock)
         return runtime
       },
-      fragments: forgeFragments({ repository: async () => runtime?.repository, jobs: hostJobs }),
+      fragments: forgeFragments({
+        repository: async () => runtime?.repository,
+        jobs: ready(hostJobs.supervisor),
+        shellFamily: hostJobs.shellFamily,
+        watchdog: ready(undefined),
+      }),
     })
   })
   afterEach(async () => {

@@ -4,10 +4,11 @@ import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import type { ForgeRuntime } from "../../../adapters/opencode/runtime.access"
-import { databasePath } from "../../../adapters/storage/lifecycle.store"
+import { databasePath } from "../../../adapters/storage/database.path"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
-import { forgeFragments } from "../../../src/composition"
+import { ready } from "../../../adapters/opencode/lazy"
+import { forgeFragments } from "../../../src/fragments"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 import { defined } from "../../defined"
 
@@ -52,7 +53,12 @@ describe("forge hooks when the database cannot be used", () => {
       log,
       options: defaultForgeOptions,
       openRuntime: open,
-      fragments: forgeFragments({ repository: async () => undefined, jobs: hostJobs }),
+      fragments: forgeFragments({
+        repository: async () => undefined,
+        jobs: ready(hostJobs.supervisor),
+        shellFamily: hostJobs.shellFamily,
+        watchdog: ready(undefined),
+      }),
     })
   }
 

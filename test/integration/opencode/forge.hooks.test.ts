@@ -4,7 +4,8 @@ import path from "node:path"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
-import { forgeFragments } from "../../../src/composition"
+import { ready } from "../../../adapters/opencode/lazy"
+import { forgeFragments } from "../../../src/fragments"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 import { defined } from "../../defined"
@@ -50,7 +51,12 @@ describe("forge hooks", () => {
       log,
       options: defaultForgeOptions,
       openRuntime: async () => (runtime = await openRuntime(ws.dir, ws.clock)),
-      fragments: forgeFragments({ repository: async () => runtime?.repository, jobs: hostJobs }),
+      fragments: forgeFragments({
+        repository: async () => runtime?.repository,
+        jobs: ready(hostJobs.supervisor),
+        shellFamily: hostJobs.shellFamily,
+        watchdog: ready(undefined),
+      }),
     })
   })
   afterEach(async () => {

@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, openSync, rmSync, statSync, trunca
 import { spawnSync } from "node:child_process"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { databasePath } from "../../../adapters/storage/lifecycle.store"
+import { databasePath } from "../../../adapters/storage/database.path"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 import { defined } from "../../defined"

@@ -8,7 +8,8 @@ import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import { type ForgeOptions, defaultForgeOptions } from "../../../services/config/forge.options"
 import { WATCHDOG_MARK_VAR } from "../../../services/watchdog/watchdog.ports"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
-import { forgeFragments } from "../../../src/composition"
+import { ready } from "../../../adapters/opencode/lazy"
+import { forgeFragments } from "../../../src/fragments"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { harness } from "../../unit/watchdog/watchdog.fakes"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
@@ -33,7 +34,12 @@ describe("forge hooks with the watchdog", () => {
       log,
       options,
       openRuntime: async () => (runtime = await openRuntime(ws.dir, ws.clock)),
-      fragments: forgeFragments({ repository: async () => runtime?.repository, jobs: hostJobs, watchdog: h.service }),
+      fragments: forgeFragments({
+        repository: async () => runtime?.repository,
+        jobs: ready(hostJobs.supervisor),
+        shellFamily: hostJobs.shellFamily,
+        watchdog: ready(h.service),
+      }),
     })
     await hooks.config?.({} as never)
   }

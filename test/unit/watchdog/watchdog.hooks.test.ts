@@ -1,13 +1,14 @@
 // The opencode hook handlers over a real service (its ports are stand-ins): they translate opencode's shapes and
 // leave every decision to the service.
 import { describe, expect, it } from "vitest"
+import { ready } from "../../../adapters/opencode/lazy"
 import { createWatchdogHooks } from "../../../adapters/opencode/watchdog.hooks"
 import { WATCHDOG_MARK_VAR } from "../../../services/watchdog/watchdog.ports"
 import { harness } from "./watchdog.fakes"
 
 function hooksWith(speakers: Record<string, string>) {
   const h = harness()
-  const hooks = createWatchdogHooks({ watchdog: h.service, agentOf: (id) => speakers[id] })
+  const hooks = createWatchdogHooks({ watchdog: ready(h.service), agentOf: (id) => speakers[id] })
   return { ...h, hooks }
 }
 

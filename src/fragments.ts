@@ -1,0 +1,32 @@
+import type { ForgeFragment, FragmentContext } from "../adapters/opencode/forge.fragment"
+import { jobFragment } from "../adapters/opencode/job.fragment"
+import type { Lazy } from "../adapters/opencode/lazy"
+import { planFragment } from "../adapters/opencode/plan.fragment"
+import { watchdogFragment } from "../adapters/opencode/watchdog.fragment"
+import type { JobSupervisor } from "../services/jobs/job.supervisor"
+import type { LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
+import type { WatchdogService } from "../services/watchdog/watchdog.service"
+
+// The lifecycles' fragments, in the order their hooks run: the jobs' belt first (a builtin shell call of the forge
+// agent is pointed to forge_shell), then the plan's write-ban, then the watchdog, which times only calls every gate
+// passed. This file is part of what opencode loads at start: it imports tool definitions and hook shells, never the
+// services behind them, which arrive lazily (src/composition.ts).
+
+export interface ForgeLifecycles {
+  /** The workspace database's lifecycle records (its stand-in's when the file cannot be used), for restore steps. */
+  repository: () => Promise<LifecycleRepository | undefined>
+  /** The job supervisor of this host process, built on first use. */
+  jobs: Lazy<JobSupervisor>
+  /** The interpreter family forge_shell runs commands under, named in its description. */
+  shellFamily: string
+  /** The hang watchdog, built on the first watched call; undefined where the host has no /proc. */
+  watchdog: Lazy<WatchdogService | undefined>
+}
+
+export function forgeFragments(lifecycles: ForgeLifecycles): (context: FragmentContext) => ForgeFragment[] {
+  return (context) => [
+    jobFragment(context, { supervisor: lifecycles.jobs, shellFamily: lifecycles.shellFamily, repository: lifecycles.repository }),
+    planFragment(context),
+    watchdogFragment(context, lifecycles.watchdog),
+  ]
+}

@@ -17,8 +17,8 @@ import { holdsStoredState } from "./workspace.state"
 // a watched shell call starts, or the background restore of what an earlier run left begins. The build keeps them in
 // the one bundle, evaluated only then.
 
-/** How long after start-up the background restore waits, so opencode's own start and first turn go first. */
-const RESTORE_DELAY_MS = 1500
+/** The background restore waits for opencode's own start and first model request (restore.schedule.ts). */
+const RESTORE_DELAY = { afterStartMs: 5_000, afterFirstRequestMs: 100 }
 
 const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, unknown>) => {
   const log = createOpencodeLogger(input.client)
@@ -41,7 +41,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
       shellFamily: shell.family,
       watchdog: { get: async () => (await core.get()).watchdog, current: () => core.current()?.watchdog },
     }),
-    restoreDelayMs: RESTORE_DELAY_MS,
+    restoreDelay: RESTORE_DELAY,
     holdsStoredState: () => holdsStoredState(workspace),
   })
   return {

@@ -5,6 +5,7 @@ import { storageTroubleText } from "../../services/lifecycle/storage.trouble"
 import { type LiveConfig, applyForgeConfig } from "./config.hook"
 import type { ForgeFragment, FragmentContext, FragmentHookName, FragmentHooks } from "./forge.fragment"
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
+import { type RestoreDelay, RestoreSchedule } from "./restore.schedule"
 import { SessionTree } from "./session.tree"
 
 export interface ForgeHooksDeps {
@@ -15,11 +16,8 @@ export interface ForgeHooksDeps {
   openRuntime: () => Promise<ForgeRuntime>
   /** The lifecycles' fragments, in the order their hooks run (src/fragments.ts lists them). */
   fragments: (context: FragmentContext) => ForgeFragment[]
-  /**
-   * How long after the config hook the restore of what an earlier run left starts in the background (default 0: at
-   * once). A call that needs the runtime earlier opens it then.
-   */
-  restoreDelayMs?: number
+  /** When the background restore of what an earlier run left starts (restore.schedule.ts); default: at config. */
+  restoreDelay?: RestoreDelay
   /**
    * Whether the workspace holds anything an earlier run left (default: assumed so). Without it no lifecycle exists
    * until this host starts one: nothing is restored, and no session's call waits for the runtime.
@@ -47,12 +45,8 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   const bornHere = new Set<string>()
   const speakers = new Map<string, string>()
   let fragments: ForgeFragment[] = []
-  let restoreTimer: ReturnType<typeof setTimeout> | undefined
   const holdsStoredState = deps.holdsStoredState ?? (() => true)
-  const restoreInBackground = () => {
-    restoreTimer = undefined
-    void openRuntime().catch(() => undefined)
-  }
+  const schedule = new RestoreSchedule(() => void openRuntime().catch(() => undefined), deps.restoreDelay)
   const openRuntime = (): Promise<ForgeRuntime> => {
     runtime ??= deps.openRuntime().then(
       async (rt) => {
@@ -119,14 +113,12 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       if (disabled) deps.log.info("agent.forge.disable is true: Forge stands down (no agent, commands, tools or gates)")
       // Restore what an earlier run left soon after start, so restore problems show up and a dead host's survive jobs
       // are adopted; a gate that needs a restored lifecycle before then opens the runtime itself.
-      else if (runtime === undefined && restoreTimer === undefined && holdsStoredState()) {
-        if ((deps.restoreDelayMs ?? 0) <= 0) restoreInBackground()
-        else restoreTimer = setTimeout(restoreInBackground, deps.restoreDelayMs).unref()
-      }
+      else if (runtime === undefined && holdsStoredState()) schedule.started()
     },
 
     async "chat.params"(input, output) {
       if (input.agent !== "title") speakers.set(input.sessionID, input.agent)
+      schedule.requested()
       await fanOut("chat.params", input, output)
     },
 
@@ -161,8 +153,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     },
 
     async dispose() {
-      clearTimeout(restoreTimer)
-      restoreTimer = undefined
+      schedule.cancel()
       for (const fragment of [...fragments].reverse()) await fragment.dispose?.()
       const open = runtime
       runtime = undefined

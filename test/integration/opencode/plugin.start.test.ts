@@ -81,18 +81,31 @@ describe("the plugin at opencode's start", () => {
     await expect(toolCall(hooks, "another", "edit")).resolves.toBeUndefined()
   })
 
-  it("what an earlier run left is restored in the background soon after start, with no call asking for it", async () => {
+  it("what an earlier run left is restored in the background once the first model request is on its way", async () => {
     ws = tempWorkspace()
     const earlier = await openRuntime(ws.dir, ws.clock)
     await earlier.plans.write("earlier", PLAN_BODY)
     await earlier.close()
     const { hooks, logs } = await load()
     await hooks.config?.({} as never)
-    await sleep(200)
+    await sleep(1_000)
     // Not yet: opencode's own start and first turn go first.
     expect(logs.filter((l) => l.startsWith("restored"))).toEqual([])
+    await hooks["chat.params"]?.({ sessionID: "fresh", agent: "build" } as never, {} as never)
     const deadline = Date.now() + 10_000
     while (!logs.some((l) => l.startsWith("restored 1 live plan")) && Date.now() < deadline) await sleep(50)
     expect(logs).toContain("restored 1 live plan(s)")
   })
+
+  it("a host that sends no model request restores a while after start all the same", async () => {
+    ws = tempWorkspace()
+    const earlier = await openRuntime(ws.dir, ws.clock)
+    await earlier.plans.write("earlier", PLAN_BODY)
+    await earlier.close()
+    const { hooks, logs } = await load()
+    await hooks.config?.({} as never)
+    const deadline = Date.now() + 15_000
+    while (!logs.some((l) => l.startsWith("restored 1 live plan")) && Date.now() < deadline) await sleep(100)
+    expect(logs).toContain("restored 1 live plan(s)")
+  }, 20_000)
 })

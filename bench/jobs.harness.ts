@@ -76,6 +76,9 @@ function countingRepository(inner: LifecycleRepository): { repository: Lifecycle
       started++
       return inner.commit(snapshot, transition).finally(() => void settled++)
     },
+    step: (machineId, instanceId, decide) => inner.step(machineId, instanceId, decide),
+    changedSince: (seq, machineIds) => inner.changedSince(seq, machineIds),
+    dataVersion: () => inner.dataVersion(),
     saveSnapshot: (snapshot) => inner.saveSnapshot(snapshot),
     loadSnapshots: (query) => inner.loadSnapshots(query),
     getSnapshot: (machineId, instanceId) => inner.getSnapshot(machineId, instanceId),

@@ -18,6 +18,8 @@ export const snapshotRecordSchema = z.object({
   snapshot: z.unknown(),
   document: name.nullable(),
   updatedAt: epochMillis,
+  exclusiveKey: name.nullable().optional(),
+  revision: z.number().int().nonnegative().optional(),
 })
 
 /** Shape of a TransitionRecord accepted by the repository. */
@@ -32,11 +34,13 @@ export const transitionRecordSchema = z.object({
 })
 
 type ActorRow = typeof actors.$inferSelect
+/** An `actors` row as written: revision and seq are the repository's to set. */
+export type ActorWrite = Omit<ActorRow, "revision" | "seq">
 type TransitionInsert = typeof transitions.$inferInsert
 type TransitionRow = typeof transitions.$inferSelect
 
 /** Validates a snapshot record and encodes it as an `actors` row; `where` names the caller in errors. */
-export function toActorRow(record: SnapshotRecord, where: string): ActorRow {
+export function toActorRow(record: SnapshotRecord, where: string): ActorWrite {
   const parsed = snapshotRecordSchema.safeParse(record)
   if (!parsed.success) throw new Error(`${where}: invalid snapshot record:\n${z.prettifyError(parsed.error)}`)
   const value = parsed.data
@@ -50,7 +54,8 @@ export function toActorRow(record: SnapshotRecord, where: string): ActorRow {
   if (json === undefined) {
     throw new Error(`${where}: snapshot of ${id} is not serializable as JSON (got ${typeof value.snapshot})`)
   }
-  return { ...value, snapshot: json }
+  const { revision: _ignored, exclusiveKey, ...fields } = value
+  return { ...fields, exclusiveKey: exclusiveKey ?? null, snapshot: json }
 }
 
 /** Validates a transition record and encodes it as a `transitions` insert. */
@@ -80,6 +85,8 @@ export function fromActorRow(row: ActorRow): SnapshotRecord {
     snapshot,
     document: row.document,
     updatedAt: row.updatedAt,
+    exclusiveKey: row.exclusiveKey,
+    revision: row.revision,
   }
 }
 

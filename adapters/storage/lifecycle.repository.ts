@@ -1,13 +1,21 @@
 // LifecycleRepository over drizzle (sqlite-proxy) on one StorageConnection: the same code path for both drivers.
-import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm"
-import type { LifecycleRepository, SnapshotQuery, SnapshotRecord, TransitionFilter, TransitionRecord } from "../../services/lifecycle/lifecycle.ports"
-import { fromActorRow, fromTransitionRow, toActorRow, toTransitionInsert } from "./lifecycle.records"
+import { and, asc, desc, eq, gt, inArray, isNotNull, ne, or, type SQL, sql } from "drizzle-orm"
+import { ExclusiveKeyTaken } from "../../services/lifecycle/exclusive.key"
+import type {
+  ChangedRecords,
+  LifecycleRepository,
+  SnapshotQuery,
+  SnapshotRecord,
+  StepWrite,
+  TransitionFilter,
+  TransitionRecord,
+} from "../../services/lifecycle/lifecycle.ports"
+import { type ActorWrite, fromActorRow, fromTransitionRow, toActorRow, toTransitionInsert } from "./lifecycle.records"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { actors, transitions } from "./tables/lifecycle.tables"
 
-type ActorRow = typeof actors.$inferSelect
 // A transaction handle offers the same query builders as the database.
-type Queryable = Pick<ForgeDatabase, "insert">
+type Queryable = Pick<ForgeDatabase, "insert" | "select">
 
 /** Actor snapshots and the transition log in SQLite. Every call runs alone on the connection, in call order. */
 export class SqliteLifecycleRepository implements LifecycleRepository {
@@ -28,6 +36,67 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
         { behavior: "immediate" },
       ),
     )
+  }
+
+  async step(
+    machineId: string,
+    instanceId: string,
+    decide: (current: SnapshotRecord | undefined) => Promise<StepWrite | undefined>,
+  ): Promise<SnapshotRecord | undefined> {
+    return this.exclusive((db) =>
+      db.transaction(
+        async (tx) => {
+          const row = await tx
+            .select()
+            .from(actors)
+            .where(and(eq(actors.machineId, machineId), eq(actors.instanceId, instanceId)))
+            .get()
+          const decided = await decide(row === undefined ? undefined : fromActorRow(row))
+          if (decided === undefined) return undefined
+          const actor = toActorRow(decided.snapshot, "step")
+          if (actor.machineId !== machineId || actor.instanceId !== instanceId) throw new Error(`step: decided a record for another instance than ${machineId} ${instanceId}`)
+          await upsertActor(tx, actor)
+          await tx.insert(transitions).values(toTransitionInsert(decided.transition, "step"))
+          const written = await tx
+            .select()
+            .from(actors)
+            .where(and(eq(actors.machineId, machineId), eq(actors.instanceId, instanceId)))
+            .get()
+          return written === undefined ? undefined : fromActorRow(written)
+        },
+        { behavior: "immediate" },
+      ),
+    )
+  }
+
+  async changedSince(seq: number, machineIds?: readonly string[]): Promise<ChangedRecords> {
+    const conditions: SQL[] = [gt(actors.seq, seq)]
+    if (machineIds !== undefined) conditions.push(inArray(actors.machineId, [...machineIds]))
+    const rows = await this.exclusive((db) =>
+      db
+        .select()
+        .from(actors)
+        .where(and(...conditions))
+        .orderBy(asc(actors.seq)),
+    )
+    const records: SnapshotRecord[] = []
+    let newest = seq
+    for (const row of rows) {
+      newest = Math.max(newest, row.seq)
+      try {
+        records.push(fromActorRow(row))
+      } catch {
+        // A row that cannot be decoded is reported by a full load; a change feed skips it.
+      }
+    }
+    return { records, seq: newest }
+  }
+
+  async dataVersion(): Promise<number> {
+    const row = await this.exclusive((db) => db.get<{ data_version: number } | [number]>(sql`PRAGMA data_version`))
+    const value = Array.isArray(row) ? row[0] : row?.data_version
+    if (typeof value !== "number") throw new Error(`PRAGMA data_version answered ${JSON.stringify(row)}`)
+    return value
   }
 
   async saveSnapshot(snapshot: SnapshotRecord): Promise<void> {
@@ -122,10 +191,21 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
   }
 }
 
-async function upsertActor(db: Queryable, row: ActorRow): Promise<void> {
+// Every write bumps the row's revision and takes the next place in the workspace's order of writes. A key another
+// live instance holds is refused by name (the unique index would refuse it too, in words no one could act on).
+async function upsertActor(db: Queryable, row: ActorWrite): Promise<void> {
   const { machineId, instanceId, ...changes } = row
+  if (row.exclusiveKey !== null) {
+    const holder = await db
+      .select({ machineId: actors.machineId, instanceId: actors.instanceId })
+      .from(actors)
+      .where(and(eq(actors.exclusiveKey, row.exclusiveKey), isNotNull(actors.exclusiveKey), or(ne(actors.machineId, machineId), ne(actors.instanceId, instanceId))))
+      .get()
+    if (holder !== undefined) throw new ExclusiveKeyTaken(row.exclusiveKey, holder.machineId, holder.instanceId)
+  }
+  const next = sql`(select coalesce(max(${actors.seq}), 0) + 1 from ${actors})`
   await db
     .insert(actors)
-    .values(row)
-    .onConflictDoUpdate({ target: [actors.machineId, actors.instanceId], set: changes })
+    .values({ ...row, revision: 1, seq: next })
+    .onConflictDoUpdate({ target: [actors.machineId, actors.instanceId], set: { ...changes, revision: sql`${actors.revision} + 1`, seq: next } })
 }

@@ -53,4 +53,16 @@ export const migrations: readonly EmbeddedMigration[] = [
       "DROP TABLE `watchdog_ledger`;",
     ],
   },
+  {
+    tag: "0005_actor_revisions",
+    folderMillis: 1796128256187,
+    hash: "f2967957d7bcdbbffeccfd9f1b18597a87760a3349cf45498501079792ba8f75",
+    sql: [
+      "ALTER TABLE `actors` ADD `revision` integer DEFAULT 0 NOT NULL;",
+      "ALTER TABLE `actors` ADD `seq` integer DEFAULT 0 NOT NULL;",
+      "ALTER TABLE `actors` ADD `exclusive_key` text;",
+      "CREATE INDEX `actors_seq_idx` ON `actors` (`seq`);",
+      "CREATE UNIQUE INDEX `actors_exclusive_key_idx` ON `actors` (`exclusive_key`);",
+    ],
+  },
 ]

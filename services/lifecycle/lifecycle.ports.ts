@@ -45,6 +45,26 @@ export interface SnapshotRecord {
   document: string | null
   /** Milliseconds since the epoch. */
   updatedAt: number
+  /**
+   * What only one live instance of the workspace may hold at a time (e.g. "plan:session:<id>", a session's one live
+   * plan); null or absent for nothing. The database refuses a second holder, whichever process writes it.
+   */
+  exclusiveKey?: string | null
+  /** How many times the row was written (set by the repository when it reads a record back; ignored on write). */
+  revision?: number
+}
+
+/** One step of one instance, decided on the latest committed record (see `LifecycleRepository.step`). */
+export interface StepWrite {
+  snapshot: SnapshotRecord
+  transition: TransitionRecord
+}
+
+/** Rows written since a point in the workspace's order of writes. */
+export interface ChangedRecords {
+  records: SnapshotRecord[]
+  /** The newest point seen: ask from here next time. */
+  seq: number
 }
 
 /** One row of the transition log that every lifecycle shares. */
@@ -86,6 +106,22 @@ export interface TransitionFilter {
 export interface LifecycleRepository {
   /** Writes the snapshot and appends the transition in one transaction: both land or neither does. */
   commit(snapshot: SnapshotRecord, transition: TransitionRecord): Promise<void>
+  /**
+   * Decides and writes one step of one instance in a single write transaction (SQLite `BEGIN IMMEDIATE`): `decide`
+   * gets the latest committed record (undefined when there is none), runs whatever must happen with it (a document
+   * write), and returns the record to write, or undefined to write nothing. Every process on the workspace steps
+   * through here, so a step is never decided on a stale record and never lands over a newer one. `decide` must not
+   * use the repository (the connection is held for it). Resolves to the record as written, with its new revision.
+   * An exclusive key another live instance holds is refused with `ExclusiveKeyTaken`.
+   */
+  step(machineId: string, instanceId: string, decide: (current: SnapshotRecord | undefined) => Promise<StepWrite | undefined>): Promise<SnapshotRecord | undefined>
+  /** Records written (by any process) after `seq` in the workspace's order of writes, one machine's or all. */
+  changedSince(seq: number, machineIds?: readonly string[]): Promise<ChangedRecords>
+  /**
+   * SQLite's `PRAGMA data_version`: changes when another connection (another process) commits, so a process learns
+   * cheaply that it must look again. Stays the same for this connection's own writes.
+   */
+  dataVersion(): Promise<number>
   /** Writes a snapshot without a transition (first start of an instance, reconciliation bookkeeping). */
   saveSnapshot(snapshot: SnapshotRecord): Promise<void>
   /**

@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { databasePath } from "../../../adapters/storage/database.path"
+import { ExclusiveKeyTaken } from "../../../services/lifecycle/exclusive.key"
 import { createLifecycleStore, openLifecycleStore, type LifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { migrate, MIGRATIONS_TABLE } from "../../../adapters/storage/migrator"
 import { migrations } from "../../../adapters/storage/migrations.generated"
@@ -98,7 +99,7 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
       await repo.saveSnapshot(snapshot({ machineId: "goal", instanceId: "a", state: "queued" }))
       const updated = snapshot({ instanceId: "a", state: "approved", terminal: true, sessionId: null, document: null, machineVersion: "2", updatedAt: 9 })
       await repo.saveSnapshot(updated)
-      assert.deepEqual(await repo.getSnapshot("plan", "a"), updated)
+      assert.deepEqual(await repo.getSnapshot("plan", "a"), { ...updated, exclusiveKey: null, revision: 2 })
       assert.equal((await repo.getSnapshot("goal", "a"))?.state, "queued")
       assert.equal((await repo.loadSnapshots()).length, 2)
       assert.equal(await repo.getSnapshot("plan", "missing"), undefined)
@@ -135,7 +136,7 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     try {
       const next = snapshot({ state: "approved", updatedAt: 20 })
       await store.repository.commit(next, transition({ from: "draft", event: "APPROVE", to: "approved", at: 20 }))
-      assert.deepEqual(await store.repository.getSnapshot("plan", "p1"), next)
+      assert.deepEqual(await store.repository.getSnapshot("plan", "p1"), { ...next, exclusiveKey: null, revision: 1 })
       assert.deepEqual(await store.repository.listTransitions(), [transition({ from: "draft", event: "APPROVE", to: "approved", at: 20 })])
     } finally {
       await store.close()
@@ -283,6 +284,97 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     }
   })
 
+  caseOf("step decides on the latest record in one write transaction and bumps its revision", async (dir) => {
+    const { store } = await open(dir)
+    try {
+      const repo = store.repository
+      const seen: (number | undefined)[] = []
+      const first = await repo.step("plan", "p1", async (current) => {
+        seen.push(current?.revision)
+        return { snapshot: snapshot(), transition: transition({ from: "(none)", event: "xstate.init", to: "draft" }) }
+      })
+      assert.equal(first?.revision, 1)
+      const second = await repo.step("plan", "p1", async (current) => {
+        seen.push(current?.revision)
+        return { snapshot: snapshot({ state: "approved", exclusiveKey: "plan:session:s1" }), transition: transition() }
+      })
+      assert.deepEqual([second?.revision, second?.state, second?.exclusiveKey], [2, "approved", "plan:session:s1"])
+      assert.deepEqual(seen, [undefined, 1])
+      // Deciding nothing writes nothing; a decision that throws leaves row and log as they were.
+      assert.equal(await repo.step("plan", "p1", async () => undefined), undefined)
+      await assert.rejects(
+        repo.step("plan", "p1", async () => {
+          throw new Error("the document write failed")
+        }),
+        /the document write failed/,
+      )
+      assert.equal((await repo.getSnapshot("plan", "p1"))?.revision, 2)
+      assert.equal((await repo.listTransitions()).length, 2)
+    } finally {
+      await store.close()
+    }
+  })
+
+  caseOf("an exclusive key has one live holder: a second is refused by name, a freed key is taken", async (dir) => {
+    const { store } = await open(dir)
+    try {
+      const repo = store.repository
+      await repo.saveSnapshot(snapshot({ instanceId: "a", exclusiveKey: "plan:session:s1" }))
+      const second = repo.step("plan", "b", async () => ({ snapshot: snapshot({ instanceId: "b", exclusiveKey: "plan:session:s1" }), transition: transition() }))
+      await assert.rejects(second, (error: unknown) => error instanceof ExclusiveKeyTaken && error.holder === "a" && error.key === "plan:session:s1")
+      assert.equal(await repo.getSnapshot("plan", "b"), undefined)
+      // The holder may write itself again; once it lets the key go, another takes it.
+      await repo.saveSnapshot(snapshot({ instanceId: "a", exclusiveKey: "plan:session:s1", state: "approved" }))
+      await repo.saveSnapshot(snapshot({ instanceId: "a", exclusiveKey: null, state: "done", terminal: true }))
+      await repo.saveSnapshot(snapshot({ instanceId: "b", exclusiveKey: "plan:session:s1" }))
+      assert.equal((await repo.getSnapshot("plan", "b"))?.exclusiveKey, "plan:session:s1")
+    } finally {
+      await store.close()
+    }
+  })
+
+  caseOf("changedSince hands out the rows written after a point, in the order they were written", async (dir) => {
+    const { store } = await open(dir)
+    try {
+      const repo = store.repository
+      await repo.saveSnapshot(snapshot({ instanceId: "a" }))
+      await repo.saveSnapshot(snapshot({ machineId: "job", instanceId: "j" }))
+      const all = await repo.changedSince(0)
+      assert.deepEqual(
+        all.records.map((r) => r.instanceId),
+        ["a", "j"],
+      )
+      await repo.saveSnapshot(snapshot({ instanceId: "b" }))
+      await repo.saveSnapshot(snapshot({ instanceId: "a", state: "approved" }))
+      const later = await repo.changedSince(all.seq, ["plan"])
+      assert.deepEqual(
+        later.records.map((r) => [r.instanceId, r.state]),
+        [
+          ["b", "draft"],
+          ["a", "approved"],
+        ],
+      )
+      assert.deepEqual((await repo.changedSince(later.seq)).records, [])
+    } finally {
+      await store.close()
+    }
+  })
+
+  caseOf("data_version moves for another connection's commit, not for the connection's own", async (dir) => {
+    const writer = await open(dir)
+    const reader = await open(dir)
+    try {
+      const before = await reader.store.repository.dataVersion()
+      await reader.store.repository.saveSnapshot(snapshot({ instanceId: "own" }))
+      assert.equal(await reader.store.repository.dataVersion(), before)
+      await writer.store.repository.saveSnapshot(snapshot({ instanceId: "other" }))
+      assert.notEqual(await reader.store.repository.dataVersion(), before)
+    } finally {
+      await writer.store.close()
+      await reader.store.close()
+    }
+  })
+
   caseOf("data survives close and reopen", async (dir) => {
     const first = await open(dir)
     const saved = snapshot({ state: "approved", snapshot: { kept: [1, 2, 3] } })
@@ -290,7 +382,7 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     await first.store.close()
     const second = await open(dir)
     try {
-      assert.deepEqual(await second.store.repository.getSnapshot("plan", "p1"), saved)
+      assert.deepEqual(await second.store.repository.getSnapshot("plan", "p1"), { ...saved, exclusiveKey: null, revision: 1 })
       assert.deepEqual(await second.store.repository.listTransitions(), [transition()])
     } finally {
       await second.store.close()

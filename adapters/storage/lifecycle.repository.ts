@@ -6,7 +6,8 @@ import type {
   LifecycleRepository,
   SnapshotQuery,
   SnapshotRecord,
-  StepWrite,
+  KeyHolder,
+  StepDecision,
   TransitionFilter,
   TransitionRecord,
 } from "../../services/lifecycle/lifecycle.ports"
@@ -38,11 +39,7 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
     )
   }
 
-  async step(
-    machineId: string,
-    instanceId: string,
-    decide: (current: SnapshotRecord | undefined) => Promise<StepWrite | undefined>,
-  ): Promise<SnapshotRecord | undefined> {
+  async step(machineId: string, instanceId: string, decide: StepDecision): Promise<SnapshotRecord | undefined> {
     return this.exclusive((db) =>
       db.transaction(
         async (tx) => {
@@ -51,10 +48,13 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
             .from(actors)
             .where(and(eq(actors.machineId, machineId), eq(actors.instanceId, instanceId)))
             .get()
-          const decided = await decide(row === undefined ? undefined : fromActorRow(row))
+          const holderOf: KeyHolder = (key) =>
+            tx.select({ machineId: actors.machineId, instanceId: actors.instanceId }).from(actors).where(eq(actors.exclusiveKey, key)).get()
+          const decided = await decide(row === undefined ? undefined : fromActorRow(row), holderOf)
           if (decided === undefined) return undefined
           const actor = toActorRow(decided.snapshot, "step")
-          if (actor.machineId !== machineId || actor.instanceId !== instanceId) throw new Error(`step: decided a record for another instance than ${machineId} ${instanceId}`)
+          if (actor.machineId !== machineId || actor.instanceId !== instanceId)
+            throw new Error(`step: decided a record for another instance than ${machineId} ${instanceId}`)
           await upsertActor(tx, actor)
           await tx.insert(transitions).values(toTransitionInsert(decided.transition, "step"))
           const written = await tx
@@ -199,7 +199,9 @@ async function upsertActor(db: Queryable, row: ActorWrite): Promise<void> {
     const holder = await db
       .select({ machineId: actors.machineId, instanceId: actors.instanceId })
       .from(actors)
-      .where(and(eq(actors.exclusiveKey, row.exclusiveKey), isNotNull(actors.exclusiveKey), or(ne(actors.machineId, machineId), ne(actors.instanceId, instanceId))))
+      .where(
+        and(eq(actors.exclusiveKey, row.exclusiveKey), isNotNull(actors.exclusiveKey), or(ne(actors.machineId, machineId), ne(actors.instanceId, instanceId))),
+      )
       .get()
     if (holder !== undefined) throw new ExclusiveKeyTaken(row.exclusiveKey, holder.machineId, holder.instanceId)
   }

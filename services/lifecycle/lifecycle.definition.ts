@@ -1,5 +1,5 @@
 import type { AnyStateMachine, EventFromLogic, SnapshotFrom, StateValue } from "xstate"
-import type { Clock, Logger, SnapshotRecord, TransitionRecord } from "./lifecycle.ports"
+import type { Clock, Logger, SnapshotRecord, StepDecision, TransitionRecord } from "./lifecycle.ports"
 
 // What a lifecycle tells the one host about itself: its machine, the effects it supplies for the machine's
 // placeholders, how its gates explain a refusal, and how its records are kept and restored.
@@ -7,6 +7,8 @@ import type { Clock, Logger, SnapshotRecord, TransitionRecord } from "./lifecycl
 export interface InstanceMeta {
   sessionId: string | null
   document: string | null
+  /** What only one live instance of the workspace may hold (a session's one live plan); null or absent for nothing. */
+  exclusiveKey?: string | null
 }
 
 /** What an effect implementation is called with: the state of things when the machine asked for the effect. */
@@ -50,6 +52,12 @@ export interface LifecycleDefinition<TMachine extends AnyStateMachine> {
   upgrade?: (persisted: PersistedShape, fromVersion: string) => PersistedShape
   /** False: instances live in memory only (nothing outlives the process). Default true. */
   persist?: boolean
+  /**
+   * True: every opencode process on the workspace may step the instances (plans). Each awaited step is then decided
+   * on the latest committed record in one write transaction, and `refresh` brings in what other processes wrote.
+   * False (default): one process owns each instance (jobs, watches), and its steps are committed as they come.
+   */
+  shared?: boolean
   /** Events that are not recorded when they leave the state as it was (frequent, and their data is kept elsewhere). */
   quietEvents?: readonly string[]
   /** Terminal records kept (newest first) and how often (in finished instances) the rest are pruned. */
@@ -62,6 +70,13 @@ export interface LifecycleKernel {
   readonly log: Logger
   /** Commits a snapshot and its transition row together, after every write queued before it. */
   commit(snapshot: SnapshotRecord, transition: TransitionRecord): Promise<void>
+  /**
+   * One step decided on the latest committed record, in one write transaction (`LifecycleRepository.step`), after every
+   * write queued before it. Without a database `decide` gets undefined and its record is handed back unwritten.
+   */
+  step(machineId: string, instanceId: string, decide: StepDecision): Promise<SnapshotRecord | undefined>
+  /** Brings in the records other processes wrote since this one last looked (cheap when nothing changed). */
+  refresh(): Promise<void>
   /** Retention: removes the terminal records of one machine beyond the newest `keep`; resolves to how many went. */
   pruneTerminal(machineId: string, keep: number): Promise<number>
 }

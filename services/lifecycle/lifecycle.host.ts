@@ -1,7 +1,7 @@
 import type { AnyStateMachine } from "xstate"
 import { Lifecycle } from "./lifecycle"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
-import type { Clock, LifecycleRepository, Logger, SnapshotRecord, TransitionRecord } from "./lifecycle.ports"
+import type { Clock, LifecycleRepository, Logger, SnapshotRecord, StepDecision, TransitionRecord } from "./lifecycle.ports"
 
 // The one lifecycle host of a workspace: every lifecycle (plan, job, watchdog, and the ones to come) is defined on
 // it, it alone creates actors, and it alone writes the `actors` and `transitions` tables — through one queue, so
@@ -17,6 +17,9 @@ export interface LifecycleHostOptions {
 export class LifecycleHost implements LifecycleKernel {
   private readonly lifecycles = new Map<string, Lifecycle<AnyStateMachine>>()
   private writes: Promise<unknown> = Promise.resolve()
+  /** What this process has seen of the database: its data_version and the newest write it read. */
+  private seen: { dataVersion: number; seq: number } | undefined
+  private refreshing: Promise<void> | undefined
 
   constructor(private readonly options: LifecycleHostOptions) {}
 
@@ -41,6 +44,39 @@ export class LifecycleHost implements LifecycleKernel {
     return this.enqueue(async (repository) => repository.commit(snapshot, transition), undefined)
   }
 
+  step(machineId: string, instanceId: string, decide: StepDecision): Promise<SnapshotRecord | undefined> {
+    return this.enqueue(
+      (repository) => repository.step(machineId, instanceId, decide),
+      // No database: the step is decided on this process's own state and nothing is written.
+      undefined,
+      async () => (await decide(undefined, async () => undefined))?.snapshot,
+    )
+  }
+
+  /**
+   * Brings the shared lifecycles up to what other processes committed. One cheap query (PRAGMA data_version) when
+   * nothing changed; otherwise the rows written since this process last looked, handed to their lifecycles.
+   */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.catchUp().finally(() => (this.refreshing = undefined))
+    return this.refreshing
+  }
+
+  private async catchUp(): Promise<void> {
+    const shared = [...this.lifecycles.values()].filter((lifecycle) => lifecycle.shared)
+    if (shared.length === 0) return
+    const repository = await this.options.repository()
+    if (repository === undefined) return
+    const dataVersion = await repository.dataVersion()
+    if (this.seen?.dataVersion === dataVersion) return
+    const changed = await repository.changedSince(
+      this.seen?.seq ?? 0,
+      shared.map((lifecycle) => lifecycle.machine.id),
+    )
+    this.seen = { dataVersion, seq: changed.seq }
+    for (const record of changed.records) this.lifecycles.get(record.machineId)?.absorb(record)
+  }
+
   pruneTerminal(machineId: string, keep: number): Promise<number> {
     return this.enqueue((repository) => repository.pruneTerminal(machineId, keep), 0)
   }
@@ -57,17 +93,14 @@ export class LifecycleHost implements LifecycleKernel {
   }
 
   /** Runs one write after every write queued before it; a failed write never blocks the ones after it. */
-  private enqueue<T>(work: (repository: LifecycleRepository) => Promise<T>, skipped: T): Promise<T> {
-    const run = this.writes.then(
-      () => this.write(work, skipped),
-      () => this.write(work, skipped),
-    )
+  private enqueue<T>(work: (repository: LifecycleRepository) => Promise<T>, skipped: T, withoutDatabase?: () => Promise<T>): Promise<T> {
+    const write = async () => {
+      const repository = await this.options.repository()
+      if (repository !== undefined) return work(repository)
+      return withoutDatabase === undefined ? skipped : withoutDatabase()
+    }
+    const run = this.writes.then(write, write)
     this.writes = run.catch(() => undefined)
     return run
-  }
-
-  private async write<T>(work: (repository: LifecycleRepository) => Promise<T>, skipped: T): Promise<T> {
-    const repository = await this.options.repository()
-    return repository === undefined ? skipped : work(repository)
   }
 }

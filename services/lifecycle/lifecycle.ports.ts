@@ -60,6 +60,12 @@ export interface StepWrite {
   transition: TransitionRecord
 }
 
+/** The instance holding an exclusive key, read inside the step's transaction. */
+export type KeyHolder = (key: string) => Promise<{ machineId: string; instanceId: string } | undefined>
+
+/** Decides one step on the latest committed record (undefined: none), with the key holders as they are now. */
+export type StepDecision = (current: SnapshotRecord | undefined, holderOf: KeyHolder) => Promise<StepWrite | undefined>
+
 /** Rows written since a point in the workspace's order of writes. */
 export interface ChangedRecords {
   records: SnapshotRecord[]
@@ -114,7 +120,7 @@ export interface LifecycleRepository {
    * use the repository (the connection is held for it). Resolves to the record as written, with its new revision.
    * An exclusive key another live instance holds is refused with `ExclusiveKeyTaken`.
    */
-  step(machineId: string, instanceId: string, decide: (current: SnapshotRecord | undefined) => Promise<StepWrite | undefined>): Promise<SnapshotRecord | undefined>
+  step(machineId: string, instanceId: string, decide: StepDecision): Promise<SnapshotRecord | undefined>
   /** Records written (by any process) after `seq` in the workspace's order of writes, one machine's or all. */
   changedSince(seq: number, machineIds?: readonly string[]): Promise<ChangedRecords>
   /**

@@ -11,6 +11,7 @@ import {
   transition,
 } from "xstate"
 import { stateToString } from "../../machines/state.text"
+import { ExclusiveKeyTaken } from "./exclusive.key"
 import { GateRefusal } from "./gate.refusal"
 import type { EffectArgs, LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { SnapshotRecord } from "./lifecycle.ports"
@@ -20,6 +21,8 @@ import { type RestoreOutcome, resolveRecord } from "./lifecycle.restore"
 export const NO_STATE = "(none)"
 
 type Listener<TMachine extends AnyStateMachine> = (snapshot: SnapshotFrom<TMachine>) => void
+/** A shared step as decided: the snapshot it leads to and the transition row's from and event. */
+type SharedStep<TMachine extends AnyStateMachine> = { after: SnapshotFrom<TMachine>; from: string; event: string; requested?: readonly Requested[] }
 /** An action the pure step asked for, as `transition()` hands it out (nothing has run yet). */
 type Requested = { type: string; info: unknown; params: unknown }
 
@@ -35,6 +38,10 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   private readonly actors = new Map<string, Actor<TMachine>>()
   private readonly queues = new Map<string, Promise<unknown>>()
   private readonly listeners = new Map<string, Set<Listener<TMachine>>>()
+  /** Told of every instance's new snapshot, whoever moved it (this process or, for shared lifecycles, another). */
+  private readonly observers = new Set<(instanceId: string, snapshot: SnapshotFrom<TMachine>) => void>()
+  /** The revision of each instance's record this process last read or wrote (shared lifecycles). */
+  private readonly revisions = new Map<string, number>()
   /** Commits queued and not landed yet (`send`/`start` do not wait for theirs; `idle` does). */
   private readonly commits = new Set<Promise<void>>()
   private readonly inert: TMachine
@@ -53,6 +60,11 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   get machine(): TMachine {
     return this.definition.machine
+  }
+
+  /** Whether every process on the workspace may step the instances (see `LifecycleDefinition.shared`). */
+  get shared(): boolean {
+    return this.definition.shared === true && this.definition.persist !== false
   }
 
   has(instanceId: string): boolean {
@@ -82,6 +94,15 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Starts a new instance: its initial effects (e.g. writing the document) run before anything is recorded. */
   async create(instanceId: string, input: InputFrom<TMachine>): Promise<SnapshotFrom<TMachine>> {
+    if (this.shared) {
+      return this.serialize(instanceId, () =>
+        this.stepShared(instanceId, async (current) => {
+          if (current !== undefined || this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
+          const [first, requested] = initialTransition(this.machine, input)
+          return { after: first as SnapshotFrom<TMachine>, from: NO_STATE, event: "xstate.init", requested }
+        }),
+      )
+    }
     return this.serialize(instanceId, async () => {
       if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
       const [, requested] = initialTransition(this.machine, input)
@@ -106,6 +127,16 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Applies one event through the machine's gates; throws `GateRefusal` with the machine's own words when refused. */
   async dispatch(instanceId: string, event: EventFromLogic<TMachine>): Promise<SnapshotFrom<TMachine>> {
+    if (this.shared) {
+      return this.serialize(instanceId, () =>
+        this.stepShared(instanceId, async (current) => {
+          const before = this.latest(instanceId, current) as AnyMachineSnapshot
+          if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
+          const [after, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
+          return { after: after as SnapshotFrom<TMachine>, from: stateToString(before.value), event: event.type, requested }
+        }),
+      )
+    }
     return this.serialize(instanceId, async () => {
       const before = this.require(instanceId) as AnyMachineSnapshot
       if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
@@ -161,6 +192,11 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
    * the machine first; recorded as a transition under the given event name.
    */
   async reconcile(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
+    if (this.shared) {
+      return this.serialize(instanceId, () =>
+        this.stepShared(instanceId, async (current) => this.replacement(instanceId, current, { value, context }, eventName)),
+      ) as Promise<SnapshotFrom<TMachine>>
+    }
     return this.serialize(instanceId, async () => this.replace(instanceId, value, context, eventName))
   }
 
@@ -173,6 +209,19 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     read: (current: SnapshotFrom<TMachine> | undefined) => Promise<{ value: StateValue; context: SnapshotFrom<TMachine>["context"] } | undefined>,
     eventName: string,
   ): Promise<SnapshotFrom<TMachine> | undefined> {
+    if (this.shared) {
+      return this.serialize(instanceId, async () => {
+        let moved = false
+        const after = await this.stepShared(instanceId, async (current) => {
+          const known = current === undefined ? this.snapshot(instanceId) : this.latest(instanceId, current)
+          const target = await read(known)
+          if (target === undefined) return undefined
+          moved = true
+          return this.replacement(instanceId, current, target, eventName)
+        })
+        return moved ? after : undefined
+      })
+    }
     return this.serialize(instanceId, async () => {
       const target = await read(this.snapshot(instanceId))
       return target === undefined ? undefined : this.replace(instanceId, target.value, target.context, eventName)
@@ -187,7 +236,36 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const resolved = resolveRecord(this.definition, record)
     if ("problem" in resolved) return { kind: "unfit", problem: resolved.problem }
     this.actors.get(record.instanceId)?.stop()
+    if (record.revision !== undefined) this.revisions.set(record.instanceId, record.revision)
     return { kind: "restored", snapshot: this.spawn(record.instanceId, { snapshot: resolved.snapshot }) }
+  }
+
+  /**
+   * A record another process wrote (shared lifecycles; the host's `refresh`): newer than what this process knows, it
+   * replaces the instance here and observers are told. A finished instance this process never held is left out; a
+   * record that does not fit is logged and left out.
+   */
+  absorb(record: SnapshotRecord): void {
+    const known = this.revisions.get(record.instanceId)
+    if (known !== undefined && (record.revision ?? 0) <= known) return
+    if (record.terminal && !this.actors.has(record.instanceId)) return
+    const resolved = resolveRecord(this.definition, record)
+    if ("problem" in resolved) {
+      this.kernel.log.warn(`another process wrote ${resolved.problem}; this one keeps what it had`)
+      return
+    }
+    this.adopt(record.instanceId, resolved.snapshot, record.revision)
+  }
+
+  /** Brings in what other processes wrote (shared lifecycles), before a decision is asked of this one's state. */
+  refresh(): Promise<void> {
+    return this.shared ? this.kernel.refresh() : Promise.resolve()
+  }
+
+  /** Calls `observer` with every new snapshot of every instance; returns the function that stops it. */
+  observe(observer: (instanceId: string, snapshot: SnapshotFrom<TMachine>) => void): () => void {
+    this.observers.add(observer)
+    return () => this.observers.delete(observer)
   }
 
   /** Drops an instance from memory (its records stay). */
@@ -282,6 +360,70 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   private notify(instanceId: string, snapshot: SnapshotFrom<TMachine>): void {
     for (const listener of [...(this.listeners.get(instanceId) ?? [])]) listener(snapshot)
+    for (const observer of [...this.observers]) observer(instanceId, snapshot)
+  }
+
+  /** The instance as its latest committed record says (replacing this process's copy when another process moved it). */
+  private latest(instanceId: string, current: SnapshotRecord | undefined): SnapshotFrom<TMachine> {
+    if (current !== undefined && current.revision !== this.revisions.get(instanceId)) {
+      const resolved = resolveRecord(this.definition, current)
+      if ("problem" in resolved) throw new Error(`the latest record of ${resolved.problem}`)
+      this.adopt(instanceId, resolved.snapshot, current.revision)
+    }
+    return this.require(instanceId)
+  }
+
+  private adopt(instanceId: string, snapshot: SnapshotFrom<TMachine>, revision: number | undefined): void {
+    this.actors.get(instanceId)?.stop()
+    const spawned = this.spawn(instanceId, { snapshot })
+    if (revision !== undefined) this.revisions.set(instanceId, revision)
+    this.notify(instanceId, spawned)
+  }
+
+  private async replacement(
+    instanceId: string,
+    current: SnapshotRecord | undefined,
+    target: { value: StateValue; context: SnapshotFrom<TMachine>["context"] },
+    eventName: string,
+  ): Promise<SharedStep<TMachine>> {
+    // A record that no longer fits is what a replacement is for: it is replaced, not read.
+    const fits = current !== undefined && !("problem" in resolveRecord(this.definition, current))
+    const known = fits ? this.latest(instanceId, current) : this.snapshot(instanceId)
+    const from = current !== undefined && !fits ? current.state : known === undefined ? NO_STATE : stateToString((known as AnyMachineSnapshot).value)
+    const after = this.machine.resolveState({ value: target.value, context: target.context }) as SnapshotFrom<TMachine>
+    return { after, from, event: eventName }
+  }
+
+  /**
+   * One step of a shared instance: decided on the latest committed record inside the database's write transaction,
+   * effects included, so no process decides on a stale record or lands over a newer one. Then this process's actor
+   * takes the state written.
+   */
+  private async stepShared(
+    instanceId: string,
+    decide: (current: SnapshotRecord | undefined) => Promise<SharedStep<TMachine> | undefined>,
+  ): Promise<SnapshotFrom<TMachine>> {
+    let decided: SharedStep<TMachine> | undefined
+    const written = await this.kernel.step(this.machine.id, instanceId, async (current, holderOf) => {
+      decided = await decide(current)
+      if (decided === undefined) return undefined
+      // Refused before any effect runs: a document is never written for a step the database would not take.
+      const key = this.row(instanceId, decided.after, decided.from, decided.event).snapshot.exclusiveKey ?? null
+      const holder = key === null ? undefined : await holderOf(key)
+      if (key !== null && holder !== undefined && !(holder.machineId === this.machine.id && holder.instanceId === instanceId)) {
+        throw new ExclusiveKeyTaken(key, holder.machineId, holder.instanceId)
+      }
+      await this.runEffects(decided.requested ?? [], "await")
+      // Stamped after the effects: a document written by the step is never newer than its record.
+      const { snapshot } = this.row(instanceId, decided.after, decided.from, decided.event)
+      const { machineId, sessionId, state: to, updatedAt: at } = snapshot
+      return { snapshot, transition: { machineId, instanceId, sessionId, from: decided.from, event: decided.event, to, at } }
+    })
+    if (decided === undefined) return this.require(instanceId)
+    this.adopt(instanceId, decided.after, written?.revision)
+    const finished = (decided.after as AnyMachineSnapshot).status === "done"
+    if (finished && this.definition.retention !== undefined && ++this.finishedSincePrune >= this.definition.retention.every) void this.prune()
+    return this.require(instanceId)
   }
 
   private row(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): { snapshot: SnapshotRecord; from: string; event: string } {
@@ -299,6 +441,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
         terminal: snapshot.status === "done",
         snapshot: this.machine.getPersistedSnapshot(snapshot),
         document: meta.document,
+        exclusiveKey: snapshot.status === "done" ? null : (meta.exclusiveKey ?? null),
         updatedAt: this.kernel.clock.now(),
       },
     }

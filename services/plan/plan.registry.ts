@@ -11,7 +11,10 @@ export class PlanRegistry {
   private readonly liveBySession = new Map<string, string>()
 
   /** `lifecycle`: the plan lifecycle on the workspace's one host (definePlanLifecycle). */
-  constructor(readonly lifecycle: Lifecycle<PlanMachine>) {}
+  constructor(readonly lifecycle: Lifecycle<PlanMachine>) {
+    // Whoever moved a plan (this process or another one on the workspace), the session index follows.
+    lifecycle.observe((_, snapshot) => this.track(snapshot))
+  }
 
   /** The live (draft or approved) plan bound to a session. */
   liveFor(sessionId: string): string | undefined {

@@ -2,6 +2,8 @@ import type { CriterionCheck } from "../../machines/plan.gates"
 import type { PlanEvent } from "../../machines/plan.machine"
 import { explainPlanRefusal } from "../../machines/plan.refusals"
 import { planStatusOf } from "../../machines/plan.status"
+import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
+import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Clock, Confirm, Logger } from "../lifecycle/lifecycle.ports"
 import { parsePlanBody, parsePlanDocument, renderPlanDocument } from "./plan.document"
 import { PlanInputError } from "./plan.errors"
@@ -30,6 +32,15 @@ export interface PlanOutcome {
 
 /** Who discards: the user's own command, or the model's tool call with the dialog it may need. */
 export type DiscardRequester = { by: "user" } | { by: "model"; confirm: Confirm }
+
+export class SessionHasPlanError extends Error {
+  constructor(sessionId: string, planPath: string) {
+    super(
+      `this session (${sessionId}) already has a live plan: ${planPath}, written by another opencode process on this workspace. Read it with plan_read and change it with plan_write or plan_edit.`,
+    )
+    this.name = "SessionHasPlanError"
+  }
+}
 
 export class NoPlanError extends Error {
   constructor(sessionId: string) {
@@ -75,6 +86,7 @@ export class PlanService {
    * changed since last seen, re-read and followed first: a hand edit of the status moves the gate both ways.
    */
   async gate(sessionId: string, tool: string): Promise<string | null> {
+    await this.refresh()
     const livePath = this.registry.liveFor(sessionId)
     if (livePath === undefined) return null
     await this.followDocument(livePath)
@@ -105,6 +117,7 @@ export class PlanService {
 
   /** plan_write: creates the session's plan, or rewrites its draft. */
   async write(sessionId: string, content: string, title?: string): Promise<PlanOutcome> {
+    await this.refresh()
     const livePath = this.registry.liveFor(sessionId)
     if (livePath !== undefined) return this.revise(livePath, () => content, "Plan revised", undefined, title?.trim() || undefined)
     const planTitle = title?.trim() || firstHeading(content) || "plan"
@@ -115,7 +128,14 @@ export class PlanService {
     const frontmatter: PlanFrontmatter = { status: "draft", title: planTitle, created: now, updated: now, session: sessionId }
     const text = renderPlanDocument(frontmatter, normalizeBody(content))
     const input = { planPath, sessionId, tasks: toTaskStates(body.tasks), criteria: body.criteria.map((c) => c.text), document: text }
-    const snapshot = await this.registry.lifecycle.create(planPath, input)
+    let snapshot: PlanSnapshot
+    try {
+      snapshot = await this.registry.lifecycle.create(planPath, input)
+    } catch (error) {
+      // Another opencode process on the workspace gave this session a plan since this one last looked.
+      if (error instanceof ExclusiveKeyTaken) throw new SessionHasPlanError(sessionId, error.holder)
+      throw error
+    }
     this.registry.track(snapshot)
     const doc = parsePlanDocument(text, planPath)
     return { planPath, output: [`Plan created: ${planPath}`, structureReport(doc), draftNotice(planPath)].join("\n\n") }
@@ -123,6 +143,7 @@ export class PlanService {
 
   /** plan_edit: exact replacement in the draft's body; an empty oldString creates the plan when there is none. */
   async edit(sessionId: string, oldString: string, newString: string, replaceAll = false): Promise<PlanOutcome> {
+    await this.refresh()
     const livePath = this.registry.liveFor(sessionId)
     if (livePath === undefined) {
       if (oldString === "") return this.write(sessionId, newString)
@@ -146,6 +167,7 @@ export class PlanService {
 
   /** plan_approve: the machine moves to its confirming state, and only the user's allow moves it on. */
   async approve(sessionId: string, confirm: Confirm): Promise<PlanOutcome> {
+    await this.refresh()
     const planPath = this.requireLive(sessionId)
     const doc = await this.sync.fromDocument(planPath)
     await this.dispatch(planPath, { type: "plan.approve" })
@@ -159,12 +181,13 @@ export class PlanService {
         planPath,
         output: `The user did not approve ${planPath}; it stays a draft and writes stay banned. Ask what to change, revise with plan_edit, then ask again.`,
       }
-    await this.dispatch(planPath, { type: "dialog.allow" })
+    await this.answerDialog(planPath, "dialog.allow")
     return { planPath, output: `Plan approved: ${planPath}. Writes are open. Work through the tasks in order and tick each with plan_tick as it is done.` }
   }
 
   /** plan_tick: one task, timestamped in the document. */
   async tick(sessionId: string, task: number): Promise<PlanOutcome> {
+    await this.refresh()
     const planPath = this.requireLive(sessionId)
     await this.sync.fromDocument(planPath)
     const snapshot = await this.dispatch(planPath, { type: "plan.tick", task })
@@ -178,6 +201,7 @@ export class PlanService {
 
   /** plan_close: the close gate (every task ticked, one passing check per criterion), then the user's dialog. */
   async close(sessionId: string, checks: CriterionCheck[], confirm: Confirm): Promise<PlanOutcome> {
+    await this.refresh()
     const planPath = this.requireLive(sessionId)
     const doc = await this.sync.fromDocument(planPath)
     await this.dispatch(planPath, { type: "plan.close", checks })
@@ -187,7 +211,7 @@ export class PlanService {
       summary: `Close plan "${doc.frontmatter.title}" as done? ${checks.map((c) => `PASS ${c.criterion}: ${c.evidence}`).join("; ")}`,
     })
     if (!allowed) return { planPath, output: `The user did not confirm closing ${planPath}; it stays approved. Ask what is missing.` }
-    await this.dispatch(planPath, { type: "dialog.allow" })
+    await this.answerDialog(planPath, "dialog.allow")
     return { planPath, output: `Plan closed: ${planPath} is done. Each criterion's evidence is recorded in the document.` }
   }
 
@@ -197,6 +221,7 @@ export class PlanService {
    * holds it for the user's dialog, like approval.
    */
   async discard(sessionId: string, requester: DiscardRequester, reason?: string, supersede?: string): Promise<PlanOutcome> {
+    await this.refresh()
     const planPath = this.requireLive(sessionId)
     const doc = await this.sync.fromDocument(planPath)
     const event: PlanEvent =
@@ -217,7 +242,7 @@ export class PlanService {
           output: `The user did not allow discarding ${planPath}; it stays a draft and writes stay banned. Ask the user what to do: approve it, change it with plan_edit, or discard it themselves with /plan discard.`,
         }
       }
-      await this.dispatch(planPath, { type: "dialog.allow" })
+      await this.answerDialog(planPath, "dialog.allow")
     }
     return supersede !== undefined
       ? { planPath, output: `Plan superseded: ${planPath} now points to ${supersede}. Writes are no longer banned by it.` }
@@ -230,6 +255,7 @@ export class PlanService {
    * own command) moves here; `from` names the session it was bound to.
    */
   async bind(sessionId: string, planPath: string): Promise<PlanOutcome & { from: string | null }> {
+    await this.refresh()
     const current = this.registry.liveFor(sessionId)
     if (current !== undefined && current !== planPath)
       throw new Error(`this session already has a live plan: ${current}. Finish or discard it before resuming another.`)
@@ -281,7 +307,32 @@ export class PlanService {
       allowed = await confirm(request)
       return allowed
     } finally {
-      if (!allowed) await this.dispatch(planPath, { type: "dialog.reject" })
+      if (!allowed) await this.answerDialog(planPath, "dialog.reject")
+    }
+  }
+
+  /**
+   * The user's answer applies only to the step it was asked about: when the plan moved on while the dialog was open
+   * (discarded, approved or closed by another opencode process on the workspace), it is refused, saying what happened.
+   */
+  private async answerDialog(planPath: string, answer: "dialog.allow" | "dialog.reject"): Promise<void> {
+    try {
+      await this.dispatch(planPath, { type: answer })
+    } catch (error) {
+      const snapshot = this.registry.snapshot(planPath)
+      if (!(error instanceof GateRefusal) || snapshot === undefined || snapshot.hasTag("awaiting-user")) throw error
+      throw new Error(
+        `The answer was not applied: ${planPath} became ${planStatusOf(snapshot.value)} while the dialog was open (another command, or another opencode process on this workspace). ${error.message}`,
+      )
+    }
+  }
+
+  /** Brings in what other opencode processes on the workspace did to plans; a database in trouble keeps what this one knows. */
+  private async refresh(): Promise<void> {
+    try {
+      await this.registry.lifecycle.refresh()
+    } catch (error) {
+      this.log.warn(`could not read what other processes did to plans: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 

@@ -320,7 +320,10 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     try {
       const repo = store.repository
       await repo.saveSnapshot(snapshot({ instanceId: "a", exclusiveKey: "plan:session:s1" }))
-      const second = repo.step("plan", "b", async () => ({ snapshot: snapshot({ instanceId: "b", exclusiveKey: "plan:session:s1" }), transition: transition() }))
+      const second = repo.step("plan", "b", async () => ({
+        snapshot: snapshot({ instanceId: "b", exclusiveKey: "plan:session:s1" }),
+        transition: transition(),
+      }))
       await assert.rejects(second, (error: unknown) => error instanceof ExclusiveKeyTaken && error.holder === "a" && error.key === "plan:session:s1")
       assert.equal(await repo.getSnapshot("plan", "b"), undefined)
       // The holder may write itself again; once it lets the key go, another takes it.

@@ -90,6 +90,18 @@ export function fromActorRow(row: ActorRow): SnapshotRecord {
   }
 }
 
+/**
+ * Decodes an `actors` row for a step on it: a snapshot that is not JSON is handed on as `null`, so the lifecycle
+ * reports it as a record that does not fit (and a replacement from outside truth can still be written over it).
+ */
+export function fromActorRowForStep(row: ActorRow): SnapshotRecord {
+  try {
+    return fromActorRow(row)
+  } catch {
+    return fromActorRow({ ...row, snapshot: "null" })
+  }
+}
+
 /** Decodes a `transitions` row. */
 export function fromTransitionRow(row: TransitionRow): TransitionRecord {
   return {

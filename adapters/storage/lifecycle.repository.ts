@@ -11,7 +11,7 @@ import type {
   TransitionFilter,
   TransitionRecord,
 } from "../../services/lifecycle/lifecycle.ports"
-import { type ActorWrite, fromActorRow, fromTransitionRow, toActorRow, toTransitionInsert } from "./lifecycle.records"
+import { type ActorWrite, fromActorRow, fromActorRowForStep, fromTransitionRow, toActorRow, toTransitionInsert } from "./lifecycle.records"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { actors, transitions } from "./tables/lifecycle.tables"
 
@@ -50,7 +50,7 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
             .get()
           const holderOf: KeyHolder = (key) =>
             tx.select({ machineId: actors.machineId, instanceId: actors.instanceId }).from(actors).where(eq(actors.exclusiveKey, key)).get()
-          const decided = await decide(row === undefined ? undefined : fromActorRow(row), holderOf)
+          const decided = await decide(row === undefined ? undefined : fromActorRowForStep(row), holderOf)
           if (decided === undefined) return undefined
           const actor = toActorRow(decided.snapshot, "step")
           if (actor.machineId !== machineId || actor.instanceId !== instanceId)

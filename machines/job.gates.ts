@@ -57,3 +57,26 @@ export const SURVIVOR_CAP_REFUSAL = `forge_shell: ${MAX_SURVIVORS} survive jobs 
 export function isAdoptable({ processAlive, survive }: { processAlive: boolean; survive: boolean }): boolean {
   return processAlive && survive
 }
+
+/**
+ * What a job record a dead host left (not final) becomes in the process that takes it over: one that never started
+ * failed to spawn; a live one is adopted or orphaned (`isAdoptable`); one that already ended, its result perhaps
+ * still owed, is taken over as it is.
+ */
+export type RestoredJobFate = "spawn-failed" | "adopt" | "orphan" | "take-over"
+
+export function restoredJobFate({
+  starting,
+  live,
+  processAlive,
+  survive,
+}: {
+  starting: boolean
+  live: boolean
+  processAlive: boolean
+  survive: boolean
+}): RestoredJobFate {
+  if (starting) return "spawn-failed"
+  if (!live) return "take-over"
+  return isAdoptable({ processAlive, survive }) ? "adopt" : "orphan"
+}

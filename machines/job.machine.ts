@@ -272,6 +272,8 @@ export const jobMachine = setup({
         "job.clear": { target: "cleared" },
         // A kill after the shell exited delivers the exit too, and takes down what the shell left running.
         "job.kill": { target: "cleared" },
+        // A dead host's finished job, its result (and any wake) still owed: one process takes it over.
+        "job.adopt": { actions: "markAdopted" },
       },
       states: {
         wakePending: {

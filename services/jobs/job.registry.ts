@@ -52,6 +52,10 @@ function createRegistryStore(options: Omit<StoreTarget, "storage"> & { storage?:
         const { [event.jobId]: _ended, ...jobs } = context.jobs
         return { jobs, consumed: withConsumed(context.consumed, [event.jobId]) }
       },
+      dropped: (context, event: { jobId: string }) => {
+        const { [event.jobId]: _dropped, ...jobs } = context.jobs
+        return { ...context, jobs }
+      },
       tookOver: (context, event: { from: RegistryContext }) => ({
         jobs: { ...event.from.jobs, ...context.jobs },
         consumed: withConsumed(event.from.consumed, context.consumed),
@@ -93,6 +97,11 @@ export class JobRegistry {
   /** The job's lifecycle ended: it leaves the registry, and its id is remembered as consumed. */
   end(jobId: string): void {
     this.store.trigger.ended({ jobId })
+  }
+
+  /** Another process runs the job (it took it over first): it leaves this registry, not consumed. */
+  drop(jobId: string): void {
+    this.store.trigger.dropped({ jobId })
   }
 
   isConsumed(jobId: string): boolean {

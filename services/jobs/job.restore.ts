@@ -1,4 +1,5 @@
-import type { JobContext, JobHost } from "../../machines/job.machine"
+import type { RestoredJobFate } from "../../machines/job.gates"
+import type { JobContext, JobEvent, JobHost } from "../../machines/job.machine"
 import type { SnapshotRecord } from "../lifecycle/lifecycle.ports"
 import type { ExitReport, JobProcesses } from "./job.ports"
 
@@ -33,5 +34,17 @@ export function watchAdopted(
   return () => {
     stopGrowth()
     stopGone()
+  }
+}
+
+/** The event that carries out a restored job's fate (claimed by the one process that applies it). */
+export function restoredJobEvent(fate: RestoredJobFate, at: number, host: JobHost): JobEvent {
+  switch (fate) {
+    case "spawn-failed":
+      return { type: "job.spawnFailed", error: "the host stopped before the job started", at }
+    case "orphan":
+      return { type: "job.orphan", at }
+    default:
+      return { type: "job.adopt", at, host }
   }
 }

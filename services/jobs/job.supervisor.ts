@@ -1,4 +1,4 @@
-import { SURVIVOR_CAP_REFUSAL, isAdoptable, isOverSurvivorCap, nextDeadline } from "../../machines/job.gates"
+import { SURVIVOR_CAP_REFUSAL, isOverSurvivorCap, nextDeadline, restoredJobFate } from "../../machines/job.gates"
 import { type JobContext, type JobEvent, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
 import type { Lifecycle } from "../lifecycle/lifecycle"
@@ -14,7 +14,7 @@ import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, RunningProcess, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, formatLogPage, killReply, listRow, outputCutNotice } from "./job.report"
 import { type ShellRequest, jobInputOf } from "./job.request"
-import { isRunningElsewhere, watchAdopted } from "./job.restore"
+import { isRunningElsewhere, restoredJobEvent, watchAdopted } from "./job.restore"
 import { JobWakes, WAKE_TAIL_BYTES } from "./job.wakes"
 import { findJob, pageableLog } from "./job.lookup"
 
@@ -46,6 +46,8 @@ export interface JobSupervisorDeps {
 
 export interface JobRestoreOutcome {
   adopted: string[]
+  /** Finished jobs of a dead host whose result (or wake) was still owed: now this host's to deliver. */
+  takenOver: string[]
   orphaned: string[]
   /** Live jobs of another host process that still runs on this workspace: left to it. */
   elsewhere: string[]
@@ -142,7 +144,7 @@ export class JobSupervisor {
    * running escaped its fence and is killed first.
    */
   async restore(repository: LifecycleRepository): Promise<JobRestoreOutcome> {
-    const outcome: JobRestoreOutcome = { adopted: [], orphaned: [], elsewhere: [], problems: [] }
+    const outcome: JobRestoreOutcome = { adopted: [], takenOver: [], orphaned: [], elsewhere: [], problems: [] }
     const isAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isHostAlive(host)
     outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)))
     const onDamaged = (damage: { instanceId: string; problem: string }) =>
@@ -170,13 +172,18 @@ export class JobSupervisor {
       this.watch(jobId, job)
       const alive = context.pid !== null && context.startedAt !== null && this.deps.processes.isSameProcess(context.pid, context.startedAt)
       const now = this.deps.clock.now()
-      if (job.snapshot.value === "starting") {
-        this.feed(job, { type: "job.spawnFailed", error: "the host stopped before the job started", at: now })
+      const fate = restoredJobFate({
+        starting: job.snapshot.value === "starting",
+        live: job.snapshot.hasTag("alive"),
+        processAlive: alive,
+        survive: context.survive,
+      })
+      // Claimed in one write transaction: of the processes starting together, exactly one takes the job on.
+      if (!(await this.claim(job, restoredJobEvent(fate, now, this.deps.host)))) {
+        outcome.elsewhere.push(jobId)
         continue
       }
-      if (!job.snapshot.hasTag("alive")) continue
-      if (isAdoptable({ processAlive: alive, survive: context.survive })) {
-        this.feed(job, { type: "job.adopt", at: now, host: this.deps.host })
+      if (fate === "adopt") {
         job.readOffset = await this.deps.processes.sizeOf(context.logFile)
         job.stopWatch = watchAdopted(
           this.deps.processes,
@@ -188,13 +195,14 @@ export class JobSupervisor {
         )
         outcome.adopted.push(jobId)
         this.note("adopted", context, `adopted from a previous run: pid ${context.pid} still runs (survive mode)`)
-        continue
-      }
-      if (alive) await this.deps.processes.killTree({ pid: context.pid as number, jobId, shim: context.shim })
-      this.feed(job, { type: "job.orphan", at: now })
-      this.note("orphaned", context, `left live by a previous run${alive ? "; it escaped its fence and was killed" : "; its process is gone"}`)
-      outcome.orphaned.push(jobId)
+      } else if (fate === "orphan") {
+        if (alive) await this.deps.processes.killTree({ pid: context.pid as number, jobId, shim: context.shim })
+        this.note("orphaned", context, `left live by a previous run${alive ? "; it escaped its fence and was killed" : "; its process is gone"}`)
+        outcome.orphaned.push(jobId)
+      } else if (fate === "take-over") outcome.takenOver.push(jobId)
     }
+    // Jobs another process runs (or took over first) stay out of this registry, and are not marked consumed here.
+    for (const jobId of outcome.elsewhere) this.deps.registry.drop(jobId)
     // Registrations taken over whose job already ended: their results count as delivered.
     for (const { jobId } of this.deps.registry.registrations()) if (!this.jobs.has(jobId)) this.deps.registry.end(jobId)
     await this.lifecycle.prune()
@@ -323,6 +331,14 @@ export class JobSupervisor {
       if (!snapshot.hasTag("alive")) quiesce(job)
       if (snapshot.status === "done") this.forget(jobId)
     })
+  }
+
+  /** The first event of a restored job, applied only if no other process wrote its record since it was read. */
+  private async claim(job: LiveJob, event: JobEvent): Promise<boolean> {
+    if ((await this.lifecycle.claim(job.jobId, event)) !== undefined) return true
+    quiesce(job)
+    this.jobs.delete(job.jobId)
+    return false
   }
 
   /** Feeds the job's machine what happened; an event it does not take now (or a job already ended) changes nothing. */

@@ -13,9 +13,12 @@ import {
 import { stateToString } from "../../machines/state.text"
 import { ExclusiveKeyTaken } from "./exclusive.key"
 import { GateRefusal } from "./gate.refusal"
-import type { EffectArgs, LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
+import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { SnapshotRecord } from "./lifecycle.ports"
+import { type RequestedEffect, runEffects } from "./lifecycle.effects"
+import { snapshotRecordOf } from "./lifecycle.record"
 import { type RestoreOutcome, resolveRecord } from "./lifecycle.restore"
+import { InstanceQueues } from "./instance.queues"
 
 /** The "from" of an instance's first transition row. */
 export const NO_STATE = "(none)"
@@ -23,8 +26,7 @@ export const NO_STATE = "(none)"
 type Listener<TMachine extends AnyStateMachine> = (snapshot: SnapshotFrom<TMachine>) => void
 /** A shared step as decided: the snapshot it leads to and the transition row's from and event. */
 type SharedStep<TMachine extends AnyStateMachine> = { after: SnapshotFrom<TMachine>; from: string; event: string; requested?: readonly Requested[] }
-/** An action the pure step asked for, as `transition()` hands it out (nothing has run yet). */
-type Requested = { type: string; info: unknown; params: unknown }
+type Requested = RequestedEffect
 
 // The instances of one lifecycle on the host. Every step is computed first with the pure `transition`; the effects
 // the machine asked for run from that result (the actors run an inert copy of the machine, so nothing runs twice),
@@ -36,7 +38,7 @@ type Requested = { type: string; info: unknown; params: unknown }
 
 export class Lifecycle<TMachine extends AnyStateMachine> {
   private readonly actors = new Map<string, Actor<TMachine>>()
-  private readonly queues = new Map<string, Promise<unknown>>()
+  private readonly queues = new InstanceQueues()
   private readonly listeners = new Map<string, Set<Listener<TMachine>>>()
   /** Told of every instance's new snapshot, whoever moved it (this process or, for shared lifecycles, another). */
   private readonly observers = new Set<(instanceId: string, snapshot: SnapshotFrom<TMachine>) => void>()
@@ -241,6 +243,39 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   }
 
   /**
+   * Applies the first event to an instance just restored, only if its record is still the one restored: the step is
+   * written in one write transaction that first compares the record's revision with the one read. Of several
+   * processes restoring one record (a dead host's job), exactly one moves it; for the others it resolves undefined and
+   * the instance leaves this process. Effects run after the commit, in the winner only.
+   */
+  async claim(instanceId: string, event: EventFromLogic<TMachine>): Promise<SnapshotFrom<TMachine> | undefined> {
+    return this.serialize(instanceId, async () => {
+      const before = this.require(instanceId) as AnyMachineSnapshot
+      if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
+      const [after, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
+      const read = this.revisions.get(instanceId)
+      const from = stateToString(before.value)
+      let won = false
+      const written = await this.kernel.step(this.machine.id, instanceId, async (current) => {
+        if (current === undefined || current.revision !== read) return undefined
+        won = true
+        const { snapshot } = this.row(instanceId, after as SnapshotFrom<TMachine>, from, event.type)
+        const { machineId, sessionId, state: to, updatedAt: at } = snapshot
+        return { snapshot, transition: { machineId, instanceId, sessionId, from, event: event.type, to, at } }
+      })
+      if (!won) {
+        this.remove(instanceId)
+        return undefined
+      }
+      if (written?.revision !== undefined) this.revisions.set(instanceId, written.revision)
+      const moved = this.move(instanceId, event)
+      this.notify(instanceId, moved)
+      this.startEffects(requested)
+      return moved
+    })
+  }
+
+  /**
    * A record another process wrote (shared lifecycles; the host's `refresh`): newer than what this process knows, it
    * replaces the instance here and observers are told. A finished instance this process never held is left out; a
    * record that does not fit is logged and left out.
@@ -296,7 +331,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Waits until every queued dispatch has finished and every record queued so far has landed (or failed). */
   async idle(): Promise<void> {
-    await Promise.allSettled([...this.queues.values()])
+    await this.queues.idle()
     await Promise.allSettled([...this.commits])
   }
 
@@ -343,19 +378,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     this.runEffects(requested, "start").catch((error: unknown) => this.kernel.log.warn(`${this.machine.id}: an effect failed: ${String(error)}`))
   }
 
-  /** Runs the effects a step asked for, in order. "await": the first failure rejects; "start": failures are logged. */
-  private async runEffects(requested: readonly Requested[], mode: "await" | "start"): Promise<void> {
-    const actions = this.definition.implementations.actions
-    for (const action of requested) {
-      const effect = actions[action.type]
-      if (effect === undefined) continue
-      const run = (effect as (args: EffectArgs<TMachine>, params: unknown) => void | Promise<void>)(action.info as EffectArgs<TMachine>, action.params)
-      if (mode === "await") {
-        await run
-        continue
-      }
-      if (run instanceof Promise) run.catch((error: unknown) => this.kernel.log.warn(`${this.machine.id}: effect ${action.type} failed: ${String(error)}`))
-    }
+  private runEffects(requested: readonly Requested[], mode: "await" | "start"): Promise<void> {
+    return runEffects(this.definition.implementations, requested, mode, this.kernel.log, this.machine.id)
   }
 
   private notify(instanceId: string, snapshot: SnapshotFrom<TMachine>): void {
@@ -427,24 +451,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   }
 
   private row(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): { snapshot: SnapshotRecord; from: string; event: string } {
-    const meta = this.definition.metaOf(typed)
-    const snapshot = typed as AnyMachineSnapshot
-    return {
-      from,
-      event,
-      snapshot: {
-        machineId: this.machine.id,
-        machineVersion: this.machine.version ?? "0",
-        instanceId,
-        sessionId: meta.sessionId,
-        state: stateToString(snapshot.value),
-        terminal: snapshot.status === "done",
-        snapshot: this.machine.getPersistedSnapshot(snapshot),
-        document: meta.document,
-        exclusiveKey: snapshot.status === "done" ? null : (meta.exclusiveKey ?? null),
-        updatedAt: this.kernel.clock.now(),
-      },
-    }
+    return { from, event, snapshot: snapshotRecordOf(this.definition, instanceId, typed, this.kernel.clock.now()) }
   }
 
   private commit(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): Promise<void> | undefined {
@@ -474,13 +481,6 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Runs work for one instance strictly after the previous work for it, whether that succeeded or failed. */
   private serialize<T>(instanceId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(instanceId) ?? Promise.resolve()
-    const run = previous.then(work, work)
-    const tail = run.catch(() => undefined)
-    this.queues.set(instanceId, tail)
-    void tail.then(() => {
-      if (this.queues.get(instanceId) === tail) this.queues.delete(instanceId)
-    })
-    return run
+    return this.queues.run(instanceId, work)
   }
 }

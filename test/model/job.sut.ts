@@ -195,8 +195,11 @@ class JobSut implements ModelSut<JobModel> {
         return
       case "job.adopt":
         this.clock.at = event.at
-        return this.restart(event.host, accepted, "adopted")
+        // A live job's process is adopted; a finished one's record (its result still owed) is taken over as it is.
+        return this.restart(event.host, accepted, before.hasTag("alive") ? "adopted" : "takenOver")
       case "job.orphan":
+        // A restart that finds a finished job takes it over (the job.adopt path above): no orphan to find there.
+        if (!accepted && before.matches("exited")) return
         this.clock.at = event.at
         // The process ended while no host ran, so nobody saw its exit.
         this.world.vanish()
@@ -205,7 +208,7 @@ class JobSut implements ModelSut<JobModel> {
   }
 
   /** The host dies (no dispose: its records stop where they are) and a new one restores from the database. */
-  private async restart(host: JobHost, accepted: boolean, outcome: "adopted" | "orphaned"): Promise<void> {
+  private async restart(host: JobHost, accepted: boolean, outcome: "adopted" | "takenOver" | "orphaned"): Promise<void> {
     this.current.dead = true
     this.current.timers.clear()
     this.world.hostDied(this.current.host, this.current.processes)

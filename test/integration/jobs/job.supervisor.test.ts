@@ -268,6 +268,66 @@ describe("job supervisor with real processes", () => {
     }
   }
 
+  it("two hosts starting together after their predecessor died adopt each survive job exactly once", async () => {
+    const dead = await otherHost()
+    const first = newSupervisor({ host: dead.host })
+    const ids: string[] = []
+    for (let i = 0; i < 6; i++) ids.push(jobIdOf(await first.run("s1", request({ command: "sleep 30", survive: true, run_in_background: true }))))
+    await first.dispose()
+    await dead.kill()
+    const rival = await otherHost()
+    const here = newSupervisor()
+    const there = newSupervisor({ host: rival.host })
+    try {
+      const [a, b] = await Promise.all([here.restore(store.repository), there.restore(store.repository)])
+      expect([...a.adopted, ...b.adopted].sort()).toEqual([...ids].sort())
+      expect(a.adopted.filter((id) => b.adopted.includes(id))).toEqual([])
+      // What one adopted, the other left to it: listed by exactly one host.
+      expect([...a.elsewhere, ...b.elsewhere].sort()).toEqual([...ids].sort())
+      for (const id of ids) {
+        const log = await store.repository.listTransitions({ instanceId: id })
+        expect(
+          log.filter(({ event }) => event === "job.adopt"),
+          `${id}: one adoption recorded`,
+        ).toHaveLength(1)
+        expect(`${here.list()}\n${there.list()}`.split(id).length - 1, `${id}: listed once`).toBe(1)
+      }
+    } finally {
+      for (const id of ids) await (here.list().includes(id) ? here : there).kill(id)
+      await here.dispose()
+      await there.dispose()
+      await rival.kill()
+    }
+  })
+
+  it("two hosts starting together deliver a dead host's pending wake once", async () => {
+    const dead = await otherHost()
+    let silenced = false
+    const first = newSupervisor({ host: dead.host, silenced: () => silenced })
+    const id = jobIdOf(await first.run("s1", request({ command: "sleep 0.2; echo finished", run_in_background: true })))
+    await expect.poll(async () => (await store.repository.getSnapshot("job", id))?.state, { timeout: 5_000 }).toBe("exited.wakePending")
+    silenced = true
+    await dead.kill()
+    const rival = await otherHost()
+    const idle = { sessionIsIdle: async () => true }
+    const here = newSupervisor(idle)
+    const there = newSupervisor({ ...idle, host: rival.host })
+    try {
+      const [a, b] = await Promise.all([here.restore(store.repository), there.restore(store.repository)])
+      expect([...a.takenOver, ...b.takenOver]).toEqual([id])
+      await expect.poll(() => wakes.length, { timeout: 5_000 }).toBe(1)
+      here.sessionStatus("s1", "idle")
+      there.sessionStatus("s1", "idle")
+      await new Promise((r) => setTimeout(r, 300))
+      expect(wakes).toHaveLength(1)
+    } finally {
+      await here.dispose()
+      await there.dispose()
+      await first.dispose()
+      await rival.kill()
+    }
+  })
+
   it("a start while another host of the workspace still runs leaves that host's jobs alone", async () => {
     const other = await otherHost()
     let silenced = false
@@ -277,7 +337,7 @@ describe("job supervisor with real processes", () => {
       const pid = Number(/pid (\d+)/.exec(first.list())?.[1])
       const next = newSupervisor()
       const outcome = await next.restore(store.repository)
-      expect(outcome).toEqual({ adopted: [], orphaned: [], elsewhere: [id], problems: [] })
+      expect(outcome).toEqual({ adopted: [], takenOver: [], orphaned: [], elsewhere: [id], problems: [] })
       expect(isAlive(pid)).toBe(true)
       expect(next.list()).toBe("no jobs")
       expect((await store.repository.getSnapshot("job", id))?.state).toBe("earlyReturned")
@@ -295,7 +355,7 @@ describe("job supervisor with real processes", () => {
     const pid = Number(/pid (\d+)/.exec(supervisor.list())?.[1])
     const sibling = newSupervisor({ host: currentHost() })
     try {
-      expect(await sibling.restore(store.repository)).toEqual({ adopted: [], orphaned: [], elsewhere: [id], problems: [] })
+      expect(await sibling.restore(store.repository)).toEqual({ adopted: [], takenOver: [], orphaned: [], elsewhere: [id], problems: [] })
       expect(isAlive(pid)).toBe(true)
       expect(sibling.list()).toBe("no jobs")
     } finally {
@@ -314,7 +374,7 @@ describe("job supervisor with real processes", () => {
     releaseHost(first)
     const next = newSupervisor({ host: currentHost() })
     try {
-      expect(await next.restore(store.repository)).toEqual({ adopted: [id], orphaned: [], elsewhere: [], problems: [] })
+      expect(await next.restore(store.repository)).toEqual({ adopted: [id], takenOver: [], orphaned: [], elsewhere: [], problems: [] })
       expect(next.list()).toMatch(new RegExp(`${id} \\[earlyReturned, previous-run\\]`))
     } finally {
       await next.kill(id)
@@ -363,7 +423,7 @@ describe("job supervisor with real processes", () => {
     const next = newSupervisor()
     try {
       const outcome = await next.restore(store.repository)
-      expect(outcome).toEqual({ adopted: [survivor], orphaned: [escaped], elsewhere: [], problems: [] })
+      expect(outcome).toEqual({ adopted: [survivor], takenOver: [], orphaned: [escaped], elsewhere: [], problems: [] })
       expect(isAlive(escapedPid)).toBe(false)
       const entries = await ledger.entries()
       expect(entries.map((e) => `${e.kind} ${e.jobId}`)).toEqual([`kill-survivors ${gone}`, `adopted ${survivor}`, `orphaned ${escaped}`])

@@ -5,6 +5,7 @@ import {
   SURVIVOR_CAP_REFUSAL,
   firstDeadlineReached,
   isAdoptable,
+  restoredJobFate,
   isIdleAt,
   isMaxWaitReachedAt,
   isOverSurvivorCap,
@@ -305,5 +306,21 @@ describe("gate predicates", () => {
     expect(isAdoptable({ processAlive: true, survive: true })).toBe(true)
     expect(isAdoptable({ processAlive: true, survive: false })).toBe(false)
     expect(isAdoptable({ processAlive: false, survive: true })).toBe(false)
+  })
+
+  it("a dead host's record becomes a spawn failure, an adoption, an orphan or a take-over, by where the job stood", () => {
+    const fate = (o: Partial<Parameters<typeof restoredJobFate>[0]>) =>
+      restoredJobFate({ starting: false, live: true, processAlive: true, survive: true, ...o })
+    expect(fate({ starting: true })).toBe("spawn-failed")
+    expect(fate({})).toBe("adopt")
+    expect(fate({ survive: false })).toBe("orphan")
+    expect(fate({ processAlive: false })).toBe("orphan")
+    expect(fate({ live: false, processAlive: false })).toBe("take-over")
+    // A finished job of a dead host is still owed to its session: the next host takes it over, adopted or not.
+    const pending = run([spawned, tick(60_000), exit0], { notify: true })
+    expect(pending.value).toEqual({ exited: "wakePending" })
+    const exited = run([spawned, tick(60_000), exit0, { type: "job.adopt", at: T0 + 300_000, host: { pid: 2, startedAt: 3, instance: "b" } }], { notify: true })
+    expect(exited.value).toEqual({ exited: "wakePending" })
+    expect(exited.context).toMatchObject({ previousRun: true, host: { pid: 2, startedAt: 3, instance: "b" } })
   })
 })

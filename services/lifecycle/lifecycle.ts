@@ -16,8 +16,9 @@ import { GateRefusal } from "./gate.refusal"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { SnapshotRecord } from "./lifecycle.ports"
 import { type RequestedEffect, runEffects } from "./lifecycle.effects"
-import { snapshotRecordOf } from "./lifecycle.record"
+import { LifecycleRecorder } from "./lifecycle.recorder"
 import { type RestoreOutcome, resolveRecord } from "./lifecycle.restore"
+import { InstanceListeners } from "./instance.listeners"
 import { InstanceQueues } from "./instance.queues"
 
 /** The "from" of an instance's first transition row. */
@@ -39,16 +40,12 @@ type Requested = RequestedEffect
 export class Lifecycle<TMachine extends AnyStateMachine> {
   private readonly actors = new Map<string, Actor<TMachine>>()
   private readonly queues = new InstanceQueues()
-  private readonly listeners = new Map<string, Set<Listener<TMachine>>>()
-  /** Told of every instance's new snapshot, whoever moved it (this process or, for shared lifecycles, another). */
-  private readonly observers = new Set<(instanceId: string, snapshot: SnapshotFrom<TMachine>) => void>()
+  private readonly listeners = new InstanceListeners<SnapshotFrom<TMachine>>()
   /** The revision of each instance's record this process last read or wrote (shared lifecycles). */
   private readonly revisions = new Map<string, number>()
-  /** Commits queued and not landed yet (`send`/`start` do not wait for theirs; `idle` does). */
-  private readonly commits = new Set<Promise<void>>()
   private readonly inert: TMachine
   private readonly quiet: ReadonlySet<string>
-  private finishedSincePrune = 0
+  private readonly recorder: LifecycleRecorder<TMachine>
 
   constructor(
     private readonly definition: LifecycleDefinition<TMachine>,
@@ -58,6 +55,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const effects = Object.keys(definition.implementations.actions)
     this.inert = definition.machine.provide({ actions: Object.fromEntries(effects.map((name) => [name, noop])) }) as TMachine
     this.quiet = new Set(definition.quietEvents ?? [])
+    this.recorder = new LifecycleRecorder(definition, kernel)
   }
 
   get machine(): TMachine {
@@ -110,7 +108,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       const [, requested] = initialTransition(this.machine, input)
       await this.runEffects(requested, "await")
       const first = this.spawn(instanceId, { input })
-      await this.record(instanceId, first, NO_STATE, "xstate.init")
+      await this.recorder.record(instanceId, first, NO_STATE, "xstate.init")
       this.notify(instanceId, first)
       return first
     })
@@ -121,7 +119,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
     const [, requested] = initialTransition(this.machine, input)
     const first = this.spawn(instanceId, { input })
-    this.recordLater(instanceId, first, NO_STATE, "xstate.init")
+    this.recorder.recordLater(instanceId, first, NO_STATE, "xstate.init")
     this.notify(instanceId, first)
     this.startEffects(requested)
     return first
@@ -145,7 +143,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       const [, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
       await this.runEffects(requested, "await")
       const after = this.move(instanceId, event)
-      await this.record(instanceId, after, stateToString(before.value), event.type)
+      await this.recorder.record(instanceId, after, stateToString(before.value), event.type)
       this.notify(instanceId, after)
       return after
     })
@@ -162,7 +160,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const after = this.move(instanceId, event)
     const from = stateToString(before.value)
     const to = stateToString((after as AnyMachineSnapshot).value)
-    if (!(from === to && this.quiet.has(event.type))) this.recordLater(instanceId, after, from, event.type)
+    if (!(from === to && this.quiet.has(event.type))) this.recorder.recordLater(instanceId, after, from, event.type)
     this.notify(instanceId, after)
     this.startEffects(requested)
     return after
@@ -170,10 +168,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Calls `listener` with every new snapshot of the instance; returns the function that stops it. */
   subscribe(instanceId: string, listener: Listener<TMachine>): () => void {
-    const set = this.listeners.get(instanceId) ?? new Set()
-    set.add(listener)
-    this.listeners.set(instanceId, set)
-    return () => set.delete(listener)
+    return this.listeners.subscribe(instanceId, listener)
   }
 
   /** Resolves with the first snapshot (the current one included) that satisfies `predicate`. */
@@ -259,9 +254,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       const written = await this.kernel.step(this.machine.id, instanceId, async (current) => {
         if (current === undefined || current.revision !== read) return undefined
         won = true
-        const { snapshot } = this.row(instanceId, after as SnapshotFrom<TMachine>, from, event.type)
-        const { machineId, sessionId, state: to, updatedAt: at } = snapshot
-        return { snapshot, transition: { machineId, instanceId, sessionId, from, event: event.type, to, at } }
+        return this.recorder.write(instanceId, after as SnapshotFrom<TMachine>, from, event.type)
       })
       if (!won) {
         this.remove(instanceId)
@@ -299,28 +292,19 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Calls `observer` with every new snapshot of every instance; returns the function that stops it. */
   observe(observer: (instanceId: string, snapshot: SnapshotFrom<TMachine>) => void): () => void {
-    this.observers.add(observer)
-    return () => this.observers.delete(observer)
+    return this.listeners.observe(observer)
   }
 
   /** Drops an instance from memory (its records stay). */
   remove(instanceId: string): void {
     this.actors.get(instanceId)?.stop()
     this.actors.delete(instanceId)
-    this.listeners.delete(instanceId)
+    this.listeners.forget(instanceId)
   }
 
   /** Retention: the terminal records beyond the newest `retention.keep` go. */
-  async prune(): Promise<void> {
-    const retention = this.definition.retention
-    if (retention === undefined) return
-    this.finishedSincePrune = 0
-    try {
-      const removed = await this.kernel.pruneTerminal(this.machine.id, retention.keep)
-      if (removed > 0) this.kernel.log.info(`pruned the records of ${removed} finished ${this.machine.id}(s); the newest ${retention.keep} are kept`)
-    } catch (error) {
-      this.kernel.log.warn(`could not prune finished ${this.machine.id} records: ${String(error)}`)
-    }
+  prune(): Promise<void> {
+    return this.recorder.prune()
   }
 
   stopAll(): void {
@@ -332,7 +316,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   /** Waits until every queued dispatch has finished and every record queued so far has landed (or failed). */
   async idle(): Promise<void> {
     await this.queues.idle()
-    await Promise.allSettled([...this.commits])
+    await this.recorder.settled()
   }
 
   private require(instanceId: string): SnapshotFrom<TMachine> {
@@ -368,7 +352,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const from = previous ? stateToString((previous.getSnapshot() as AnyMachineSnapshot).value) : NO_STATE
     previous?.stop()
     const after = this.spawn(instanceId, { snapshot: resolved })
-    await this.record(instanceId, after, from, eventName)
+    await this.recorder.record(instanceId, after, from, eventName)
     this.notify(instanceId, after)
     return after
   }
@@ -383,8 +367,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   }
 
   private notify(instanceId: string, snapshot: SnapshotFrom<TMachine>): void {
-    for (const listener of [...(this.listeners.get(instanceId) ?? [])]) listener(snapshot)
-    for (const observer of [...this.observers]) observer(instanceId, snapshot)
+    this.listeners.notify(instanceId, snapshot)
   }
 
   /** The instance as its latest committed record says (replacing this process's copy when another process moved it). */
@@ -432,51 +415,19 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       decided = await decide(current)
       if (decided === undefined) return undefined
       // Refused before any effect runs: a document is never written for a step the database would not take.
-      const key = this.row(instanceId, decided.after, decided.from, decided.event).snapshot.exclusiveKey ?? null
+      const key = this.recorder.write(instanceId, decided.after, decided.from, decided.event).snapshot.exclusiveKey ?? null
       const holder = key === null ? undefined : await holderOf(key)
       if (key !== null && holder !== undefined && !(holder.machineId === this.machine.id && holder.instanceId === instanceId)) {
         throw new ExclusiveKeyTaken(key, holder.machineId, holder.instanceId)
       }
       await this.runEffects(decided.requested ?? [], "await")
       // Stamped after the effects: a document written by the step is never newer than its record.
-      const { snapshot } = this.row(instanceId, decided.after, decided.from, decided.event)
-      const { machineId, sessionId, state: to, updatedAt: at } = snapshot
-      return { snapshot, transition: { machineId, instanceId, sessionId, from: decided.from, event: decided.event, to, at } }
+      return this.recorder.write(instanceId, decided.after, decided.from, decided.event)
     })
     if (decided === undefined) return this.require(instanceId)
     this.adopt(instanceId, decided.after, written?.revision)
-    const finished = (decided.after as AnyMachineSnapshot).status === "done"
-    if (finished && this.definition.retention !== undefined && ++this.finishedSincePrune >= this.definition.retention.every) void this.prune()
+    if ((decided.after as AnyMachineSnapshot).status === "done") this.recorder.finished()
     return this.require(instanceId)
-  }
-
-  private row(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): { snapshot: SnapshotRecord; from: string; event: string } {
-    return { from, event, snapshot: snapshotRecordOf(this.definition, instanceId, typed, this.kernel.clock.now()) }
-  }
-
-  private commit(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): Promise<void> | undefined {
-    if (this.definition.persist === false) return undefined
-    const { snapshot } = this.row(instanceId, typed, from, event)
-    const { machineId, sessionId, state: to, updatedAt: at } = snapshot
-    const done = this.kernel.commit(snapshot, { machineId, instanceId, sessionId, from, event, to, at })
-    this.commits.add(done)
-    void done.then(
-      () => this.commits.delete(done),
-      () => this.commits.delete(done),
-    )
-    if (snapshot.terminal && this.definition.retention !== undefined && ++this.finishedSincePrune >= this.definition.retention.every) void this.prune()
-    return done
-  }
-
-  private async record(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): Promise<void> {
-    await this.commit(instanceId, typed, from, event)
-  }
-
-  private recordLater(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): void {
-    const to = stateToString((typed as AnyMachineSnapshot).value)
-    this.commit(instanceId, typed, from, event)?.catch((error: unknown) =>
-      this.kernel.log.warn(`${this.machine.id} ${instanceId}: could not record ${from} --${event}--> ${to}: ${String(error)}`),
-    )
   }
 
   /** Runs work for one instance strictly after the previous work for it, whether that succeeded or failed. */

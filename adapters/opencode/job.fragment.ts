@@ -59,6 +59,7 @@ export function jobFragment(ctx: FragmentContext, deps: JobFragmentDeps): ForgeF
       const restored = await (await supervisor.get()).restore(repository)
       for (const problem of restored.problems) ctx.log.warn(problem)
       if (restored.adopted.length > 0) ctx.log.info(`adopted ${restored.adopted.length} survive job(s) from a previous run`)
+      if (restored.takenOver.length > 0) ctx.log.info(`took over ${restored.takenOver.length} finished job(s) of a previous run whose result is still owed`)
     },
 
     dispose: async () => supervisor.current()?.dispose(),

@@ -7,7 +7,7 @@ import { parseForgeOptions } from "../services/config/forge.options"
 import type { ForgeComposition } from "./composition"
 import { forgeFragments } from "./fragments"
 import { workspaceRoot } from "./workspace.root"
-import { holdsStoredState } from "./workspace.state"
+import { workspaceStoredState } from "./workspace.state"
 
 // The opencode plugin entry. opencode rejects a module with any export other than the plugin, so this file's only
 // export is the default `{ id, server }`.
@@ -42,7 +42,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
       watchdog: { get: async () => (await core.get()).watchdog, current: () => core.current()?.watchdog },
     }),
     restoreDelay: RESTORE_DELAY,
-    holdsStoredState: () => holdsStoredState(workspace),
+    storedState: workspaceStoredState(workspace),
   })
   return {
     ...hooks,

@@ -18,12 +18,22 @@ export interface ForgeHooksDeps {
   fragments: (context: FragmentContext) => ForgeFragment[]
   /** When the background restore of what an earlier run left starts (restore.schedule.ts); default: at config. */
   restoreDelay?: RestoreDelay
-  /**
-   * Whether the workspace holds anything an earlier run left (default: assumed so). Without it no lifecycle exists
-   * until this host starts one: nothing is restored, and no session's call waits for the runtime.
-   */
-  holdsStoredState?: () => boolean
+  /** What the workspace holds on disk (default: assumed to hold state that may change any time). */
+  storedState?: StoredState
 }
+
+/** Forge's stored state on disk, as a host that has not opened the workspace yet may cheaply ask of it. */
+export interface StoredState {
+  /**
+   * Whether the workspace holds anything an earlier run left. Without it no lifecycle exists until a host starts one:
+   * nothing is restored, and no session's call waits for the runtime.
+   */
+  holds(): boolean
+  /** Whether the stored state changed since this host loaded: another opencode process on the workspace wrote it. */
+  changedSinceLoad(): boolean
+}
+
+const ASSUMED_STATE: StoredState = { holds: () => true, changedSinceLoad: () => true }
 
 interface SessionEvent {
   type: string
@@ -40,12 +50,13 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   let disabled = false
   let runtime: Promise<ForgeRuntime> | undefined
   let opened = false
-  // Root sessions created while this host runs. No lifecycle of an earlier host can be theirs, and they can start one
-  // only through Forge's tools and commands, which wait for the runtime.
+  // Root sessions created while this host runs. No lifecycle of an earlier host can be theirs, and this host starts
+  // one only through Forge's tools and commands, which wait for the runtime — but another opencode process may start
+  // one in the same session, so the shortcut holds only while nobody else has written Forge's stored state.
   const bornHere = new Set<string>()
   const speakers = new Map<string, string>()
   let fragments: ForgeFragment[] = []
-  const holdsStoredState = deps.holdsStoredState ?? (() => true)
+  const stored = deps.storedState ?? ASSUMED_STATE
   const schedule = new RestoreSchedule(() => void openRuntime().catch(() => undefined), deps.restoreDelay)
   const openRuntime = (): Promise<ForgeRuntime> => {
     runtime ??= deps.openRuntime().then(
@@ -87,7 +98,8 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     holdsNoLifecycleYet: (id) => {
       if (opened) return false
       const root = tree.knownRootOf(id)
-      return (root !== undefined && bornHere.has(root)) || !holdsStoredState()
+      if (!stored.holds()) return true
+      return root !== undefined && bornHere.has(root) && !stored.changedSinceLoad()
     },
     isDisabled: () => disabled,
   })
@@ -113,7 +125,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       if (disabled) deps.log.info("agent.forge.disable is true: Forge stands down (no agent, commands, tools or gates)")
       // Restore what an earlier run left soon after start, so restore problems show up and a dead host's survive jobs
       // are adopted; a gate that needs a restored lifecycle before then opens the runtime itself.
-      else if (runtime === undefined && holdsStoredState()) schedule.started()
+      else if (runtime === undefined && stored.holds()) schedule.started()
     },
 
     async "chat.params"(input, output) {

@@ -69,6 +69,29 @@ describe("the plugin at opencode's start", () => {
     expect(existsSync(path.join(ws.dir, ".opencode", "forge", "forge.db"))).toBe(true)
   })
 
+  for (const before of [false, true])
+    it(`a draft another process writes in a session this host created bans its writes at the next call (workspace ${before ? "used" : "fresh"} at load)`, async () => {
+      ws = tempWorkspace()
+      if (before) {
+        const earlier = await openRuntime(ws.dir, ws.clock)
+        await earlier.plans.write("earlier", PLAN_BODY)
+        await earlier.close()
+      }
+      const { hooks } = await load()
+      await hooks.config?.({} as never)
+      await hooks.event?.(created("shared"))
+      await toolCall(hooks, "shared", "write")
+      // Another opencode process on the workspace, in the same session.
+      const other = await openRuntime(ws.dir, ws.clock)
+      try {
+        await other.plans.write("shared", PLAN_BODY.replace("Fix login timeout", "Drafted elsewhere"))
+        await expect(toolCall(hooks, "shared", "write")).rejects.toThrow(/draft write-ban/)
+        await expect(toolCall(hooks, "shared", "forge_shell")).rejects.toThrow(/draft write-ban/)
+      } finally {
+        await other.close()
+      }
+    })
+
   it("a draft an earlier run left bans its session's writes from the first call, before the background restore", async () => {
     ws = tempWorkspace()
     const earlier = await openRuntime(ws.dir, ws.clock)

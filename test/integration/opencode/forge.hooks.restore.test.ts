@@ -7,6 +7,7 @@ import { ready } from "../../../adapters/opencode/lazy"
 import { forgeFragments } from "../../../src/fragments"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
 import type { ComposedRuntime } from "../../../src/runtime"
+import { workspaceStoredState } from "../../../src/workspace.state"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 
 // Opening the database and restoring must never delay a session that touches no lifecycle. The runtime here is real
@@ -81,6 +82,8 @@ describe("forge hooks while the runtime is still restoring", () => {
         shellFamily: hostJobs.shellFamily,
         watchdog: ready(undefined),
       }),
+      // Stamped now, after the earlier host closed: nobody writes the workspace while this host restores.
+      storedState: workspaceStoredState(ws.dir),
     })
   })
   afterEach(async () => {

@@ -31,7 +31,7 @@ async function subcommandText(runtime: ForgeRuntime, session: string, argument: 
     return planListText(listing)
   }
   if (argument === "resume") {
-    const current = runtime.plans.liveFor(session)
+    const current = await runtime.plans.latestLiveFor(session)
     const target = current ?? (await runtime.queries.unfinished())[0]?.planPath
     if (target === undefined) return planNothingText("There is no unfinished plan to resume. Start one with /plan <task>.")
     const from = current === undefined ? (await runtime.plans.bind(session, target)).from : null
@@ -39,7 +39,7 @@ async function subcommandText(runtime: ForgeRuntime, session: string, argument: 
     return planResumeText(target, status, await runtime.queries.read(session, { path: target }), from)
   }
   if (argument === "discard") {
-    if (runtime.plans.liveFor(session) === undefined) return planNothingText("There is no live plan in this session to discard.")
+    if ((await runtime.plans.latestLiveFor(session)) === undefined) return planNothingText("There is no live plan in this session to discard.")
     const outcome = await runtime.plans.discard(session, { by: "user" }, "discarded by the user with /plan discard")
     return planDiscardText(outcome.output)
   }

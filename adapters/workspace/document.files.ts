@@ -2,6 +2,7 @@ import { statSync } from "node:fs"
 import { mkdir, readFile, readdir, realpath, stat } from "node:fs/promises"
 import path from "node:path"
 import type { DocumentFiles } from "../../services/documents/document.ports"
+import { DocumentChangedError } from "../../services/documents/document.errors"
 import { writeFileAtomic } from "./atomic.write"
 
 // One folder of documents in a workspace on disk. Paths are checked twice: by name (inside the folder) and by real
@@ -70,7 +71,7 @@ export class FsDocumentFiles implements DocumentFiles {
     }
   }
 
-  async write(docPath: string, text: string): Promise<void> {
+  async write(docPath: string, text: string, unchangedSince?: string): Promise<void> {
     const file = this.resolve(docPath)
     await mkdir(path.dirname(file), { recursive: true })
     // An existing document is replaced where it really lives (a link inside the workspace stays a link).
@@ -78,7 +79,11 @@ export class FsDocumentFiles implements DocumentFiles {
     if ((await stat(real).catch(() => undefined))?.isDirectory()) {
       throw new Error(`${this.kind} document ${docPath} is a folder, not a file: move it out of ${this.folder}/ so the ${this.kind} can be written`)
     }
-    await writeFileAtomic(real, text)
+    // The compare and the swap are as close as a file allows: a stat, then the rename, with nothing awaited between.
+    const unchanged = () => {
+      if (unchangedSince !== undefined && this.stamp(docPath) !== unchangedSince) throw new DocumentChangedError(docPath)
+    }
+    await writeFileAtomic(real, text, unchanged)
   }
 
   /** The real path of an existing document, refused when it leaves the workspace; undefined when there is none. */

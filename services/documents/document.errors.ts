@@ -27,3 +27,14 @@ export class DocumentInputError extends Error {
     this.name = "DocumentInputError"
   }
 }
+
+/**
+ * A document changed on disk between Forge's read and its write (another program, an editor, another process): the
+ * write is refused so that change is not overwritten, and the step that wanted it is not applied.
+ */
+export class DocumentChangedError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} changed on disk while Forge was updating it (an editor or another process wrote it in between): nothing was applied; run the call again`)
+    this.name = "DocumentChangedError"
+  }
+}

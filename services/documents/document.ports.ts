@@ -19,8 +19,12 @@ export interface DocumentFiles {
   stamp(path: string): string | undefined
   /** When the document's text last changed (epoch ms), without reading it; undefined when the file cannot be stat-ed. */
   modifiedAt(path: string): number | undefined
-  /** Replaces the whole file atomically (temp file + rename): readers see the old text or the new, never a mix. */
-  write(path: string, text: string): Promise<void>
+  /**
+   * Replaces the whole file atomically (temp file + rename): readers see the old text or the new, never a mix. With
+   * `unchangedSince` (a `stamp` taken before the text was read), the write is a compare-and-swap: it throws
+   * `DocumentChangedError` and leaves the file alone when the stamp is no longer that just before the rename.
+   */
+  write(path: string, text: string, unchangedSince?: string): Promise<void>
 }
 
 /** How a regex search over lines ended. Line indexes are 0-based into the lines searched. */

@@ -14,13 +14,15 @@ export interface PlanImplementationDeps {
 
 export function createPlanImplementations(deps: PlanImplementationDeps) {
   const iso = () => new Date(deps.clock.now()).toISOString()
-  const current = async (planPath: string): Promise<string> => {
-    const text = await deps.files.read(planPath)
-    if (text === undefined) throw new Error(`plan document ${planPath} is missing`)
-    return text
-  }
-  /** The new text of the document for one change, from the file as it is now. */
-  const render = async ({ context, event }: EffectArgs<PlanMachine>, change: PlanDocumentChange): Promise<string> => {
+  /**
+   * The new text of the document for one change, from the file as it is now (read through `current`, which keeps
+   * the stamp the write compares with).
+   */
+  const render = async (
+    { context, event }: EffectArgs<PlanMachine>,
+    change: PlanDocumentChange,
+    current: (planPath: string) => Promise<string>,
+  ): Promise<string> => {
     const { planPath } = context
     const at = iso()
     switch (change) {
@@ -54,7 +56,17 @@ export function createPlanImplementations(deps: PlanImplementationDeps) {
   return {
     actions: {
       writeDocument: async (args: EffectArgs<PlanMachine>, { change }: { change: PlanDocumentChange }) => {
-        await deps.files.write(args.context.planPath, await render(args, change))
+        // The write is a compare-and-swap on the document as read: a change made in between (an editor, a program
+        // outside Forge's database lock) is never overwritten. A change rendered without reading writes as it is.
+        let readStamp: string | undefined
+        const current = async (planPath: string): Promise<string> => {
+          readStamp = deps.files.stamp(planPath)
+          const text = await deps.files.read(planPath)
+          if (text === undefined) throw new Error(`plan document ${planPath} is missing`)
+          return text
+        }
+        const text = await render(args, change, current)
+        await deps.files.write(args.context.planPath, text, readStamp)
       },
     },
   } satisfies Implementations<PlanMachine>

@@ -42,6 +42,8 @@ export class PlanQueries {
 
   async read(sessionId: string, request: PlanReadRequest): Promise<string> {
     if (request.recent) return this.recent(request)
+    // The session's live plan may be one another process wrote or ended since this one last looked.
+    await this.refresh()
     const planPath = request.path !== undefined ? checkPlanPath(request.path) : this.registry.liveFor(sessionId)
     if (planPath === undefined) {
       throw new Error("no live plan in this session. Pass recent: true to list the workspace's recent plans, or path to read one of them.")
@@ -59,6 +61,7 @@ export class PlanQueries {
 
   /** Every plan of the workspace, newest first; documents that cannot be read or do not parse are listed with the reason. */
   async summaries(): Promise<{ plans: PlanSummary[]; unreadable: { planPath: string; error: string }[] }> {
+    await this.refresh()
     const plans: PlanSummary[] = []
     const unreadable: { planPath: string; error: string }[] = []
     for (const planPath of await this.files.list()) {
@@ -93,6 +96,15 @@ export class PlanQueries {
   async overview(): Promise<{ plans: PlanSummary[]; unreadable: { planPath: string; error: string }[] }> {
     const { plans, unreadable } = await this.summaries()
     return { plans: plans.filter((p) => p.status === "draft" || p.status === "approved"), unreadable }
+  }
+
+  /**
+   * Brings in what other opencode processes on the workspace did to plans first: a listing takes each live plan's
+   * status from its actor, which would otherwise still say "draft" after another process approved it. A database in
+   * trouble keeps what this process knows (the plan tools log that; a read-only view has nothing to add).
+   */
+  private async refresh(): Promise<void> {
+    await this.registry.lifecycle.refresh().catch(() => undefined)
   }
 
   private async recent(request: PlanReadRequest): Promise<string> {

@@ -49,6 +49,9 @@ export class NoPlanError extends Error {
   }
 }
 
+/** How many names plan_write tries when other processes keep taking the one it chose (see write). */
+const NAME_ATTEMPTS = 5
+
 // Every plan tool goes through here: the document is read (a hand edit wins), the machine decides, the document is
 // written in the same step as the status change, and only then the snapshot and the transition are committed.
 
@@ -71,6 +74,12 @@ export class PlanService {
 
   /** The session's live plan, if any. */
   liveFor(sessionId: string): string | undefined {
+    return this.registry.liveFor(sessionId)
+  }
+
+  /** The session's live plan as the database says now: another opencode process may have written or ended one. */
+  async latestLiveFor(sessionId: string): Promise<string | undefined> {
+    await this.refresh()
     return this.registry.liveFor(sessionId)
   }
 
@@ -121,24 +130,36 @@ export class PlanService {
     const livePath = this.registry.liveFor(sessionId)
     if (livePath !== undefined) return this.revise(livePath, () => content, "Plan revised", undefined, title?.trim() || undefined)
     const planTitle = title?.trim() || firstHeading(content) || "plan"
-    const taken = new Set((await this.files.list()).map((p) => p.slice(PLAN_DIR.length + 1)))
     const now = this.iso()
-    const planPath = `${PLAN_DIR}/${planFileName(now.slice(0, 10), slugify(planTitle), taken)}`
-    const body = parsePlanBody(normalizeBody(content), planPath)
     const frontmatter: PlanFrontmatter = { status: "draft", title: planTitle, created: now, updated: now, session: sessionId }
     const text = renderPlanDocument(frontmatter, normalizeBody(content))
-    const input = { planPath, sessionId, tasks: toTaskStates(body.tasks), criteria: body.criteria.map((c) => c.text), document: text }
-    let snapshot: PlanSnapshot
-    try {
-      snapshot = await this.registry.lifecycle.create(planPath, input)
-    } catch (error) {
-      // Another opencode process on the workspace gave this session a plan since this one last looked.
-      if (error instanceof ExclusiveKeyTaken) throw new SessionHasPlanError(sessionId, error.holder)
-      throw error
+    // The name is chosen from the folder as listed, outside the step: another opencode process on the workspace may
+    // create a plan under the same name in between (the same title at the same moment). Its step then refuses this
+    // one, and the next free name is taken; a few collisions in a row are not a race any more, they are reported.
+    for (let attempt = 1; ; attempt++) {
+      const taken = new Set((await this.files.list()).map((p) => p.slice(PLAN_DIR.length + 1)))
+      const planPath = `${PLAN_DIR}/${planFileName(now.slice(0, 10), slugify(planTitle), taken)}`
+      const body = parsePlanBody(normalizeBody(content), planPath)
+      const input = { planPath, sessionId, tasks: toTaskStates(body.tasks), criteria: body.criteria.map((c) => c.text), document: text }
+      let snapshot: PlanSnapshot
+      try {
+        snapshot = await this.registry.lifecycle.create(planPath, input)
+      } catch (error) {
+        // Another opencode process on the workspace gave this session a plan since this one last looked.
+        if (error instanceof ExclusiveKeyTaken) throw new SessionHasPlanError(sessionId, error.holder)
+        if (attempt < NAME_ATTEMPTS && (await this.takenByAnotherProcess(planPath))) continue
+        throw error
+      }
+      this.registry.track(snapshot)
+      const doc = parsePlanDocument(text, planPath)
+      return { planPath, output: [`Plan created: ${planPath}`, structureReport(doc), draftNotice(planPath)].join("\n\n") }
     }
-    this.registry.track(snapshot)
-    const doc = parsePlanDocument(text, planPath)
-    return { planPath, output: [`Plan created: ${planPath}`, structureReport(doc), draftNotice(planPath)].join("\n\n") }
+  }
+
+  /** Whether a refused create met a live plan another process created under the same name (this one now knows it). */
+  private async takenByAnotherProcess(planPath: string): Promise<boolean> {
+    await this.refresh()
+    return this.registry.lifecycle.has(planPath)
   }
 
   /** plan_edit: exact replacement in the draft's body; an empty oldString creates the plan when there is none. */

@@ -36,6 +36,17 @@ describe("a folder of documents on disk", () => {
     expect(readdirSync(folder()).sort()).toEqual(["a.md", "notes.txt"])
   })
 
+  it("writes as a compare-and-swap on a stamp: a file changed since is left as it is, and no temp file stays", async () => {
+    await files.write(".opencode/goal/a.md", "one\n")
+    const read = files.stamp(".opencode/goal/a.md")
+    writeFileSync(path.join(folder(), "a.md"), "edited elsewhere\n")
+    await expect(files.write(".opencode/goal/a.md", "two\n", read)).rejects.toThrow(/\.opencode\/goal\/a\.md changed on disk while Forge was updating it/)
+    expect(await files.read(".opencode/goal/a.md")).toBe("edited elsewhere\n")
+    expect(readdirSync(folder())).toEqual(["a.md"])
+    await files.write(".opencode/goal/a.md", "three\n", files.stamp(".opencode/goal/a.md"))
+    expect(await files.read(".opencode/goal/a.md")).toBe("three\n")
+  })
+
   it("refuses a path outside its folder, naming the kind and the folder", async () => {
     await expect(files.read(".opencode/plan/a.md")).rejects.toThrow('goal path ".opencode/plan/a.md" is outside .opencode/goal/')
     await expect(files.write("../escape.md", "x")).rejects.toThrow(/^goal path "\.\.\/escape\.md" is outside \.opencode\/goal\//)

@@ -62,6 +62,48 @@ describe("the gate follows a hand edit of the plan document", () => {
   })
 })
 
+describe("a document written by someone else while Forge updates it", () => {
+  let store: LifecycleStore
+  let ws: ReturnType<typeof tempWorkspace>
+  afterEach(async () => {
+    await store.close()
+    ws.cleanup()
+  })
+
+  it("is not overwritten: the step is refused, says so, and changes nothing; the next one keeps the edit", async () => {
+    ws = tempWorkspace()
+    store = await openLifecycleStore(ws.dir)
+    const files = new FsPlanFiles(ws.dir)
+    // An editor saves the document after Forge read it for a step, just before Forge writes it back.
+    let editAfterRead: string | undefined
+    const racing = Object.assign(Object.create(files) as FsPlanFiles, {
+      write: async (p: string, text: string, unchangedSince?: string) => {
+        if (editAfterRead !== undefined) {
+          const file = path.join(ws.dir, p)
+          writeFileSync(file, `${readFileSync(file, "utf8")}\n${editAfterRead}\n`)
+          editAfterRead = undefined
+        }
+        return files.write(p, text, unchangedSince)
+      },
+    })
+    const host = new LifecycleHost({ repository: async () => store.repository, clock: ws.clock, log: memoryLogger() })
+    const registry = new PlanRegistry(definePlanLifecycle(host, { files: racing, clock: ws.clock }))
+    const plans = new PlanService({ registry, files: racing, clock: ws.clock, log: memoryLogger() })
+    const { planPath } = await plans.write("s1", PLAN_BODY)
+    await plans.approve("s1", allow)
+    const before = await store.repository.getSnapshot("plan", planPath)
+    editAfterRead = "Note saved in an editor."
+    await expect(plans.tick("s1", 1)).rejects.toThrow(/changed on disk while Forge was updating it .*nothing was applied; run the call again/)
+    const file = path.join(ws.dir, planPath)
+    expect(readFileSync(file, "utf8")).toContain("Note saved in an editor.")
+    expect(readFileSync(file, "utf8")).toContain("- [ ] 1. Write a failing test")
+    expect((await store.repository.getSnapshot("plan", planPath))?.revision).toBe(before?.revision)
+    await plans.tick("s1", 1)
+    expect(readFileSync(file, "utf8")).toMatch(/- \[x\] 1\. Write a failing test[\s\S]*Note saved in an editor\./)
+    registry.stop()
+  })
+})
+
 describe("the gate's cost", () => {
   let store: LifecycleStore
   let ws: ReturnType<typeof tempWorkspace>

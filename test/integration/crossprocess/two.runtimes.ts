@@ -1,0 +1,224 @@
+// Spawns Forge runtimes in real child processes (runtime.child.ts) on one temp workspace and talks to them over the
+// JSON-line protocol. Every child a test started is ended in afterEach (a polite exit first, SIGKILL after a grace
+// period), before tempDir removes the workspace, so no process and no file outlives the test.
+import { type ChildProcess, spawn } from "node:child_process"
+import path from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import { afterEach, beforeEach } from "vitest"
+import type { DialogRequest } from "../../../services/lifecycle/lifecycle.ports"
+import { tempDir } from "../../temp.dir"
+import { type Answer, type ChildEvent, type OpName, type Ops, type RemoteError, SESSIONS_ENV, WORKSPACE_ENV } from "./protocol"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const repoRoot = path.resolve(here, "../../..")
+const childScript = path.join(here, "runtime.child.ts")
+
+/** How long one request may take before the test fails naming it (a step waits at most 5 s on SQLite's lock). */
+const CALL_TIMEOUT_MS = 20_000
+const START_TIMEOUT_MS = 30_000
+const EXIT_GRACE_MS = 5_000
+
+/** An error the child answered with: its name and message as the runtime threw them. */
+export class ChildError extends Error {
+  constructor(
+    readonly process: string,
+    readonly remote: RemoteError,
+  ) {
+    super(remote.message)
+    this.name = remote.name
+  }
+}
+
+export type Outcome<K extends OpName> = { ok: true; value: Ops[K]["value"] } | { ok: false; error: RemoteError }
+
+/** One runtime in its own process. */
+export class RuntimeProcess {
+  private nextId = 1
+  private readonly pending = new Map<number, (answer: Answer) => void>()
+  private readonly dialogs = new Map<string, DialogRequest>()
+  private readonly dialogWaiters = new Map<string, (request: DialogRequest) => void>()
+  private stderrText = ""
+  private readonly exited: Promise<void>
+  readonly ready: Promise<{ pid: number }>
+
+  constructor(
+    readonly name: string,
+    private readonly child: ChildProcess,
+  ) {
+    // Writing to a child that just died fails on the pipe; its exit (below) is what the test hears about.
+    child.stdin?.on("error", () => undefined)
+    child.stderr?.on("data", (data: Buffer) => {
+      this.stderrText += data.toString()
+    })
+    this.exited = new Promise((resolve) => child.once("exit", () => resolve()))
+    let started: (value: { pid: number }) => void = () => undefined
+    let failed: (error: Error) => void = () => undefined
+    this.ready = new Promise((resolve, reject) => {
+      started = resolve
+      failed = reject
+    })
+    // A child that dies early answers every open request (and the start) with its last words instead of a timeout.
+    void this.exited.then(() => {
+      failed(new Error(`${name} exited before it was ready\n${this.diagnostics()}`))
+      for (const [id, settle] of this.pending) settle({ id, ok: false, error: { name: "ChildExited", message: `${name} exited\n${this.diagnostics()}` } })
+      this.pending.clear()
+    })
+    if (child.stdout === null) throw new Error(`${name}: spawned without a stdout pipe`)
+    const lines = createInterface({ input: child.stdout })
+    lines.on("line", (line) => this.receive(line, started, failed))
+  }
+
+  /** The op's value; rejects with ChildError when the runtime threw. */
+  async call<K extends OpName>(op: K, args: Ops[K]["args"]): Promise<Ops[K]["value"]> {
+    const outcome = await this.attempt(op, args)
+    if (!outcome.ok) throw new ChildError(this.name, outcome.error)
+    return outcome.value
+  }
+
+  /** The op's value or the error it threw, as data: for races where either outcome is allowed and then checked. */
+  attempt<K extends OpName>(op: K, args: Ops[K]["args"]): Promise<Outcome<K>> {
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id)
+        reject(new Error(`${this.name}: ${op} ${JSON.stringify(args)} got no answer in ${CALL_TIMEOUT_MS} ms\n${this.diagnostics()}`))
+      }, CALL_TIMEOUT_MS)
+      this.pending.set(id, (answer) => {
+        clearTimeout(timer)
+        resolve(answer.ok ? { ok: true, value: answer.value as Ops[K]["value"] } : { ok: false, error: answer.error })
+      })
+      this.child.stdin?.write(`${JSON.stringify({ id, op, args })}\n`)
+    })
+  }
+
+  /** Resolves once the child holds the dialog `hold` open (see DialogAnswer); a dialog that never opens fails in time. */
+  dialogOpened(hold: string): Promise<DialogRequest> {
+    const open = this.dialogs.get(hold)
+    if (open !== undefined) return Promise.resolve(open)
+    const opened = new Promise<DialogRequest>((resolve) => this.dialogWaiters.set(hold, resolve))
+    return withTimeout(opened, CALL_TIMEOUT_MS, () => `${this.name} never opened the dialog "${hold}" (was the call refused?)\n${this.diagnostics()}`)
+  }
+
+  /** Ends the child: a polite exit (closes its runtime), SIGKILL when it does not go within the grace period. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return
+    void this.attempt("exit", {}).catch(() => undefined)
+    const gone = await Promise.race([this.exited.then(() => true), sleep(EXIT_GRACE_MS).then(() => false)])
+    if (gone) return
+    this.child.kill("SIGKILL")
+    await this.exited
+  }
+
+  /** Kills the child with SIGKILL, as a crash would: nothing of it runs on, its records stop where they are. */
+  async crash(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return
+    this.child.kill("SIGKILL")
+    await this.exited
+  }
+
+  /** What the child wrote to stderr (the runtime's log), for failure messages. */
+  diagnostics(): string {
+    return `--- ${this.name} stderr ---\n${this.stderrText.slice(-4000)}`
+  }
+
+  private receive(line: string, started: (value: { pid: number }) => void, failed: (error: Error) => void): void {
+    let parsed: Answer | ChildEvent
+    try {
+      parsed = JSON.parse(line) as Answer | ChildEvent
+    } catch {
+      this.stderrText += `[stdout, not protocol] ${line}\n`
+      return
+    }
+    if ("event" in parsed) {
+      if (parsed.event === "ready") {
+        // A runtime on the in-memory stand-in shares nothing with the others: every race would pass vacuously.
+        if (parsed.storageTrouble !== null) failed(new Error(`${this.name} could not use the workspace database: ${parsed.storageTrouble}`))
+        else started({ pid: parsed.pid })
+      } else if (parsed.event === "fatal") {
+        failed(new Error(`${this.name} failed to start: ${parsed.message}\n${this.diagnostics()}`))
+      } else {
+        this.dialogs.set(parsed.hold, parsed.request)
+        this.dialogWaiters.get(parsed.hold)?.(parsed.request)
+        this.dialogWaiters.delete(parsed.hold)
+      }
+      return
+    }
+    const settle = this.pending.get(parsed.id)
+    this.pending.delete(parsed.id)
+    settle?.(parsed)
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** `promise`, or a rejection naming what did not happen in time. */
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what()} (after ${ms} ms)`)), ms)
+  })
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** How the child's stand-in for opencode reports sessions (see SESSIONS_ENV). */
+export interface RuntimeOptions {
+  sessions?: "idle" | "busy"
+}
+
+function spawnRuntime(name: string, workspace: string, options: RuntimeOptions): RuntimeProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", childScript], {
+    cwd: repoRoot,
+    env: { ...process.env, [WORKSPACE_ENV]: workspace, [SESSIONS_ENV]: options.sessions ?? "idle" },
+    stdio: ["pipe", "pipe", "pipe"],
+  })
+  return new RuntimeProcess(name, child)
+}
+
+export interface SharedWorkspace {
+  /** The workspace folder of the current test. */
+  readonly dir: string
+  /** Starts runtimes on the workspace side by side (their databases open concurrently) and waits until each is ready. */
+  start(...names: string[]): Promise<RuntimeProcess[]>
+  /** The same, with options for every runtime started. */
+  startWith(options: RuntimeOptions, ...names: string[]): Promise<RuntimeProcess[]>
+}
+
+/** A fresh workspace per test of the calling suite, and the runtimes started on it, all ended after the test. */
+export function useSharedWorkspace(): SharedWorkspace {
+  let dir: string | undefined
+  const started: RuntimeProcess[] = []
+  beforeEach(() => {
+    dir = tempDir("forge-crossprocess-")
+  })
+  afterEach(async () => {
+    const stopping = started.splice(0)
+    await Promise.all(stopping.map((runtime) => runtime.stop()))
+  })
+  const current = (): string => {
+    if (dir === undefined) throw new Error("useSharedWorkspace: no workspace outside a test")
+    return dir
+  }
+  return {
+    get dir() {
+      return current()
+    },
+    start(...names) {
+      return this.startWith({}, ...names)
+    },
+    async startWith(options, ...names) {
+      const runtimes = names.map((name) => spawnRuntime(name, current(), options))
+      started.push(...runtimes)
+      await Promise.all(
+        runtimes.map((runtime) => withTimeout(runtime.ready, START_TIMEOUT_MS, () => `${runtime.name} was not ready\n${runtime.diagnostics()}`)),
+      )
+      return runtimes
+    },
+  }
+}

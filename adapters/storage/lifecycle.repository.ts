@@ -12,6 +12,7 @@ import type {
   TransitionRecord,
 } from "../../services/lifecycle/lifecycle.ports"
 import { type ActorWrite, fromActorRow, fromActorRowForStep, fromTransitionRow, toActorRow, toTransitionInsert } from "./lifecycle.records"
+import { databaseStamp } from "./database.stamp"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { actors, transitions } from "./tables/lifecycle.tables"
 
@@ -97,6 +98,10 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
     const value = Array.isArray(row) ? row[0] : row?.data_version
     if (typeof value !== "number") throw new Error(`PRAGMA data_version answered ${JSON.stringify(row)}`)
     return value
+  }
+
+  changeStamp(): string | undefined {
+    return databaseStamp(this.connection.driver.file)
   }
 
   async saveSnapshot(snapshot: SnapshotRecord): Promise<void> {

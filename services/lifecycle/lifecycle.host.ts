@@ -14,11 +14,20 @@ export interface LifecycleHostOptions {
   log: Logger
 }
 
+/**
+ * How long an unchanged stamp of the database files is trusted before `data_version` is asked anyway: two commits in
+ * one tick of the file system's clock (a log restarted at the same size) leave the stamp as it was.
+ */
+const RECHECK_MS = 250
+
 export class LifecycleHost implements LifecycleKernel {
   private readonly lifecycles = new Map<string, Lifecycle<AnyStateMachine>>()
   private writes: Promise<unknown> = Promise.resolve()
-  /** What this process has seen of the database: its data_version and the newest write it read. */
-  private seen: { dataVersion: number; seq: number } | undefined
+  /**
+   * What this process has seen of the database: its data_version, the newest write it read, and the files' change
+   * stamp and the time when it last asked.
+   */
+  private seen: { dataVersion: number; seq: number; stamp: string | undefined; at: number } | undefined
   private refreshing: Promise<void> | undefined
 
   constructor(private readonly options: LifecycleHostOptions) {}
@@ -54,8 +63,9 @@ export class LifecycleHost implements LifecycleKernel {
   }
 
   /**
-   * Brings the shared lifecycles up to what other processes committed. One cheap query (PRAGMA data_version) when
-   * nothing changed; otherwise the rows written since this process last looked, handed to their lifecycles.
+   * Brings the shared lifecycles up to what other processes committed. One stat call when the database files have
+   * not changed (and one cheap query, PRAGMA data_version, when they have or a while has passed); only when another
+   * connection committed, the rows written since this process last looked, handed to their lifecycles.
    */
   refresh(): Promise<void> {
     this.refreshing ??= this.catchUp().finally(() => (this.refreshing = undefined))
@@ -67,13 +77,22 @@ export class LifecycleHost implements LifecycleKernel {
     if (shared.length === 0) return
     const repository = await this.options.repository()
     if (repository === undefined) return
+    // Taken before the query: a commit that lands after it changes the stamp for the next call.
+    const stamp = repository.changeStamp?.()
+    const now = this.options.clock.now()
+    const seen = this.seen
+    // Unchanged files: nobody committed — but a file time is coarse, so the database itself is asked now and then.
+    if (seen !== undefined && stamp !== undefined && stamp === seen.stamp && now - seen.at < RECHECK_MS) return
     const dataVersion = await repository.dataVersion()
-    if (this.seen?.dataVersion === dataVersion) return
+    if (seen?.dataVersion === dataVersion) {
+      this.seen = { ...seen, stamp, at: now }
+      return
+    }
     const changed = await repository.changedSince(
       this.seen?.seq ?? 0,
       shared.map((lifecycle) => lifecycle.machine.id),
     )
-    this.seen = { dataVersion, seq: changed.seq }
+    this.seen = { dataVersion, seq: changed.seq, stamp, at: now }
     for (const record of changed.records) this.lifecycles.get(record.machineId)?.absorb(record)
   }
 

@@ -128,6 +128,11 @@ export interface LifecycleRepository {
    * cheaply that it must look again. Stays the same for this connection's own writes.
    */
   dataVersion(): Promise<number>
+  /**
+   * A cheap, synchronous stamp that changes whenever any connection commits (a stat of the database's log), so a
+   * process may skip even `dataVersion` while it stays the same. Undefined where there is none (in memory).
+   */
+  changeStamp?(): string | undefined
   /** Writes a snapshot without a transition (first start of an instance, reconciliation bookkeeping). */
   saveSnapshot(snapshot: SnapshotRecord): Promise<void>
   /**

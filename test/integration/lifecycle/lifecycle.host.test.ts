@@ -255,6 +255,52 @@ describe("the lifecycle host", () => {
     expect((await store.repository.listTransitions({ instanceId: "a" })).map((r) => r.event)).toEqual(["xstate.init", "count.finish"])
   })
 
+  it("a shared lifecycle takes in another process's commits, asking the database only when its log changed or a while passed", async () => {
+    const other = await openLifecycleStore(dir)
+    let asked = 0
+    const counted = Object.assign(Object.create(store.repository) as typeof store.repository, {
+      dataVersion: () => {
+        asked++
+        return store.repository.dataVersion()
+      },
+    })
+    const define = (repository: typeof store.repository) => {
+      const host = new LifecycleHost({ repository: async () => repository, clock: { now: () => now }, log: memoryLogger() })
+      const lifecycle = host.define({
+        machine: counterMachine,
+        implementations,
+        shared: true,
+        explain: (snapshot, event) => `refuses ${event.type} at ${snapshot.context.count}`,
+        metaOf: (snapshot) => ({ sessionId: snapshot.context.owner, document: null }),
+      })
+      return lifecycle
+    }
+    try {
+      const here = define(counted)
+      const there = define(other.repository)
+      await here.refresh()
+      const first = asked
+      for (let i = 0; i < 20; i++) await here.refresh()
+      expect(asked, "an unchanged log: no query").toBe(first)
+      await there.create("c1", { owner: "ann", limit: 5 })
+      await there.dispatch("c1", { type: "count.add", by: 2 })
+      await here.refresh()
+      expect(asked).toBe(first + 1)
+      expect(here.snapshot("c1")?.context.count, "another connection's commit is taken in").toBe(2)
+      await here.refresh()
+      expect(asked).toBe(first + 1)
+      now += 250
+      await here.refresh()
+      expect(asked, "asked again once a while has passed, in case the file's clock was too coarse").toBe(first + 2)
+      // A step decided here starts from the latest record, whatever this process held.
+      await there.dispatch("c1", { type: "count.add", by: 1 })
+      await here.dispatch("c1", { type: "count.add", by: 1 })
+      expect((await store.repository.getSnapshot("counter", "c1"))?.snapshot).toMatchObject({ context: { count: 4 } })
+    } finally {
+      await other.close()
+    }
+  })
+
   it("one host per machine id: defining a lifecycle twice is an error", () => {
     const { host } = hostWith()
     expect(() => host.define({ machine: counterMachine, implementations, explain: () => "", metaOf: () => ({ sessionId: null, document: null }) })).toThrow(

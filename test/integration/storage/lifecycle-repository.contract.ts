@@ -363,6 +363,25 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
     }
   })
 
+  caseOf("the change stamp moves with every commit, another connection's included, and stays while nobody commits", async (dir) => {
+    const writer = await open(dir)
+    const reader = await open(dir)
+    try {
+      const stamp = () => reader.store.repository.changeStamp?.()
+      const before = stamp()
+      assert.notEqual(before, undefined)
+      assert.equal(stamp(), before)
+      await writer.store.repository.saveSnapshot(snapshot({ instanceId: "other" }))
+      const after = stamp()
+      assert.notEqual(after, before)
+      await reader.store.repository.loadSnapshots()
+      assert.equal(stamp(), after)
+    } finally {
+      await writer.store.close()
+      await reader.store.close()
+    }
+  })
+
   caseOf("data_version moves for another connection's commit, not for the connection's own", async (dir) => {
     const writer = await open(dir)
     const reader = await open(dir)

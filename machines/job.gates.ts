@@ -51,11 +51,12 @@ export function isOverSurvivorCap({ survive, liveSurvivors }: { survive: boolean
 export const SURVIVOR_CAP_REFUSAL = `forge_shell: ${MAX_SURVIVORS} survive jobs are already running; stop some (forge_jobs kill) before starting another that outlives the host.`
 
 /**
- * What a live job an earlier host left becomes here: a survive job whose own process still runs is adopted;
- * anything else is orphaned (killed first when its process still runs: it escaped its fence).
+ * What a live job an earlier host left becomes here: a survive job whose own process still runs is adopted, and so is
+ * one that ended while no host ran when its shim kept the exit status (its end is known, and reported); anything
+ * else is orphaned (killed first when its process still runs: it escaped its fence).
  */
-export function isAdoptable({ processAlive, survive }: { processAlive: boolean; survive: boolean }): boolean {
-  return processAlive && survive
+export function isAdoptable({ processAlive, survive, exitKept = false }: { processAlive: boolean; survive: boolean; exitKept?: boolean }): boolean {
+  return survive && (processAlive || exitKept)
 }
 
 /**
@@ -70,13 +71,15 @@ export function restoredJobFate({
   live,
   processAlive,
   survive,
+  exitKept = false,
 }: {
   starting: boolean
   live: boolean
   processAlive: boolean
   survive: boolean
+  exitKept?: boolean
 }): RestoredJobFate {
   if (starting) return "spawn-failed"
   if (!live) return "take-over"
-  return isAdoptable({ processAlive, survive }) ? "adopt" : "orphan"
+  return isAdoptable({ processAlive, survive, exitKept }) ? "adopt" : "orphan"
 }

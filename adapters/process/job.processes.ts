@@ -54,6 +54,7 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
       timer.unref?.()
       return () => clearInterval(timer)
     },
+    keptExit: (logFile) => readExitStatus(logFile),
     createMatcher(source, flags) {
       const matcher = createPatternMatcher(source, flags === undefined ? {} : { flags })
       return {

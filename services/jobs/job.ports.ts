@@ -69,6 +69,8 @@ export interface JobProcesses {
    * its shim kept one (else null); returns a stop function.
    */
   watchGone(job: { pid: number; startedAt: number; logFile: string }, onGone: (exit: Omit<ExitReport, "at"> | null) => void): () => void
+  /** The exit status a job's shim kept beside its log (null when it kept none): how a job that ended unseen ended. */
+  keptExit(logFile: string): Omit<ExitReport, "at"> | null
   /**
    * A matcher of `source` with `flags` ("m" when not given); throws a clear error for a pattern that is not a valid
    * regular expression.

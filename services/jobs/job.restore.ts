@@ -1,5 +1,9 @@
-import type { RestoredJobFate } from "../../machines/job.gates"
-import type { JobContext, JobEvent, JobHost } from "../../machines/job.machine"
+import { type RestoredJobFate, restoredJobFate } from "../../machines/job.gates"
+import type { JobContext, JobEvent, JobHost, JobMachine } from "../../machines/job.machine"
+import type { SnapshotFrom } from "xstate"
+import type { Clock } from "../lifecycle/lifecycle.ports"
+import type { JobLedgerEntry } from "./job.ledger"
+import type { LiveJob } from "./live.job"
 import type { SnapshotRecord } from "../lifecycle/lifecycle.ports"
 import type { ExitReport, JobProcesses } from "./job.ports"
 
@@ -46,5 +50,64 @@ export function restoredJobEvent(fate: RestoredJobFate, at: number, host: JobHos
       return { type: "job.orphan", at }
     default:
       return { type: "job.adopt", at, host }
+  }
+}
+
+/** What a restored job's record becomes here, and what that was decided on. */
+export interface RestoredFate {
+  fate: RestoredJobFate
+  /** Whether the job's own process still runs. */
+  processAlive: boolean
+  /** How a survive job that ended while no host ran ended, as its shim kept it. */
+  kept: Omit<ExitReport, "at"> | null
+}
+
+export function restoredFateOf(snapshot: SnapshotFrom<JobMachine>, processes: JobProcesses): RestoredFate {
+  const { context } = snapshot
+  const processAlive = context.pid !== null && context.startedAt !== null && processes.isSameProcess(context.pid, context.startedAt)
+  const kept = processAlive || !context.survive ? null : processes.keptExit(context.logFile)
+  const fate = restoredJobFate({
+    starting: snapshot.value === "starting",
+    live: snapshot.hasTag("alive"),
+    processAlive,
+    survive: context.survive,
+    exitKept: kept !== null,
+  })
+  return { fate, processAlive, kept }
+}
+
+/** What the supervisor lends the restore of one job it has claimed. */
+export interface FateHands {
+  processes: JobProcesses
+  clock: Clock
+  feed(event: JobEvent): void
+  onGrowth(size: number): void
+  note(kind: JobLedgerEntry["kind"], message: string): void
+}
+
+/** Carries out a claimed job's fate: watched as adopted, its kept end reported, killed and ledgered as an orphan. */
+export async function carryOutFate(
+  job: LiveJob,
+  { fate, processAlive, kept }: RestoredFate,
+  outcome: { adopted: string[]; takenOver: string[]; orphaned: string[] },
+  hands: FateHands,
+): Promise<void> {
+  const { context } = job.snapshot
+  if (fate === "take-over") outcome.takenOver.push(job.jobId)
+  if (fate === "adopt" && kept !== null) {
+    outcome.adopted.push(job.jobId)
+    hands.note("adopted", `adopted from a previous run: it ended while no opencode ran (${kept.signal ?? `exit code ${kept.code}`})`)
+    hands.feed({ type: "job.exit", code: kept.code, signal: kept.signal, at: hands.clock.now() })
+  } else if (fate === "adopt") {
+    job.readOffset = await hands.processes.sizeOf(context.logFile)
+    job.stopWatch = watchAdopted(hands.processes, context, hands.onGrowth, (exit) =>
+      hands.feed({ type: "job.exit", code: exit?.code ?? null, signal: exit?.signal ?? null, at: hands.clock.now() }),
+    )
+    outcome.adopted.push(job.jobId)
+    hands.note("adopted", `adopted from a previous run: pid ${context.pid} still runs (survive mode)`)
+  } else if (fate === "orphan") {
+    if (processAlive) await hands.processes.killTree({ pid: context.pid as number, jobId: job.jobId, shim: context.shim })
+    hands.note("orphaned", `left live by a previous run${processAlive ? "; it escaped its fence and was killed" : "; its process is gone"}`)
+    outcome.orphaned.push(job.jobId)
   }
 }

@@ -1,4 +1,4 @@
-import { SURVIVOR_CAP_REFUSAL, isOverSurvivorCap, nextDeadline, restoredJobFate } from "../../machines/job.gates"
+import { SURVIVOR_CAP_REFUSAL, isOverSurvivorCap, nextDeadline } from "../../machines/job.gates"
 import { type JobContext, type JobEvent, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
 import type { Lifecycle } from "../lifecycle/lifecycle"
@@ -14,7 +14,7 @@ import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, RunningProcess, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
 import { formatJobResult, formatLogPage, killReply, listRow, outputCutNotice } from "./job.report"
 import { type ShellRequest, jobInputOf } from "./job.request"
-import { isRunningElsewhere, restoredJobEvent, watchAdopted } from "./job.restore"
+import { carryOutFate, isRunningElsewhere, restoredFateOf, restoredJobEvent } from "./job.restore"
 import { JobWakes, WAKE_TAIL_BYTES } from "./job.wakes"
 import { findJob, pageableLog } from "./job.lookup"
 
@@ -170,36 +170,20 @@ export class JobSupervisor {
       const job = newLiveJob(restored.snapshot)
       this.jobs.set(jobId, job)
       this.watch(jobId, job)
-      const alive = context.pid !== null && context.startedAt !== null && this.deps.processes.isSameProcess(context.pid, context.startedAt)
       const now = this.deps.clock.now()
-      const fate = restoredJobFate({
-        starting: job.snapshot.value === "starting",
-        live: job.snapshot.hasTag("alive"),
-        processAlive: alive,
-        survive: context.survive,
-      })
+      const decided = restoredFateOf(job.snapshot, this.deps.processes)
       // Claimed in one write transaction: of the processes starting together, exactly one takes the job on.
-      if (!(await this.claim(job, restoredJobEvent(fate, now, this.deps.host)))) {
+      if (!(await this.claim(job, restoredJobEvent(decided.fate, now, this.deps.host)))) {
         outcome.elsewhere.push(jobId)
         continue
       }
-      if (fate === "adopt") {
-        job.readOffset = await this.deps.processes.sizeOf(context.logFile)
-        job.stopWatch = watchAdopted(
-          this.deps.processes,
-          context,
-          (size) => this.onGrowth(job, size),
-          (exit) => {
-            this.feed(job, { type: "job.exit", code: exit?.code ?? null, signal: exit?.signal ?? null, at: this.deps.clock.now() })
-          },
-        )
-        outcome.adopted.push(jobId)
-        this.note("adopted", context, `adopted from a previous run: pid ${context.pid} still runs (survive mode)`)
-      } else if (fate === "orphan") {
-        if (alive) await this.deps.processes.killTree({ pid: context.pid as number, jobId, shim: context.shim })
-        this.note("orphaned", context, `left live by a previous run${alive ? "; it escaped its fence and was killed" : "; its process is gone"}`)
-        outcome.orphaned.push(jobId)
-      } else if (fate === "take-over") outcome.takenOver.push(jobId)
+      await carryOutFate(job, decided, outcome, {
+        processes: this.deps.processes,
+        clock: this.deps.clock,
+        feed: (event) => this.feed(job, event),
+        onGrowth: (size) => this.onGrowth(job, size),
+        note: (kind, message) => this.note(kind, context, message),
+      })
     }
     // Jobs another process runs (or took over first) stay out of this registry, and are not marked consumed here.
     for (const jobId of outcome.elsewhere) this.deps.registry.drop(jobId)

@@ -175,6 +175,11 @@ class FakeJobProcesses implements JobProcesses {
     return () => void set.delete(onGone)
   }
 
+  /** The world has no shims: a job that ended while no host ran left no status behind. */
+  keptExit(): null {
+    return null
+  }
+
   createMatcher(source: string): OutputMatcher {
     return { budgetMs: 1_000, feed: async (text) => (text.includes(source) ? "match" : "no-match"), dispose: () => undefined }
   }

@@ -400,6 +400,34 @@ describe("job supervisor with real processes", () => {
     }
   })
 
+  it("a survive job that ended while no host ran is adopted with the status its shim kept, and wakes its session once", async () => {
+    const other = await otherHost()
+    let silenced = false
+    const first = newSupervisor({ host: other.host, silenced: () => silenced })
+    const id = jobIdOf(await first.run("s1", request({ command: "sleep 0.3; exit 7", survive: true, run_in_background: true })))
+    // The host dies first, its records stopping where they are; the job then ends with nobody watching.
+    silenced = true
+    await other.kill()
+    await expect
+      .poll(() => /pid (\d+)/.exec(first.list())?.[1] !== undefined && !isAlive(Number(/pid (\d+)/.exec(first.list())?.[1])), { timeout: 5_000 })
+      .toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const next = newSupervisor({ sessionIsIdle: async () => true })
+    try {
+      const outcome = await next.restore(store.repository)
+      expect(outcome.adopted).toEqual([id])
+      expect(outcome.orphaned).toEqual([])
+      await expect.poll(() => wakes.length, { timeout: 5_000 }).toBe(1)
+      expect(wakes[0]?.text).toMatch(new RegExp(`^\\[forge:job-complete\\] Job ${id} finished: exited with exit code 7`))
+      await expect
+        .poll(async () => (await store.repository.listTransitions({ instanceId: id })).map((t) => t.event))
+        .toEqual(["xstate.init", "job.spawned", "job.adopt", "job.exit", "job.wake.delivered"])
+    } finally {
+      await next.dispose()
+      await first.dispose()
+    }
+  })
+
   it("the next host takes over from a host that is gone: survive job adopted with its owner, escaped job orphaned, results remembered", async () => {
     const other = await otherHost()
     let silenced = false

@@ -315,6 +315,9 @@ describe("gate predicates", () => {
     expect(fate({})).toBe("adopt")
     expect(fate({ survive: false })).toBe("orphan")
     expect(fate({ processAlive: false })).toBe("orphan")
+    // Ended while no host ran, its status kept by its shim: adopted, so its end is reported (a fenced job is not).
+    expect(fate({ processAlive: false, exitKept: true })).toBe("adopt")
+    expect(fate({ processAlive: false, exitKept: true, survive: false })).toBe("orphan")
     expect(fate({ live: false, processAlive: false })).toBe("take-over")
     // A finished job of a dead host is still owed to its session: the next host takes it over, adopted or not.
     const pending = run([spawned, tick(60_000), exit0], { notify: true })

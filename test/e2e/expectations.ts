@@ -82,13 +82,14 @@ export function isSubset(want: unknown, got: unknown): boolean {
 }
 
 function checkToolResult(results: readonly ToolResult[], e: ToolResultExpectation, i: number): Check {
-  const calls = results.filter((r) => r.tool === e.tool)
+  const calls = results.filter((r) => r.tool === e.tool && (e.server === undefined || r.server === e.server))
   const nth = e.occurrence === "last" ? calls.length : e.occurrence
-  const label = `toolResults[${i}] ${e.tool} #${e.occurrence}${e.status ? ` ${e.status}` : ""}`
+  const where = e.server === undefined ? "" : ` on server ${e.server}`
+  const label = `toolResults[${i}] ${e.tool}${where} #${e.occurrence}${e.status ? ` ${e.status}` : ""}`
   const call = calls[nth - 1]
   if (!call) {
-    const seen = results.map((r) => r.tool).join(", ") || "none"
-    return { label, ok: false, detail: `${e.tool} ran ${calls.length} time(s); tool calls seen: ${seen}` }
+    const seen = results.map((r) => (e.server === undefined ? r.tool : `${r.tool}@${r.server}`)).join(", ") || "none"
+    return { label, ok: false, detail: `${e.tool} ran ${calls.length} time(s)${where}; tool calls seen: ${seen}` }
   }
   const problems: string[] = []
   if (e.status && call.status !== e.status) problems.push(`status is ${call.status}`)

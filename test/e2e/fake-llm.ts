@@ -1,19 +1,39 @@
 // A scripted OpenAI-compatible chat server on 127.0.0.1. It answers the non-title requests with the scenario's
 // model steps in order; title requests (no tools offered) get a fixed title. Once the script is exhausted it
 // keeps answering a fixed text so opencode finishes its turn, and records the overrun so the scenario fails.
+// Each opencode server of a scenario gets its own base URL (`/v1`, `/server-2/v1`, ...): the requests of
+// concurrent turns arrive in no fixed order, and the path is what tells the fake which server asked, so a step
+// tagged with a `server` is served only to that server.
+//
+// Turns that run at the same time on one session (a group, see `startGroup`) need more: opencode's loop decides
+// whether a turn is over by the session's newest messages, whichever process wrote them, so a loop may end before
+// asking for its next step (the other turn's closing text is newest) or ask once more (the other turn's reply is
+// still streaming). So during a group each server is served only the steps tagged with it, the first request of
+// each server is held until every server of the group has asked (their first steps really run at the same time,
+// and no loop can see the other turn finished before it asked), and a request beyond a server's tagged steps is
+// answered with a closing text that is no step of the script and no failure.
 import http from "node:http"
 import type { AddressInfo } from "node:net"
-import { stepToolCalls, type ModelStep, type ToolCall } from "./scenario.schema"
+import { stepServer, stepToolCalls, type ModelStep, type ToolCall } from "./scenario.schema"
 
 export const EXHAUSTED_TEXT = "(e2e model script exhausted)"
+/** The answer to a request of a concurrent turn whose server has no tagged step left. */
+export const CLOSING_TEXT = "(e2e concurrent turn done)"
+/** The longest the first request of a concurrent turn is held for the others of its group. */
+const GROUP_BARRIER_MS = 30_000
 
 export interface ModelRequestRecord {
-  /** 1-based count of scripted (non-title) requests. 0 for title requests. */
+  /** 1-based count of scripted requests. 0 for title requests and the closing requests of concurrent turns. */
   index: number
-  /** Turn (1-based) that was running when the request arrived. */
+  /** Turn (1-based) that was running on the asking server when the request arrived. */
   turn: number
-  kind: "title" | "step" | "exhausted"
+  /** The opencode server (1-based) that asked, told apart by its base URL. */
+  server: number
+  /** `closing`: a request of a concurrent turn beyond its server's tagged steps (answered with CLOSING_TEXT). */
+  kind: "title" | "step" | "exhausted" | "closing"
   reply: { text: string } | { tools: ToolCall[] }
+  /** The ids of the tool calls of the reply (empty for a text): a tool result is traced back to its request by them. */
+  callIds: string[]
   /** Role of the last message opencode sent ("user", "tool", ...). */
   lastRole: string
   /** Text of the last user message (a slash command arrives here expanded from its template). */
@@ -31,8 +51,16 @@ export interface FakeLlm {
   requests: ModelRequestRecord[]
   /** Steps not served yet. */
   remaining(): number
-  /** Turn number stamped on the next requests. */
-  setTurn(turn: number): void
+  /** Turn number stamped on the next requests of `server` (default 1). */
+  setTurn(turn: number, server?: number): void
+  /**
+   * Turns on `servers` start at the same time: until `endGroup`, each of these servers is served only steps tagged
+   * with it, its first request is held until every one of them has asked (at most `barrierMs`), and requests beyond
+   * its tagged steps get CLOSING_TEXT.
+   */
+  startGroup(servers: readonly number[], barrierMs?: number): void
+  /** Ends the group; the servers that had not asked when the barrier gave up waiting (empty when all had). */
+  endGroup(): number[]
   close(): Promise<void>
 }
 
@@ -56,13 +84,40 @@ function messageText(m: ChatMessage | undefined): string {
   return ""
 }
 
+/** The base URL server `server` (1-based) is configured with; server 1 keeps the plain `/v1`. */
+export function serverLlmUrl(url: string, server: number): string {
+  return server === 1 ? url : url.replace(/\/v1$/, `/server-${server}/v1`)
+}
+
+/** The server a chat request came from, by its path; undefined for a path that is no chat endpoint. */
+function requestServer(url: string | undefined): number | undefined {
+  const m = /^(?:\/server-(\d+))?\/v1\/chat\/completions(?:\?.*)?$/.exec(url ?? "")
+  if (!m) return undefined
+  return m[1] === undefined ? 1 : Number(m[1])
+}
+
+interface Group {
+  servers: Set<number>
+  /** Servers whose first request has arrived. */
+  arrived: Set<number>
+  /** Servers that had not asked when the barrier gave up. */
+  missing: number[]
+  released: Promise<void>
+  release(): void
+}
+
 export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (record: ModelRequestRecord) => void = () => {}): Promise<FakeLlm> {
   const requests: ModelRequestRecord[] = []
-  let next = 0
+  // `steps` may still be filled in after the start (placeholders are expanded once the sandbox exists).
+  const used: boolean[] = []
   let served = 0
-  let turn = 0
+  /** The turn last started on each server; a server that never ran one reports the latest turn of any. */
+  const turns = new Map<number, number>()
+  let latestTurn = 0
+  let group: Group | undefined
 
-  const choose = (body: ChatBody): ModelRequestRecord => {
+  const choose = (body: ChatBody, server: number): ModelRequestRecord => {
+    const turn = turns.get(server) ?? latestTurn
     const messages = body.messages ?? []
     const seen = {
       lastRole: messages.at(-1)?.role ?? "?",
@@ -74,21 +129,37 @@ export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (reco
       tools: (body.tools ?? []).map((t) => t.function?.name ?? "?"),
       model: body.model ?? "?",
     }
-    if (seen.tools.length === 0) return { index: 0, turn, kind: "title", reply: { text: "E2E session" }, ...seen }
+    if (seen.tools.length === 0) return { index: 0, turn, server, kind: "title", reply: { text: "E2E session" }, callIds: [], ...seen }
+    const grouped = group?.servers.has(server) === true
+    // The first step not served yet that is tagged with the asking server, or untagged outside a group.
+    const at = steps.findIndex((s, i) => !used[i] && (stepServer(s) ?? (grouped ? undefined : server)) === server)
+    const step = steps[at]
+    if (step === undefined && grouped) return { index: 0, turn, server, kind: "closing", reply: { text: CLOSING_TEXT }, callIds: [], ...seen }
     served += 1
-    const step = steps[next]
-    if (step === undefined) return { index: served, turn, kind: "exhausted", reply: { text: EXHAUSTED_TEXT }, ...seen }
-    next += 1
+    if (step === undefined) return { index: served, turn, server, kind: "exhausted", reply: { text: EXHAUSTED_TEXT }, callIds: [], ...seen }
+    used[at] = true
     const tools = stepToolCalls(step)
     const reply = tools ? { tools } : { text: Array.isArray(step) ? "" : (step.text ?? "") }
-    return { index: served, turn, kind: "step", reply, ...seen }
+    const id = Math.random().toString(36).slice(2, 10)
+    const callIds = (tools ?? []).map((_, i) => `call_${id}_${i}`)
+    return { index: served, turn, server, kind: "step", reply, callIds, ...seen }
+  }
+
+  /** Holds the first request of each server of the group until all of them have asked. */
+  const arrive = (server: number): Promise<void> => {
+    const g = group
+    if (!g?.servers.has(server) || g.arrived.has(server)) return Promise.resolve()
+    g.arrived.add(server)
+    if (g.arrived.size === g.servers.size) g.release()
+    return g.released
   }
 
   const server = http.createServer((req, res) => {
     let raw = ""
     req.on("data", (d: Buffer) => (raw += d.toString("utf8")))
     req.on("end", () => {
-      if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+      const server = requestServer(req.url)
+      if (req.method !== "POST" || server === undefined) {
         res.writeHead(404)
         res.end()
         return
@@ -101,10 +172,16 @@ export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (reco
         res.end()
         return
       }
-      const record = choose(body)
-      requests.push(record)
-      onRequest(record)
-      respond(res, body, record.reply)
+      // Title requests (no tools offered) are no step of a turn and never wait for the group.
+      const offersTools = (body.tools ?? []).length > 0
+      void (offersTools ? arrive(server) : Promise.resolve())
+        .then(() => {
+          const record = choose(body, server)
+          requests.push(record)
+          onRequest(record)
+          respond(res, body, record)
+        })
+        .catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -112,8 +189,37 @@ export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (reco
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    remaining: () => steps.length - next,
-    setTurn: (t) => (turn = t),
+    remaining: () => steps.filter((_, i) => !used[i]).length,
+    startGroup: (servers, barrierMs = GROUP_BARRIER_MS) => {
+      let resolve: () => void = () => {}
+      const released = new Promise<void>((r) => (resolve = r))
+      const g: Group = {
+        servers: new Set(servers),
+        arrived: new Set(),
+        missing: [],
+        released,
+        release: () => {
+          clearTimeout(timer)
+          resolve()
+        },
+      }
+      const timer = setTimeout(() => {
+        g.missing = [...g.servers].filter((s) => !g.arrived.has(s))
+        resolve()
+      }, barrierMs)
+      group = g
+    },
+    endGroup: () => {
+      const g = group
+      group = undefined
+      if (!g) return []
+      g.release()
+      return g.missing
+    },
+    setTurn: (t, server = 1) => {
+      turns.set(server, t)
+      latestTurn = t
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -122,14 +228,14 @@ export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (reco
   }
 }
 
-function respond(res: http.ServerResponse, body: ChatBody, reply: ModelRequestRecord["reply"]): void {
+function respond(res: http.ServerResponse, body: ChatBody, { reply, callIds }: ModelRequestRecord): void {
   const id = `chatcmpl-${Math.random().toString(36).slice(2, 10)}`
   const created = Math.floor(Date.now() / 1000)
   const model = body.model ?? "fake-model"
   const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
   const tools = "tools" in reply ? reply.tools : undefined
   const finish = tools ? "tool_calls" : "stop"
-  const calls = tools?.map((t, index) => ({ index, id: `call_${id}_${index}`, name: t.tool, arguments: JSON.stringify(t.args) }))
+  const calls = tools?.map((t, index) => ({ index, id: callIds[index] ?? `call_${index}`, name: t.tool, arguments: JSON.stringify(t.args) }))
 
   if (!body.stream) {
     const message = calls

@@ -79,6 +79,43 @@ describe.sequential("e2e harness", () => {
   )
 
   it(
+    "runs turns on two servers of one session, two of them at the same time, and restarts one server",
+    async () => {
+      const lines: string[] = []
+      const result = await runScenario(path.join(HARNESS_SCENARIOS, "probe-servers.json"), { log: (l) => lines.push(l) })
+      expect(result.passed, explain(result)).toBe(true)
+      // Each call is attributed to the server that asked for it and the turn running there, also when two turns
+      // ran at the same time (the order of their calls in the session is not fixed, hence the sort).
+      expect(result.toolResults.map((r) => `${r.turn}@${r.server}:${r.tool}:${r.status}`).sort()).toEqual([
+        "1@2:probe_state:completed",
+        "2@1:probe_gate:completed",
+        "2@1:probe_state:completed",
+        "3@2:probe_gate:error",
+        "5@1:probe_echo:completed",
+      ])
+      // The first requests of the concurrent turns 2 and 3 were held until both had asked; what the loops asked
+      // beyond their tagged steps got the closing text, numbered with no script step.
+      const steps = result.modelRequests.filter((r) => r.kind === "step")
+      expect(steps.map((r) => `${r.index}@${r.server}`).slice(0, 2)).toEqual(["1@2", "2@2"])
+      expect(
+        steps
+          .slice(2, 4)
+          .map((r) => r.server)
+          .sort(),
+      ).toEqual([1, 2])
+      expect(steps.slice(4).map((r) => `${r.index}@${r.server}:${r.turn}`)).toEqual(["5@1:5", "6@1:5"])
+      expect(result.modelRequests.filter((r) => r.kind === "closing").every((r) => r.index === 0)).toBe(true)
+      expect(lines).toContain("  permission probe_gate (b) → reject [server 2]")
+      expect(lines).toContain("  permission probe_gate (a) → once [server 1]")
+      // Server 1, server 2, server 2 again after its restart: every one is stopped.
+      const urls = [...lines.join("\n").matchAll(/^ {2}server (\S+) \[server \d\]$/gm)].map((m) => m[1] as string)
+      expect(urls).toHaveLength(3)
+      for (const url of urls) await expect(fetch(url)).rejects.toThrow()
+    },
+    E2E_TIMEOUT,
+  )
+
+  it(
     "reports failed expectations, an exhausted model script and an unanswered permission ask without throwing",
     async () => {
       const result = await runScenario({
@@ -160,6 +197,71 @@ describe.sequential("e2e harness", () => {
       'turns[1].agent: "agent" does not apply to a restart turn',
       'auto: "auto" applies to run mode only; in serve mode list "permissions" replies',
       'turns[0].exitCode: "exitCode" applies to run mode only',
+    ])
+  })
+
+  it("validates servers, the server of turns, steps, permission replies and tool results, and wait: false groups", () => {
+    expect(
+      problemsOf({
+        servers: 2,
+        turns: [{ prompt: "x", server: 2, wait: false }, { prompt: "y" }],
+        model: [
+          { text: "a", server: 1 },
+          { tools: [{ tool: "t" }], text: "b" },
+        ],
+        expect: { toolResults: [{ tool: "t", server: 1 }] },
+      }),
+    ).toEqual([
+      'model[1]: a model step needs exactly one of "tool", "text" or "tools"',
+      'turns[0].server: "server" applies to serve mode only',
+      'turns[0].wait: "wait" applies to serve mode only',
+      'servers: "servers" applies to serve mode only',
+      'model[0].server: "server" applies to serve mode only',
+      'expect.toolResults[0].server: "server" applies to serve mode only',
+    ])
+    expect(
+      problemsOf({
+        mode: "serve",
+        servers: 2,
+        turns: [
+          { prompt: "a", server: 3 },
+          { prompt: "b", wait: false },
+          { prompt: "c" },
+          { prompt: "d", wait: false },
+          { restart: true, server: 2 },
+          { prompt: "e", wait: false, server: 2 },
+        ],
+        model: [
+          { text: "a", server: 3 },
+          { server: 2, tools: [{ tool: "t", args: {}, server: 1 }] },
+        ],
+        permissions: [{ permission: "p", reply: "once", server: 5 }],
+        expect: { toolResults: [{ tool: "t", server: 9 }] },
+      }),
+    ).toEqual([
+      'model[1].tools[0].server: unknown key "server"',
+      'model[0].server: server 3 does not exist: the scenario starts 2 (see "servers")',
+      'permissions[0].server: server 5 does not exist: the scenario starts 2 (see "servers")',
+      'expect.toolResults[0].server: server 9 does not exist: the scenario starts 2 (see "servers")',
+      'turns[0].server: server 3 does not exist: the scenario starts 2 (see "servers")',
+      "turns[2].server: runs alongside turns[1] on the same server 1; turns that run at the same time need different servers",
+      'turns[4].restart: a restart turn cannot run alongside the turn before it (that turn has "wait": false)',
+      'turns[5].wait: "wait": false needs a turn after it to run alongside',
+    ])
+    expect(
+      problemsOf({
+        mode: "serve",
+        servers: 5,
+        turns: [
+          { prompt: "a", server: 0, wait: true },
+          { restart: true, wait: false },
+        ],
+      }),
+    ).toEqual([
+      "servers: at most 4 servers (each one is a real opencode of ~500 MB)",
+      "turns[0].server: servers are numbered from 1",
+      'turns[0].wait: "wait" can only be false (leave it out for a turn that is waited for)',
+      'turns[1].wait: "wait" does not apply to a restart turn',
     ])
   })
 

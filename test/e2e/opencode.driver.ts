@@ -4,8 +4,12 @@ import type { Sandbox } from "./sandbox"
 import type { Scenario, Turn } from "./scenario.schema"
 
 export interface ToolResult {
-  /** 1-based turn during which the tool ran. */
+  /** 1-based turn during which the tool ran (serve mode: the turn running on the server that asked for the call). */
   turn: number
+  /** 1-based server whose model request asked for the call (always 1 in run mode). */
+  server: number
+  /** The call's id as the fake model handed it out (serve mode); what `turn` and `server` are looked up by. */
+  callId?: string
   tool: string
   /** "completed" or "error" (anything else means the call never finished). */
   status: string
@@ -25,11 +29,22 @@ export interface DriverContext {
   check(label: string, ok: boolean, detail?: string): void
 }
 
+/** A turn with its 1-based number in the scenario. */
+export interface NumberedTurn {
+  turn: Turn
+  n: number
+}
+
 export interface Driver {
   /** Starts whatever must run before the first turn. Resolves false when that failed (recorded as a check). */
   start(): Promise<boolean>
   /** Runs one prompt or command turn. Resolves false when the scenario cannot go on (timeout, crash). */
   runTurn(turn: Turn, n: number): Promise<boolean>
+  /**
+   * Serve mode: runs prompt or command turns at the same time (a `wait: false` group, one turn per server) and
+   * waits for all of them. Resolves false when any did not finish.
+   */
+  runConcurrent?(turns: readonly NumberedTurn[]): Promise<boolean>
   /**
    * Stops opencode and starts it again on the same HOME and project, continuing the same session; with the turn's
    * `settleMs`, then waits as after any turn for the session to stay idle (what the plugin does on its own is seen).

@@ -65,7 +65,7 @@ export function createRunModeDriver(ctx: DriverContext): Driver {
       const state = ev.part.state
       const status = state?.status ?? "unknown"
       const output = status === "error" ? errorText(state?.error) : typeof state?.output === "string" ? state.output : JSON.stringify(state?.output ?? "")
-      results.push({ turn: n, tool: ev.part.tool, status, input: state?.input ?? {}, output })
+      results.push({ turn: n, server: 1, tool: ev.part.tool, status, input: state?.input ?? {}, output })
       ctx.say(`  tool ${ev.part.tool} ${status}: ${preview(output)}`)
     } else if (ev.type === "text" && ev.part?.text) {
       ctx.say(`  assistant: ${preview(ev.part.text)}`)

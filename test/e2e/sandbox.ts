@@ -26,7 +26,13 @@ export interface Sandbox {
   project: string
   xdgData: string
   configDir: string
+  /** The environment of opencode (server 1 in serve mode). */
   env: NodeJS.ProcessEnv
+  /**
+   * The environment of serve-mode server `server` (1-based): the same as `env` but for the fake model's base URL,
+   * which tells the fake which server asked.
+   */
+  envFor(server: number): NodeJS.ProcessEnv
   /** Replaces {{project}}, {{home}} and {{root}} in every string inside `value`. */
   expand<T>(value: T): T
 }
@@ -34,6 +40,8 @@ export interface Sandbox {
 export interface SandboxOptions {
   repoRoot: string
   llmUrl: string
+  /** The fake model's base URL for serve-mode server N (default: `llmUrl` for every server). */
+  llmUrlFor?: (server: number) => string
   hostVersion: string
 }
 
@@ -162,13 +170,13 @@ export function createSandbox(scenario: Scenario, options: SandboxOptions): Sand
     const expand = <T>(value: T): T => expandDeep(value, vars) as T
 
     const pluginPath = resolvePluginPath(scenario, options.repoRoot)
-    const config = expand(buildConfig(scenario, options.llmUrl, pluginPath))
     // opencode unpacks its native libraries into the temp dir on every start and never removes them (~11 MB a
     // start), and the plugin keeps its job logs there: inside the root, both go with it.
     const tmp = path.join(root, "tmp")
-    const env: NodeJS.ProcessEnv = {}
-    for (const key of PASS_THROUGH) if (process.env[key] !== undefined) env[key] = process.env[key]
-    Object.assign(env, {
+    const base: NodeJS.ProcessEnv = {}
+    for (const key of PASS_THROUGH) if (process.env[key] !== undefined) base[key] = process.env[key]
+    const envFor = (server: number): NodeJS.ProcessEnv => ({
+      ...base,
       TMPDIR: tmp,
       TMP: tmp,
       TEMP: tmp,
@@ -179,7 +187,7 @@ export function createSandbox(scenario: Scenario, options: SandboxOptions): Sand
       XDG_CACHE_HOME: path.join(home, ".cache"),
       XDG_STATE_HOME: path.join(home, ".local", "state"),
       XDG_RUNTIME_DIR: path.join(root, "runtime"),
-      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(expand(buildConfig(scenario, options.llmUrlFor?.(server) ?? options.llmUrl, pluginPath))),
       OPENCODE_DISABLE_AUTOUPDATE: "1",
       OPENCODE_DISABLE_MODELS_FETCH: "1",
       OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
@@ -190,6 +198,7 @@ export function createSandbox(scenario: Scenario, options: SandboxOptions): Sand
       GIT_CONFIG_NOSYSTEM: "1",
       ...expand(scenario.env),
     })
+    const env = envFor(1)
     fs.mkdirSync(path.join(root, "runtime"), { mode: 0o700 })
     fs.mkdirSync(tmp, { mode: 0o700 })
 
@@ -213,7 +222,7 @@ export function createSandbox(scenario: Scenario, options: SandboxOptions): Sand
       fs.mkdirSync(pluginDir, { recursive: true })
       fs.copyFileSync(pluginPath, path.join(pluginDir, path.basename(pluginPath)))
     }
-    return { root, home, project, xdgData, configDir, env, expand }
+    return { root, home, project, xdgData, configDir, env, envFor, expand }
   } catch (err) {
     liveRoots.delete(root)
     fs.rmSync(root, { recursive: true, force: true })

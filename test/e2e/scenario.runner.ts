@@ -5,12 +5,12 @@ import fs from "node:fs"
 import path from "node:path"
 import { withE2eLock } from "./e2e.lock"
 import { evaluateExpectations, type Check } from "./expectations"
-import { EXHAUSTED_TEXT, startFakeLlm, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
+import { CLOSING_TEXT, EXHAUSTED_TEXT, serverLlmUrl, startFakeLlm, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
 import { readForgeDb, type ActorRow, type ForgeDbSnapshot, type TransitionRow } from "./forge-db"
-import { preview, type Driver, type DriverContext, type ToolResult } from "./opencode.driver"
+import { preview, type Driver, type DriverContext, type NumberedTurn, type ToolResult } from "./opencode.driver"
 import { createRunModeDriver } from "./run-mode.driver"
 import { loadScenarioFile, parseScenario } from "./scenario.loader"
-import type { ModelStep, Scenario, ScenarioInput } from "./scenario.schema"
+import type { ModelStep, Scenario, ScenarioInput, Turn } from "./scenario.schema"
 import { createSandbox, opencodeBinary, opencodeVersion, REPO_ROOT, releaseSandbox, type Sandbox } from "./sandbox"
 import { createServeModeDriver } from "./serve-mode.driver"
 
@@ -49,10 +49,13 @@ export interface ScenarioResult {
 
 const DIAGNOSTICS_LIMIT = 200_000
 
-function describeRequest(r: ModelRequestRecord): string {
-  if (r.kind === "title") return "model (title request) → text"
-  if ("tools" in r.reply) return `model #${r.index} → ${r.reply.tools.map((t) => `tool ${t.tool} ${preview(t.args, 120)}`).join(", ")}`
-  return `model #${r.index} → ${r.kind === "exhausted" ? "script exhausted, answered" : "text"} ${JSON.stringify(preview(r.reply.text, 100))}`
+/** `tagged`: the scenario runs several servers, so each line names the one that asked. */
+function describeRequest(r: ModelRequestRecord, tagged: boolean): string {
+  const tag = tagged ? ` [server ${r.server}]` : ""
+  if (r.kind === "title") return `model (title request)${tag} → text`
+  if (r.kind === "closing") return `model (closing request of a concurrent turn)${tag} → text ${JSON.stringify(CLOSING_TEXT)}`
+  if ("tools" in r.reply) return `model #${r.index}${tag} → ${r.reply.tools.map((t) => `tool ${t.tool} ${preview(t.args, 120)}`).join(", ")}`
+  return `model #${r.index}${tag} → ${r.kind === "exhausted" ? "script exhausted, answered" : "text"} ${JSON.stringify(preview(r.reply.text, 100))}`
 }
 
 function readLogs(sandbox: Sandbox): string {
@@ -82,6 +85,53 @@ function harnessChecks(fake: FakeLlm, logs: string): Check[] {
   return checks
 }
 
+/**
+ * Each tool call's turn and server, from the model request that asked for it (its call id): turns that ran at the
+ * same time are collected together, and only the fake knows which server asked. Unknown ids keep the driver's.
+ */
+function attribute(results: readonly ToolResult[], requests: readonly ModelRequestRecord[]): ToolResult[] {
+  const asked = new Map<string, ModelRequestRecord>()
+  for (const r of requests) for (const id of r.callIds) asked.set(id, r)
+  return results.map((t) => {
+    const r = t.callId === undefined ? undefined : asked.get(t.callId)
+    return r ? { ...t, turn: r.turn, server: r.server } : t
+  })
+}
+
+/** Runs a `wait: false` group with the fake model synchronising it (see `FakeLlm.startGroup`). */
+async function runConcurrent(driver: Driver, fake: FakeLlm, group: readonly NumberedTurn[], check: DriverContext["check"]): Promise<boolean> {
+  if (!driver.runConcurrent) throw new Error("this mode cannot run turns at the same time")
+  fake.startGroup(group.map(({ turn }) => turn.server ?? 1))
+  let ok: boolean
+  try {
+    ok = await driver.runConcurrent(group)
+  } finally {
+    const missing = fake.endGroup()
+    const turns = group.map(({ n }) => n).join(", ")
+    check(
+      `turns ${turns}: every concurrent turn asked the model`,
+      missing.length === 0,
+      `the first model request of server ${missing.join(", ")} never came; the others were held until the wait gave up`,
+    )
+  }
+  return ok
+}
+
+/** The turns in order, a `wait: false` turn grouped with the turns after it up to the first one that waits. */
+function turnGroups(turns: readonly Turn[]): NumberedTurn[][] {
+  const groups: NumberedTurn[][] = []
+  let open: NumberedTurn[] = []
+  for (const [i, turn] of turns.entries()) {
+    open.push({ turn, n: i + 1 })
+    if (turn.wait !== false) {
+      groups.push(open)
+      open = []
+    }
+  }
+  if (open.length > 0) groups.push(open)
+  return groups
+}
+
 function describeTransition(t: TransitionRow): string {
   return `  transition ${t.machine} ${t.instance}: ${t.from} --${t.event}--> ${t.to}`
 }
@@ -102,9 +152,15 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
 
   say(`scenario ${name} (mode ${scenario.mode}, install ${scenario.install})`)
   try {
-    fake = await startFakeLlm(steps, (r) => say(`  ${describeRequest(r)}`))
+    fake = await startFakeLlm(steps, (r) => say(`  ${describeRequest(r, scenario.servers > 1)}`))
+    const llmUrl = fake.url
     try {
-      sandbox = createSandbox(scenario, { repoRoot, llmUrl: fake.url, hostVersion: opencodeVersion(repoRoot) })
+      sandbox = createSandbox(scenario, {
+        repoRoot,
+        llmUrl,
+        llmUrlFor: (server) => serverLlmUrl(llmUrl, server),
+        hostVersion: opencodeVersion(repoRoot),
+      })
     } catch (err) {
       check("setup", false, (err as Error).message)
       return finish()
@@ -121,23 +177,30 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
     const dbFile = path.join(sandbox.project, scenario.dbPath)
     let seen = 0
     if (await driver.start()) {
-      for (const [i, turn] of scenario.turns.entries()) {
-        const n = i + 1
-        fake.setTurn(n)
-        const ok = turn.restart ? await driver.restart(turn, n) : await driver.runTurn(turn, n)
+      for (const group of turnGroups(scenario.turns)) {
+        for (const { turn, n } of group) fake.setTurn(n, turn.server ?? 1)
+        const [first] = group
+        if (!first) continue
+        const ok =
+          group.length > 1
+            ? await runConcurrent(driver, fake, group, check)
+            : first.turn.restart
+              ? await driver.restart(first.turn, first.n)
+              : await driver.runTurn(first.turn, first.n)
         const now = await readForgeDb(dbFile).catch((err: unknown) => {
           say(`  lifecycle store unreadable: ${String(err)}`)
           return undefined
         })
         for (const t of now?.transitions.slice(seen) ?? []) say(describeTransition(t))
         seen = now?.transitions.length ?? seen
+        const last = group.at(-1)?.n ?? first.n
         if (!ok) {
-          if (n < scenario.turns.length) say(`  stopping: turns ${n + 1}..${scenario.turns.length} not run`)
+          if (last < scenario.turns.length) say(`  stopping: turns ${last + 1}..${scenario.turns.length} not run`)
           break
         }
       }
     }
-    toolResults = await driver.toolResults().catch(() => [])
+    toolResults = attribute(await driver.toolResults().catch(() => []), fake.requests)
     await driver.stop()
     const logs = `${readLogs(sandbox)}\n--- opencode stderr ---\n${driver.stderr()}`
     diagnostics = logs.length > DIAGNOSTICS_LIMIT ? `…${logs.slice(-DIAGNOSTICS_LIMIT)}` : logs

@@ -32,7 +32,17 @@ const toolCall = z.strictObject({
   args: jsonObject.default({}),
 })
 
-/** One scripted model reply: a text answer, one tool call, or several tool calls in the same step. */
+/** 1-based number of an `opencode serve` process of a scenario (see `servers`). */
+const serverNumber = z.int().min(1, "servers are numbered from 1")
+
+/** Most servers a scenario may start: each one is a real opencode (~500 MB). */
+export const MAX_SERVERS = 4
+
+/**
+ * One scripted model reply: a text answer, one tool call, or several tool calls in the same step (as an array, or
+ * as `tools` of an object). The object form may name the `server` whose requests it answers (concurrent turns ask
+ * in no fixed order).
+ */
 const modelStep = z.union([
   z.array(toolCall).min(1),
   z
@@ -40,10 +50,12 @@ const modelStep = z.union([
       tool: z.string().min(1).optional(),
       args: jsonObject.optional(),
       text: z.string().optional(),
+      tools: z.array(toolCall).min(1).optional(),
+      server: serverNumber.optional(),
     })
     .superRefine((step, ctx) => {
-      const kinds = [step.tool !== undefined, step.text !== undefined].filter(Boolean).length
-      if (kinds !== 1) ctx.addIssue({ code: "custom", message: 'a model step needs exactly one of "tool" or "text"' })
+      const kinds = [step.tool !== undefined, step.text !== undefined, step.tools !== undefined].filter(Boolean).length
+      if (kinds !== 1) ctx.addIssue({ code: "custom", message: 'a model step needs exactly one of "tool", "text" or "tools"' })
       if (step.args !== undefined && step.tool === undefined) ctx.addIssue({ code: "custom", path: ["args"], message: '"args" belongs to a "tool" step' })
     }),
 ])
@@ -59,6 +71,8 @@ const turn = z
     exitCode: z.int().min(0).optional(),
     timeoutMs: z.int().positive().optional(),
     settleMs: z.int().min(0).optional(),
+    server: serverNumber.optional(),
+    wait: z.literal(false, '"wait" can only be false (leave it out for a turn that is waited for)').optional(),
   })
   .superRefine((t, ctx) => {
     const kinds = [t.prompt !== undefined, t.command !== undefined, t.restart !== undefined].filter(Boolean).length
@@ -69,7 +83,7 @@ const turn = z
     if (t.arguments !== undefined && t.command === undefined)
       ctx.addIssue({ code: "custom", path: ["arguments"], message: '"arguments" belongs to a "command" turn' })
     if (t.restart !== undefined) {
-      for (const key of ["agent", "auto", "exitCode"] as const)
+      for (const key of ["agent", "auto", "exitCode", "wait"] as const)
         if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `"${key}" does not apply to a restart turn` })
     }
   })
@@ -77,6 +91,7 @@ const turn = z
 const permissionReply = z.strictObject({
   permission: z.string().min(1),
   reply: z.enum(["once", "always", "reject"]),
+  server: serverNumber.optional(),
 })
 
 const fileExpectation = z
@@ -97,6 +112,7 @@ const fileExpectation = z
 
 const toolResultExpectation = z.strictObject({
   tool: z.string().min(1),
+  server: serverNumber.optional(),
   occurrence: z.union([z.int().min(1), z.literal("last")]).default(1),
   status: z.enum(["completed", "error"]).optional(),
   contains: oneOrMany.optional(),
@@ -168,60 +184,112 @@ const workspace = z.strictObject({
   git: z.boolean().default(false),
 })
 
-export const scenarioSchema = z
-  .strictObject({
-    $schema: z.string().optional(),
-    name: z.string().min(1).optional(),
-    description: z.string().optional(),
-    mode: z.enum(["run", "serve"]).default("run"),
-    install: z.enum(["file", "package", "single-file"]).default("file"),
-    pluginPath: z.string().min(1).optional(),
-    pluginOptions: jsonObject.optional(),
-    config: jsonObject.default({}),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "not a valid environment variable name"), z.string()).default({}),
-    workspace: workspace.prefault({}),
-    auto: z.boolean().default(false),
-    timeoutMs: z.int().positive().default(90_000),
-    settleMs: z.int().min(0).default(500),
-    dbPath: relativePath.default(".opencode/forge/forge.db"),
-    logLevel: z.enum(["DEBUG", "INFO", "WARN", "ERROR"]).default("INFO"),
-    turns: z.array(turn).min(1),
-    model: z.array(modelStep).default([]),
-    permissions: z.array(permissionReply).default([]),
-    expect: expectations.prefault({}),
+const scenarioObject = z.strictObject({
+  $schema: z.string().optional(),
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  mode: z.enum(["run", "serve"]).default("run"),
+  install: z.enum(["file", "package", "single-file"]).default("file"),
+  pluginPath: z.string().min(1).optional(),
+  pluginOptions: jsonObject.optional(),
+  config: jsonObject.default({}),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "not a valid environment variable name"), z.string()).default({}),
+  workspace: workspace.prefault({}),
+  auto: z.boolean().default(false),
+  timeoutMs: z.int().positive().default(90_000),
+  settleMs: z.int().min(0).default(500),
+  servers: serverNumber.max(MAX_SERVERS, `at most ${MAX_SERVERS} servers (each one is a real opencode of ~500 MB)`).default(1),
+  dbPath: relativePath.default(".opencode/forge/forge.db"),
+  logLevel: z.enum(["DEBUG", "INFO", "WARN", "ERROR"]).default("INFO"),
+  turns: z.array(turn).min(1),
+  model: z.array(modelStep).default([]),
+  permissions: z.array(permissionReply).default([]),
+  expect: expectations.prefault({}),
+})
+
+type ScenarioShape = z.output<typeof scenarioObject>
+
+/** Serve mode: every `server` names a started server, and `wait: false` groups are well formed. */
+function checkServers(s: ScenarioShape, ctx: z.RefinementCtx): void {
+  const inRange = (server: number | undefined, path: (string | number)[]) => {
+    if (server !== undefined && server > s.servers)
+      ctx.addIssue({ code: "custom", path, message: `server ${server} does not exist: the scenario starts ${s.servers} (see "servers")` })
+  }
+  s.model.forEach((step, i) => {
+    if (!Array.isArray(step)) inRange(step.server, ["model", i, "server"])
   })
-  .superRefine((s, ctx) => {
-    if (s.mode === "run") {
-      if (s.permissions.length > 0)
-        ctx.addIssue({
-          code: "custom",
-          path: ["permissions"],
-          message: 'permission replies need "mode": "serve"; in run mode use "auto": true (approve every ask) or leave it off (reject every ask)',
-        })
-      s.turns.forEach((t, i) => {
-        if (t.restart)
-          ctx.addIssue({
-            code: "custom",
-            path: ["turns", i, "restart"],
-            message: 'restart turns need "mode": "serve" (every run-mode turn is already a fresh process)',
-          })
-        if (t.settleMs !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, "settleMs"], message: '"settleMs" applies to serve mode only' })
-      })
-    } else {
-      if (s.auto) ctx.addIssue({ code: "custom", path: ["auto"], message: '"auto" applies to run mode only; in serve mode list "permissions" replies' })
-      if (s.expect.exitCode !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "exitCode"], message: '"exitCode" applies to run mode only' })
-      s.turns.forEach((t, i) => {
-        for (const key of ["auto", "exitCode"] as const)
-          if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to run mode only` })
-      })
-    }
-    if (s.install === "single-file" && s.pluginOptions !== undefined)
+  for (const [i, p] of s.permissions.entries()) inRange(p.server, ["permissions", i, "server"])
+  for (const [i, e] of s.expect.toolResults.entries()) inRange(e.server, ["expect", "toolResults", i, "server"])
+  // A group is a run of turns with `wait: false` and the turn after them: they run at the same time, one per server.
+  let group: number[] = []
+  s.turns.forEach((t, i) => {
+    inRange(t.server, ["turns", i, "server"])
+    const server = t.server ?? 1
+    if (group.length > 0 && t.restart)
       ctx.addIssue({
         code: "custom",
-        path: ["pluginOptions"],
-        message: "plugin options cannot be passed to a single-file install (opencode loads files in plugin/ without options)",
+        path: ["turns", i, "restart"],
+        message: 'a restart turn cannot run alongside the turn before it (that turn has "wait": false)',
       })
+    else if (group.length > 0) {
+      const clash = group.find((j) => (s.turns[j]?.server ?? 1) === server)
+      if (clash !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["turns", i, "server"],
+          message: `runs alongside turns[${clash}] on the same server ${server}; turns that run at the same time need different servers`,
+        })
+    }
+    // A restart turn with "wait" is reported by the turn's own check and ends the group.
+    if (t.wait === false && !t.restart) {
+      group.push(i)
+      if (i === s.turns.length - 1)
+        ctx.addIssue({ code: "custom", path: ["turns", i, "wait"], message: '"wait": false needs a turn after it to run alongside' })
+    } else group = []
   })
+}
+
+export const scenarioSchema = scenarioObject.superRefine((s, ctx) => {
+  if (s.mode === "run") {
+    if (s.permissions.length > 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["permissions"],
+        message: 'permission replies need "mode": "serve"; in run mode use "auto": true (approve every ask) or leave it off (reject every ask)',
+      })
+    s.turns.forEach((t, i) => {
+      if (t.restart)
+        ctx.addIssue({
+          code: "custom",
+          path: ["turns", i, "restart"],
+          message: 'restart turns need "mode": "serve" (every run-mode turn is already a fresh process)',
+        })
+      for (const key of ["settleMs", "server", "wait"] as const)
+        if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to serve mode only` })
+    })
+    if (s.servers !== 1) ctx.addIssue({ code: "custom", path: ["servers"], message: '"servers" applies to serve mode only' })
+    s.model.forEach((step, i) => {
+      if (!Array.isArray(step) && step.server !== undefined)
+        ctx.addIssue({ code: "custom", path: ["model", i, "server"], message: '"server" applies to serve mode only' })
+    })
+    for (const [i, e] of s.expect.toolResults.entries())
+      if (e.server !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "toolResults", i, "server"], message: '"server" applies to serve mode only' })
+  } else {
+    if (s.auto) ctx.addIssue({ code: "custom", path: ["auto"], message: '"auto" applies to run mode only; in serve mode list "permissions" replies' })
+    if (s.expect.exitCode !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "exitCode"], message: '"exitCode" applies to run mode only' })
+    s.turns.forEach((t, i) => {
+      for (const key of ["auto", "exitCode"] as const)
+        if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to run mode only` })
+    })
+    checkServers(s, ctx)
+  }
+  if (s.install === "single-file" && s.pluginOptions !== undefined)
+    ctx.addIssue({
+      code: "custom",
+      path: ["pluginOptions"],
+      message: "plugin options cannot be passed to a single-file install (opencode loads files in plugin/ without options)",
+    })
+})
 
 /** A scenario as written in the file (defaults optional). */
 export type ScenarioInput = z.input<typeof scenarioSchema>
@@ -239,6 +307,12 @@ export type WatchdogLedgerExpectation = Expectations["watchdogLedger"][number]
 /** Tool calls of a step, or undefined for a text step. */
 export function stepToolCalls(step: ModelStep): ToolCall[] | undefined {
   if (Array.isArray(step)) return step
+  if (step.tools !== undefined) return step.tools
   if (step.tool !== undefined) return [{ tool: step.tool, args: step.args ?? {} }]
   return undefined
+}
+
+/** The server a step is reserved for, or undefined when any server may be served it. */
+export function stepServer(step: ModelStep): number | undefined {
+  return Array.isArray(step) ? undefined : step.server
 }

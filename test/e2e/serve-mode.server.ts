@@ -1,0 +1,194 @@
+// One `opencode serve` process of a serve-mode scenario: started on a free 127.0.0.1 port, its event stream
+// consumed from before the first turn (so no permission ask is missed), its permission asks answered from the
+// scenario's `permissions`, and the idle of a session as this process sees it. A scenario may run several of them
+// on the same HOME and project; each sees only the turns it runs itself (session status is per process), while
+// messages, the plugin's database and the files are shared.
+import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/client"
+import { z } from "zod"
+import type { DriverContext } from "./opencode.driver"
+import { freePort, sleep, spawnTracked, withTimeout, type Spawned } from "./processes"
+
+const START_TIMEOUT_MS = 60_000
+
+const permissionAsked = z.looseObject({
+  type: z.literal("permission.asked"),
+  properties: z.looseObject({
+    id: z.string(),
+    sessionID: z.string(),
+    permission: z.string(),
+    patterns: z.array(z.string()).optional(),
+  }),
+})
+
+type PermissionAsk = z.infer<typeof permissionAsked>["properties"]
+
+const sessionEvent = z.looseObject({
+  type: z.enum(["session.idle", "session.status"]),
+  properties: z.looseObject({ sessionID: z.string(), status: z.looseObject({ type: z.string() }).optional() }),
+})
+
+/** The scenario's permission replies, shared by every server: each ask takes the first unused entry that fits. */
+export interface PermissionBook {
+  /** Answers an ask of `server`; logs it, and fails a check when no entry fits. */
+  answer(server: ServeServer, ask: PermissionAsk): Promise<void>
+  /** Fails a check for every entry never used. */
+  finish(): void
+}
+
+export function createPermissionBook(ctx: DriverContext): PermissionBook {
+  const replies = ctx.scenario.permissions.map((p) => ({ ...p, used: false }))
+  return {
+    answer: async (server, ask) => {
+      const reply = replies.find((r) => !r.used && r.permission === ask.permission && (r.server ?? server.number) === server.number)
+      const patterns = (ask.patterns ?? []).join(", ")
+      if (reply) {
+        reply.used = true
+        ctx.say(`  permission ${ask.permission} (${patterns}) → ${reply.reply}${server.tag}`)
+      } else {
+        ctx.say(`  permission ${ask.permission} (${patterns}) → reject (no reply listed)${server.tag}`)
+        ctx.check(`permission ask "${ask.permission}"${server.tag} has a scripted reply`, false, `patterns: ${patterns || "(none)"}`)
+      }
+      const res = await server.client.postSessionIdPermissionsPermissionId({
+        path: { id: ask.sessionID, permissionID: ask.id },
+        body: { response: reply?.reply ?? "reject" },
+      })
+      if (res.error) ctx.check(`reply to permission ask "${ask.permission}"${server.tag}`, false, JSON.stringify(res.error))
+    },
+    finish: () => {
+      for (const r of replies)
+        if (!r.used) {
+          const where = r.server === undefined ? "" : ` (server ${r.server})`
+          ctx.check(`permission reply "${r.permission}" → ${r.reply}${where} was used`, false, "no such permission was asked")
+        }
+      replies.length = 0
+    },
+  }
+}
+
+export interface ServeServer {
+  /** 1-based number of the server in the scenario. */
+  readonly number: number
+  /** ` [server N]` when the scenario runs several servers, else empty: appended to progress lines. */
+  readonly tag: string
+  readonly client: OpencodeClient
+  /** Waits until this server has seen the session idle for `settleMs` (a plugin may start work on idle). */
+  settle(sessionId: string, settleMs: number, deadline: number): Promise<void>
+  /** `restart`: stops opencode alone, as a real restart does; else its whole tree. Resolves with its stderr. */
+  stop(how: "all" | "restart"): Promise<string>
+}
+
+/**
+ * Starts server `number` and connects to its event stream. Resolves undefined when it did not come up (recorded
+ * as a failed check); `stderr` then receives what it wrote.
+ */
+export async function startServer(
+  ctx: DriverContext,
+  number: number,
+  permissions: PermissionBook,
+  stderr: (text: string) => void,
+): Promise<ServeServer | undefined> {
+  const { scenario, sandbox } = ctx
+  const tag = scenario.servers > 1 ? ` [server ${number}]` : ""
+  const port = await freePort()
+  let resolveUrl: (url: string) => void = () => {}
+  const listening = new Promise<string>((resolve) => (resolveUrl = resolve))
+  let out = ""
+  const proc: Spawned = spawnTracked(ctx.bin, ["serve", "--hostname", "127.0.0.1", "--port", String(port), "--log-level", scenario.logLevel], {
+    cwd: sandbox.project,
+    env: sandbox.envFor(number),
+    onStdout: (chunk) => {
+      out += chunk
+      const m = /listening on (http:\/\/\S+)/.exec(out)
+      if (m?.[1]) resolveUrl(m[1])
+    },
+  })
+  let url: string
+  try {
+    url = await withTimeout(
+      Promise.race([listening, proc.exited.then((code) => Promise.reject(new Error(`opencode serve exited with ${code}`)))]),
+      START_TIMEOUT_MS,
+      `opencode serve did not listen within ${START_TIMEOUT_MS} ms`,
+    )
+  } catch (err) {
+    await proc.stop()
+    stderr(proc.stderr())
+    ctx.check(`opencode serve started${tag}`, false, (err as Error).message)
+    return undefined
+  }
+  ctx.say(`  server ${url}${tag}`)
+  const client = createOpencodeClient({ baseUrl: url, directory: sandbox.project })
+  const events = new AbortController()
+  const idleWaiters = new Set<(sessionId: string) => void>()
+
+  /** Starts listening for the session's next idle event; `cancel` stops listening. */
+  const nextIdle = (id: string) => {
+    let done: () => void = () => {}
+    const promise = new Promise<void>((resolve) => (done = resolve))
+    const waiter = (sid: string) => {
+      if (sid !== id) return
+      idleWaiters.delete(waiter)
+      done()
+    }
+    idleWaiters.add(waiter)
+    return { promise, cancel: () => idleWaiters.delete(waiter) }
+  }
+
+  const server: ServeServer = {
+    number,
+    tag,
+    client,
+    settle: async (id, settleMs, deadline) => {
+      for (;;) {
+        await sleep(settleMs)
+        // Listen before asking, so an idle event between the two is not missed.
+        const idle = nextIdle(id)
+        const status = await client.session.status()
+        const mine = status.data?.[id]
+        if (!mine || mine.type === "idle") {
+          idle.cancel()
+          return
+        }
+        await withTimeout(idle.promise, Math.max(1, deadline - Date.now()), "session did not become idle").finally(idle.cancel)
+      }
+    },
+    stop: async (how) => {
+      events.abort()
+      await (how === "restart" ? proc.stopProcess() : proc.stop())
+      return proc.stderr()
+    },
+  }
+
+  /** Handles the event stream until stopped; `connected` is called at the first event (server.connected). */
+  const consumeEvents = async (connected: () => void) => {
+    try {
+      const sse = await client.event.subscribe({ signal: events.signal, sseMaxRetryAttempts: 0 })
+      for await (const raw of sse.stream as AsyncIterable<unknown>) {
+        connected()
+        const asked = permissionAsked.safeParse(raw)
+        if (asked.success) {
+          void permissions
+            .answer(server, asked.data.properties)
+            .catch((err: unknown) => ctx.check(`reply to permission ask "${asked.data.properties.permission}"${tag}`, false, String(err)))
+          continue
+        }
+        const session = sessionEvent.safeParse(raw)
+        if (session.success && (session.data.type === "session.idle" || session.data.properties.status?.type === "idle"))
+          for (const waiter of idleWaiters) waiter(session.data.properties.sessionID)
+      }
+    } catch (err) {
+      if (!events.signal.aborted) ctx.say(`  event stream ended: ${String(err)}${tag}`)
+    }
+  }
+
+  let onConnected: () => void = () => {}
+  const connected = new Promise<void>((resolve) => (onConnected = resolve))
+  void consumeEvents(onConnected)
+  try {
+    await withTimeout(connected, START_TIMEOUT_MS, "no server.connected event")
+  } catch (err) {
+    ctx.check(`event stream connected${tag}`, false, (err as Error).message)
+    stderr(await server.stop("all"))
+    return undefined
+  }
+  return server
+}

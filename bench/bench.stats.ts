@@ -8,13 +8,22 @@ export interface TimedRun {
   refused: Uint8Array
 }
 
-/** Runs `calls` through `gate` once each (optionally after `warmUp` untimed calls) and times every call. */
-export async function timeCalls<T>(gate: (input: T) => Promise<void>, calls: readonly T[], warmUp: readonly T[] = []): Promise<TimedRun> {
+/**
+ * Runs `calls` through `gate` once each (optionally after `warmUp` untimed calls) and times every call; `before`, when
+ * given, runs untimed ahead of each timed call (e.g. another process's write the call must catch up with).
+ */
+export async function timeCalls<T>(
+  gate: (input: T) => Promise<void>,
+  calls: readonly T[],
+  warmUp: readonly T[] = [],
+  before?: (index: number) => Promise<void>,
+): Promise<TimedRun> {
   for (const input of warmUp) await gate(input).catch(() => undefined)
   const samples = new Float64Array(calls.length)
   const refused = new Uint8Array(calls.length)
   for (let i = 0; i < calls.length; i++) {
     const input = calls[i] as T
+    await before?.(i)
     let threw = 0
     const start = process.hrtime.bigint()
     try {

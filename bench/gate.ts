@@ -80,7 +80,13 @@ async function main(): Promise<void> {
   // While the workspace is set up, each reading moves the clock a second on, so every plan has its own `created` and
   // the newest is well defined; while calls are timed, it runs at the real pace.
   let realFrom: number | undefined
-  const clock = { now: () => (realFrom === undefined ? (now += 1_000) : now + (performance.now() - realFrom)) }
+  const clock = {
+    now: () => {
+      if (realFrom !== undefined) return now + (performance.now() - realFrom)
+      now += 1_000
+      return now
+    },
+  }
   let opened: Promise<ComposedRuntime> | undefined
   // The gate bench starts no job: nothing needs recording.
   const jobs = createHostJobs({ client: stub.client, log, clock, repository: async () => undefined })

@@ -7,7 +7,7 @@ import { PASSING_CHECKS, PLAN_BODY } from "../plan/plan.helpers"
 import { fileDatabaseDrift, planDocument, planDocuments, planRows, planTransitions } from "./plan.rows"
 import { ChildError, type RuntimeProcess, useSharedWorkspace } from "./two.runtimes"
 
-const ITERATIONS = 12
+const ITERATIONS = 24
 const BAN = "draft write-ban"
 const NOT_APPLIED = /^The answer was not applied: \S+ became abandoned while the dialog was open/
 

@@ -68,6 +68,8 @@ function createRegistryStore(options: Omit<StoreTarget, "storage"> & { storage?:
 
 export class JobRegistry {
   private readonly store: ReturnType<typeof createRegistryStore>
+  /** Dead hosts' registry items taken over and not removed yet. */
+  private readonly takenOver: string[] = []
 
   constructor(
     private readonly host: JobHost,
@@ -109,13 +111,15 @@ export class JobRegistry {
   }
 
   /**
-   * Start-up: the registries of hosts that are gone become this host's (their jobs are about to be adopted or
-   * orphaned here), and their items are removed. A registry that does not parse is reported and left in place.
+   * Start-up: the registries of hosts that are gone become this host's too (their jobs are about to be claimed:
+   * adopted, orphaned or taken over here or by another process starting now). A registry that does not parse is
+   * reported and left in place. The items stay until `releaseTakenOver`, once the jobs are claimed: another process
+   * starting at the same moment must read them too, or a job it claims would lose the owner a handoff gave it.
    */
   async takeOver(isAlive: (host: JobHost) => boolean): Promise<string[]> {
     const storage = this.storage
     if (storage === undefined) return []
-    return takeOverDeadHosts({
+    const { taken, problems } = await takeOverDeadHosts({
       storage,
       base: JOB_REGISTRY_NAME,
       self: this.host,
@@ -123,6 +127,15 @@ export class JobRegistry {
       open: (name, onError) => createRegistryStore({ storage, name, onError }),
       adopt: (context) => this.store.trigger.tookOver({ from: context }),
     })
+    this.takenOver.push(...taken)
+    return problems
+  }
+
+  /** Removes the dead hosts' registries taken over (their jobs are claimed now, here or elsewhere). */
+  async releaseTakenOver(): Promise<void> {
+    const storage = this.storage
+    if (storage === undefined) return
+    for (const name of this.takenOver.splice(0)) await storage.removeItem(name)
   }
 
   /** Waits for pending writes. */

@@ -75,8 +75,9 @@ export function persistOptions<TContext>(target: StoreTarget, schema: z.ZodType<
 export type OpenPersisted<TContext> = (name: string, onError: (error: unknown) => void) => { getSnapshot(): { context: TContext }; send(event: never): void }
 
 /**
- * Start-up: loads the items of `base` whose host is gone, hands each loaded context to `adopt`, and removes the
- * item. An item that does not load is reported (which item, what is wrong) and left in place.
+ * Start-up: loads the items of `base` whose host is gone and hands each loaded context to `adopt`; returns the items
+ * taken (for the caller to remove once what they describe is claimed: another process starting at the same moment
+ * reads them too) and the problems. An item that does not load is reported (which item, what is wrong) and left.
  */
 export async function takeOverDeadHosts<TContext>(options: {
   storage: StoreStorage
@@ -85,8 +86,9 @@ export async function takeOverDeadHosts<TContext>(options: {
   isAlive: (host: JobHost) => boolean
   open: OpenPersisted<TContext>
   adopt: (context: TContext) => void
-}): Promise<string[]> {
+}): Promise<{ taken: string[]; problems: string[] }> {
   const problems: string[] = []
+  const taken: string[] = []
   for (const name of await itemsOfDeadHosts(options.storage, options.base, options.self, options.isAlive)) {
     let failure: unknown
     const dead = options.open(name, (error) => (failure = error))
@@ -96,7 +98,7 @@ export async function takeOverDeadHosts<TContext>(options: {
       continue
     }
     options.adopt(dead.getSnapshot().context)
-    await options.storage.removeItem(name)
+    taken.push(name)
   }
-  return problems
+  return { taken, problems }
 }

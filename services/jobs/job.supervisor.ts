@@ -187,6 +187,7 @@ export class JobSupervisor {
     }
     // Jobs another process runs (or took over first) stay out of this registry, and are not marked consumed here.
     for (const jobId of outcome.elsewhere) this.deps.registry.drop(jobId)
+    await this.deps.registry.releaseTakenOver()
     // Registrations taken over whose job already ended: their results count as delivered.
     for (const { jobId } of this.deps.registry.registrations()) if (!this.jobs.has(jobId)) this.deps.registry.end(jobId)
     await this.lifecycle.prune()

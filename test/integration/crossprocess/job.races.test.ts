@@ -34,6 +34,11 @@ describe("a dead host's jobs, restored by two processes at once", () => {
       if (host === undefined) throw new Error("no host")
       const survivors: string[] = []
       for (let i = 0; i < SURVIVORS; i++) survivors.push(await host.call("jobStart", { session, command: "sleep 60", survive: true }))
+      // One survivor was handed off to the root session: whoever adopts it must know.
+      const root = `root${round}`
+      const [handedOff] = survivors
+      if (handedOff === undefined) throw new Error("no survivor")
+      await host.call("jobHandoff", { jobId: handedOff, root })
       const owed = await host.call("jobStart", { session, command: "echo finished", survive: false })
       // Recorded, not only decided: a crash loses what was not committed yet.
       await expect.poll(() => stateOf(ws.dir, "job", owed), { timeout: 10_000 }).toBe("exited.wakePending")
@@ -55,6 +60,8 @@ describe("a dead host's jobs, restored by two processes at once", () => {
         expect(takenOver, `round ${round}: the owed completion taken over`).toContain(owed)
         expect(new Set(takenOver).size, `round ${round}: nothing taken over twice`).toBe(takenOver.length)
         expect([...ra.orphaned, ...rb.orphaned, ...ra.problems, ...rb.problems]).toEqual([])
+        const adopter = ra.adopted.includes(handedOff) ? a : b
+        expect(await adopter.call("jobList", { session: root }), `round ${round}: the handoff survives the race`).toContain(handedOff)
         const log = await transitionsOf(ws.dir, "job")
         for (const id of [...survivors, owed]) {
           expect(

@@ -33,8 +33,10 @@ export interface Ops {
   jobStart: { args: { session: string; command: string; survive: boolean }; value: string }
   /** The start-up restore of what dead hosts left: adopted, taken over, orphaned, left to other live hosts. */
   jobRestore: { args: Record<string, never>; value: JobRestoreOutcome }
-  /** forge_jobs list (every session). */
-  jobList: { args: Record<string, never>; value: string }
+  /** forge_jobs list: one session's jobs, or every session's. */
+  jobList: { args: { session?: string }; value: string }
+  /** forge_jobs handoff: the job now belongs to `root`. */
+  jobHandoff: { args: { jobId: string; root: string }; value: string }
   /** forge_jobs kill. */
   jobKill: { args: { jobId: string }; value: string }
   /** The wakes this process delivered so far (sent into a session), in order. */

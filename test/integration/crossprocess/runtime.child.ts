@@ -63,7 +63,14 @@ function sessionsClient(): PluginInput["client"] {
 let hostJobs: HostJobs | undefined
 function jobsOf(rt: ComposedRuntime): () => HostJobs {
   return () => {
-    hostJobs ??= createHostJobs({ client: sessionsClient(), log, clock: systemClock, repository: async () => rt.repository, host: rt.host })
+    hostJobs ??= createHostJobs({
+      client: sessionsClient(),
+      log,
+      clock: systemClock,
+      repository: async () => rt.repository,
+      keyValue: async () => rt.keyValue,
+      host: rt.host,
+    })
     return hostJobs
   }
 }
@@ -92,7 +99,8 @@ function handlers(rt: ComposedRuntime): Handlers {
       return id
     },
     jobRestore: () => jobs().supervisor.restore(rt.repository),
-    jobList: async () => jobs().supervisor.list(),
+    jobList: async ({ session }) => jobs().supervisor.list(session),
+    jobHandoff: async ({ jobId, root }) => jobs().supervisor.handoff(jobId, root),
     jobKill: ({ jobId }) => jobs().supervisor.kill(jobId),
     wakes: async () => [...wakes],
     write: ({ session, body }) => rt.plans.write(session, body),

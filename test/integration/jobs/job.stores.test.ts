@@ -171,10 +171,18 @@ describe("job stores persisted per host", () => {
       living.register(registration("job_3", "s3"))
       await living.flush()
       const next = new JobRegistry(hostC, kv())
+      // Another host starting at the same moment reads the dead registry too: a job it claims keeps its handoff.
+      const rival = new JobRegistry(hostB, kv())
       expect(await next.takeOver(alive(hostB))).toEqual([])
+      expect(await rival.takeOver(alive(hostC))).toEqual([])
       expect(next.ownerOf("job_1")).toBe("root")
+      expect(rival.ownerOf("job_1")).toBe("root")
       expect(next.isConsumed("job_2")).toBe(true)
       expect(next.ownerOf("job_3")).toBeUndefined()
+      // Removed once the jobs are claimed.
+      expect(await kv().getItem(hostScopedName(JOB_REGISTRY_NAME, hostA))).not.toBeNull()
+      await next.releaseTakenOver()
+      await rival.releaseTakenOver()
       expect(await kv().getItem(hostScopedName(JOB_REGISTRY_NAME, hostA))).toBeNull()
       expect(await kv().getItem(hostScopedName(JOB_REGISTRY_NAME, hostB))).not.toBeNull()
     })

@@ -1,12 +1,10 @@
 import {
-  type Actor,
   type AnyMachineSnapshot,
   type AnyStateMachine,
   type EventFromLogic,
   type InputFrom,
   type SnapshotFrom,
   type StateValue,
-  createActor,
   initialTransition,
   transition,
 } from "xstate"
@@ -18,6 +16,7 @@ import type { SnapshotRecord } from "./lifecycle.ports"
 import { type RequestedEffect, runEffects } from "./lifecycle.effects"
 import { LifecycleRecorder } from "./lifecycle.recorder"
 import { type RestoreOutcome, resolveRecord } from "./lifecycle.restore"
+import { InstanceActors } from "./instance.actors"
 import { InstanceListeners } from "./instance.listeners"
 import { InstanceQueues } from "./instance.queues"
 
@@ -38,12 +37,11 @@ type Requested = RequestedEffect
 //   by a stream of events (output, ticks) whose callers cannot wait on the database.
 
 export class Lifecycle<TMachine extends AnyStateMachine> {
-  private readonly actors = new Map<string, Actor<TMachine>>()
+  private readonly actors: InstanceActors<TMachine>
   private readonly queues = new InstanceQueues()
   private readonly listeners = new InstanceListeners<SnapshotFrom<TMachine>>()
   /** The revision of each instance's record this process last read or wrote (shared lifecycles). */
   private readonly revisions = new Map<string, number>()
-  private readonly inert: TMachine
   private readonly quiet: ReadonlySet<string>
   private readonly recorder: LifecycleRecorder<TMachine>
 
@@ -51,9 +49,9 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     private readonly definition: LifecycleDefinition<TMachine>,
     private readonly kernel: LifecycleKernel,
   ) {
-    const noop = () => undefined
-    const effects = Object.keys(definition.implementations.actions)
-    this.inert = definition.machine.provide({ actions: Object.fromEntries(effects.map((name) => [name, noop])) }) as TMachine
+    this.actors = new InstanceActors(definition.machine, Object.keys(definition.implementations.actions), (instanceId, error) =>
+      kernel.log.error(`${definition.machine.id} ${instanceId} failed: ${String(error)}`),
+    )
     this.quiet = new Set(definition.quietEvents ?? [])
     this.recorder = new LifecycleRecorder(definition, kernel)
   }
@@ -72,12 +70,12 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   }
 
   snapshot(instanceId: string): SnapshotFrom<TMachine> | undefined {
-    return this.actors.get(instanceId)?.getSnapshot() as SnapshotFrom<TMachine> | undefined
+    return this.actors.snapshot(instanceId)
   }
 
   /** Every instance with its current snapshot. */
-  *instances(): IterableIterator<[string, SnapshotFrom<TMachine>]> {
-    for (const [id, actor] of this.actors) yield [id, actor.getSnapshot() as SnapshotFrom<TMachine>]
+  instances(): IterableIterator<[string, SnapshotFrom<TMachine>]> {
+    return this.actors.entries()
   }
 
   /** Whether the instance would accept the event now (asks the machine; changes nothing). */
@@ -107,7 +105,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
       const [, requested] = initialTransition(this.machine, input)
       await this.runEffects(requested, "await")
-      const first = this.spawn(instanceId, { input })
+      const first = this.actors.spawn(instanceId, { input })
       await this.recorder.record(instanceId, first, NO_STATE, "xstate.init")
       this.notify(instanceId, first)
       return first
@@ -118,7 +116,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   start(instanceId: string, input: InputFrom<TMachine>): SnapshotFrom<TMachine> {
     if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
     const [, requested] = initialTransition(this.machine, input)
-    const first = this.spawn(instanceId, { input })
+    const first = this.actors.spawn(instanceId, { input })
     this.recorder.recordLater(instanceId, first, NO_STATE, "xstate.init")
     this.notify(instanceId, first)
     this.startEffects(requested)
@@ -142,7 +140,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
       const [, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
       await this.runEffects(requested, "await")
-      const after = this.move(instanceId, event)
+      const after = this.actors.move(instanceId, event)
       await this.recorder.record(instanceId, after, stateToString(before.value), event.type)
       this.notify(instanceId, after)
       return after
@@ -157,7 +155,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const before = this.require(instanceId) as AnyMachineSnapshot
     if (!before.can(event)) return before as SnapshotFrom<TMachine>
     const [, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
-    const after = this.move(instanceId, event)
+    const after = this.actors.move(instanceId, event)
     const from = stateToString(before.value)
     const to = stateToString((after as AnyMachineSnapshot).value)
     if (!(from === to && this.quiet.has(event.type))) this.recorder.recordLater(instanceId, after, from, event.type)
@@ -232,9 +230,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   restore(record: SnapshotRecord): RestoreOutcome<TMachine> {
     const resolved = resolveRecord(this.definition, record)
     if ("problem" in resolved) return { kind: "unfit", problem: resolved.problem }
-    this.actors.get(record.instanceId)?.stop()
     if (record.revision !== undefined) this.revisions.set(record.instanceId, record.revision)
-    return { kind: "restored", snapshot: this.spawn(record.instanceId, { snapshot: resolved.snapshot }) }
+    return { kind: "restored", snapshot: this.actors.spawn(record.instanceId, { snapshot: resolved.snapshot }) }
   }
 
   /**
@@ -261,7 +258,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
         return undefined
       }
       if (written?.revision !== undefined) this.revisions.set(instanceId, written.revision)
-      const moved = this.move(instanceId, event)
+      const moved = this.actors.move(instanceId, event)
       this.notify(instanceId, moved)
       this.startEffects(requested)
       return moved
@@ -297,8 +294,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Drops an instance from memory (its records stay). */
   remove(instanceId: string): void {
-    this.actors.get(instanceId)?.stop()
-    this.actors.delete(instanceId)
+    this.actors.remove(instanceId)
     this.listeners.forget(instanceId)
   }
 
@@ -308,8 +304,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   }
 
   stopAll(): void {
-    for (const actor of this.actors.values()) actor.stop()
-    this.actors.clear()
+    this.actors.stopAll()
     this.listeners.clear()
   }
 
@@ -329,29 +324,11 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     return new GateRefusal(this.machine.id, event.type, this.definition.explain(snapshot, event))
   }
 
-  /** The only place an actor is created: from the inert copy, so effects run only from the computed step. */
-  private spawn(instanceId: string, from: { input: InputFrom<TMachine> } | { snapshot: SnapshotFrom<TMachine> }): SnapshotFrom<TMachine> {
-    const options = "snapshot" in from ? { snapshot: this.machine.getPersistedSnapshot(from.snapshot) } : { input: from.input }
-    const actor = createActor(this.inert as AnyStateMachine, options) as Actor<TMachine>
-    // An actor that errors must never take the host down with an uncaught exception.
-    actor.subscribe({ error: (error) => this.kernel.log.error(`${this.machine.id} ${instanceId} failed: ${String(error)}`) })
-    actor.start()
-    this.actors.set(instanceId, actor)
-    return actor.getSnapshot() as SnapshotFrom<TMachine>
-  }
-
-  private move(instanceId: string, event: EventFromLogic<TMachine>): SnapshotFrom<TMachine> {
-    const actor = this.actors.get(instanceId) as Actor<TMachine>
-    actor.send(event)
-    return actor.getSnapshot() as SnapshotFrom<TMachine>
-  }
-
   private async replace(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
     const resolved = this.machine.resolveState({ value, context }) as SnapshotFrom<TMachine>
-    const previous = this.actors.get(instanceId)
-    const from = previous ? stateToString((previous.getSnapshot() as AnyMachineSnapshot).value) : NO_STATE
-    previous?.stop()
-    const after = this.spawn(instanceId, { snapshot: resolved })
+    const previous = this.actors.snapshot(instanceId) as AnyMachineSnapshot | undefined
+    const from = previous ? stateToString(previous.value) : NO_STATE
+    const after = this.actors.spawn(instanceId, { snapshot: resolved })
     await this.recorder.record(instanceId, after, from, eventName)
     this.notify(instanceId, after)
     return after
@@ -381,8 +358,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   }
 
   private adopt(instanceId: string, snapshot: SnapshotFrom<TMachine>, revision: number | undefined): void {
-    this.actors.get(instanceId)?.stop()
-    const spawned = this.spawn(instanceId, { snapshot })
+    const spawned = this.actors.spawn(instanceId, { snapshot })
     if (revision !== undefined) this.revisions.set(instanceId, revision)
     this.notify(instanceId, spawned)
   }

@@ -66,12 +66,14 @@ export function restoredFateOf(snapshot: SnapshotFrom<JobMachine>, processes: Jo
   const { context } = snapshot
   const processAlive = context.pid !== null && context.startedAt !== null && processes.isSameProcess(context.pid, context.startedAt)
   const kept = processAlive || !context.survive ? null : processes.keptExit(context.logFile)
+  // A shim that still runs is about to keep the status of the shell it just reaped: the watch waits for it.
+  const shimRuns = context.shim !== null && processes.isSameProcess(context.shim.pid, context.shim.startedAt)
   const fate = restoredJobFate({
     starting: snapshot.value === "starting",
     live: snapshot.hasTag("alive"),
     processAlive,
     survive: context.survive,
-    exitKept: kept !== null,
+    exitKept: kept !== null || shimRuns,
   })
   return { fate, processAlive, kept }
 }
@@ -104,7 +106,10 @@ export async function carryOutFate(
       hands.feed({ type: "job.exit", code: exit?.code ?? null, signal: exit?.signal ?? null, at: hands.clock.now() }),
     )
     outcome.adopted.push(job.jobId)
-    hands.note("adopted", `adopted from a previous run: pid ${context.pid} still runs (survive mode)`)
+    hands.note(
+      "adopted",
+      `adopted from a previous run: ${processAlive ? `pid ${context.pid} still runs` : "its shim is reporting how it ended"} (survive mode)`,
+    )
   } else if (fate === "orphan") {
     if (processAlive) await hands.processes.killTree({ pid: context.pid as number, jobId: job.jobId, shim: context.shim })
     hands.note("orphaned", `left live by a previous run${processAlive ? "; it escaped its fence and was killed" : "; its process is gone"}`)

@@ -411,7 +411,7 @@ describe("job supervisor with real processes", () => {
     await expect
       .poll(() => /pid (\d+)/.exec(first.list())?.[1] !== undefined && !isAlive(Number(/pid (\d+)/.exec(first.list())?.[1])), { timeout: 5_000 })
       .toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Restored as soon as the shell is gone: its shim has kept its status by then, or is about to (the watch waits).
     const next = newSupervisor({ sessionIsIdle: async () => true })
     try {
       const outcome = await next.restore(store.repository)

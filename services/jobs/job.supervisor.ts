@@ -87,7 +87,8 @@ export class JobSupervisor {
 
   /** forge_shell: starts a job and waits for the first completion condition (unless it runs in the background). */
   async run(sessionId: string, request: ShellRequest): Promise<string> {
-    if (isOverSurvivorCap({ survive: request.survive, liveSurvivors: this.liveSurvivors() })) throw new Error(SURVIVOR_CAP_REFUSAL)
+    const liveSurvivors = [...this.jobs.values()].filter(({ snapshot }) => snapshot.context.survive && snapshot.hasTag("alive")).length
+    if (isOverSurvivorCap({ survive: request.survive, liveSurvivors })) throw new Error(SURVIVOR_CAP_REFUSAL)
     const pattern = request.successPattern
     const compiled = pattern === null ? undefined : { matcher: this.deps.processes.createMatcher(pattern.source, pattern.flags), text: pattern.text }
     const jobId = this.deps.newJobId()
@@ -341,10 +342,6 @@ export class JobSupervisor {
   private note(kind: JobLedgerEntry["kind"], context: JobContext, message: string): void {
     this.deps.log.info(`job ${context.jobId} (${context.command}): ${message}`)
     this.deps.ledger.append({ at: this.deps.clock.now(), kind, jobId: context.jobId, sessionId: context.sessionId, command: context.command, message })
-  }
-
-  private liveSurvivors(): number {
-    return [...this.jobs.values()].filter(({ snapshot }) => snapshot.context.survive && snapshot.hasTag("alive")).length
   }
 
   /** New output up to `size`: scanned for the success pattern (to the end, in bounded steps) while the caller waits. */

@@ -21,6 +21,18 @@ export class InstanceListeners<S> {
     return () => this.observers.delete(observer)
   }
 
+  /** Resolves with the first snapshot, `current` included, that satisfies `predicate`. */
+  waitFor(instanceId: string, current: S, predicate: (snapshot: S) => boolean): Promise<S> {
+    if (predicate(current)) return Promise.resolve(current)
+    return new Promise((resolve) => {
+      const stop = this.subscribe(instanceId, (snapshot) => {
+        if (!predicate(snapshot)) return
+        stop()
+        resolve(snapshot)
+      })
+    })
+  }
+
   notify(instanceId: string, snapshot: S): void {
     for (const listener of [...(this.listeners.get(instanceId) ?? [])]) listener(snapshot)
     for (const observer of [...this.observers]) observer(instanceId, snapshot)

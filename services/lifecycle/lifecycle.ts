@@ -25,8 +25,7 @@ export const NO_STATE = "(none)"
 
 type Listener<TMachine extends AnyStateMachine> = (snapshot: SnapshotFrom<TMachine>) => void
 /** A shared step as decided: the snapshot it leads to and the transition row's from and event. */
-type SharedStep<TMachine extends AnyStateMachine> = { after: SnapshotFrom<TMachine>; from: string; event: string; requested?: readonly Requested[] }
-type Requested = RequestedEffect
+type SharedStep<TMachine extends AnyStateMachine> = { after: SnapshotFrom<TMachine>; from: string; event: string; requested?: readonly RequestedEffect[] }
 
 // The instances of one lifecycle on the host. Every step is computed first with the pure `transition`; the effects
 // the machine asked for run from that result (the actors run an inert copy of the machine, so nothing runs twice),
@@ -107,7 +106,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       await this.runEffects(requested, "await")
       const first = this.actors.spawn(instanceId, { input })
       await this.recorder.record(instanceId, first, NO_STATE, "xstate.init")
-      this.notify(instanceId, first)
+      this.listeners.notify(instanceId, first)
       return first
     })
   }
@@ -118,7 +117,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const [, requested] = initialTransition(this.machine, input)
     const first = this.actors.spawn(instanceId, { input })
     this.recorder.recordLater(instanceId, first, NO_STATE, "xstate.init")
-    this.notify(instanceId, first)
+    this.listeners.notify(instanceId, first)
     this.startEffects(requested)
     return first
   }
@@ -142,7 +141,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       await this.runEffects(requested, "await")
       const after = this.actors.move(instanceId, event)
       await this.recorder.record(instanceId, after, stateToString(before.value), event.type)
-      this.notify(instanceId, after)
+      this.listeners.notify(instanceId, after)
       return after
     })
   }
@@ -159,7 +158,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const from = stateToString(before.value)
     const to = stateToString((after as AnyMachineSnapshot).value)
     if (!(from === to && this.quiet.has(event.type))) this.recorder.recordLater(instanceId, after, from, event.type)
-    this.notify(instanceId, after)
+    this.listeners.notify(instanceId, after)
     this.startEffects(requested)
     return after
   }
@@ -171,15 +170,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Resolves with the first snapshot (the current one included) that satisfies `predicate`. */
   waitFor(instanceId: string, predicate: (snapshot: SnapshotFrom<TMachine>) => boolean): Promise<SnapshotFrom<TMachine>> {
-    const current = this.require(instanceId)
-    if (predicate(current)) return Promise.resolve(current)
-    return new Promise((resolve) => {
-      const stop = this.subscribe(instanceId, (snapshot) => {
-        if (!predicate(snapshot)) return
-        stop()
-        resolve(snapshot)
-      })
-    })
+    return this.listeners.waitFor(instanceId, this.require(instanceId), predicate)
   }
 
   /**
@@ -259,7 +250,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       }
       if (written?.revision !== undefined) this.revisions.set(instanceId, written.revision)
       const moved = this.actors.move(instanceId, event)
-      this.notify(instanceId, moved)
+      this.listeners.notify(instanceId, moved)
       this.startEffects(requested)
       return moved
     })
@@ -330,21 +321,17 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const from = previous ? stateToString(previous.value) : NO_STATE
     const after = this.actors.spawn(instanceId, { snapshot: resolved })
     await this.recorder.record(instanceId, after, from, eventName)
-    this.notify(instanceId, after)
+    this.listeners.notify(instanceId, after)
     return after
   }
 
   /** Starts the effects of an immediate step: whatever goes wrong is logged, never thrown into the host. */
-  private startEffects(requested: readonly Requested[]): void {
+  private startEffects(requested: readonly RequestedEffect[]): void {
     this.runEffects(requested, "start").catch((error: unknown) => this.kernel.log.warn(`${this.machine.id}: an effect failed: ${String(error)}`))
   }
 
-  private runEffects(requested: readonly Requested[], mode: "await" | "start"): Promise<void> {
+  private runEffects(requested: readonly RequestedEffect[], mode: "await" | "start"): Promise<void> {
     return runEffects(this.definition.implementations, requested, mode, this.kernel.log, this.machine.id)
-  }
-
-  private notify(instanceId: string, snapshot: SnapshotFrom<TMachine>): void {
-    this.listeners.notify(instanceId, snapshot)
   }
 
   /** The instance as its latest committed record says (replacing this process's copy when another process moved it). */
@@ -360,7 +347,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   private adopt(instanceId: string, snapshot: SnapshotFrom<TMachine>, revision: number | undefined): void {
     const spawned = this.actors.spawn(instanceId, { snapshot })
     if (revision !== undefined) this.revisions.set(instanceId, revision)
-    this.notify(instanceId, spawned)
+    this.listeners.notify(instanceId, spawned)
   }
 
   private async replacement(

@@ -1,7 +1,9 @@
 // The /plan command: its template is the planning discipline for the turn; the plugin rewrites the turn's text for
 // the sub-commands (list, resume, discard) after doing the work itself, because those are the user's own actions.
 
-export const PLAN_COMMAND_DESCRIPTION = "Plan first, execute later: /plan <task> · /plan (list) · /plan resume · /plan discard"
+// The slash-command popup cuts a description at the prompt box's edge with no ellipsis; on opencode's home screen
+// (a 75-column prompt, the longest command name taking 13) about 57 characters show.
+export const PLAN_COMMAND_DESCRIPTION = "Plan, then build: <task> · list · resume · discard"
 
 export const PLAN_COMMAND_TEMPLATE = `[forge:plan] The user asks for a plan before any change is made:
 

@@ -23,6 +23,15 @@ describe("config hook", () => {
     })
   })
 
+  it("/plan's description fits the command popup of opencode's home screen (about 57 columns), whole", () => {
+    const cfg: LiveConfig = {}
+    applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
+    const description = cfg.command?.plan?.description ?? ""
+    expect(description.length).toBeGreaterThan(0)
+    expect(description.length).toBeLessThanOrEqual(57)
+    for (const word of ["<task>", "list", "resume", "discard"]) expect(description).toContain(word)
+  })
+
   it("the user's own choices win: model and fields, default agent, command.plan", () => {
     const mine = { template: "my plan" }
     const cfg: LiveConfig = { agent: { forge: { model: "p/m", description: "mine" } }, default_agent: "build", command: { plan: mine } }

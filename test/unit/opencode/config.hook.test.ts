@@ -26,7 +26,7 @@ describe("config hook", () => {
   it("/plan's description fits the command popup of opencode's home screen (about 57 columns), whole", () => {
     const cfg: LiveConfig = {}
     applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
-    const description = cfg.command?.plan?.description ?? ""
+    const description = (cfg.command?.plan as { description?: string } | undefined)?.description ?? ""
     expect(description.length).toBeGreaterThan(0)
     expect(description.length).toBeLessThanOrEqual(57)
     for (const word of ["<task>", "list", "resume", "discard"]) expect(description).toContain(word)

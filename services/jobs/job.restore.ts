@@ -1,15 +1,14 @@
 import { type RestoredJobFate, restoredJobFate } from "../../machines/job.gates"
 import type { JobContext, JobEvent, JobHost, JobMachine } from "../../machines/job.machine"
 import type { SnapshotFrom } from "xstate"
-import type { Clock } from "../lifecycle/lifecycle.ports"
+import type { Clock, SnapshotRecord } from "../lifecycle/lifecycle.ports"
 import type { JobLedgerEntry } from "./job.ledger"
 import type { LiveJob } from "./live.job"
-import type { SnapshotRecord } from "../lifecycle/lifecycle.ports"
 import type { ExitReport, JobProcesses } from "./job.ports"
 
-// Start-up: what one live job record an earlier host wrote becomes here. The lifecycle restores the record (checked,
-// brought up to date); before that, a record of a host that still runs is left to it, and after it, an adopted job
-// is watched.
+// Start-up: what one unfinished job record an earlier host wrote becomes here. A record of a host that still runs is
+// left to it; the lifecycle restores the others (checked, brought up to date); the fate decided from the record and
+// the process table is claimed by the supervisor and then carried out here.
 
 /** Whether a live record belongs to a host process that still runs on this workspace (read before anything trusts it). */
 export function isRunningElsewhere(record: SnapshotRecord, isAlive: (host: JobHost) => boolean): boolean {

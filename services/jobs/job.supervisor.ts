@@ -140,9 +140,9 @@ export class JobSupervisor {
   }
 
   /**
-   * Start-up: the jobs an earlier host left live. A survive job whose process still runs is adopted (listed as
-   * previous-run, watched until it ends); anything else that was live is ledgered as an orphan — a fenced job still
-   * running escaped its fence and is killed first.
+   * Start-up: the jobs a dead host left unfinished, each claimed first (of processes starting together, one takes it):
+   * a survive job still running or whose end its shim kept is adopted, a finished one still owed is taken over, and
+   * any other live one is ledgered as an orphan (killed when it still runs: it escaped its fence).
    */
   async restore(repository: LifecycleRepository): Promise<JobRestoreOutcome> {
     const outcome: JobRestoreOutcome = { adopted: [], takenOver: [], orphaned: [], elsewhere: [], problems: [] }

@@ -89,7 +89,7 @@ export class LifecycleHost implements LifecycleKernel {
       return
     }
     const changed = await repository.changedSince(
-      this.seen?.seq ?? 0,
+      seen?.seq ?? 0,
       shared.map((lifecycle) => lifecycle.machine.id),
     )
     this.seen = { dataVersion, seq: changed.seq, stamp, at: now }

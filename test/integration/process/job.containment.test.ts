@@ -13,10 +13,10 @@ import { makeTempDir, nodeWithTsx, pidJanitor, sleep, startHost, waitFor } from 
 const temp = makeTempDir()
 const janitor = pidJanitor()
 const tokens: string[] = []
-afterAll(() => {
+afterAll(async () => {
   for (const token of tokens) killToken(token)
   janitor.cleanup()
-  temp.remove()
+  await temp.remove()
 })
 
 const FORKED = 200

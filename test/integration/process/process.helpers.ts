@@ -10,10 +10,26 @@ import { isAlive } from "../../../adapters/process/index"
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
 export const jobHostScript = path.join(repoRoot, "test/fixtures/process/job-host.ts")
 
-export function makeTempDir(): { dir: string; remove: () => void } {
+export function makeTempDir(): { dir: string; remove: () => Promise<void> } {
   const dir = mkdtempSync(path.join(tmpdir(), "forge-process-"))
-  // Retries: a job's shim may still be writing its exit status into the folder while it is removed.
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }) }
+  return { dir, remove: () => removeWhenQuiet(dir) }
+}
+
+/**
+ * Removes `dir`, trying again for up to 10 s: a killed job's shim outlives its shell long enough to write the exit
+ * status into the folder, and on a loaded machine that can come after rmSync's own retries.
+ */
+async function removeWhenQuiet(dir: string): Promise<void> {
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 })
+      return
+    } catch (error) {
+      if (Date.now() >= deadline) throw error
+      await sleep(100)
+    }
+  }
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

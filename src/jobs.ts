@@ -86,8 +86,12 @@ export function createHostJobs(options: {
       return result.data[sessionId] === undefined || result.data[sessionId].type === "idle"
     },
     wake: async (sessionId, text) => {
-      const result = await options.client.session.promptAsync({ path: { id: sessionId }, body: { parts: [{ type: "text", text }] } })
+      // The wake is for the model: synthetic, so the TUI does not show it as the user's message. A toast tells the
+      // user why the session starts working on its own.
+      const result = await options.client.session.promptAsync({ path: { id: sessionId }, body: { parts: [{ type: "text", text, synthetic: true }] } })
       if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
+      const news = (text.split("\n", 1)[0] ?? "").replace(/^\[forge:[^\]]*\]\s*/, "")
+      await options.client.tui.showToast({ body: { title: "Forge", message: news, variant: "info" } }).catch(() => undefined)
     },
   })
   const removeExitHandlers = installExitMatrix(() => supervisor.killAllNow())

@@ -1,4 +1,4 @@
-import type { Hooks, PluginInput } from "@opencode-ai/plugin"
+import type { Hooks, PluginInput, ToolDefinition } from "@opencode-ai/plugin"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import type { Logger } from "../../services/lifecycle/lifecycle.ports"
 import { storageTroubleText } from "../../services/lifecycle/storage.trouble"
@@ -7,6 +7,7 @@ import type { ForgeFragment, FragmentContext, FragmentHookName, FragmentHooks } 
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
 import { type RestoreDelay, RestoreSchedule } from "./restore.schedule"
 import { SessionTree } from "./session.tree"
+import { hideScreenFields } from "./tool.screen"
 
 export interface ForgeHooksDeps {
   client: PluginInput["client"]
@@ -112,8 +113,11 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     }
   }
 
+  const tools: Record<string, ToolDefinition> = Object.assign({}, ...fragments.map((f) => f.tools ?? {}))
+  const argKeys = new Map(Object.entries(tools).map(([id, tool]) => [id, new Set(Object.keys(tool.args))]))
+
   return {
-    tool: Object.assign({}, ...fragments.map((f) => f.tools ?? {})),
+    tool: tools,
 
     async config(cfg) {
       await fanOut("config", cfg)
@@ -148,6 +152,11 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
 
     async "command.execute.before"(input, output) {
       await fanOut("command.execute.before", input, output)
+    },
+
+    // What a Forge tool showed the user on its line is not the model's business (see tool.screen.ts).
+    async "experimental.chat.messages.transform"(_input, output) {
+      hideScreenFields(output.messages, argKeys)
     },
 
     async event({ event }) {

@@ -6,7 +6,9 @@ import type { ForgeOptions } from "../../services/config/forge.options"
 import { NATIVE_MODE_REFUSAL, isSupervisorEnabled } from "../../machines/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import { toShellRequest } from "../../services/jobs/job.request"
-import { forgeTool } from "./tool.args"
+import { jobAnswerFacts } from "../../services/jobs/job.report"
+import { type ForgeToolResult, forgeTool } from "./tool.args"
+import { screenText } from "./tool.screen"
 import * as z from "zod"
 
 export interface JobToolsDeps {
@@ -54,16 +56,19 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         survive: z.boolean().optional().describe("Let the job outlive this opencode process (adopted by the next start)"),
         notify: z.boolean().default(true).describe("Wake this session when an unread job finishes (default true)"),
       },
-      async execute(args, ctx) {
+      async execute(args, ctx, screen) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
         const request = toShellRequest(args, { cwd: ctx.directory, survive: deps.options.jobs.survive }, (cwd) => resolveCwd(ctx.directory, cwd))
+        // The dialog says only "Call tool forge_shell": the line right above it carries where the command will run.
+        await screen.show({ title: `$ ${request.command}`, fields: { dir: request.cwd, state: "asking to run" } })
         await ctx.ask({
           permission: "forge_shell",
           patterns: [request.command],
           always: [request.command],
           metadata: { command: request.command, cwd: request.cwd },
         })
-        return (await deps.supervisor()).run(ctx.sessionID, request)
+        await screen.show({ title: `$ ${request.command}`, fields: { dir: request.cwd, state: "running" } })
+        return jobAnswer(await (await deps.supervisor()).run(ctx.sessionID, request))
       },
     }),
     forge_jobs: forgeTool("forge_jobs", {
@@ -81,23 +86,46 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
       async execute(args, ctx) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
         const supervisor = await deps.supervisor()
-        if (args.action === "list") return supervisor.list(ctx.sessionID)
+        if (args.action === "list") {
+          const output = supervisor.list(ctx.sessionID)
+          const count = output === "no jobs" ? 0 : output.split("\n").length
+          return { output, line: { title: count === 0 ? "No jobs" : `${count} job(s)`, fields: { jobs: count } } }
+        }
         const jobId = requireJobId(args.jobId, args.action)
         switch (args.action) {
           case "poll":
-            return supervisor.poll(jobId, args.waitMs)
-          case "log":
-            return supervisor.logLines(jobId, args.offset, args.limit)
+            return jobAnswer(await supervisor.poll(jobId, args.waitMs))
+          case "log": {
+            const output = await supervisor.logLines(jobId, args.offset, args.limit)
+            return { output, line: { title: `Log of ${jobId} from line ${args.offset}`, fields: {} } }
+          }
           case "kill":
-            return supervisor.kill(jobId)
+            return plainAnswer(await supervisor.kill(jobId))
           case "clear":
-            return supervisor.clear(jobId)
+            return plainAnswer(await supervisor.clear(jobId))
           case "handoff":
-            return supervisor.handoff(jobId, await deps.rootOf(ctx.sessionID))
+            return plainAnswer(await supervisor.handoff(jobId, await deps.rootOf(ctx.sessionID)))
         }
       },
     }),
   }
+}
+
+/** A job's answer with its line: "Job j-…: exited with exit code 0", where it ran and the output's last lines. */
+function jobAnswer(output: string): ForgeToolResult {
+  const facts = jobAnswerFacts(output)
+  const fields: Record<string, string> = {}
+  if (facts.cwd !== undefined) fields.dir = facts.cwd
+  if (facts.job !== undefined) fields.job = facts.job
+  if (facts.status !== undefined) fields.state = facts.status
+  fields.output = facts.output === "" ? "(none)" : facts.output
+  const title = facts.job === undefined ? screenText(output, 100) : `Job ${facts.job}: ${facts.status ?? "unknown"}`
+  return { output, line: { title, fields } }
+}
+
+/** An answer of one or two sentences: its first line is the title. */
+function plainAnswer(output: string): ForgeToolResult {
+  return { output, line: { title: screenText(output.split("\n", 1)[0] ?? "", 120), fields: {} } }
 }
 
 function requireJobId(jobId: string | undefined, action: string): string {

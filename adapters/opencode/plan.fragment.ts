@@ -1,7 +1,7 @@
 import { storageTroubleText } from "../../services/lifecycle/storage.trouble"
 import type { LiveConfig } from "./config.hook"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
-import { handlePlanCommand, replacePlanCommandText } from "./plan.command.hook"
+import { type CommandTextPart, handlePlanCommand, presentCommandTurn } from "./plan.command.hook"
 import { PLAN_TOOL_IDS, createPlanTools } from "./plan.tools"
 import { planTroubleText } from "./prompts/plan.command"
 
@@ -32,14 +32,15 @@ export function planFragment(ctx: FragmentContext): ForgeFragment {
 
       async "command.execute.before"(input, output) {
         if (!ownsPlanCommand || input.command !== "plan") return
-        const parts = output.parts as { type: string; text?: string }[]
+        const parts = output.parts as CommandTextPart[]
+        const trouble = (text: string) => presentCommandTurn(parts, { model: planTroubleText(text), user: `/plan ${input.arguments}`.trimEnd() + `\n${text}` })
         // A failing command hook is an HTTP 500 for the user: every trouble is answered in the turn's text instead.
         try {
           const rt = await ctx.openRuntime()
-          if (rt.storageTrouble !== undefined) return replacePlanCommandText(parts, planTroubleText(storageTroubleText(rt.storageTrouble)))
+          if (rt.storageTrouble !== undefined) return trouble(storageTroubleText(rt.storageTrouble))
           await handlePlanCommand(rt, await ctx.tree.rootOf(input.sessionID), input.arguments, parts)
         } catch (error) {
-          replacePlanCommandText(parts, planTroubleText(`/plan failed: ${error instanceof Error ? error.message : String(error)}`))
+          trouble(`/plan failed: ${error instanceof Error ? error.message : String(error)}`)
         }
       },
     },

@@ -1,8 +1,11 @@
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { DEFAULT_READ_LIMIT } from "../../services/documents/document.window"
-import type { ForgeRuntimeAccess } from "./runtime.access"
-import { forgeTool } from "./tool.args"
+import type { PlanSummary } from "../../services/plan/plan.queries"
+import type { PlanOutcome } from "../../services/plan/plan.service"
+import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
+import { type ForgeToolResult, forgeTool } from "./tool.args"
+import { screenText, type ToolScreen } from "./tool.screen"
 import * as z from "zod"
 
 // The plan tools. Each is a thin shell: its args are parsed by forgeTool (opencode passes them raw, without zod
@@ -24,7 +27,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return (await runtime.plans.write(session, args.content, args.title)).output
+        return withPlanLine(runtime, await runtime.plans.write(session, args.content, args.title))
       },
     }),
     plan_read: forgeTool("plan_read", {
@@ -40,7 +43,9 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return runtime.queries.read(session, args)
+        const output = await runtime.queries.read(session, args)
+        const what = args.recent ? "Recent plans" : `Read ${output.slice(0, output.indexOf("\n") >>> 0)}`
+        return { output, line: { title: screenText(args.pattern === undefined ? what : `${what} for /${args.pattern}/`, 100), fields: {} } }
       },
     }),
     plan_edit: forgeTool("plan_edit", {
@@ -53,16 +58,16 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return (await runtime.plans.edit(session, args.oldString, args.newString, args.replaceAll)).output
+        return withPlanLine(runtime, await runtime.plans.edit(session, args.oldString, args.newString, args.replaceAll))
       },
     }),
     plan_approve: forgeTool("plan_approve", {
       description:
         "Ask the user to approve the session's draft plan. Opens a confirmation dialog: only the user's allow approves it. Call this only after the user has explicitly said to go ahead.",
       args: {},
-      async execute(_args, ctx) {
+      async execute(_args, ctx, screen) {
         const { runtime, session } = await access.forTool(ctx)
-        return (await runtime.plans.approve(session, dialogFor(ctx))).output
+        return withPlanLine(runtime, await runtime.plans.approve(session, dialogFor(ctx, screen)))
       },
     }),
     plan_tick: forgeTool("plan_tick", {
@@ -70,7 +75,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       args: { task: z.number().int().min(1).describe("Task number as written in the plan's Tasks list") },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return (await runtime.plans.tick(session, args.task)).output
+        return withPlanLine(runtime, await runtime.plans.tick(session, args.task))
       },
     }),
     plan_close: forgeTool("plan_close", {
@@ -87,9 +92,9 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
           )
           .min(1),
       },
-      async execute(args, ctx) {
+      async execute(args, ctx, screen) {
         const { runtime, session } = await access.forTool(ctx)
-        return (await runtime.plans.close(session, args.checks, dialogFor(ctx))).output
+        return withPlanLine(runtime, await runtime.plans.close(session, args.checks, dialogFor(ctx, screen)))
       },
     }),
     plan_discard: forgeTool("plan_discard", {
@@ -99,22 +104,49 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         reason: z.string().optional().describe("Why the plan is dropped"),
         supersede: z.string().min(1).optional().describe("Workspace path of the successor document"),
       },
-      async execute(args, ctx) {
+      async execute(args, ctx, screen) {
         const { runtime, session } = await access.forTool(ctx)
-        return (await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx) }, args.reason, args.supersede)).output
+        return withPlanLine(runtime, await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx, screen) }, args.reason, args.supersede))
       },
     }),
   }
 }
 
-/** The plan's dialogs are permission asks on keys the config hook forces to "ask"; any non-allow answer is a no. */
-function dialogFor(ctx: ToolContext): Confirm {
+/**
+ * The plan's dialogs are permission asks on keys the config hook forces to "ask"; any non-allow answer is a no. The
+ * TUI draws a plugin key's dialog as "Call tool <key>" alone, so the facts go on the tool's line right above it first.
+ * "Allow always" covers this one plan: its path is the only pattern remembered, and the confirm screen lists it.
+ */
+function dialogFor(ctx: ToolContext, screen: ToolScreen): Confirm {
   return async (request) => {
+    await screen.show({ title: request.summary, fields: Object.fromEntries(request.facts), metadata: { plan: request.subject, summary: request.summary } })
     try {
-      await ctx.ask({ permission: request.permission, patterns: [request.subject], always: [], metadata: { plan: request.subject, summary: request.summary } })
+      await ctx.ask({
+        permission: request.permission,
+        patterns: [request.subject],
+        always: [request.subject],
+        metadata: { plan: request.subject, summary: request.summary },
+      })
       return true
     } catch {
       return false
     }
   }
+}
+
+/** A plan tool's answer with its line: what happened (the answer's first sentence) and the plan as it now stands. */
+async function withPlanLine(runtime: ForgeRuntime, outcome: PlanOutcome): Promise<ForgeToolResult> {
+  const plan = await runtime.queries.summaryOf(outcome.planPath)
+  const fields = plan === undefined ? { path: outcome.planPath } : planFields(plan)
+  return { output: outcome.output, line: { title: firstSentence(outcome.output), fields } }
+}
+
+function planFields(plan: PlanSummary): Record<string, string | number> {
+  return { plan: plan.title, path: plan.planPath, status: plan.status, tasks: `${plan.ticked}/${plan.tasks} ticked`, criteria: plan.criteria }
+}
+
+/** "Plan approved: .opencode/plan/x.md" of "Plan approved: .opencode/plan/x.md. Writes are open. …". */
+function firstSentence(text: string): string {
+  const line = text.split("\n", 1)[0] ?? ""
+  return screenText(line.match(/^(.*?\S)[.;](\s|$)/)?.[1] ?? line, 120)
 }

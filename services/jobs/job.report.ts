@@ -66,3 +66,21 @@ export function wakeText(context: JobContext, tail: string): string {
 export function listRow(context: JobContext, state: string): string {
   return `- ${context.jobId} [${state}${context.previousRun ? ", previous-run" : ""}] pid ${context.pid ?? "-"} cwd ${context.cwd} — ${context.command}`
 }
+
+/** The facts of a forge_shell / forge_jobs poll answer (formatJobResult's header lines and tail), for a tool's line. */
+export interface JobAnswerFacts {
+  cwd?: string
+  job?: string
+  status?: string
+  /** The last lines of the output tail, or "" when there was none. */
+  output: string
+}
+
+/** Reads back what formatJobResult wrote: the header lines by name, then the output tail's last `lines` lines. */
+export function jobAnswerFacts(answer: string, lines = 3): JobAnswerFacts {
+  const header = (name: string) => answer.match(new RegExp(`^${name}: (.*)$`, "m"))?.[1]
+  const tailAt = answer.indexOf("\noutput (tail):\n")
+  const tail = tailAt < 0 ? "" : answer.slice(tailAt + "\noutput (tail):\n".length)
+  const last = tail.split("\n").filter((line) => line.trim() !== "")
+  return { cwd: header("cwd"), job: header("job"), status: header("status"), output: last.slice(-lines).join(" ⏎ ") }
+}

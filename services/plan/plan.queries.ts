@@ -15,6 +15,7 @@ export interface PlanSummary {
   session: string | null
   ticked: number
   tasks: number
+  criteria: number
   updated: string
 }
 
@@ -66,25 +67,36 @@ export class PlanQueries {
     const unreadable: { planPath: string; error: string }[] = []
     for (const planPath of await this.files.list()) {
       try {
-        const text = await this.files.read(planPath)
-        if (text === undefined) continue
-        const doc = parsePlanDocument(text, planPath)
-        const live = this.registry.snapshot(planPath)
-        plans.push({
-          planPath,
-          title: doc.frontmatter.title,
-          status: live ? planStatusOf(live.value) : doc.frontmatter.status,
-          session: live?.context.sessionId ?? doc.frontmatter.session ?? null,
-          ticked: doc.tasks.filter((t) => t.ticked).length,
-          tasks: doc.tasks.length,
-          updated: doc.frontmatter.updated,
-        })
+        const summary = await this.summarize(planPath)
+        if (summary !== undefined) plans.push(summary)
       } catch (error) {
         unreadable.push({ planPath, error: error instanceof Error ? error.message : String(error) })
       }
     }
     plans.sort((a, b) => (a.updated === b.updated ? b.planPath.localeCompare(a.planPath) : b.updated.localeCompare(a.updated)))
     return { plans, unreadable }
+  }
+
+  /** One plan as its document and actor stand (undefined when it has no document), for a tool's line. */
+  async summaryOf(planPath: string): Promise<PlanSummary | undefined> {
+    return this.summarize(planPath).catch(() => undefined)
+  }
+
+  private async summarize(planPath: string): Promise<PlanSummary | undefined> {
+    const text = await this.files.read(planPath)
+    if (text === undefined) return undefined
+    const doc = parsePlanDocument(text, planPath)
+    const live = this.registry.snapshot(planPath)
+    return {
+      planPath,
+      title: doc.frontmatter.title,
+      status: live ? planStatusOf(live.value) : doc.frontmatter.status,
+      session: live?.context.sessionId ?? doc.frontmatter.session ?? null,
+      ticked: doc.tasks.filter((t) => t.ticked).length,
+      tasks: doc.tasks.length,
+      criteria: doc.criteria.length,
+      updated: doc.frontmatter.updated,
+    }
   }
 
   /** Draft and approved plans, newest first. */

@@ -5,6 +5,7 @@ import { planStatusOf } from "../../machines/plan.status"
 import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
 import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Clock, Confirm, Logger } from "../lifecycle/lifecycle.ports"
+import { approveDialog, closeDialog, discardDialog } from "./plan.dialogs"
 import { parsePlanBody, parsePlanDocument, renderPlanDocument } from "./plan.document"
 import { PlanInputError } from "./plan.errors"
 import { startsWithFrontmatter } from "../documents/frontmatter.block"
@@ -192,11 +193,7 @@ export class PlanService {
     const planPath = this.requireLive(sessionId)
     const doc = await this.sync.fromDocument(planPath)
     await this.dispatch(planPath, { type: "plan.approve" })
-    const allowed = await this.askUser(planPath, confirm, {
-      permission: "plan_approve",
-      subject: planPath,
-      summary: `Approve plan "${doc.frontmatter.title}" (${doc.tasks.length} tasks, ${doc.criteria.length} acceptance criteria)? Writes stay banned until you do.`,
-    })
+    const allowed = await this.askUser(planPath, confirm, approveDialog(planPath, doc))
     if (!allowed)
       return {
         planPath,
@@ -226,11 +223,7 @@ export class PlanService {
     const planPath = this.requireLive(sessionId)
     const doc = await this.sync.fromDocument(planPath)
     await this.dispatch(planPath, { type: "plan.close", checks })
-    const allowed = await this.askUser(planPath, confirm, {
-      permission: "plan_close",
-      subject: planPath,
-      summary: `Close plan "${doc.frontmatter.title}" as done? ${checks.map((c) => `PASS ${c.criterion}: ${c.evidence}`).join("; ")}`,
-    })
+    const allowed = await this.askUser(planPath, confirm, closeDialog(planPath, doc, checks))
     if (!allowed) return { planPath, output: `The user did not confirm closing ${planPath}; it stays approved. Ask what is missing.` }
     await this.answerDialog(planPath, "dialog.allow")
     return { planPath, output: `Plan closed: ${planPath} is done. Each criterion's evidence is recorded in the document.` }
@@ -251,12 +244,7 @@ export class PlanService {
     const held = await this.dispatch(planPath, event)
     if (held.hasTag("awaiting-user")) {
       const confirm: Confirm = requester.by === "model" ? requester.confirm : async () => false
-      const what = supersede !== undefined ? `Supersede draft plan "${doc.frontmatter.title}" by ${supersede}` : `Discard draft plan "${doc.frontmatter.title}"`
-      const allowed = await this.askUser(planPath, confirm, {
-        permission: "plan_discard",
-        subject: planPath,
-        summary: `${what}? ${reason ? `Reason: ${reason}. ` : ""}Its write-ban ends with it, so writes open again in this session.`,
-      })
+      const allowed = await this.askUser(planPath, confirm, discardDialog(planPath, doc, reason, supersede))
       if (!allowed) {
         return {
           planPath,

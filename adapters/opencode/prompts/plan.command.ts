@@ -18,7 +18,7 @@ Planning discipline for this turn:
    wait for the user's explicit go-ahead, then call plan_approve (the user confirms in a dialog).`
 
 export function planListText(listing: string): string {
-  return `[forge:plan list] The user ran /plan. Show them this list of unfinished plans exactly as given, then stop:\n\n${listing}`
+  return `[forge:plan list] The user ran /plan and sees this list of unfinished plans in their own message. Do not repeat it; answer in one short sentence (how to resume or start one) and stop:\n\n${listing}`
 }
 
 export function planResumeText(planPath: string, status: string, document: string, from: string | null = null): string {

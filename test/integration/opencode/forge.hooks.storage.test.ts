@@ -11,6 +11,7 @@ import { ready } from "../../../adapters/opencode/lazy"
 import { forgeFragments } from "../../../src/fragments"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 import { defined } from "../../defined"
+import { callRaw } from "./tool.context"
 
 // The hooks over a real runtime whose database cannot be used (.opencode/forge is a file): opencode's own tools keep
 // working, the readable draft still bans writes, Forge's tools and /plan answer with what is wrong and what to do.
@@ -33,19 +34,16 @@ describe("forge hooks when the database cannot be used", () => {
     return output.parts.map((p) => p.text).join("\n")
   }
   const runTool = (name: string, args: Record<string, unknown>, sessionID = "s1") =>
-    defined(hooks.tool?.[name], `tool ${name}`).execute(
-      args as never,
-      {
-        sessionID,
-        messageID: "m",
-        agent: "build",
-        directory: ws.dir,
-        worktree: ws.dir,
-        abort: new AbortController().signal,
-        metadata: () => undefined,
-        ask: async () => undefined,
-      } as never,
-    )
+    callRaw(defined(hooks.tool?.[name], `tool ${name}`), args, {
+      sessionID,
+      messageID: "m",
+      agent: "build",
+      directory: ws.dir,
+      worktree: ws.dir,
+      abort: new AbortController().signal,
+      metadata: () => undefined,
+      ask: async () => undefined,
+    })
   const build = (open: () => Promise<ForgeRuntime>) => {
     hostJobs = createHostJobs({ client, log, clock: ws.clock, logDir: path.join(ws.dir, "job-logs"), repository: async () => undefined })
     hooks = createForgeHooks({

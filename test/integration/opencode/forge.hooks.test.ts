@@ -33,10 +33,20 @@ describe("forge hooks", () => {
   let hostJobs: HostJobs
   const lookups: string[] = []
   const toolBefore = (sessionID: string, tool: string) => (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
+  /** What the user's message shows of the last /plan turn: its text parts that are not synthetic. */
+  let shown = ""
+  /** Runs /plan; resolves to what the model reads of the turn: its text parts that are not ignored. */
   const command = async (sessionID: string, args: string) => {
-    const output = { parts: [{ type: "text", text: "template" }] as { type: string; text: string }[] }
+    const output = { parts: [{ type: "text", text: "template" }] as { type: string; text: string; synthetic?: boolean; ignored?: boolean }[] }
     await (hooks["command.execute.before"] as CommandHook)({ command: "plan", sessionID, arguments: args }, output as never)
-    return output.parts.map((p) => p.text).join("\n")
+    shown = output.parts
+      .filter((p) => !p.synthetic)
+      .map((p) => p.text)
+      .join("\n")
+    return output.parts
+      .filter((p) => !p.ignored)
+      .map((p) => p.text)
+      .join("\n")
   }
 
   beforeEach(async () => {
@@ -89,18 +99,25 @@ describe("forge hooks", () => {
     await hooks.config?.({} as never)
     await toolBefore("s1", "read")
     expect(await command("s1", "")).toMatch(/no unfinished plans/)
+    expect(shown).toBe("/plan\nThere are no unfinished plans in this workspace. Start one with /plan <task>.")
     const { planPath } = await defined(runtime, "the runtime the config hook opened").plans.write("s1", PLAN_BODY)
+    // The model's instruction stays out of the user's message, which shows the list itself.
     expect(await command("s2", '""')).toContain(`${planPath} [draft] 0/2 tasks — Fix login timeout`)
+    expect(shown).toBe(`/plan — unfinished plans:\n- ${planPath} [draft] 0/2 tasks — Fix login timeout`)
     const resumed = await command("s2", "resume")
     expect(resumed).toContain(`resumed ${planPath} (draft)`)
     expect(resumed).toContain("## Tasks")
+    expect(shown).toBe(`/plan resume\nResumed ${planPath} (draft) in this session.`)
     expect(defined(runtime, "the runtime the config hook opened").plans.liveFor("s2")).toBe(planPath)
     expect(defined(runtime, "the runtime the config hook opened").plans.liveFor("s1")).toBeUndefined()
     const discarded = await command("s2", "discard")
     expect(discarded).toContain("Plan discarded")
+    expect(shown).toBe(`/plan discard\nPlan discarded: ${planPath} is abandoned. Writes are no longer banned by it.`)
     await expect(toolBefore("s2", "bash")).resolves.toBeUndefined()
     expect(await command("s2", "discard")).toMatch(/no live plan in this session/)
+    // /plan <task>: the model reads the template, the user's message shows what they typed.
     expect(await command("s2", "fix the bug")).toBe("template")
+    expect(shown).toBe("/plan fix the bug")
   })
 
   it("agent.forge.disable stands Forge down: no gate, no command rewrite, no restore", async () => {
@@ -111,11 +128,24 @@ describe("forge hooks", () => {
     await hooks.config?.(cfg as never)
     await expect(toolBefore("s1", "bash")).resolves.toBeUndefined()
     expect(await command("s1", "")).toBe("template")
+    expect(shown).toBe("template")
     expect(runtime).toBeUndefined()
   })
 
   it("a user's own command.plan is left alone", async () => {
     await hooks.config?.({ command: { plan: { template: "mine" } } } as never)
     expect(await command("s1", "")).toBe("template")
+  })
+
+  it("what Forge's tools showed on their line never reaches the model; other tools' calls are left as they are", async () => {
+    const transform = defined(hooks["experimental.chat.messages.transform"], "the messages transform hook")
+    const approve = { plan: "Fix login timeout", path: ".opencode/plan/x.md", tasks: 2 }
+    const shell = { command: "npm test", dir: "/p", state: "exited with exit code 0" }
+    const bash = { command: "ls", extra: true }
+    const tool = (name: string, input: Record<string, unknown>) => ({ type: "tool", tool: name, state: { status: "completed", input } })
+    await transform({}, { messages: [{ info: {}, parts: [tool("plan_approve", approve), tool("forge_shell", shell), tool("bash", bash)] }] } as never)
+    expect(approve).toEqual({})
+    expect(shell).toEqual({ command: "npm test" })
+    expect(bash).toEqual({ command: "ls", extra: true })
   })
 })

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs"
 import path from "node:path"
 import { describe, expect, it } from "vitest"
 import { parsePlanDocument } from "../../../services/plan/plan.document"
+import { callRaw } from "../opencode/tool.context"
 import { PLAN_BODY, allow, useRuntime } from "./plan.helpers"
 import { type DialogLog, planTools, toolContext, transitionsOf } from "./plan.tools.helpers"
 
@@ -18,7 +19,7 @@ describe("plan_discard by the model goes through the user while the plan is a dr
     expect(refusal).toContain("both need the user")
     expect(refusal).toContain("/plan discard")
     const dialogs: DialogLog = { asked: [], answer: false }
-    const output = await planTools(live.rt).plan_discard.execute({ reason: "I want to write now" }, toolContext("s1", dialogs))
+    const output = await callRaw(planTools(live.rt).plan_discard, { reason: "I want to write now" }, toolContext("s1", dialogs))
     expect(dialogs.asked).toEqual([{ permission: "plan_discard", patterns: [planPath] }])
     expect(output).toContain("did not allow discarding")
     expect(status(planPath)).toBe("draft")
@@ -33,7 +34,7 @@ describe("plan_discard by the model goes through the user while the plan is a dr
   it("the user's allow discards (or supersedes) the draft and opens writes", async () => {
     const { planPath } = await live.rt.plans.write("s1", PLAN_BODY)
     const dialogs: DialogLog = { asked: [], answer: true }
-    const output = await planTools(live.rt).plan_discard.execute({ reason: "crew", supersede: ".opencode/crew/c.md" }, toolContext("s1", dialogs))
+    const output = await callRaw(planTools(live.rt).plan_discard, { reason: "crew", supersede: ".opencode/crew/c.md" }, toolContext("s1", dialogs))
     expect(dialogs.asked).toHaveLength(1)
     expect(output).toContain("Plan superseded")
     expect(status(planPath)).toBe("superseded")
@@ -48,7 +49,7 @@ describe("plan_discard by the model goes through the user while the plan is a dr
     const { planPath } = await live.rt.plans.write("s1", PLAN_BODY)
     await live.rt.plans.approve("s1", allow)
     const dialogs: DialogLog = { asked: [], answer: false }
-    const output = await planTools(live.rt).plan_discard.execute({ reason: "obsolete" }, toolContext("s1", dialogs))
+    const output = await callRaw(planTools(live.rt).plan_discard, { reason: "obsolete" }, toolContext("s1", dialogs))
     expect(dialogs.asked).toEqual([])
     expect(output).toContain("Plan discarded")
     expect(status(planPath)).toBe("abandoned")

@@ -6,9 +6,13 @@ import type { ComposedRuntime } from "../../../src/runtime"
 export interface DialogLog {
   asked: { permission: string; patterns: string[] }[]
   answer: boolean
+  /** What "Allow always" would remember, per ask. */
+  always?: string[][]
+  /** The titles the tool reported while it ran (ctx.metadata), in order. */
+  titles?: string[]
 }
 
-/** A tool context as opencode hands it: only `ask` matters here, and it answers like the user (or `run`) would. */
+/** A tool context as opencode hands it: `ask` answers like the user (or `run`) would; reports are logged. */
 export function toolContext(sessionID: string, dialogs: DialogLog): ToolContext {
   return {
     sessionID,
@@ -17,9 +21,10 @@ export function toolContext(sessionID: string, dialogs: DialogLog): ToolContext 
     directory: "/",
     worktree: "/",
     abort: new AbortController().signal,
-    metadata: () => undefined,
+    metadata: (report) => void dialogs.titles?.push(report.title ?? ""),
     async ask(input) {
       dialogs.asked.push({ permission: input.permission, patterns: input.patterns })
+      dialogs.always?.push(input.always)
       if (!dialogs.answer) throw new Error("The user rejected permission to use this specific tool call.")
     },
   }

@@ -1,6 +1,7 @@
 import { tool } from "@opencode-ai/plugin"
 import { describe, expect, it } from "vitest"
 import { forgeTool } from "../../../adapters/opencode/tool.args"
+import { hideScreenFields } from "../../../adapters/opencode/tool.screen"
 
 // The one argument parser every Forge tool shares: its error wording for each kind of bad input, and that the
 // shape opencode is given is the very object the parse uses.
@@ -16,8 +17,23 @@ const args = {
     .optional(),
   mode: z.enum(["fast", "safe"]).default("safe"),
 }
-const probe = forgeTool("probe", { description: "probe", args, execute: async (parsed) => JSON.stringify(parsed) })
-const call = (raw: unknown) => probe.execute(raw as never, {} as never)
+const probe = forgeTool("probe", {
+  description: "probe",
+  args,
+  execute: async (parsed) => ({
+    output: JSON.stringify(parsed),
+    line: { title: `Probed ${parsed.name}`, fields: { name: "shown", seen: parsed.name, text: "a\n b" } },
+  }),
+})
+/** The tool part opencode would store: the raw input object, and the title and metadata of each report. */
+function fakeContext() {
+  const reports: { title?: string; metadata?: Record<string, unknown> }[] = []
+  return { reports, ctx: { metadata: (report: { title?: string; metadata?: Record<string, unknown> }) => void reports.push(report) } }
+}
+const call = async (raw: unknown) => {
+  const result = await probe.execute(raw as never, fakeContext().ctx as never)
+  return typeof result === "string" ? result : result.output
+}
 
 describe("forgeTool", () => {
   it("gives opencode the same args object it parses with, and fills defaults", async () => {
@@ -34,5 +50,26 @@ describe("forgeTool", () => {
     await expect(call({ name: "a", code: "abc" })).rejects.toThrow(/^probe: argument "code": /)
     await expect(call({ name: "a", mode: "x".repeat(100) })).rejects.toThrow(/^probe: argument "mode" must be one of fast, safe \(got "x{56}\.\.\.\)$/)
     await expect(call({ name: "a", one: 1, two: 2 })).rejects.toThrow(/^probe: unknown argument "one"; unknown argument "two"$/)
+  })
+
+  it("puts the line's fields on the call's own input object beside the model's arguments, and reports title and metadata", async () => {
+    const { ctx, reports } = fakeContext()
+    const raw: Record<string, unknown> = { name: "ab" }
+    const result = await probe.execute(raw as never, ctx as never)
+    // "name" is the model's argument: the field of the same name is drawn as "name " and never replaces it.
+    expect(raw).toEqual({ name: "ab", "name ": "shown", seen: "ab", text: "a b" })
+    expect(result).toEqual({ title: "Probed ab", output: '{"name":"ab","mode":"safe"}', metadata: { name: "shown", seen: "ab", text: "a\n b" } })
+    expect(reports).toEqual([{ title: "Probed ab", metadata: { name: "shown", seen: "ab", text: "a\n b" } }])
+  })
+
+  it("hides the line's fields from the model: only each Forge tool's own arguments stay in its calls", () => {
+    const input = { name: "ab", "name ": "shown", seen: "ab" }
+    const foreign = { name: "x", extra: 1 }
+    const messages = [
+      { parts: [{ type: "text" }, { type: "tool", tool: "probe", state: { input } }, { type: "tool", tool: "other", state: { input: foreign } }] },
+    ]
+    hideScreenFields(messages, new Map([["probe", new Set(Object.keys(args))]]))
+    expect(input).toEqual({ name: "ab" })
+    expect(foreign).toEqual({ name: "x", extra: 1 })
   })
 })

@@ -5,10 +5,11 @@ import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS } from "../../machines/job.gates"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import { NATIVE_MODE_REFUSAL, isSupervisorEnabled } from "../../machines/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
-import { toShellRequest } from "../../services/jobs/job.request"
-import { jobAnswerFacts } from "../../services/jobs/job.report"
+import { jobAnswerFacts, lastLines } from "../../services/jobs/job.report"
+import { type ShellRequest, toShellRequest } from "../../services/jobs/job.request"
+import { readTail } from "../process/log.reader"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
-import { screenText } from "./tool.screen"
+import { type ToolScreen, screenText } from "./tool.screen"
 import * as z from "zod"
 
 export interface JobToolsDeps {
@@ -68,7 +69,12 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
           metadata: { command: request.command, cwd: request.cwd },
         })
         await screen.show({ title: `$ ${request.command}`, fields: { dir: request.cwd, state: "running" } })
-        return jobAnswer(await (await deps.supervisor()).run(ctx.sessionID, request))
+        const live = followOutput(screen, request)
+        try {
+          return jobAnswer(await (await deps.supervisor()).run(ctx.sessionID, request, live.started))
+        } finally {
+          await live.stop()
+        }
       },
     }),
     forge_jobs: forgeTool("forge_jobs", {
@@ -108,6 +114,34 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         }
       },
     }),
+  }
+}
+
+/** How often a running forge_shell's line shows the output's last lines. */
+const FOLLOW_MS = 1000
+const FOLLOW_TAIL_BYTES = 4096
+
+/** While the call waits, its line follows the job's output; `stop` ends that before the final line is drawn. */
+function followOutput(screen: ToolScreen, request: ShellRequest) {
+  let timer: ReturnType<typeof setInterval> | undefined
+  let drawing: Promise<void> = Promise.resolve()
+  let stopped = false
+  return {
+    started({ jobId, logFile }: { jobId: string; logFile: string }) {
+      timer = setInterval(() => {
+        drawing = drawing.then(async () => {
+          const output = lastLines(await readTail(logFile, FOLLOW_TAIL_BYTES).catch(() => ""))
+          if (!stopped)
+            await screen.show({ title: `$ ${request.command}`, fields: { dir: request.cwd, job: jobId, state: "running", output: output || "(none yet)" } })
+        })
+      }, FOLLOW_MS)
+      timer.unref?.()
+    },
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      await drawing.catch(() => undefined)
+    },
   }
 }
 

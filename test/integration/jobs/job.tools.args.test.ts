@@ -99,4 +99,14 @@ describe("job tools parse their raw arguments at the boundary", () => {
     expect(listed).toEqual({ action: "list", jobs: 1 })
     await jobs({ action: "kill", jobId: /job: (\S+)/.exec(started)?.[1] })
   })
+
+  it("forge_shell's line follows the output while the call waits, then shows the end", async () => {
+    const reports: Record<string, unknown>[] = []
+    const ctx = { ...toolContext("s1", dir, asked), metadata: (report: { metadata?: Record<string, unknown> }) => void reports.push({ ...report.metadata }) }
+    const raw = { command: "echo first; sleep 2.5; echo second" }
+    await tools.forge_shell.execute(raw as never, ctx)
+    const running = reports.filter((r) => r.state === "running" && r.output === "first")
+    expect(running.length, JSON.stringify(reports)).toBeGreaterThan(0)
+    expect(reports.at(-1)).toMatchObject({ state: "exited with exit code 0", output: "first ⏎ second" })
+  })
 })

@@ -28,6 +28,8 @@ export interface ToolScreen {
 
 /** Longest value drawn on a tool line: the line wraps, and a wall of text helps nobody. */
 const VALUE_LIMIT = 200
+/** A model's argument longer than this (or of several lines) is drawn after the line's fields. */
+const LONG_ARGUMENT = 80
 
 /** A value as one short line. */
 export function screenText(value: string, limit = VALUE_LIMIT): string {
@@ -50,6 +52,12 @@ export function createToolScreen(raw: unknown, ctx: ToolContext, argKeys: Readon
           const name = argKeys.has(key) ? `${key} ` : key
           input[name] = typeof value === "string" ? screenText(value) : value
           shown.add(name)
+        }
+        // The model's long texts (a plan's content, an edit's strings) go last, so the line starts with what happened.
+        for (const [key, value] of Object.entries(input)) {
+          if (!argKeys.has(key) || typeof value !== "string" || (value.length <= LONG_ARGUMENT && !value.includes("\n"))) continue
+          delete input[key]
+          input[key] = value
         }
       }
       // Typed void, but opencode returns the pending part update: awaited, the tool's completion cannot overtake it.

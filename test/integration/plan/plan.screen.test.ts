@@ -31,6 +31,8 @@ describe("plan tools show what is decided on their line", () => {
     expect(result.title).toMatch(/^Plan created: \.opencode\/plan\/\d{4}-\d\d-\d\d-fix-login-timeout\.md$/)
     expect(raw).toMatchObject({ plan: "Fix login timeout", status: "draft", tasks: "0/2 ticked", criteria: 2 })
     expect(raw.path).toBe(result.metadata?.path)
+    // The plan's text is kept whole, after the fields: the line starts with what happened.
+    expect(Object.keys(raw)).toEqual(["plan", "path", "status", "tasks", "criteria", "content"])
     expect(raw.content).toBe(PLAN_BODY)
   })
 

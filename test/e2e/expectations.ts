@@ -7,8 +7,17 @@ import { parse as parseYaml } from "yaml"
 import type { ModelRequestRecord } from "./fake-llm"
 import type { ForgeDbSnapshot, TransitionRow } from "./forge-db"
 import { findFiles, globMatches } from "./glob"
-import { preview, type ToolResult } from "./opencode.driver"
-import type { Expectations, FileExpectation, ModelRequestExpectation, ToolResultExpectation, WatchdogLedgerExpectation } from "./scenario.schema"
+import { preview, type ToolResult, type UserMessage } from "./opencode.driver"
+import { textProblems } from "./text-match"
+import type {
+  Expectations,
+  FileExpectation,
+  ModelRequestExpectation,
+  ToolResultExpectation,
+  UserMessageExpectation,
+  WatchdogLedgerExpectation,
+} from "./scenario.schema"
+import { formatScreen } from "./tui-mode.screen"
 
 export interface Check {
   label: string
@@ -24,9 +33,11 @@ export interface Evidence {
   /** opencode log files and stderr, concatenated. */
   logs: string
   modelRequests: readonly ModelRequestRecord[]
+  /** Serve and TUI mode: the session's user messages. */
+  userMessages?: readonly UserMessage[]
+  /** TUI mode: the screen after the last turn. */
+  screen?: string
 }
-
-const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
 
 /** YAML frontmatter between leading `---` lines, or undefined when there is none or it does not parse. */
 export function readFrontmatter(text: string): Record<string, unknown> | undefined {
@@ -38,14 +49,6 @@ export function readFrontmatter(text: string): Record<string, unknown> | undefin
   } catch {
     return undefined
   }
-}
-
-function textProblems(text: string, e: { contains?: string | string[]; notContains?: string | string[]; matches?: string }): string[] {
-  const problems: string[] = []
-  for (const s of list(e.contains)) if (!text.includes(s)) problems.push(`does not contain ${JSON.stringify(s)}`)
-  for (const s of list(e.notContains)) if (text.includes(s)) problems.push(`contains ${JSON.stringify(s)}`)
-  if (e.matches !== undefined && !new RegExp(e.matches, "m").test(text)) problems.push(`does not match /${e.matches}/`)
-  return problems
 }
 
 function checkFile(project: string, f: FileExpectation, i: number): Check {
@@ -95,7 +98,24 @@ function checkToolResult(results: readonly ToolResult[], e: ToolResultExpectatio
   if (e.status && call.status !== e.status) problems.push(`status is ${call.status}`)
   problems.push(...textProblems(call.output, e).map((p) => `output ${p}`))
   if (e.args && !isSubset(e.args, call.input)) problems.push(`args are ${JSON.stringify(call.input)}`)
+  if (e.title) problems.push(...textProblems(call.title, e.title).map((p) => `title ${p} (title: ${JSON.stringify(call.title)})`))
+  for (const [key, want] of Object.entries(e.metadata ?? {}))
+    if (!isSubset(want, call.metadata[key]) || !isSubset(call.metadata[key], want))
+      problems.push(`metadata ${key} is ${JSON.stringify(call.metadata[key]) ?? "missing"}, expected ${JSON.stringify(want)}`)
   if (problems.length > 0) problems.push(`output: ${preview(call.output, 300)}`)
+  return { label, ok: problems.length === 0, detail: problems.join("; ") }
+}
+
+function checkUserMessage(messages: readonly UserMessage[] | undefined, e: UserMessageExpectation, i: number): Check {
+  const label = `userMessages[${i}] ${e.message === "last" ? "last user message" : `user message #${e.message}`}`
+  if (!messages) return { label, ok: false, detail: "this mode cannot read the session's messages" }
+  const message = messages[(e.message === "last" ? messages.length : e.message) - 1]
+  if (!message) return { label, ok: false, detail: `the session has ${messages.length} user message(s)` }
+  const problems = [
+    ...(e.shown ? textProblems(message.shown, e.shown).map((p) => `shown text ${p}`) : []),
+    ...(e.hidden ? textProblems(message.hidden, e.hidden).map((p) => `hidden text ${p}`) : []),
+  ]
+  if (problems.length > 0) problems.push(`shown: ${preview(message.shown, 300)}`, `hidden: ${preview(message.hidden, 300)}`)
   return { label, ok: problems.length === 0, detail: problems.join("; ") }
 }
 
@@ -192,6 +212,12 @@ export function evaluateExpectations(expect: Expectations, ev: Evidence): Check[
     checks.push({ label, ok: e.absent ? !found : Boolean(found), detail: found ? `found: ${preview(lineAt(ev.logs, found.index), 300)}` : "no matching line" })
   })
   for (const [i, e] of expect.modelRequests.entries()) checks.push(checkModelRequest(ev.modelRequests, e, i))
+  for (const [i, e] of expect.userMessages.entries()) checks.push(checkUserMessage(ev.userMessages, e, i))
+  if (expect.screen) {
+    const problems = ev.screen === undefined ? ["no screen (the TUI was not running)"] : textProblems(ev.screen, expect.screen)
+    const shown = ev.screen === undefined || problems.length === 0 ? "" : `; final screen:\n${formatScreen(ev.screen)}`
+    checks.push({ label: "screen after the last turn", ok: problems.length === 0, detail: problems.join("; ") + shown })
+  }
   let ledgerCursor = 0
   expect.watchdogLedger.forEach((e, i) => {
     const check = checkLedgerEntry(ev.db, e, i, ledgerCursor)

@@ -16,6 +16,23 @@ function explain(result: ScenarioResult): string {
   return `${result.failures.join("\n")}\n--- diagnostics (tail) ---\n${result.diagnostics.slice(-6_000)}`
 }
 
+/** Processes whose TMPDIR lies inside `root` (Linux /proc): what a scenario left running there. */
+function processesIn(root: string): string[] {
+  const found: string[] = []
+  for (const pid of fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    try {
+      const tmp = fs
+        .readFileSync(`/proc/${pid}/environ`, "utf8")
+        .split("\0")
+        .find((v) => v.startsWith("TMPDIR="))
+      if (tmp?.slice("TMPDIR=".length).startsWith(root)) found.push(`${pid}: ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ")}`)
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found
+}
+
 function problemsOf(value: unknown): string[] {
   try {
     parseScenario(value, "inline")
@@ -116,6 +133,72 @@ describe.sequential("e2e harness", () => {
   )
 
   it(
+    "runs a TUI-mode scenario in a private tmux server: typed prompts and commands, keys, a permission dialog, screens",
+    async () => {
+      const lines: string[] = []
+      const result = await runScenario(path.join(HARNESS_SCENARIOS, "probe-tui.json"), { log: (l) => lines.push(l) })
+      expect(result.passed, explain(result)).toBe(true)
+      // The gate's call waited in the dialog through turn 2 and was allowed by the Enter of turn 3.
+      expect(result.toolResults.map((r) => `${r.turn}:${r.tool}:${r.status}`)).toEqual(["2:probe_gate:completed", "4:bash:completed"])
+      expect(result.toolResults[1]).toMatchObject({ title: "echo tui-bash", metadata: { exit: 0 } })
+      // Every step was asked during the turn that typed it: the screen waits ended each turn at the right time.
+      expect(result.modelRequests.filter((r) => r.kind === "step").map((r) => `${r.index}@${r.turn}`)).toEqual(["1@1", "2@2", "3@3", "4@4", "5@4", "6@6"])
+      expect(lines).toContain("turn 4 command: /probe-cmd from the tui")
+      expect(lines).toContain('turn 6 keys: Tab "please" Enter')
+      expect(lines).toContain("  permission probe_gate (deploy) asked: the TUI shows the dialog")
+      // Torn down: the TUI's server no longer answers, no process runs in the root, and the root (with the tmux
+      // socket dir) is gone.
+      const [, url, socket] = /^ {2}tui (\S+) \(160×45, tmux -L (\S+)\)$/m.exec(lines.join("\n")) ?? []
+      expect(socket).toMatch(/^forge-e2e-/)
+      await expect(fetch(url as string)).rejects.toThrow()
+      const root = /^ {2}root (\S+)$/m.exec(lines.join("\n"))?.[1] as string
+      expect(processesIn(root)).toEqual([])
+      expect(fs.existsSync(root)).toBe(false)
+    },
+    E2E_TIMEOUT,
+  )
+
+  it(
+    "TUI mode: a screen that never shows fails its turn, prints the screen and the scenario goes on",
+    async () => {
+      const lines: string[] = []
+      const result = await runScenario(
+        {
+          name: "tui-failing",
+          mode: "tui",
+          pluginPath: PROBE,
+          tui: { width: 120, height: 40 },
+          turns: [
+            { prompt: "first words", screen: { contains: "NEVER ON SCREEN" }, timeoutMs: 5_000 },
+            // Also waits for the answer, which the first turn may not have seen yet.
+            { keys: [{ text: "still typed" }], screen: { contains: ["still typed", "an answer"] } },
+          ],
+          model: [{ text: "an answer" }],
+          expect: {
+            toolResults: [{ tool: "probe_echo", title: { contains: "x" } }],
+            userMessages: [{ message: 2, shown: { contains: "still typed" } }, { hidden: { contains: "anything" } }],
+            screen: { contains: "still typed", notContains: "an answer" },
+          },
+        },
+        { log: (l) => lines.push(l) },
+      )
+      expect(result.failures.map((f) => f.split("\n")[0])).toEqual([
+        'turn 1 screen: does not contain "NEVER ON SCREEN"',
+        "toolResults[0] probe_echo #1: probe_echo ran 0 time(s); tool calls seen: none",
+        "userMessages[0] user message #2: the session has 1 user message(s)",
+        'userMessages[1] last user message: hidden text does not contain "anything"; shown: first words; hidden: ',
+        'screen after the last turn: contains "an answer"; final screen:',
+      ])
+      // The failed wait printed the screen it saw (the typed prompt on it), behind the margin.
+      const at = lines.indexOf('  screen after turn 1 (does not contain "NEVER ON SCREEN"):')
+      expect(at).toBeGreaterThan(0)
+      expect(lines[at + 1]).toMatch(/^ {4}\|[\s\S]*first words/)
+      expect(lines).toContain('turn 2 keys: "still typed"')
+    },
+    E2E_TIMEOUT,
+  )
+
+  it(
     "reports failed expectations, an exhausted model script and an unanswered permission ask without throwing",
     async () => {
       const result = await runScenario({
@@ -173,7 +256,7 @@ describe.sequential("e2e harness", () => {
         expect: { files: [{ path: "../escape", matches: "(" }], logs: [{ matches: "[" }] },
       }),
     ).toEqual([
-      'turns[1]: a turn needs exactly one of "prompt", "command" or "restart"',
+      'turns[1]: a turn needs exactly one of "prompt", "command", "restart" or "keys"',
       'model[0].arg: unknown key "arg"',
       'model[1][0].extra: unknown key "extra"',
       'model[2].args: "args" belongs to a "tool" step',
@@ -263,6 +346,78 @@ describe.sequential("e2e harness", () => {
       'turns[0].wait: "wait" can only be false (leave it out for a turn that is waited for)',
       'turns[1].wait: "wait" does not apply to a restart turn',
     ])
+  })
+
+  it("validates TUI mode: keys, screens and the window size only there, serve-only and run-only keys refused there", () => {
+    expect(
+      problemsOf({
+        mode: "serve",
+        tui: { width: 100, depth: 3 },
+        turns: [
+          { keys: ["Enter", "Entr", { text: "" }] },
+          { prompt: "x", screen: { contains: "y" } },
+          { keys: ["Tab"], agent: "plan" },
+          { keys: ["Tab"], prompt: "x" },
+        ],
+        expect: {
+          screen: {},
+          userMessages: [{ message: 0, shown: { contain: "x" } }],
+          toolResults: [{ tool: "t", title: { contains: "a", extra: 1 }, metadata: { exit: 0 } }],
+        },
+      }),
+    ).toEqual([
+      'tui.depth: unknown key "depth"',
+      'turns[0].keys[1]: not a tmux key name (e.g. "Enter", "Escape", "Tab", "Up", "BSpace", "C-x", "M-Enter"); type text with { "text": "…" }',
+      "turns[0].keys[2].text: Too small: expected string to have >=1 characters",
+      'turns[2].agent: "agent" does not apply to a keys turn',
+      'turns[3]: a turn needs exactly one of "prompt", "command", "restart" or "keys"',
+      'expect.toolResults[0].title.extra: unknown key "extra"',
+      "expect.userMessages[0].message: Too small: expected number to be >=1",
+      'expect.userMessages[0].shown.contain: unknown key "contain"',
+      'expect.screen: a screen check needs at least one of "contains", "notContains" or "matches"',
+      'tui: "tui" applies to TUI mode only ("mode": "tui")',
+      'turns[0].keys: keys turns need "mode": "tui"',
+      'turns[1].screen: "screen" applies to TUI mode only',
+      'turns[2].keys: keys turns need "mode": "tui"',
+      'turns[3].keys: keys turns need "mode": "tui"',
+      'expect.screen: "screen" applies to TUI mode only',
+    ])
+    expect(
+      problemsOf({
+        mode: "tui",
+        auto: true,
+        servers: 2,
+        tui: { width: 30 },
+        turns: [
+          { prompt: "a", wait: false, server: 1, agent: "plan" },
+          { restart: true },
+          { command: "c", exitCode: 0, auto: true, settleMs: 10, screen: { notContains: "x" } },
+        ],
+        permissions: [{ permission: "p", reply: "once" }],
+        model: [{ text: "x", server: 1 }],
+        expect: { exitCode: 0, toolResults: [{ tool: "t", server: 1 }] },
+      }),
+    ).toEqual([
+      "tui.width: Too small: expected number to be >=40",
+      'permissions: permission replies need "mode": "serve"; in TUI mode answer the permission dialog with a "keys" turn (wait for the dialog with "screen")',
+      'turns[0].server: "server" applies to serve mode only',
+      'turns[0].wait: "wait" applies to serve mode only',
+      'turns[1].restart: restart turns need "mode": "serve" (TUI mode keeps one opencode for the whole scenario)',
+      'servers: "servers" applies to serve mode only',
+      'model[0].server: "server" applies to serve mode only',
+      'expect.toolResults[0].server: "server" applies to serve mode only',
+      'auto: "auto" applies to run mode only; in TUI mode answer permission dialogs with "keys" turns',
+      'expect.exitCode: "exitCode" applies to run mode only',
+      'turns[2].auto: "auto" applies to run mode only',
+      'turns[2].exitCode: "exitCode" applies to run mode only',
+      'turns[0].agent: "agent" cannot be passed in TUI mode; switch agents with a "keys" turn (e.g. "Tab")',
+    ])
+    expect(problemsOf({ turns: [{ prompt: "x" }], expect: { userMessages: [{ shown: { contains: "x" } }] } })).toEqual([
+      `expect.userMessages: "userMessages" needs "mode": "serve" or "tui" (run mode does not read the session's messages)`,
+    ])
+    const tui = parseScenario({ mode: "tui", turns: [{ keys: ["C-x", "M-Enter", "F12", "q", { text: "hi" }] }], expect: { screen: { matches: "hi$" } } })
+    expect(tui.tui).toBeUndefined()
+    expect(parseScenario({ mode: "tui", tui: { height: 30 }, turns: [{ prompt: "x" }] }).tui).toEqual({ width: 200, height: 30 })
   })
 
   it("CLI: resolves a scenario path from the cwd, exits 2 for an invalid file and 1 for a failed check", () => {

@@ -1,7 +1,7 @@
-// What the scenario runner needs from a way of driving opencode (one `opencode run` per turn, or one
-// `opencode serve` with the SDK). Both drivers report tool results in the same shape.
+// What the scenario runner needs from a way of driving opencode (one `opencode run` per turn, `opencode serve`
+// with the SDK, or the TUI in tmux). Every driver reports tool results in the same shape.
 import type { Sandbox } from "./sandbox"
-import type { Scenario, Turn } from "./scenario.schema"
+import type { KeyItem, Scenario, Turn } from "./scenario.schema"
 
 export interface ToolResult {
   /** 1-based turn during which the tool ran (serve mode: the turn running on the server that asked for the call). */
@@ -16,6 +16,26 @@ export interface ToolResult {
   input: Record<string, unknown>
   /** The output of a completed call, or the error message of a failed one. */
   output: string
+  /** The title opencode gave the call (`state.title`; empty when it has none, e.g. a failed call). */
+  title: string
+  /** The call's `state.metadata` (empty when it has none). */
+  metadata: Record<string, unknown>
+}
+
+/** A user message of the session as opencode stores it: what the TUI shows, and what only the model sees. */
+export interface UserMessage {
+  /** Its text parts that are not `synthetic`, joined with newlines: what the TUI shows as the user's message. */
+  shown: string
+  /** Its `synthetic` text parts, joined with newlines: sent to the model, hidden in the TUI. */
+  hidden: string
+}
+
+/** What only some modes can read, gathered after the last turn and before opencode is stopped. */
+export interface SessionEvidence {
+  /** Serve and TUI mode: the user messages of the session, in order. */
+  userMessages?: UserMessage[]
+  /** TUI mode: the screen after the last turn. */
+  screen?: string
 }
 
 export interface DriverContext {
@@ -38,7 +58,7 @@ export interface NumberedTurn {
 export interface Driver {
   /** Starts whatever must run before the first turn. Resolves false when that failed (recorded as a check). */
   start(): Promise<boolean>
-  /** Runs one prompt or command turn. Resolves false when the scenario cannot go on (timeout, crash). */
+  /** Runs one prompt, command or (TUI mode) keys turn. Resolves false when the scenario cannot go on (timeout, crash). */
   runTurn(turn: Turn, n: number): Promise<boolean>
   /**
    * Serve mode: runs prompt or command turns at the same time (a `wait: false` group, one turn per server) and
@@ -52,6 +72,8 @@ export interface Driver {
   restart(turn: Turn, n: number): Promise<boolean>
   /** Every tool call of the session so far, in order. */
   toolResults(): Promise<ToolResult[]>
+  /** Serve and TUI mode: what else the checks read from the running opencode (called before `stop`). */
+  evidence?(): Promise<SessionEvidence>
   /** Stops everything this driver started. Safe to call twice. */
   stop(): Promise<void>
   /** Everything opencode wrote to stderr, for diagnostics. */
@@ -67,5 +89,11 @@ export function preview(value: unknown, max = 160): string {
 export function turnLabel(turn: Turn): string {
   if (turn.prompt !== undefined) return `prompt: ${preview(turn.prompt, 100)}`
   if (turn.command !== undefined) return `command: /${turn.command} ${preview(turn.arguments ?? "", 100)}`.trimEnd()
+  if (turn.keys !== undefined) return `keys: ${preview(turn.keys.map(keyLabel).join(" "), 100)}`
   return "restart"
+}
+
+/** A key as written in progress lines: its tmux name, or typed text in quotes. */
+export function keyLabel(key: KeyItem): string {
+  return typeof key === "string" ? key : JSON.stringify(key.text)
 }

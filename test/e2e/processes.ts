@@ -1,8 +1,9 @@
 // Child processes of the harness. Each opencode process gets its own process group, and stopping it also
 // signals every descendant found in /proc beforehand (opencode starts bash tool commands in groups of their own,
 // and they would outlive it); stop = SIGTERM, then SIGKILL after a grace period. A restart stops only opencode, as
-// a real one does: what outlives it on purpose keeps running as a stray until the scenario ends. Processes still
-// alive when the harness itself exits are killed from an exit handler.
+// a real one does: what outlives it on purpose keeps running as a stray until the scenario ends. A process started
+// on the harness's behalf by another one (the TUI in a tmux pane) is adopted and stopped the same way. Processes
+// still alive when the harness itself exits are killed from an exit handler.
 import { spawn, type ChildProcess } from "node:child_process"
 import fs from "node:fs"
 import net from "node:net"
@@ -44,9 +45,15 @@ export function descendants(root: number): number[] {
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
+  }
+  // A zombie is gone for every purpose here: it only waits for a parent that is not this process to reap it.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return process.platform !== "linux"
   }
 }
 
@@ -166,6 +173,35 @@ export function spawnTracked(
     for (const p of tree) if (isRunning(p)) strays.add(p)
   }
   return { child, stdout: () => out, stderr: () => err, exited, stop, stopProcess }
+}
+
+/** A process this harness did not spawn itself (started by tmux): killed by the exit handler like a spawned one. */
+export interface Adopted {
+  readonly pid: number
+  /**
+   * Runs `first` (e.g. ending the tmux server, which hangs the process up), then SIGTERMs its group and every
+   * descendant it had before, SIGKILLs them after `graceMs`; resolves once the process is gone.
+   */
+  stop(graceMs?: number, first?: () => Promise<void>): Promise<void>
+}
+
+export function adoptProcess(pid: number): Adopted {
+  installExitHook()
+  live.add(pid)
+  return {
+    pid,
+    stop: async (graceMs = 3_000, first) => {
+      // Read before `first`: what it makes exit gets its children reparented, out of reach of descendants().
+      const tree = descendants(pid)
+      await first?.()
+      killTree(pid, tree, "SIGTERM")
+      for (const deadline = Date.now() + graceMs; isRunning(pid) && Date.now() < deadline; ) await sleep(50)
+      // Descendants that ignored SIGTERM must not outlive it, nor it its grace period.
+      if (isRunning(pid)) killTree(pid, tree, "SIGKILL")
+      else for (const p of tree) killPid(p, "SIGKILL")
+      live.delete(pid)
+    },
+  }
 }
 
 export function freePort(): Promise<number> {

@@ -19,6 +19,8 @@ const runEvent = z.looseObject({
           input: z.record(z.string(), z.unknown()).optional(),
           output: z.unknown().optional(),
           error: z.unknown().optional(),
+          title: z.string().optional(),
+          metadata: z.record(z.string(), z.unknown()).optional(),
         })
         .optional(),
     })
@@ -65,7 +67,16 @@ export function createRunModeDriver(ctx: DriverContext): Driver {
       const state = ev.part.state
       const status = state?.status ?? "unknown"
       const output = status === "error" ? errorText(state?.error) : typeof state?.output === "string" ? state.output : JSON.stringify(state?.output ?? "")
-      results.push({ turn: n, server: 1, tool: ev.part.tool, status, input: state?.input ?? {}, output })
+      results.push({
+        turn: n,
+        server: 1,
+        tool: ev.part.tool,
+        status,
+        input: state?.input ?? {},
+        output,
+        title: state?.title ?? "",
+        metadata: state?.metadata ?? {},
+      })
       ctx.say(`  tool ${ev.part.tool} ${status}: ${preview(output)}`)
     } else if (ev.type === "text" && ev.part?.text) {
       ctx.say(`  assistant: ${preview(ev.part.text)}`)

@@ -7,12 +7,13 @@ import { withE2eLock } from "./e2e.lock"
 import { evaluateExpectations, type Check } from "./expectations"
 import { CLOSING_TEXT, EXHAUSTED_TEXT, serverLlmUrl, startFakeLlm, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
 import { readForgeDb, type ActorRow, type ForgeDbSnapshot, type TransitionRow } from "./forge-db"
-import { preview, type Driver, type DriverContext, type NumberedTurn, type ToolResult } from "./opencode.driver"
+import { preview, type Driver, type DriverContext, type NumberedTurn, type SessionEvidence, type ToolResult } from "./opencode.driver"
 import { createRunModeDriver } from "./run-mode.driver"
 import { loadScenarioFile, parseScenario } from "./scenario.loader"
 import type { ModelStep, Scenario, ScenarioInput, Turn } from "./scenario.schema"
 import { createSandbox, opencodeBinary, opencodeVersion, REPO_ROOT, releaseSandbox, type Sandbox } from "./sandbox"
 import { createServeModeDriver } from "./serve-mode.driver"
+import { createTuiModeDriver } from "./tui-mode.driver"
 
 export interface RunScenarioOptions {
   /** Repository whose plugin and node_modules are used. Default: the repository holding this harness. */
@@ -173,7 +174,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
       return finish()
     }
     const ctx: DriverContext = { scenario, sandbox, bin, say, check }
-    driver = scenario.mode === "run" ? createRunModeDriver(ctx) : createServeModeDriver(ctx)
+    driver = { run: createRunModeDriver, serve: createServeModeDriver, tui: createTuiModeDriver }[scenario.mode](ctx)
     const dbFile = path.join(sandbox.project, scenario.dbPath)
     let seen = 0
     if (await driver.start()) {
@@ -201,12 +202,13 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
       }
     }
     toolResults = attribute(await driver.toolResults().catch(() => []), fake.requests)
+    const evidence: SessionEvidence = (await driver.evidence?.().catch(() => undefined)) ?? {}
     await driver.stop()
     const logs = `${readLogs(sandbox)}\n--- opencode stderr ---\n${driver.stderr()}`
     diagnostics = logs.length > DIAGNOSTICS_LIMIT ? `…${logs.slice(-DIAGNOSTICS_LIMIT)}` : logs
     checks.push(...harnessChecks(fake, logs))
     db = await readForgeDb(dbFile)
-    checks.push(...evaluateExpectations(scenario.expect, { project: sandbox.project, toolResults, db, logs, modelRequests: fake.requests }))
+    checks.push(...evaluateExpectations(scenario.expect, { project: sandbox.project, toolResults, db, logs, modelRequests: fake.requests, ...evidence }))
     return finish()
   } catch (err) {
     check("harness", false, (err as Error).stack ?? String(err))

@@ -1,211 +1,9 @@
-// The scenario file format: one JSON document describing a workspace, how the plugin is installed, the user
-// turns, the scripted model replies and what must hold afterwards. Every object is strict so a typo is an error
-// that names its key path instead of a silently ignored setting. README.md documents every key.
-import { z } from "zod"
+// The scenario file format: the strict shape (scenario.shape.ts) plus the rules between keys, mostly which mode
+// allows what, each reported at the key path it concerns. README.md documents every key.
+import type { z } from "zod"
+import { scenarioObject, type ToolCall } from "./scenario.shape"
 
-function isValidRegex(source: string): boolean {
-  try {
-    new RegExp(source)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** A regular expression source (JavaScript syntax, no slashes, no flags). */
-const regex = z.string().min(1).refine(isValidRegex, { message: "not a valid regular expression" })
-
-/** Workspace-relative path that cannot escape the project folder. */
-const relativePath = z
-  .string()
-  .min(1)
-  .refine((p) => !p.startsWith("/") && !p.split(/[\\/]/).includes(".."), {
-    message: "must be a relative path inside the project (no leading / and no ..)",
-  })
-
-const oneOrMany = z.union([z.string(), z.array(z.string()).min(1)])
-
-const jsonObject = z.record(z.string(), z.unknown())
-
-const toolCall = z.strictObject({
-  tool: z.string().min(1),
-  args: jsonObject.default({}),
-})
-
-/** 1-based number of an `opencode serve` process of a scenario (see `servers`). */
-const serverNumber = z.int().min(1, "servers are numbered from 1")
-
-/** Most servers a scenario may start: each one is a real opencode (~500 MB). */
-export const MAX_SERVERS = 4
-
-/**
- * One scripted model reply: a text answer, one tool call, or several tool calls in the same step (as an array, or
- * as `tools` of an object). The object form may name the `server` whose requests it answers (concurrent turns ask
- * in no fixed order).
- */
-const modelStep = z.union([
-  z.array(toolCall).min(1),
-  z
-    .strictObject({
-      tool: z.string().min(1).optional(),
-      args: jsonObject.optional(),
-      text: z.string().optional(),
-      tools: z.array(toolCall).min(1).optional(),
-      server: serverNumber.optional(),
-    })
-    .superRefine((step, ctx) => {
-      const kinds = [step.tool !== undefined, step.text !== undefined, step.tools !== undefined].filter(Boolean).length
-      if (kinds !== 1) ctx.addIssue({ code: "custom", message: 'a model step needs exactly one of "tool", "text" or "tools"' })
-      if (step.args !== undefined && step.tool === undefined) ctx.addIssue({ code: "custom", path: ["args"], message: '"args" belongs to a "tool" step' })
-    }),
-])
-
-const turn = z
-  .strictObject({
-    prompt: z.string().min(1).optional(),
-    command: z.string().min(1).optional(),
-    arguments: z.string().optional(),
-    restart: z.literal(true).optional(),
-    agent: z.string().min(1).optional(),
-    auto: z.boolean().optional(),
-    exitCode: z.int().min(0).optional(),
-    timeoutMs: z.int().positive().optional(),
-    settleMs: z.int().min(0).optional(),
-    server: serverNumber.optional(),
-    wait: z.literal(false, '"wait" can only be false (leave it out for a turn that is waited for)').optional(),
-  })
-  .superRefine((t, ctx) => {
-    const kinds = [t.prompt !== undefined, t.command !== undefined, t.restart !== undefined].filter(Boolean).length
-    if (kinds !== 1) {
-      ctx.addIssue({ code: "custom", message: 'a turn needs exactly one of "prompt", "command" or "restart"' })
-      return
-    }
-    if (t.arguments !== undefined && t.command === undefined)
-      ctx.addIssue({ code: "custom", path: ["arguments"], message: '"arguments" belongs to a "command" turn' })
-    if (t.restart !== undefined) {
-      for (const key of ["agent", "auto", "exitCode", "wait"] as const)
-        if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `"${key}" does not apply to a restart turn` })
-    }
-  })
-
-const permissionReply = z.strictObject({
-  permission: z.string().min(1),
-  reply: z.enum(["once", "always", "reject"]),
-  server: serverNumber.optional(),
-})
-
-const fileExpectation = z
-  .strictObject({
-    path: relativePath,
-    exists: z.boolean().default(true),
-    count: z.int().min(0).optional(),
-    contains: oneOrMany.optional(),
-    notContains: oneOrMany.optional(),
-    matches: regex.optional(),
-    frontmatter: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
-  })
-  .superRefine((f, ctx) => {
-    const content = [f.contains, f.notContains, f.matches, f.frontmatter].some((v) => v !== undefined)
-    if (!f.exists && (content || (f.count !== undefined && f.count !== 0)))
-      ctx.addIssue({ code: "custom", message: 'content checks and "count" need "exists": true' })
-  })
-
-const toolResultExpectation = z.strictObject({
-  tool: z.string().min(1),
-  server: serverNumber.optional(),
-  occurrence: z.union([z.int().min(1), z.literal("last")]).default(1),
-  status: z.enum(["completed", "error"]).optional(),
-  contains: oneOrMany.optional(),
-  notContains: oneOrMany.optional(),
-  matches: regex.optional(),
-  args: jsonObject.optional(),
-})
-
-const lifecycleExpectation = z.strictObject({
-  machine: z.string().min(1),
-  instance: z.string().min(1).optional(),
-  state: z.string().min(1),
-  terminal: z.boolean().optional(),
-})
-
-const transitionExpectation = z
-  .strictObject({
-    machine: z.string().min(1),
-    instance: z.string().min(1).optional(),
-    from: z.string().min(1).optional(),
-    event: z.string().min(1).optional(),
-    to: z.string().min(1).optional(),
-  })
-  .superRefine((t, ctx) => {
-    if (t.from === undefined && t.event === undefined && t.to === undefined)
-      ctx.addIssue({ code: "custom", message: 'a transition needs at least one of "from", "event" or "to"' })
-  })
-
-const logExpectation = z.strictObject({
-  matches: regex,
-  absent: z.boolean().default(false),
-})
-
-const textMatch = z.strictObject({
-  contains: oneOrMany.optional(),
-  notContains: oneOrMany.optional(),
-  matches: regex.optional(),
-})
-
-const modelRequestExpectation = z.strictObject({
-  request: z.int().min(1),
-  message: textMatch.optional(),
-  system: textMatch.optional(),
-  toolsInclude: z.array(z.string().min(1)).optional(),
-  toolsExclude: z.array(z.string().min(1)).optional(),
-  model: z.string().min(1).optional(),
-})
-
-const watchdogLedgerExpectation = z.strictObject({
-  kind: z.enum(["warn", "kill", "dry-run", "degraded", "unresolved", "config-fallback"]),
-  message: textMatch.optional(),
-  withPids: z.boolean().optional(),
-})
-
-const expectations = z.strictObject({
-  exitCode: z.int().min(0).optional(),
-  files: z.array(fileExpectation).default([]),
-  toolResults: z.array(toolResultExpectation).default([]),
-  toolCounts: z.record(z.string().min(1), z.int().min(0)).default({}),
-  lifecycles: z.array(lifecycleExpectation).default([]),
-  transitions: z.array(transitionExpectation).default([]),
-  logs: z.array(logExpectation).default([]),
-  modelRequests: z.array(modelRequestExpectation).default([]),
-  watchdogLedger: z.array(watchdogLedgerExpectation).default([]),
-})
-
-const workspace = z.strictObject({
-  files: z.record(relativePath, z.string()).default({}),
-  git: z.boolean().default(false),
-})
-
-const scenarioObject = z.strictObject({
-  $schema: z.string().optional(),
-  name: z.string().min(1).optional(),
-  description: z.string().optional(),
-  mode: z.enum(["run", "serve"]).default("run"),
-  install: z.enum(["file", "package", "single-file"]).default("file"),
-  pluginPath: z.string().min(1).optional(),
-  pluginOptions: jsonObject.optional(),
-  config: jsonObject.default({}),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "not a valid environment variable name"), z.string()).default({}),
-  workspace: workspace.prefault({}),
-  auto: z.boolean().default(false),
-  timeoutMs: z.int().positive().default(90_000),
-  settleMs: z.int().min(0).default(500),
-  servers: serverNumber.max(MAX_SERVERS, `at most ${MAX_SERVERS} servers (each one is a real opencode of ~500 MB)`).default(1),
-  dbPath: relativePath.default(".opencode/forge/forge.db"),
-  logLevel: z.enum(["DEBUG", "INFO", "WARN", "ERROR"]).default("INFO"),
-  turns: z.array(turn).min(1),
-  model: z.array(modelStep).default([]),
-  permissions: z.array(permissionReply).default([]),
-  expect: expectations.prefault({}),
-})
+export type { ToolCall }
 
 type ScenarioShape = z.output<typeof scenarioObject>
 
@@ -249,40 +47,88 @@ function checkServers(s: ScenarioShape, ctx: z.RefinementCtx): void {
   })
 }
 
-export const scenarioSchema = scenarioObject.superRefine((s, ctx) => {
-  if (s.mode === "run") {
-    if (s.permissions.length > 0)
+/** Run and TUI mode drive one opencode process that is never restarted: the keys of several servers and restarts are refused. */
+function refineNotServe(s: ScenarioShape, ctx: z.RefinementCtx): void {
+  const run = s.mode === "run"
+  if (s.permissions.length > 0)
+    ctx.addIssue({
+      code: "custom",
+      path: ["permissions"],
+      message: run
+        ? 'permission replies need "mode": "serve"; in run mode use "auto": true (approve every ask) or leave it off (reject every ask)'
+        : 'permission replies need "mode": "serve"; in TUI mode answer the permission dialog with a "keys" turn (wait for the dialog with "screen")',
+    })
+  s.turns.forEach((t, i) => {
+    if (t.restart)
       ctx.addIssue({
         code: "custom",
-        path: ["permissions"],
-        message: 'permission replies need "mode": "serve"; in run mode use "auto": true (approve every ask) or leave it off (reject every ask)',
+        path: ["turns", i, "restart"],
+        message: run
+          ? 'restart turns need "mode": "serve" (every run-mode turn is already a fresh process)'
+          : 'restart turns need "mode": "serve" (TUI mode keeps one opencode for the whole scenario)',
       })
+    // A TUI turn settles on the session's idle like a serve-mode turn, so settleMs applies there.
+    for (const key of run ? (["settleMs", "server", "wait"] as const) : (["server", "wait"] as const))
+      if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to serve mode only` })
+  })
+  if (s.servers !== 1) ctx.addIssue({ code: "custom", path: ["servers"], message: '"servers" applies to serve mode only' })
+  s.model.forEach((step, i) => {
+    if (!Array.isArray(step) && step.server !== undefined)
+      ctx.addIssue({ code: "custom", path: ["model", i, "server"], message: '"server" applies to serve mode only' })
+  })
+  for (const [i, e] of s.expect.toolResults.entries())
+    if (e.server !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "toolResults", i, "server"], message: '"server" applies to serve mode only' })
+}
+
+/** Exit codes and `--auto` belong to `opencode run`. */
+function refineNotRun(s: ScenarioShape, ctx: z.RefinementCtx): void {
+  if (s.auto)
+    ctx.addIssue({
+      code: "custom",
+      path: ["auto"],
+      message:
+        s.mode === "serve"
+          ? '"auto" applies to run mode only; in serve mode list "permissions" replies'
+          : '"auto" applies to run mode only; in TUI mode answer permission dialogs with "keys" turns',
+    })
+  if (s.expect.exitCode !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "exitCode"], message: '"exitCode" applies to run mode only' })
+  s.turns.forEach((t, i) => {
+    for (const key of ["auto", "exitCode"] as const)
+      if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to run mode only` })
+  })
+}
+
+/** Keys, screens and the window size exist only where a terminal is drawn. */
+function refineNotTui(s: ScenarioShape, ctx: z.RefinementCtx): void {
+  if (s.tui !== undefined) ctx.addIssue({ code: "custom", path: ["tui"], message: '"tui" applies to TUI mode only ("mode": "tui")' })
+  s.turns.forEach((t, i) => {
+    if (t.keys !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, "keys"], message: 'keys turns need "mode": "tui"' })
+    if (t.screen !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, "screen"], message: '"screen" applies to TUI mode only' })
+  })
+  if (s.expect.screen !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "screen"], message: '"screen" applies to TUI mode only' })
+}
+
+export const scenarioSchema = scenarioObject.superRefine((s, ctx) => {
+  if (s.mode !== "serve") refineNotServe(s, ctx)
+  if (s.mode !== "run") refineNotRun(s, ctx)
+  if (s.mode === "serve") checkServers(s, ctx)
+  if (s.mode !== "tui") refineNotTui(s, ctx)
+  if (s.mode === "tui")
     s.turns.forEach((t, i) => {
-      if (t.restart)
+      // The TUI picks the agent itself; a user switches with Tab.
+      if (t.agent !== undefined && t.keys === undefined)
         ctx.addIssue({
           code: "custom",
-          path: ["turns", i, "restart"],
-          message: 'restart turns need "mode": "serve" (every run-mode turn is already a fresh process)',
+          path: ["turns", i, "agent"],
+          message: '"agent" cannot be passed in TUI mode; switch agents with a "keys" turn (e.g. "Tab")',
         })
-      for (const key of ["settleMs", "server", "wait"] as const)
-        if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to serve mode only` })
     })
-    if (s.servers !== 1) ctx.addIssue({ code: "custom", path: ["servers"], message: '"servers" applies to serve mode only' })
-    s.model.forEach((step, i) => {
-      if (!Array.isArray(step) && step.server !== undefined)
-        ctx.addIssue({ code: "custom", path: ["model", i, "server"], message: '"server" applies to serve mode only' })
+  if (s.mode === "run" && s.expect.userMessages.length > 0)
+    ctx.addIssue({
+      code: "custom",
+      path: ["expect", "userMessages"],
+      message: '"userMessages" needs "mode": "serve" or "tui" (run mode does not read the session\'s messages)',
     })
-    for (const [i, e] of s.expect.toolResults.entries())
-      if (e.server !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "toolResults", i, "server"], message: '"server" applies to serve mode only' })
-  } else {
-    if (s.auto) ctx.addIssue({ code: "custom", path: ["auto"], message: '"auto" applies to run mode only; in serve mode list "permissions" replies' })
-    if (s.expect.exitCode !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "exitCode"], message: '"exitCode" applies to run mode only' })
-    s.turns.forEach((t, i) => {
-      for (const key of ["auto", "exitCode"] as const)
-        if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to run mode only` })
-    })
-    checkServers(s, ctx)
-  }
   if (s.install === "single-file" && s.pluginOptions !== undefined)
     ctx.addIssue({
       code: "custom",
@@ -296,13 +142,15 @@ export type ScenarioInput = z.input<typeof scenarioSchema>
 /** A validated scenario with every default filled in. */
 export type Scenario = z.output<typeof scenarioSchema>
 export type Turn = Scenario["turns"][number]
+export type KeyItem = NonNullable<Turn["keys"]>[number]
 export type ModelStep = Scenario["model"][number]
-export type ToolCall = z.output<typeof toolCall>
 export type Expectations = Scenario["expect"]
 export type FileExpectation = Expectations["files"][number]
 export type ToolResultExpectation = Expectations["toolResults"][number]
 export type ModelRequestExpectation = Expectations["modelRequests"][number]
 export type WatchdogLedgerExpectation = Expectations["watchdogLedger"][number]
+export type UserMessageExpectation = Expectations["userMessages"][number]
+export type TextMatch = NonNullable<ToolResultExpectation["title"]>
 
 /** Tool calls of a step, or undefined for a text step. */
 export function stepToolCalls(step: ModelStep): ToolCall[] | undefined {

@@ -2,22 +2,17 @@
 // All turns share one session; a turn goes to its `server`, and turns marked `wait: false` run at the same time as
 // the turns after them. A restart turn stops its server and starts a new one. Permission asks are answered from
 // the scenario's `permissions` list (serve-mode.server.ts).
-import type { Part } from "@opencode-ai/sdk/client"
-import { preview, turnLabel, type Driver, type DriverContext, type NumberedTurn, type ToolResult } from "./opencode.driver"
+import { turnLabel, type Driver, type DriverContext, type NumberedTurn } from "./opencode.driver"
 import { killStrays, withTimeout } from "./processes"
 import type { Turn } from "./scenario.schema"
 import { createPermissionBook, startServer, type ServeServer } from "./serve-mode.server"
+import { createSessionReader } from "./session.messages"
 
 export function createServeModeDriver(ctx: DriverContext): Driver {
   const { scenario, sandbox } = ctx
   const permissions = createPermissionBook(ctx)
   const servers = new Map<number, ServeServer>()
-  /**
-   * Turn during whose collection a message part was first seen. Turns that ran at the same time are collected
-   * together: the runner then corrects a tool call's turn (and server) from the model request that asked for it.
-   */
-  const partTurn = new Map<string, number>()
-  let results: ToolResult[] = []
+  const reader = createSessionReader(ctx)
   let sessionId: string | undefined
   let stderrAll = ""
 
@@ -47,26 +42,7 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
   /** Reads the session's messages (shared storage: any server will do), prints what is new, refreshes the results. */
   const collect = async (n: number) => {
     const server = servers.get(1) ?? servers.values().next().value
-    if (!server || !sessionId) return
-    const res = await server.client.session.messages({ path: { id: sessionId } })
-    if (!res.data) return
-    const next: ToolResult[] = []
-    for (const message of res.data) {
-      for (const part of message.parts as Part[]) {
-        const fresh = !partTurn.has(part.id)
-        if (fresh) partTurn.set(part.id, n)
-        const turn = partTurn.get(part.id) ?? n
-        if (part.type === "tool") {
-          const state = part.state
-          const output = state.status === "completed" ? state.output : state.status === "error" ? state.error : ""
-          next.push({ turn, server: 1, callId: part.callID, tool: part.tool, status: state.status, input: state.input, output })
-          if (fresh) ctx.say(`  tool ${part.tool} ${state.status}: ${preview(output)}`)
-        } else if (part.type === "text" && fresh && message.info.role === "assistant") {
-          ctx.say(`  assistant: ${preview(part.text)}`)
-        }
-      }
-    }
-    results = next
+    if (server && sessionId) await reader.collect(server.client, sessionId, n)
   }
 
   /** Sends one turn to its server and waits until the session settles there; false when it did not finish. */
@@ -138,9 +114,10 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
       return true
     },
     toolResults: async () => {
-      if (servers.size > 0) await collect(partTurn.size === 0 ? 1 : Math.max(...partTurn.values()))
-      return [...results]
+      if (servers.size > 0) await collect(reader.lastTurn())
+      return reader.results()
     },
+    evidence: async () => ({ userMessages: reader.userMessages() }),
     stop: async () => {
       permissions.finish()
       await Promise.all([...servers.keys()].map((number) => stopServer(number, "all")))

@@ -1,31 +1,14 @@
 // One `opencode serve` process of a serve-mode scenario: started on a free 127.0.0.1 port, its event stream
-// consumed from before the first turn (so no permission ask is missed), its permission asks answered from the
-// scenario's `permissions`, and the idle of a session as this process sees it. A scenario may run several of them
+// consumed from before the first turn (opencode.events.ts: so no permission ask is missed), its permission asks
+// answered from the scenario's `permissions`, and the idle of a session as this process sees it. A scenario may run several of them
 // on the same HOME and project; each sees only the turns it runs itself (session status is per process), while
 // messages, the plugin's database and the files are shared.
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/client"
-import { z } from "zod"
 import type { DriverContext } from "./opencode.driver"
-import { freePort, sleep, spawnTracked, withTimeout, type Spawned } from "./processes"
+import { openEventStream, type EventStream, type PermissionAsk } from "./opencode.events"
+import { freePort, spawnTracked, withTimeout, type Spawned } from "./processes"
 
 const START_TIMEOUT_MS = 60_000
-
-const permissionAsked = z.looseObject({
-  type: z.literal("permission.asked"),
-  properties: z.looseObject({
-    id: z.string(),
-    sessionID: z.string(),
-    permission: z.string(),
-    patterns: z.array(z.string()).optional(),
-  }),
-})
-
-type PermissionAsk = z.infer<typeof permissionAsked>["properties"]
-
-const sessionEvent = z.looseObject({
-  type: z.enum(["session.idle", "session.status"]),
-  properties: z.looseObject({ sessionID: z.string(), status: z.looseObject({ type: z.string() }).optional() }),
-})
 
 /** The scenario's permission replies, shared by every server: each ask takes the first unused entry that fits. */
 export interface PermissionBook {
@@ -117,74 +100,28 @@ export async function startServer(
   }
   ctx.say(`  server ${url}${tag}`)
   const client = createOpencodeClient({ baseUrl: url, directory: sandbox.project })
-  const events = new AbortController()
-  const idleWaiters = new Set<(sessionId: string) => void>()
-
-  /** Starts listening for the session's next idle event; `cancel` stops listening. */
-  const nextIdle = (id: string) => {
-    let done: () => void = () => {}
-    const promise = new Promise<void>((resolve) => (done = resolve))
-    const waiter = (sid: string) => {
-      if (sid !== id) return
-      idleWaiters.delete(waiter)
-      done()
-    }
-    idleWaiters.add(waiter)
-    return { promise, cancel: () => idleWaiters.delete(waiter) }
-  }
-
+  let events: EventStream | undefined
   const server: ServeServer = {
     number,
     tag,
     client,
-    settle: async (id, settleMs, deadline) => {
-      for (;;) {
-        await sleep(settleMs)
-        // Listen before asking, so an idle event between the two is not missed.
-        const idle = nextIdle(id)
-        const status = await client.session.status()
-        const mine = status.data?.[id]
-        if (!mine || mine.type === "idle") {
-          idle.cancel()
-          return
-        }
-        await withTimeout(idle.promise, Math.max(1, deadline - Date.now()), "session did not become idle").finally(idle.cancel)
-      }
-    },
+    settle: (id, settleMs, deadline) => (events ? events.settle(id, settleMs, deadline) : Promise.resolve()),
     stop: async (how) => {
-      events.abort()
+      events?.close()
       await (how === "restart" ? proc.stopProcess() : proc.stop())
       return proc.stderr()
     },
   }
-
-  /** Handles the event stream until stopped; `connected` is called at the first event (server.connected). */
-  const consumeEvents = async (connected: () => void) => {
-    try {
-      const sse = await client.event.subscribe({ signal: events.signal, sseMaxRetryAttempts: 0 })
-      for await (const raw of sse.stream as AsyncIterable<unknown>) {
-        connected()
-        const asked = permissionAsked.safeParse(raw)
-        if (asked.success) {
-          void permissions
-            .answer(server, asked.data.properties)
-            .catch((err: unknown) => ctx.check(`reply to permission ask "${asked.data.properties.permission}"${tag}`, false, String(err)))
-          continue
-        }
-        const session = sessionEvent.safeParse(raw)
-        if (session.success && (session.data.type === "session.idle" || session.data.properties.status?.type === "idle"))
-          for (const waiter of idleWaiters) waiter(session.data.properties.sessionID)
-      }
-    } catch (err) {
-      if (!events.signal.aborted) ctx.say(`  event stream ended: ${String(err)}${tag}`)
-    }
-  }
-
-  let onConnected: () => void = () => {}
-  const connected = new Promise<void>((resolve) => (onConnected = resolve))
-  void consumeEvents(onConnected)
   try {
-    await withTimeout(connected, START_TIMEOUT_MS, "no server.connected event")
+    events = await openEventStream(
+      client,
+      {
+        permission: (ask) =>
+          void permissions.answer(server, ask).catch((err: unknown) => ctx.check(`reply to permission ask "${ask.permission}"${tag}`, false, String(err))),
+        ended: (err) => ctx.say(`  event stream ended: ${String(err)}${tag}`),
+      },
+      START_TIMEOUT_MS,
+    )
   } catch (err) {
     ctx.check(`event stream connected${tag}`, false, (err as Error).message)
     stderr(await server.stop("all"))

@@ -43,6 +43,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
     }),
     restoreDelay: RESTORE_DELAY,
     storedState: workspaceStoredState(workspace),
+    directory: input.directory,
   })
   return {
     ...hooks,

@@ -3,6 +3,7 @@ import type { ForgeOptions } from "../../services/config/forge.options"
 import type { Logger } from "../../services/lifecycle/lifecycle.ports"
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
 import type { SessionTree } from "./session.tree"
+import type { ScreenFields } from "./tool.screen"
 
 // What one lifecycle contributes to the plugin: its tools, its hook handlers and its restore step. The plugin's
 // hooks (forge.hooks.ts) do the bookkeeping every lifecycle shares and fan each hook out to the fragments in order.
@@ -24,6 +25,11 @@ export interface ForgeFragment {
    * call and the fragments after it. `config` runs before Forge changes the live config (it sees the user's own).
    */
   readonly hooks?: FragmentHooks
+  /**
+   * What a call of one of this lifecycle's tools shows on its TUI line beside the model's arguments (tool.screen.ts).
+   * Asked at the very start of tool.execute.before and answered without waiting: opencode stores the line then.
+   */
+  screen?(call: { tool: string; sessionID: string; args: unknown }): ScreenFields | undefined
   /** Runs once the workspace runtime is open (restores what an earlier opencode left). A failure is logged, never thrown. */
   restore?(runtime: ForgeRuntime): Promise<void>
   /** Plugin dispose, in reverse fragment order, before the runtime closes. */
@@ -43,6 +49,10 @@ export interface FragmentContext {
   readonly access: ForgeRuntimeAccess
   /** The runtime, opened and restored once; rejects when it cannot open. */
   openRuntime(): Promise<ForgeRuntime>
+  /** The runtime if it is open already, for what cannot wait (a tool's line). */
+  runtimeNow(): ForgeRuntime | undefined
+  /** The project directory opencode runs in: a tool's default working directory. */
+  readonly directory: string
   /** Hooks: the runtime, or undefined when it cannot open — Forge's trouble never stops tools that are not Forge's. */
   runtime(): Promise<ForgeRuntime | undefined>
   /**

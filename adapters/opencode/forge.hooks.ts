@@ -7,7 +7,7 @@ import type { ForgeFragment, FragmentContext, FragmentHookName, FragmentHooks } 
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
 import { type RestoreDelay, RestoreSchedule } from "./restore.schedule"
 import { SessionTree } from "./session.tree"
-import { hideScreenFields } from "./tool.screen"
+import { hideScreenFields, showOnCallLine } from "./tool.screen"
 
 export interface ForgeHooksDeps {
   client: PluginInput["client"]
@@ -21,6 +21,8 @@ export interface ForgeHooksDeps {
   restoreDelay?: RestoreDelay
   /** What the workspace holds on disk (default: assumed to hold state that may change any time). */
   storedState?: StoredState
+  /** The project directory opencode runs in (default: the process's working directory). */
+  directory?: string
 }
 
 /** Forge's stored state on disk, as a host that has not opened the workspace yet may cheaply ask of it. */
@@ -50,7 +52,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   const tree = new SessionTree(async (id) => (await deps.client.session.get({ path: { id } })).data ?? undefined)
   let disabled = false
   let runtime: Promise<ForgeRuntime> | undefined
-  let opened = false
+  let opened: ForgeRuntime | undefined
   // Root sessions created while this host runs. No lifecycle of an earlier host can be theirs, and this host starts
   // one only through Forge's tools and commands, which wait for the runtime — but another opencode process may start
   // one in the same session, so the shortcut holds only while nobody else has written Forge's stored state.
@@ -67,7 +69,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
             .restore?.(rt)
             .catch((error: unknown) => deps.log.error(`${fragment.id}: what a previous run left could not be restored: ${describe(error)}`))
         }
-        opened = true
+        opened = rt
         return rt
       },
       (error: unknown) => {
@@ -95,9 +97,11 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     speakerOf: (id) => speakers.get(id),
     access,
     openRuntime,
+    runtimeNow: () => opened,
+    directory: deps.directory ?? process.cwd(),
     runtime: () => openRuntime().catch(() => undefined),
     holdsNoLifecycleYet: (id) => {
-      if (opened) return false
+      if (opened !== undefined) return false
       const root = tree.knownRootOf(id)
       if (!stored.holds()) return true
       return root !== undefined && bornHere.has(root) && !stored.changedSinceLoad()
@@ -115,6 +119,20 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
 
   const tools: Record<string, ToolDefinition> = Object.assign({}, ...fragments.map((f) => f.tools ?? {}))
   const argKeys = new Map(Object.entries(tools).map(([id, tool]) => [id, new Set(Object.keys(tool.args))]))
+
+  /** Before anything waits: opencode stores the call's input, and with it the TUI line, as the call starts. */
+  const showCallLine = (tool: string, sessionID: string, args: unknown) => {
+    const keys = argKeys.get(tool)
+    if (keys === undefined || disabled) return
+    for (const fragment of fragments) {
+      try {
+        const fields = fragment.screen?.({ tool, sessionID, args })
+        if (fields !== undefined) showOnCallLine(args, fields, keys)
+      } catch (error) {
+        deps.log.warn(`${fragment.id}: the line of a ${tool} call could not be drawn: ${describe(error)}`)
+      }
+    }
+  }
 
   return {
     tool: tools,
@@ -139,6 +157,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     },
 
     async "tool.execute.before"(input, output) {
+      showCallLine(input.tool, input.sessionID, output.args)
       await fanOut("tool.execute.before", input, output)
     },
 

@@ -1,3 +1,4 @@
+import path from "node:path"
 import { JOB_TOOL_IDS, builtinShellRefusal } from "../../machines/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import type { LifecycleRepository } from "../../services/lifecycle/lifecycle.ports"
@@ -33,6 +34,12 @@ export function jobFragment(ctx: FragmentContext, deps: JobFragmentDeps): ForgeF
     id: "jobs",
     toolIds: JOB_TOOL_IDS,
     tools: { ...jobTools, forge_shell: refuseSurviveWithoutDatabase(jobTools.forge_shell, ctx.options, storageTrouble) },
+    // The forge_shell dialog says only "Call tool forge_shell": the line above it says where the command will run.
+    screen({ tool, args }) {
+      if (tool !== "forge_shell") return undefined
+      const cwd = (args as { cwd?: unknown } | null)?.cwd
+      return { dir: path.resolve(ctx.directory, typeof cwd === "string" ? cwd : ".") }
+    },
     hooks: {
       async "tool.execute.before"(input) {
         const belt = builtinShellRefusal(ctx.speakerOf(input.sessionID), input.tool, ctx.options)

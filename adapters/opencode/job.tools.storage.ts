@@ -2,6 +2,7 @@ import type { ToolDefinition } from "@opencode-ai/plugin"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import { toShellRequest } from "../../services/jobs/job.request"
 import { type StorageTrouble, storageTroubleText } from "../../services/lifecycle/storage.trouble"
+import { withoutScreenFields } from "./tool.screen"
 
 // Jobs run on the in-memory stand-in when the workspace database cannot be used: a job that dies with this host needs
 // no more. A survive job does: only the database lets the next host adopt it, so it is refused while that is broken.
@@ -24,7 +25,7 @@ export function refuseSurviveWithoutDatabase(shell: ToolDefinition, options: For
 
 function wouldSurvive(args: unknown, options: ForgeOptions, directory: string): boolean {
   try {
-    return toShellRequest(args, { cwd: directory, survive: options.jobs.survive }, (cwd) => cwd).survive
+    return toShellRequest(withoutScreenFields(args), { cwd: directory, survive: options.jobs.survive }, (cwd) => cwd).survive
   } catch {
     // Bad arguments are the tool's own to report.
     return false

@@ -5,11 +5,10 @@ import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS } from "../../machines/job.gates"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import { NATIVE_MODE_REFUSAL, isSupervisorEnabled } from "../../machines/exec.partition"
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
-import { jobAnswerFacts, lastLines } from "../../services/jobs/job.report"
-import { type ShellRequest, toShellRequest } from "../../services/jobs/job.request"
-import { readTail } from "../process/log.reader"
+import { toShellRequest } from "../../services/jobs/job.request"
+import { jobAnswerFacts } from "../../services/jobs/job.report"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
-import { type ToolScreen, screenText } from "./tool.screen"
+import { screenText } from "./tool.screen"
 import * as z from "zod"
 
 export interface JobToolsDeps {
@@ -57,24 +56,16 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         survive: z.boolean().optional().describe("Let the job outlive this opencode process (adopted by the next start)"),
         notify: z.boolean().default(true).describe("Wake this session when an unread job finishes (default true)"),
       },
-      async execute(args, ctx, screen) {
+      async execute(args, ctx) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
         const request = toShellRequest(args, { cwd: ctx.directory, survive: deps.options.jobs.survive }, (cwd) => resolveCwd(ctx.directory, cwd))
-        // The dialog says only "Call tool forge_shell": the line right above it carries where the command will run.
-        await screen.show({ title: `$ ${request.command}`, fields: { dir: request.cwd, state: "asking to run" } })
         await ctx.ask({
           permission: "forge_shell",
           patterns: [request.command],
           always: [request.command],
           metadata: { command: request.command, cwd: request.cwd },
         })
-        await screen.show({ title: `$ ${request.command}`, fields: { dir: request.cwd, state: "running" } })
-        const live = followOutput(screen, request)
-        try {
-          return jobAnswer(await (await deps.supervisor()).run(ctx.sessionID, request, live.started))
-        } finally {
-          await live.stop()
-        }
+        return jobAnswer(await (await deps.supervisor()).run(ctx.sessionID, request))
       },
     }),
     forge_jobs: forgeTool("forge_jobs", {
@@ -95,7 +86,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         if (args.action === "list") {
           const output = supervisor.list(ctx.sessionID)
           const count = output === "no jobs" ? 0 : output.split("\n").length
-          return { output, line: { title: count === 0 ? "No jobs" : `${count} job(s)`, fields: { jobs: count } } }
+          return { output, title: count === 0 ? "No jobs" : `${count} job(s)`, metadata: { jobs: count } }
         }
         const jobId = requireJobId(args.jobId, args.action)
         switch (args.action) {
@@ -103,7 +94,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
             return jobAnswer(await supervisor.poll(jobId, args.waitMs))
           case "log": {
             const output = await supervisor.logLines(jobId, args.offset, args.limit)
-            return { output, line: { title: `Log of ${jobId} from line ${args.offset}`, fields: {} } }
+            return { output, title: `Log of ${jobId} from line ${args.offset}`, metadata: {} }
           }
           case "kill":
             return plainAnswer(await supervisor.kill(jobId))
@@ -117,35 +108,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
   }
 }
 
-/** How often a running forge_shell's line shows the output's last lines. */
-const FOLLOW_MS = 1000
-const FOLLOW_TAIL_BYTES = 4096
-
-/** While the call waits, its line follows the job's output; `stop` ends that before the final line is drawn. */
-function followOutput(screen: ToolScreen, request: ShellRequest) {
-  let timer: ReturnType<typeof setInterval> | undefined
-  let drawing: Promise<void> = Promise.resolve()
-  let stopped = false
-  return {
-    started({ jobId, logFile }: { jobId: string; logFile: string }) {
-      timer = setInterval(() => {
-        drawing = drawing.then(async () => {
-          const output = lastLines(await readTail(logFile, FOLLOW_TAIL_BYTES).catch(() => ""))
-          if (!stopped)
-            await screen.show({ title: `$ ${request.command}`, fields: { dir: request.cwd, job: jobId, state: "running", output: output || "(none yet)" } })
-        })
-      }, FOLLOW_MS)
-      timer.unref?.()
-    },
-    async stop() {
-      stopped = true
-      clearInterval(timer)
-      await drawing.catch(() => undefined)
-    },
-  }
-}
-
-/** A job's answer with its line: "Job j-…: exited with exit code 0", where it ran and the output's last lines. */
+/** A job's answer with its title ("Job j-…: exited with exit code 0") and metadata: where it ran, its state, the output's last lines. */
 function jobAnswer(output: string): ForgeToolResult {
   const facts = jobAnswerFacts(output)
   const fields: Record<string, string> = {}
@@ -154,12 +117,12 @@ function jobAnswer(output: string): ForgeToolResult {
   if (facts.status !== undefined) fields.state = facts.status
   fields.output = facts.output === "" ? "(none)" : facts.output
   const title = facts.job === undefined ? screenText(output, 100) : `Job ${facts.job}: ${facts.status ?? "unknown"}`
-  return { output, line: { title, fields } }
+  return { output, title, metadata: fields }
 }
 
 /** An answer of one or two sentences: its first line is the title. */
 function plainAnswer(output: string): ForgeToolResult {
-  return { output, line: { title: screenText(output.split("\n", 1)[0] ?? "", 120), fields: {} } }
+  return { output, title: screenText(output.split("\n", 1)[0] ?? "", 120), metadata: {} }
 }
 
 function requireJobId(jobId: string | undefined, action: string): string {

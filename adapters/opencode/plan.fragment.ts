@@ -2,6 +2,7 @@ import { storageTroubleText } from "../../services/lifecycle/storage.trouble"
 import type { LiveConfig } from "./config.hook"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
 import { type CommandTextPart, handlePlanCommand, presentCommandTurn } from "./plan.command.hook"
+import { planCallFields } from "./plan.screen"
 import { PLAN_TOOL_IDS, createPlanTools } from "./plan.tools"
 import { planTroubleText } from "./prompts/plan.command"
 
@@ -13,6 +14,14 @@ export function planFragment(ctx: FragmentContext): ForgeFragment {
     id: "plan",
     toolIds: PLAN_TOOL_IDS,
     tools: createPlanTools(ctx.access),
+    screen({ tool, sessionID, args }) {
+      if (!(PLAN_TOOL_IDS as readonly string[]).includes(tool)) return undefined
+      const rt = ctx.runtimeNow()
+      const root = ctx.tree.knownRootOf(sessionID)
+      const planPath = rt !== undefined && root !== undefined ? rt.plans.liveFor(root) : undefined
+      const plan = planPath === undefined ? undefined : { planPath, summary: rt?.queries.lastSummaryOf(planPath) }
+      return planCallFields(tool, args, plan)
+    },
     hooks: {
       async config(cfg) {
         ownsPlanCommand = (cfg as LiveConfig).command?.plan === undefined

@@ -5,7 +5,7 @@ import type { PlanSummary } from "../../services/plan/plan.queries"
 import type { PlanOutcome } from "../../services/plan/plan.service"
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
-import { screenText, type ToolScreen } from "./tool.screen"
+import { screenText } from "./tool.screen"
 import * as z from "zod"
 
 // The plan tools. Each is a thin shell: its args are parsed by forgeTool (opencode passes them raw, without zod
@@ -45,7 +45,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         const { runtime, session } = await access.forTool(ctx)
         const output = await runtime.queries.read(session, args)
         const what = args.recent ? "Recent plans" : `Read ${output.slice(0, output.indexOf("\n") >>> 0)}`
-        return { output, line: { title: screenText(args.pattern === undefined ? what : `${what} for /${args.pattern}/`, 100), fields: {} } }
+        return { output, title: screenText(args.pattern === undefined ? what : `${what} for /${args.pattern}/`, 100), metadata: {} }
       },
     }),
     plan_edit: forgeTool("plan_edit", {
@@ -65,9 +65,9 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       description:
         "Ask the user to approve the session's draft plan. Opens a confirmation dialog: only the user's allow approves it. Call this only after the user has explicitly said to go ahead.",
       args: {},
-      async execute(_args, ctx, screen) {
+      async execute(_args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanLine(runtime, await runtime.plans.approve(session, dialogFor(ctx, screen)))
+        return withPlanLine(runtime, await runtime.plans.approve(session, dialogFor(ctx)))
       },
     }),
     plan_tick: forgeTool("plan_tick", {
@@ -92,9 +92,9 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
           )
           .min(1),
       },
-      async execute(args, ctx, screen) {
+      async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanLine(runtime, await runtime.plans.close(session, args.checks, dialogFor(ctx, screen)))
+        return withPlanLine(runtime, await runtime.plans.close(session, args.checks, dialogFor(ctx)))
       },
     }),
     plan_discard: forgeTool("plan_discard", {
@@ -104,9 +104,9 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         reason: z.string().optional().describe("Why the plan is dropped"),
         supersede: z.string().min(1).optional().describe("Workspace path of the successor document"),
       },
-      async execute(args, ctx, screen) {
+      async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanLine(runtime, await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx, screen) }, args.reason, args.supersede))
+        return withPlanLine(runtime, await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx) }, args.reason, args.supersede))
       },
     }),
   }
@@ -114,18 +114,18 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
 
 /**
  * The plan's dialogs are permission asks on keys the config hook forces to "ask"; any non-allow answer is a no. The
- * TUI draws a plugin key's dialog as "Call tool <key>" alone, so the facts go on the tool's line right above it first.
- * "Allow always" covers this one plan: its path is the only pattern remembered, and the confirm screen lists it.
+ * TUI draws such a dialog as "Call tool <key>" alone: the facts are on the call's line above it (plan.screen.ts), and
+ * in the ask's metadata for clients that read it. "Allow always" covers this one plan: its path is the only pattern
+ * remembered, and the confirm screen lists it.
  */
-function dialogFor(ctx: ToolContext, screen: ToolScreen): Confirm {
+function dialogFor(ctx: ToolContext): Confirm {
   return async (request) => {
-    await screen.show({ title: request.summary, fields: Object.fromEntries(request.facts), metadata: { plan: request.subject, summary: request.summary } })
     try {
       await ctx.ask({
         permission: request.permission,
         patterns: [request.subject],
         always: [request.subject],
-        metadata: { plan: request.subject, summary: request.summary },
+        metadata: { plan: request.subject, summary: request.summary, facts: Object.fromEntries(request.facts) },
       })
       return true
     } catch {
@@ -134,11 +134,11 @@ function dialogFor(ctx: ToolContext, screen: ToolScreen): Confirm {
   }
 }
 
-/** A plan tool's answer with its line: what happened (the answer's first sentence) and the plan as it now stands. */
+/** A plan tool's answer with its title (the answer's first sentence) and the plan as it now stands as metadata. */
 async function withPlanLine(runtime: ForgeRuntime, outcome: PlanOutcome): Promise<ForgeToolResult> {
   const plan = await runtime.queries.summaryOf(outcome.planPath)
-  const fields = plan === undefined ? { path: outcome.planPath } : planFields(plan)
-  return { output: outcome.output, line: { title: firstSentence(outcome.output), fields } }
+  const metadata = plan === undefined ? { path: outcome.planPath } : planFields(plan)
+  return { output: outcome.output, title: firstSentence(outcome.output), metadata }
 }
 
 function planFields(plan: PlanSummary): Record<string, string | number> {

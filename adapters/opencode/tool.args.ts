@@ -1,6 +1,6 @@
 import type { ToolContext, ToolDefinition, ToolResult, tool } from "@opencode-ai/plugin"
 import * as z from "zod"
-import { createToolScreen, type ToolLine, type ToolScreen } from "./tool.screen"
+import { type ScreenFields, withoutScreenFields } from "./tool.screen"
 
 // Every Forge tool parses its arguments here. opencode 1.18.33 hands execute() the model's raw arguments (its own
 // check does not stop a bad call, and zod defaults are never applied), so a number where a string belongs reaches
@@ -18,33 +18,29 @@ type Issue = NonNullable<ReturnType<StrictSchema<Shape>["safeParse"]>["error"]>[
 /** A tool's arguments after the parse: types checked, defaults filled in. */
 export type ToolArgs<S extends Shape> = Parameters<Parameters<typeof tool<S>>[0]["execute"]>[0]
 
-/** A Forge tool's answer: the model's text, and what the user sees of the call (see tool.screen.ts). */
+/**
+ * A Forge tool's answer: the model's text, and the tool part's title (what happened, in a few words) and metadata.
+ * opencode's TUI draws neither; its web and desktop clients and the SDK do.
+ */
 export interface ForgeToolResult {
   output: string
-  line: ToolLine
+  title: string
+  metadata: ScreenFields
 }
 
 export interface ForgeToolSpec<S extends Shape> {
   description: string
   args: S
-  /** `screen` updates the call's line while it runs (before a dialog, as output arrives). */
-  execute(args: ToolArgs<S>, ctx: ToolContext, screen: ToolScreen): Promise<ForgeToolResult>
+  execute(args: ToolArgs<S>, ctx: ToolContext): Promise<ForgeToolResult>
 }
 
-/** A tool whose execute() only ever sees arguments its own schema accepted, and whose line says what happened. */
+/** A tool whose execute() only ever sees arguments its own schema accepted. */
 export function forgeTool<S extends Shape>(id: string, spec: ForgeToolSpec<S>): ToolDefinition {
   const schema = strictSchema(spec.args)
-  const argKeys = new Set(Object.keys(spec.args))
   return {
     description: spec.description,
     args: spec.args,
-    execute: async (raw: unknown, ctx: ToolContext): Promise<ToolResult> => {
-      const args = parseToolArgs(id, schema, raw)
-      const screen = createToolScreen(raw, ctx, argKeys)
-      const { output, line } = await spec.execute(args, ctx, screen)
-      await screen.show(line)
-      return { title: line.title, output, metadata: line.metadata ?? line.fields }
-    },
+    execute: async (raw: unknown, ctx: ToolContext): Promise<ToolResult> => spec.execute(parseToolArgs(id, schema, withoutScreenFields(raw)), ctx),
   }
 }
 

@@ -1,30 +1,17 @@
-import type { ToolContext } from "@opencode-ai/plugin"
-
-// What a Forge tool shows of itself. opencode 1.18.33's TUI draws a plugin tool as one line, `⚙ <tool> [k=v, …]`, built
-// from the scalar values of the tool part's input and nothing else: not its title, metadata or (unless the user turns
-// on generic tool output) its output; and the permission dialog of a plugin's key says only "Call tool <key>". The part's
-// input is stored from the very object execute() received whenever the tool reports metadata, so a Forge tool puts
-// what the user must see (the plan and its path, a job's state and output) on that object as extra scalar fields, and
-// sets the part's title and metadata for the clients that draw those (web, desktop, SDK). The model never sees the
-// extra fields: hideScreenFields takes them out of every request (messages.transform).
+// What a Forge tool shows of itself in opencode 1.18.33's TUI. A plugin tool is drawn as one line, `⚙ <tool> [k=v, …]`,
+// from the scalar values of the tool part's stored input and nothing else: not its title, metadata or (unless the
+// user turns on generic tool output) its output; a plugin key's permission dialog says only "Call tool <key>"; and a
+// plugin's ctx.metadata() does nothing (it returns an effect opencode never runs). The input is stored from the very
+// object tool.execute.before is handed, as soon as the call starts; so the hook, before anything else and without
+// waiting, puts what the user must see there as extra scalar fields (the plan and its path, each criterion with its
+// evidence, where a command runs). The line keeps them through the dialog and after. The model never sees them:
+// hideScreenFields takes them out of every request (messages.transform).
 
 /** One value on a tool line: opencode shows only strings, numbers and booleans. */
 export type ScreenValue = string | number | boolean
 
-/** What a tool shows while it runs or once it is done. */
-export interface ToolLine {
-  /** The tool part's title: what happened, in a few words ("Plan created: .opencode/plan/…"). */
-  title: string
-  /** Fields drawn on the TUI's tool line, in order, after the model's own arguments. */
-  fields: Record<string, ScreenValue>
-  /** The tool part's metadata (default: the fields). */
-  metadata?: Record<string, unknown>
-}
-
-export interface ToolScreen {
-  /** Updates the running tool's line (the dialog it is about to open is drawn right under it). */
-  show(line: ToolLine): Promise<void>
-}
+/** Fields drawn on a call's line, in order, beside the model's own arguments. */
+export type ScreenFields = Record<string, ScreenValue>
 
 /** Longest value drawn on a tool line: the line wraps, and a wall of text helps nobody. */
 const VALUE_LIMIT = 200
@@ -37,33 +24,33 @@ export function screenText(value: string, limit = VALUE_LIMIT): string {
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat
 }
 
-/** The screen of one call: `raw` is the very input object opencode passed to execute(). */
-export function createToolScreen(raw: unknown, ctx: ToolContext, argKeys: ReadonlySet<string>): ToolScreen {
-  const input = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined
-  const shown = new Set<string>()
-  return {
-    async show(line) {
-      if (input !== undefined) {
-        // The previous line's fields go first: a field that no longer applies must not linger.
-        for (const key of shown) delete input[key]
-        shown.clear()
-        for (const [key, value] of Object.entries(line.fields)) {
-          // A field never hides an argument of the model's own.
-          const name = argKeys.has(key) ? `${key} ` : key
-          input[name] = typeof value === "string" ? screenText(value) : value
-          shown.add(name)
-        }
-        // The model's long texts (a plan's content, an edit's strings) go last, so the line starts with what happened.
-        for (const [key, value] of Object.entries(input)) {
-          if (!argKeys.has(key) || typeof value !== "string" || (value.length <= LONG_ARGUMENT && !value.includes("\n"))) continue
-          delete input[key]
-          input[key] = value
-        }
-      }
-      // Typed void, but opencode returns the pending part update: awaited, the tool's completion cannot overtake it.
-      await Promise.resolve(ctx.metadata({ title: line.title, metadata: line.metadata ?? line.fields }))
-    },
+/** The fields each call's input object carries for the screen: opencode hands that same object to execute(). */
+const screenKeys = new WeakMap<object, Set<string>>()
+
+/** Puts `fields` on a call's input object (`argKeys`: the tool's own arguments, which a field never replaces). */
+export function showOnCallLine(args: unknown, fields: ScreenFields, argKeys: ReadonlySet<string>): void {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return
+  const input = args as Record<string, unknown>
+  const added = screenKeys.get(input) ?? new Set<string>()
+  screenKeys.set(input, added)
+  for (const [key, value] of Object.entries(fields)) {
+    const name = argKeys.has(key) ? `${key} ` : key
+    input[name] = typeof value === "string" ? screenText(value) : value
+    added.add(name)
   }
+  // The model's long texts (a plan's content, an edit's strings) go last, so the line starts with what matters.
+  for (const [key, value] of Object.entries(input)) {
+    if (!argKeys.has(key) || typeof value !== "string" || (value.length <= LONG_ARGUMENT && !value.includes("\n"))) continue
+    delete input[key]
+    input[key] = value
+  }
+}
+
+/** A call's arguments as the model sent them: `raw` without the fields showOnCallLine put there (a copy when it did). */
+export function withoutScreenFields(raw: unknown): unknown {
+  const added = raw !== null && typeof raw === "object" ? screenKeys.get(raw) : undefined
+  if (added === undefined) return raw
+  return Object.fromEntries(Object.entries(raw as Record<string, unknown>).filter(([key]) => !added.has(key)))
 }
 
 interface ToolPartLike {

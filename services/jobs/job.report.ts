@@ -81,14 +81,6 @@ export function jobAnswerFacts(answer: string, lines = 3): JobAnswerFacts {
   const header = (name: string) => answer.match(new RegExp(`^${name}: (.*)$`, "m"))?.[1]
   const tailAt = answer.indexOf("\noutput (tail):\n")
   const tail = tailAt < 0 ? "" : answer.slice(tailAt + "\noutput (tail):\n".length)
-  return { cwd: header("cwd"), job: header("job"), status: header("status"), output: lastLines(tail, lines) }
-}
-
-/** The last `count` non-blank lines of some output, on one line (a job's line shows them as it runs and at its end). */
-export function lastLines(output: string, count = 3): string {
-  return output
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .slice(-count)
-    .join(" ⏎ ")
+  const last = tail.split("\n").filter((line) => line.trim() !== "")
+  return { cwd: header("cwd"), job: header("job"), status: header("status"), output: last.slice(-lines).join(" ⏎ ") }
 }

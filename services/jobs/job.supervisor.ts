@@ -86,14 +86,15 @@ export class JobSupervisor {
   }
 
   /** forge_shell: starts a job and waits for the first completion condition (unless it runs in the background). */
-  async run(sessionId: string, request: ShellRequest, onStarted?: (job: { jobId: string; logFile: string }) => void): Promise<string> {
+  async run(sessionId: string, request: ShellRequest): Promise<string> {
     const liveSurvivors = [...this.jobs.values()].filter(({ snapshot }) => snapshot.context.survive && snapshot.hasTag("alive")).length
     if (isOverSurvivorCap({ survive: request.survive, liveSurvivors })) throw new Error(SURVIVOR_CAP_REFUSAL)
     const pattern = request.successPattern
     const compiled = pattern === null ? undefined : { matcher: this.deps.processes.createMatcher(pattern.source, pattern.flags), text: pattern.text }
     const jobId = this.deps.newJobId()
     const logFile = this.deps.logs.pathFor(jobId)
-    const job = newLiveJob(this.lifecycle.start(jobId, jobInputOf(request, { jobId, sessionId, logFile, host: this.deps.host })), compiled)
+    const input = jobInputOf(request, { jobId, sessionId, logFile, host: this.deps.host })
+    const job = newLiveJob(this.lifecycle.start(jobId, input), compiled)
     this.deps.registry.register({ jobId, owner: sessionId, survive: request.survive, registeredAt: this.deps.clock.now() })
     this.jobs.set(jobId, job)
     this.watch(jobId, job)
@@ -108,7 +109,6 @@ export class JobSupervisor {
       throw new Error(`forge_shell: ${message}`)
     }
     this.feed(job, { type: "job.spawned", pid: spawned.pid, at: spawned.startedAt, shim: spawned.shim ?? null })
-    onStarted?.({ jobId, logFile })
     job.stopWatch = this.deps.processes.watchGrowth(logFile, (size) => this.onGrowth(job, size))
     this.armTimer(job)
     spawned.exited.then(async (exit) => {

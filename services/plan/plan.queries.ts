@@ -34,6 +34,9 @@ const MAX_RECENT = 100
 // Read-only views of the plan folder: plan_read, the /plan listing and /plan resume's choice.
 
 export class PlanQueries {
+  /** The last summary read of each plan document, for callers that cannot wait (a tool's line). */
+  private readonly lastRead = new Map<string, PlanSummary>()
+
   constructor(
     private readonly registry: PlanRegistry,
     private readonly files: PlanFiles,
@@ -77,9 +80,14 @@ export class PlanQueries {
     return { plans, unreadable }
   }
 
-  /** One plan as its document and actor stand (undefined when it has no document), for a tool's line. */
+  /** One plan as its document and actor stand (undefined when it has no document), for a tool's answer. */
   async summaryOf(planPath: string): Promise<PlanSummary | undefined> {
     return this.summarize(planPath).catch(() => undefined)
+  }
+
+  /** The plan as this process last read it (any plan tool's answer, a listing), without reading anything now. */
+  lastSummaryOf(planPath: string): PlanSummary | undefined {
+    return this.lastRead.get(planPath)
   }
 
   private async summarize(planPath: string): Promise<PlanSummary | undefined> {
@@ -87,7 +95,7 @@ export class PlanQueries {
     if (text === undefined) return undefined
     const doc = parsePlanDocument(text, planPath)
     const live = this.registry.snapshot(planPath)
-    return {
+    const summary: PlanSummary = {
       planPath,
       title: doc.frontmatter.title,
       status: live ? planStatusOf(live.value) : doc.frontmatter.status,
@@ -97,6 +105,8 @@ export class PlanQueries {
       criteria: doc.criteria.length,
       updated: doc.frontmatter.updated,
     }
+    this.lastRead.set(planPath, summary)
+    return summary
   }
 
   /** Draft and approved plans, newest first. */

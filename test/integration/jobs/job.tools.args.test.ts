@@ -76,37 +76,15 @@ describe("job tools parse their raw arguments at the boundary", () => {
     await jobs({ action: "kill", jobId })
   })
 
-  it("forge_shell and forge_jobs say on their line what happened: where it ran, the job, its state and the output's last lines", async () => {
-    const raw: Record<string, unknown> = { command: "printf 'one\\ntwo\\nthree\\nfour\\n'; exit 3" }
-    const titles: string[] = []
-    let atAsk: Record<string, unknown> = {}
-    const ctx = { ...toolContext("s1", dir, asked), metadata: (report: { title?: string }) => void titles.push(report.title ?? "") }
-    ctx.ask = async () => {
-      atAsk = { ...raw }
-    }
-    const result = await tools.forge_shell.execute(raw as never, ctx)
-    if (typeof result === "string") throw new Error("forge_shell answers with its line")
-    // The dialog under the line says only "Call tool forge_shell": the line says where the command will run.
-    expect(atAsk).toEqual({ command: raw.command, dir, state: "asking to run" })
-    expect(raw).toEqual({ command: raw.command, dir, job: expect.stringMatching(/^job_/), state: "exited with exit code 3", output: "two ⏎ three ⏎ four" })
-    expect(result.title).toBe(`Job ${raw.job}: exited with exit code 3`)
-    expect(titles[0]).toBe(`$ ${raw.command}`)
+  it("forge_shell and forge_jobs answer with a title and metadata: where it ran, the job, its state and the output's last lines", async () => {
+    const result = await tools.forge_shell.execute({ command: "printf 'one\\ntwo\\nthree\\nfour\\n'; exit 3" } as never, toolContext("s1", dir, asked))
+    if (typeof result === "string") throw new Error("forge_shell answers with a title and metadata")
+    expect(result.metadata).toEqual({ dir, job: expect.stringMatching(/^job_/), state: "exited with exit code 3", output: "two ⏎ three ⏎ four" })
+    expect(result.title).toBe(`Job ${result.metadata?.job}: exited with exit code 3`)
     // A delivered result leaves the list; a job still running is in it.
     const started = await shell({ command: "exec sleep 30", run_in_background: true })
-    const listed: Record<string, unknown> = { action: "list" }
-    const list = await tools.forge_jobs.execute(listed as never, toolContext("s1", dir, asked))
-    expect(typeof list === "string" ? list : list.title).toBe("1 job(s)")
-    expect(listed).toEqual({ action: "list", jobs: 1 })
+    const list = await tools.forge_jobs.execute({ action: "list" } as never, toolContext("s1", dir, asked))
+    expect(typeof list === "string" ? list : [list.title, list.metadata]).toEqual(["1 job(s)", { jobs: 1 }])
     await jobs({ action: "kill", jobId: /job: (\S+)/.exec(started)?.[1] })
-  })
-
-  it("forge_shell's line follows the output while the call waits, then shows the end", async () => {
-    const reports: Record<string, unknown>[] = []
-    const ctx = { ...toolContext("s1", dir, asked), metadata: (report: { metadata?: Record<string, unknown> }) => void reports.push({ ...report.metadata }) }
-    const raw = { command: "echo first; sleep 2.5; echo second" }
-    await tools.forge_shell.execute(raw as never, ctx)
-    const running = reports.filter((r) => r.state === "running" && r.output === "first")
-    expect(running.length, JSON.stringify(reports)).toBeGreaterThan(0)
-    expect(reports.at(-1)).toMatchObject({ state: "exited with exit code 0", output: "first ⏎ second" })
   })
 })

@@ -7,7 +7,7 @@ import { type HostJobs, createHostJobs } from "../../../src/jobs"
 import { ready } from "../../../adapters/opencode/lazy"
 import { forgeFragments } from "../../../src/fragments"
 import type { ComposedRuntime } from "../../../src/runtime"
-import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
+import { PASSING_CHECKS, PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 import { defined } from "../../defined"
 
 // The hooks over a real runtime (SQLite, files). Only opencode's client is stood in for: it answers
@@ -147,5 +147,35 @@ describe("forge hooks", () => {
     expect(approve).toEqual({})
     expect(shell).toEqual({ command: "npm test" })
     expect(bash).toEqual({ command: "ls", extra: true })
+  })
+
+  it("a plan or shell call's line names what it acts on as the call starts: the plan, its counts, each criterion's evidence, where a command runs", async () => {
+    await hooks.config?.({} as never)
+    await hooks.event?.({ event: { type: "session.created", properties: { sessionID: "root", info: { id: "root" } } } as never })
+    await toolBefore("root", "read")
+    const rt = defined(runtime, "the runtime the config hook opened")
+    const { planPath } = await rt.plans.write("root", PLAN_BODY)
+    await rt.queries.summaryOf(planPath)
+    const startCall = (tool: string, args: Record<string, unknown>) =>
+      (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID: "root", callID: "c" }, { args })
+    const approve: Record<string, unknown> = {}
+    await startCall("plan_approve", approve)
+    expect(approve).toEqual({ plan: "Fix login timeout", path: planPath, tasks: 2, criteria: 2 })
+    await rt.plans.approve("root", async () => true)
+    const close: Record<string, unknown> = { checks: [...PASSING_CHECKS, { criterion: "odd", pass: false, evidence: "none" }, "junk"] }
+    // Refused by the close gate (tasks open), yet drawn first: the line of a refused call names it too.
+    await expect(startCall("plan_close", close)).resolves.toBeUndefined()
+    expect(close).toMatchObject({
+      path: planPath,
+      "PASS 1": "Login succeeds after 40 s of idle — test/login.test.ts passes",
+      "PASS 2": "The suite is green — npm test: 12 passed",
+      "FAIL 3": "odd — none",
+    })
+    const shell: Record<string, unknown> = { command: "ls", cwd: "sub" }
+    await startCall("forge_shell", shell)
+    expect(shell).toEqual({ command: "ls", cwd: "sub", dir: path.resolve(process.cwd(), "sub") })
+    const bash: Record<string, unknown> = { command: "ls" }
+    await startCall("bash", bash)
+    expect(bash).toEqual({ command: "ls" })
   })
 })

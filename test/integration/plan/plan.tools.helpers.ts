@@ -8,11 +8,9 @@ export interface DialogLog {
   answer: boolean
   /** What "Allow always" would remember, per ask. */
   always?: string[][]
-  /** The titles the tool reported while it ran (ctx.metadata), in order. */
-  titles?: string[]
 }
 
-/** A tool context as opencode hands it: `ask` answers like the user (or `run`) would; reports are logged. */
+/** A tool context as opencode hands it: only `ask` matters here, and it answers like the user (or `run`) would. */
 export function toolContext(sessionID: string, dialogs: DialogLog): ToolContext {
   return {
     sessionID,
@@ -21,7 +19,7 @@ export function toolContext(sessionID: string, dialogs: DialogLog): ToolContext 
     directory: "/",
     worktree: "/",
     abort: new AbortController().signal,
-    metadata: (report) => void dialogs.titles?.push(report.title ?? ""),
+    metadata: () => undefined,
     async ask(input) {
       dialogs.asked.push({ permission: input.permission, patterns: input.patterns })
       dialogs.always?.push(input.always)

@@ -1,7 +1,7 @@
 import { tool } from "@opencode-ai/plugin"
 import { describe, expect, it } from "vitest"
 import { forgeTool } from "../../../adapters/opencode/tool.args"
-import { hideScreenFields } from "../../../adapters/opencode/tool.screen"
+import { hideScreenFields, showOnCallLine, withoutScreenFields } from "../../../adapters/opencode/tool.screen"
 
 // The one argument parser every Forge tool shares: its error wording for each kind of bad input, and that the
 // shape opencode is given is the very object the parse uses.
@@ -20,18 +20,10 @@ const args = {
 const probe = forgeTool("probe", {
   description: "probe",
   args,
-  execute: async (parsed) => ({
-    output: JSON.stringify(parsed),
-    line: { title: `Probed ${parsed.name}`, fields: { name: "shown", seen: parsed.name, text: "a\n b" } },
-  }),
+  execute: async (parsed) => ({ output: JSON.stringify(parsed), title: `Probed ${parsed.name}`, metadata: { seen: parsed.name } }),
 })
-/** The tool part opencode would store: the raw input object, and the title and metadata of each report. */
-function fakeContext() {
-  const reports: { title?: string; metadata?: Record<string, unknown> }[] = []
-  return { reports, ctx: { metadata: (report: { title?: string; metadata?: Record<string, unknown> }) => void reports.push(report) } }
-}
 const call = async (raw: unknown) => {
-  const result = await probe.execute(raw as never, fakeContext().ctx as never)
+  const result = await probe.execute(raw as never, {} as never)
   return typeof result === "string" ? result : result.output
 }
 
@@ -52,14 +44,30 @@ describe("forgeTool", () => {
     await expect(call({ name: "a", one: 1, two: 2 })).rejects.toThrow(/^probe: unknown argument "one"; unknown argument "two"$/)
   })
 
-  it("puts the line's fields on the call's own input object beside the model's arguments, and reports title and metadata", async () => {
-    const { ctx, reports } = fakeContext()
-    const raw: Record<string, unknown> = { name: "ab" }
-    const result = await probe.execute(raw as never, ctx as never)
+  it("answers with the tool part's title and metadata", async () => {
+    expect(await probe.execute({ name: "ab" } as never, {} as never)).toEqual({
+      title: "Probed ab",
+      output: '{"name":"ab","mode":"safe"}',
+      metadata: { seen: "ab" },
+    })
+  })
+
+  it("puts a line's fields on the call's input object beside the model's arguments, long texts last", () => {
+    const input: Record<string, unknown> = { name: "x".repeat(81), code: "AB" }
+    showOnCallLine(input, { name: "shown", seen: 3, text: "a\n  b" }, new Set(Object.keys(args)))
     // "name" is the model's argument: the field of the same name is drawn as "name " and never replaces it.
-    expect(raw).toEqual({ name: "ab", "name ": "shown", seen: "ab", text: "a b" })
-    expect(result).toEqual({ title: "Probed ab", output: '{"name":"ab","mode":"safe"}', metadata: { name: "shown", seen: "ab", text: "a\n b" } })
-    expect(reports).toEqual([{ title: "Probed ab", metadata: { name: "shown", seen: "ab", text: "a\n b" } }])
+    expect(input).toEqual({ code: "AB", "name ": "shown", seen: 3, text: "a b", name: "x".repeat(81) })
+    expect(Object.keys(input)).toEqual(["code", "name ", "seen", "text", "name"])
+    expect(() => showOnCallLine("not an object", { a: 1 }, new Set())).not.toThrow()
+  })
+
+  it("parses the model's arguments alone: opencode hands execute() the very object the line's fields were put on", async () => {
+    const input: Record<string, unknown> = { name: "ab" }
+    showOnCallLine(input, { name: "shown", seen: 3 }, new Set(Object.keys(args)))
+    expect(await call(input)).toBe('{"name":"ab","mode":"safe"}')
+    expect(withoutScreenFields(input)).toEqual({ name: "ab" })
+    // A field the model itself sends is still an unknown argument.
+    await expect(call({ name: "ab", seen: 3 })).rejects.toThrow(/^probe: unknown argument "seen"$/)
   })
 
   it("hides the line's fields from the model: only each Forge tool's own arguments stay in its calls", () => {

@@ -132,6 +132,7 @@ function checkModelRequest(requests: readonly ModelRequestRecord[], e: ModelRequ
   const problems: string[] = []
   if (e.message) problems.push(...textProblems(r.userText, e.message).map((p) => `last user message ${p}`))
   if (e.system) problems.push(...textProblems(r.systemText, e.system).map((p) => `system prompt ${p}`))
+  if (e.history) problems.push(...textProblems(r.historyText, e.history).map((p) => `conversation ${p}`))
   for (const t of e.toolsInclude ?? []) if (!r.tools.includes(t)) problems.push(`tool ${t} not offered`)
   for (const t of e.toolsExclude ?? []) if (r.tools.includes(t)) problems.push(`tool ${t} offered`)
   if (e.model !== undefined && r.model !== e.model) problems.push(`model is ${r.model}, expected ${e.model}`)

@@ -40,6 +40,8 @@ export interface ModelRequestRecord {
   userText: string
   /** Text of the system messages, joined. */
   systemText: string
+  /** The request's whole conversation as JSON (tool calls with their arguments included). */
+  historyText: string
   /** Names of the tools offered to the model. */
   tools: string[]
   /** The model id the request asked for (the provider's model key). */
@@ -126,6 +128,7 @@ export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (reco
         .filter((m) => m.role === "system")
         .map(messageText)
         .join("\n"),
+      historyText: JSON.stringify(messages),
       tools: (body.tools ?? []).map((t) => t.function?.name ?? "?"),
       model: body.model ?? "?",
     }

@@ -186,6 +186,7 @@ const modelRequestExpectation = z.strictObject({
   request: z.int().min(1),
   message: textMatch.optional(),
   system: textMatch.optional(),
+  history: textMatch.optional(),
   toolsInclude: z.array(z.string().min(1)).optional(),
   toolsExclude: z.array(z.string().min(1)).optional(),
   model: z.string().min(1).optional(),

@@ -1,3 +1,4 @@
+import { planTitleOf } from "../../services/plan/plan.naming"
 import type { PlanSummary } from "../../services/plan/plan.queries"
 import type { ScreenFields } from "./tool.screen"
 
@@ -22,6 +23,7 @@ export function planCallFields(tool: string, args: unknown, plan: ScreenPlan | u
   if (plan !== undefined && (decides || summary === undefined)) fields.path = plan.planPath
   if (tool === "plan_approve" && summary !== undefined) Object.assign(fields, { tasks: summary.tasks, criteria: summary.criteria })
   if (tool === "plan_close") Object.assign(fields, checkFields(args))
+  if (tool === "plan_write" && plan === undefined) Object.assign(fields, newPlanFields(args))
   if (tool === "plan_discard") Object.assign(fields, discardFields(args))
   return fields
 }
@@ -37,6 +39,13 @@ function checkFields(args: unknown): ScreenFields {
     fields[`${c.pass === true ? "PASS" : "FAIL"} ${i + 1}`] = `${c.criterion} — ${c.evidence}`
   })
   return fields
+}
+
+/** A new plan's title, as plan_write will name it (its path follows from it and shows on the approval's line). */
+function newPlanFields(args: unknown): ScreenFields {
+  const a = recordOf(args)
+  if (typeof a?.content !== "string") return {}
+  return { plan: planTitleOf(a.content, typeof a.title === "string" ? a.title : undefined), status: "new draft" }
 }
 
 function discardFields(args: unknown): ScreenFields {

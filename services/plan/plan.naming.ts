@@ -4,6 +4,11 @@ import { PlanInputError } from "./plan.errors"
 
 export const SLUG_MAX_LENGTH = 32
 
+/** A new plan's title: the one given, else the content's first `# ` heading, else "plan". */
+export function planTitleOf(content: string, title?: string): string {
+  return title?.trim() || content.match(/^#\s+(.+?)\s*$/m)?.[1] || "plan"
+}
+
 // Letters kept besides [a-z0-9]: CJK scripts, so a Chinese or Japanese title still names its file.
 const KEPT = /[a-z0-9\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 const SEPARATORS = /[^a-z0-9\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu

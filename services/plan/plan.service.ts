@@ -9,7 +9,7 @@ import { approveDialog, closeDialog, discardDialog } from "./plan.dialogs"
 import { parsePlanBody, parsePlanDocument, renderPlanDocument } from "./plan.document"
 import { PlanInputError } from "./plan.errors"
 import { startsWithFrontmatter } from "../documents/frontmatter.block"
-import { planFileName, slugify } from "./plan.naming"
+import { planFileName, planTitleOf, slugify } from "./plan.naming"
 import { PLAN_DIR } from "./plan.paths"
 import type { PlanFiles } from "./plan.ports"
 import type { PlanRegistry, PlanSnapshot } from "./plan.registry"
@@ -130,7 +130,7 @@ export class PlanService {
     await this.refresh()
     const livePath = this.registry.liveFor(sessionId)
     if (livePath !== undefined) return this.revise(livePath, () => content, "Plan revised", undefined, title?.trim() || undefined)
-    const planTitle = title?.trim() || firstHeading(content) || "plan"
+    const planTitle = planTitleOf(content, title)
     const now = this.iso()
     const frontmatter: PlanFrontmatter = { status: "draft", title: planTitle, created: now, updated: now, session: sessionId }
     const text = renderPlanDocument(frontmatter, normalizeBody(content))
@@ -358,10 +358,6 @@ export class PlanService {
 
 export function toTaskStates(tasks: PlanDocument["tasks"]): { number: number; ticked: boolean }[] {
   return tasks.map((t) => ({ number: t.number, ticked: t.ticked }))
-}
-
-function firstHeading(content: string): string | undefined {
-  return content.match(/^#\s+(.+?)\s*$/m)?.[1]
 }
 
 /**

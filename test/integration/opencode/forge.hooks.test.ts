@@ -154,10 +154,18 @@ describe("forge hooks", () => {
     await hooks.event?.({ event: { type: "session.created", properties: { sessionID: "root", info: { id: "root" } } } as never })
     await toolBefore("root", "read")
     const rt = defined(runtime, "the runtime the config hook opened")
-    const { planPath } = await rt.plans.write("root", PLAN_BODY)
-    await rt.queries.summaryOf(planPath)
     const startCall = (tool: string, args: Record<string, unknown>) =>
       (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID: "root", callID: "c" }, { args })
+    // A new plan: the title it will be stored under, before the plan's text (which the line shows whole, last).
+    const write: Record<string, unknown> = { content: PLAN_BODY }
+    await startCall("plan_write", write)
+    expect(Object.entries(write)).toEqual([
+      ["plan", "Fix login timeout"],
+      ["status", "new draft"],
+      ["content", PLAN_BODY],
+    ])
+    const { planPath } = await rt.plans.write("root", PLAN_BODY)
+    await rt.queries.summaryOf(planPath)
     const approve: Record<string, unknown> = {}
     await startCall("plan_approve", approve)
     expect(approve).toEqual({ plan: "Fix login timeout", path: planPath, tasks: 2, criteria: 2 })

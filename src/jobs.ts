@@ -90,8 +90,11 @@ export function createHostJobs(options: {
       // user why the session starts working on its own.
       const result = await options.client.session.promptAsync({ path: { id: sessionId }, body: { parts: [{ type: "text", text, synthetic: true }] } })
       if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
+      // The wake is delivered by now: a toast that cannot be shown (no TUI attached, a client without it) changes nothing.
       const news = (text.split("\n", 1)[0] ?? "").replace(/^\[forge:[^\]]*\]\s*/, "")
-      await options.client.tui.showToast({ body: { title: "Forge", message: news, variant: "info" } }).catch(() => undefined)
+      try {
+        await options.client.tui.showToast({ body: { title: "Forge", message: news, variant: "info" } })
+      } catch {}
     },
   })
   const removeExitHandlers = installExitMatrix(() => supervisor.killAllNow())

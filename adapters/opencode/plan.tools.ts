@@ -27,7 +27,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanLine(runtime, await runtime.plans.write(session, args.content, args.title))
+        return withPlanTitle(runtime, await runtime.plans.write(session, args.content, args.title))
       },
     }),
     plan_read: forgeTool("plan_read", {
@@ -58,7 +58,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanLine(runtime, await runtime.plans.edit(session, args.oldString, args.newString, args.replaceAll))
+        return withPlanTitle(runtime, await runtime.plans.edit(session, args.oldString, args.newString, args.replaceAll))
       },
     }),
     plan_approve: forgeTool("plan_approve", {
@@ -67,7 +67,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       args: {},
       async execute(_args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanLine(runtime, await runtime.plans.approve(session, dialogFor(ctx)))
+        return withPlanTitle(runtime, await runtime.plans.approve(session, dialogFor(ctx)))
       },
     }),
     plan_tick: forgeTool("plan_tick", {
@@ -75,7 +75,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       args: { task: z.number().int().min(1).describe("Task number as written in the plan's Tasks list") },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanLine(runtime, await runtime.plans.tick(session, args.task))
+        return withPlanTitle(runtime, await runtime.plans.tick(session, args.task))
       },
     }),
     plan_close: forgeTool("plan_close", {
@@ -94,7 +94,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanLine(runtime, await runtime.plans.close(session, args.checks, dialogFor(ctx)))
+        return withPlanTitle(runtime, await runtime.plans.close(session, args.checks, dialogFor(ctx)))
       },
     }),
     plan_discard: forgeTool("plan_discard", {
@@ -106,7 +106,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanLine(runtime, await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx) }, args.reason, args.supersede))
+        return withPlanTitle(runtime, await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx) }, args.reason, args.supersede))
       },
     }),
   }
@@ -135,7 +135,7 @@ function dialogFor(ctx: ToolContext): Confirm {
 }
 
 /** A plan tool's answer with its title (the answer's first sentence) and the plan as it now stands as metadata. */
-async function withPlanLine(runtime: ForgeRuntime, outcome: PlanOutcome): Promise<ForgeToolResult> {
+async function withPlanTitle(runtime: ForgeRuntime, outcome: PlanOutcome): Promise<ForgeToolResult> {
   const plan = await runtime.queries.summaryOf(outcome.planPath)
   const metadata = plan === undefined ? { path: outcome.planPath } : planFields(plan)
   return { output: outcome.output, title: firstSentence(outcome.output), metadata }

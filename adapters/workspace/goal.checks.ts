@@ -26,7 +26,15 @@ export interface GoalCheckRunnerOptions {
 
 export function createGoalCheckRunner(options: GoalCheckRunnerOptions): GoalCheckRunner {
   return {
-    run: (check) => (check.kind === "command" ? runCommand(options, check.command, check.timeoutS) : runContains(options.workspace, check.file, check.text)),
+    // Whatever goes wrong fails the check it happened to, saying what; it never stops the other checks.
+    run: (check) =>
+      (check.kind === "command" ? runCommand(options, check.command, check.timeoutS) : runContains(options.workspace, check.file, check.text)).catch(
+        (error: unknown): CheckOutcome => ({
+          pass: false,
+          summary: `could not run: ${error instanceof Error ? error.message : String(error)}`,
+          outputTail: "",
+        }),
+      ),
   }
 }
 

@@ -51,6 +51,8 @@ describe("goal check runner", () => {
     const outcome = await runner.run(command("true"))
     expect(outcome.pass).toBe(false)
     expect(outcome.summary).toMatch(/^could not start: .*the working directory does not exist/)
+    // A file check in a workspace that is gone fails too, instead of throwing at its caller.
+    expect(await runner.run(contains("a.ts", "x"))).toMatchObject({ pass: false, summary: expect.stringMatching(/^could not run: ENOENT/) })
   })
 
   it("reads workspace files only: missing, absent text, an absolute path, .. and a link that leads out all fail", async () => {

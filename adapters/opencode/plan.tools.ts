@@ -44,7 +44,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
         const output = await runtime.queries.read(session, args)
-        const what = args.recent ? "Recent plans" : `Read ${output.slice(0, output.indexOf("\n") >>> 0)}`
+        const what = args.recent ? "Recent plans" : `Read ${output.split("\n", 1)[0]}`
         return { output, title: screenText(args.pattern === undefined ? what : `${what} for /${args.pattern}/`, 100), metadata: {} }
       },
     }),
@@ -114,9 +114,8 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
 
 /**
  * The plan's dialogs are permission asks on keys the config hook forces to "ask"; any non-allow answer is a no. The
- * TUI draws such a dialog as "Call tool <key>" alone: the facts are on the call's line above it (plan.screen.ts), and
- * in the ask's metadata for clients that read it. "Allow always" covers this one plan: its path is the only pattern
- * remembered, and the confirm screen lists it.
+ * TUI draws such a dialog as "Call tool <key>" alone: the facts are on the call's line above it (plan.screen.ts).
+ * "Allow always" covers this one plan: its path is the only pattern remembered, and the confirm screen lists it.
  */
 function dialogFor(ctx: ToolContext): Confirm {
   return async (request) => {
@@ -125,7 +124,7 @@ function dialogFor(ctx: ToolContext): Confirm {
         permission: request.permission,
         patterns: [request.subject],
         always: [request.subject],
-        metadata: { plan: request.subject, summary: request.summary, facts: Object.fromEntries(request.facts) },
+        metadata: { plan: request.subject, summary: request.summary },
       })
       return true
     } catch {

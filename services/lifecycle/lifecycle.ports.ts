@@ -20,8 +20,6 @@ export interface DialogRequest {
   subject: string
   /** What the user is asked to confirm, in one or two lines. */
   summary: string
-  /** What the decision is about, label by label in order (the plan, its path, counts, each criterion), for a screen. */
-  facts: readonly (readonly [string, string | number])[]
 }
 
 /** Asks the user; resolves true only for an explicit allow. */

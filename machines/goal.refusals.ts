@@ -1,0 +1,79 @@
+import type { SnapshotFrom } from "xstate"
+import { attestationCoverage, hasBudgetLeft, isDueAt, resumedLimits } from "./goal.gates"
+import type { GoalEvent, goalMachine } from "./goal.machine"
+import { goalStatusOf } from "./goal.status"
+import { stateToString } from "./state.text"
+
+type GoalSnapshot = SnapshotFrom<typeof goalMachine>
+
+// When `snapshot.can(event)` says no, these texts say which gate refused and how to get past it.
+// They describe the machine's decision; they never make it.
+
+export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): string {
+  const { context } = snapshot
+  const goal = context.goalPath
+  const status = goalStatusOf(snapshot.value)
+  const state = stateToString(snapshot.value)
+  if (snapshot.status === "done") return `goal ${goal} is ${status}: a finished goal accepts no further changes. Write a new goal with goal_write.`
+  if (snapshot.hasTag("awaiting-user") && event.type !== "dialog.allow" && event.type !== "dialog.reject")
+    return `goal ${goal} is waiting on the user's answer to an open dialog (${state}): ask again once it is answered.`
+  switch (event.type) {
+    case "goal.arm":
+      if (status !== "queued") return `goal ${goal} is ${status}: only a queued goal is armed (a paused one is resumed: goal_resume).`
+      if (context.checkCount === 0)
+        return `arm gate: goal ${goal} has no check the host can run. Add at least one --check "command" or --contains "file::text" (goal_write with revise=true), then arm it.`
+      return draftConflict(goal, "armed")
+    case "goal.resume": {
+      if (status !== "paused") return `goal ${goal} is ${status}: only a paused goal is resumed.`
+      if (event.draftPlan) return draftConflict(goal, "resumed")
+      if (context.checkCount === 0) return `resume gate: goal ${goal} has no check the host can run. Add one (goal_write with revise=true) first.`
+      const limits = resumedLimits({ limits: context.limits, addTurns: event.addTurns, addMinutes: event.addMinutes })
+      if (!hasBudgetLeft({ now: event.now, armedAt: context.armedAt, turnsUsed: context.turnsUsed, limits }))
+        return (
+          `resume gate: goal ${goal} has spent its budget (${context.turnsUsed} of ${limits.maxTurns} turns, ${limits.maxMinutes} minutes since it was armed). ` +
+          `Resume it with more: addTurns and/or addMinutes (at most 200 turns and 480 minutes in all).`
+        )
+      return `goal ${goal} cannot be resumed now (${state}).`
+    }
+    case "goal.complete": {
+      if (status !== "active")
+        return `completion gate: goal ${goal} is ${status}; only an active goal completes.${status === "paused" ? " Resume it first (goal_resume)." : ""}`
+      const reasons: string[] = []
+      if (event.run.revision !== context.revision)
+        reasons.push(`the checks ran for revision ${event.run.revision}, the contract is at revision ${context.revision}`)
+      const passed = new Set(event.run.results.filter((r) => r.pass).map((r) => r.item))
+      const failing = Array.from({ length: context.checkCount }, (_, i) => i + 1).filter((item) => !passed.has(item))
+      if (failing.length > 0) reasons.push(`check${failing.length > 1 ? "s" : ""} ${failing.join(", ")} did not pass in the host's run`)
+      const coverage = attestationCoverage({ criteria: context.criteria, attestations: event.attestations })
+      if (coverage.missing.length > 0) reasons.push(`criteria without an attestation with evidence: ${coverage.missing.map((c) => `"${c}"`).join(", ")}`)
+      if (coverage.duplicated.length > 0) reasons.push(`criteria attested more than once: ${coverage.duplicated.map((c) => `"${c}"`).join(", ")}`)
+      if (coverage.unknown.length > 0) reasons.push(`attestations naming no criterion of the goal: ${coverage.unknown.map((c) => `"${c}"`).join(", ")}`)
+      return `completion gate: goal ${goal} is not complete — ${reasons.join("; ") || "it cannot complete now"}.`
+    }
+    case "goal.pause":
+      return `goal ${goal} is ${status}: only an active goal is paused.`
+    case "goal.discard":
+      return `goal ${goal} is ${status}: it can no longer be discarded.`
+    case "goal.revise":
+      return `goal ${goal} is ${status} (${state}): its contract cannot be revised now.`
+    case "dialog.allow":
+    case "dialog.reject":
+      return `goal ${goal} is not waiting on a user dialog (it is ${state}).`
+    case "loop.due":
+      if (!isDueAt({ now: event.now, dueAt: context.dueAt })) return `goal ${goal}: the loop is not due (${state}).`
+      return `goal ${goal}: the loop has nothing to decide (${state}).`
+    case "loop.failed":
+    case "session.idle":
+    case "session.busy":
+    case "goal.activity":
+    case "goal.checked":
+      return `goal ${goal} is ${state}: "${event.type}" changes nothing there.`
+  }
+}
+
+function draftConflict(goal: string, verb: string): string {
+  return (
+    `draft-conflict gate: this session has a draft plan, and its write ban would wall the goal's loop off, so goal ${goal} cannot be ${verb} now. ` +
+    `Approve the plan (plan_approve) or discard it (/plan discard) first.`
+  )
+}

@@ -1,16 +1,19 @@
 import { parseArgs } from "node:util"
 import { split } from "shlex"
+import {
+  CHECK_TIMEOUT_DEFAULT_S,
+  CHECK_TIMEOUT_MAX_S,
+  GOAL_MAX_MINUTES_CEILING as MAX_MINUTES_CEILING,
+  GOAL_MAX_TURNS_CEILING as MAX_TURNS_CEILING,
+  MAX_MINUTES_DEFAULT,
+  MAX_TURNS_DEFAULT,
+} from "../../machines/goal.gates"
 
 // `/goal <objective>`'s contract markers, read the way a shell reads a command line: quotes and escapes through a
 // real POSIX tokenizer (shlex), the markers through Node's strict argument parser, in the order they were written
 // (a `--timeout` belongs to the `--check` before it). Every mistake is an error naming the marker and the value.
 
-export const CHECK_TIMEOUT_DEFAULT_S = 120
-export const CHECK_TIMEOUT_MAX_S = 600
-export const MAX_TURNS_DEFAULT = 25
-export const MAX_TURNS_CEILING = 200
-export const MAX_MINUTES_DEFAULT = 60
-export const MAX_MINUTES_CEILING = 480
+export { CHECK_TIMEOUT_DEFAULT_S, CHECK_TIMEOUT_MAX_S, MAX_MINUTES_CEILING, MAX_MINUTES_DEFAULT, MAX_TURNS_CEILING, MAX_TURNS_DEFAULT }
 
 /** A check the host re-runs itself: a command that must exit 0 in time, or a file that must contain a text. */
 export type GoalCheck = { kind: "command"; command: string; timeoutS: number } | { kind: "contains"; file: string; text: string }

@@ -179,3 +179,24 @@ export function isEveryCheckPassed({
   for (let item = 1; item <= checkCount; item++) if (!passed.has(item)) return false
   return true
 }
+
+const SHELL_TOOLS: ReadonlySet<string> = new Set(["forge_shell", "bash", "shell"])
+const WRITE_TOOLS: ReadonlySet<string> = new Set([
+  "write",
+  "edit",
+  "multiedit",
+  "patch",
+  "apply_patch",
+  "forge_write",
+  "forge_patch",
+  "forge_remove",
+  "forge_undo",
+])
+
+/** What a finished tool call counts as for the no-progress rule (goal_check counts through the Check Log), if anything. */
+export function activityKindOf(tool: string): keyof TurnActivity | undefined {
+  if (SHELL_TOOLS.has(tool)) return "shell"
+  if (WRITE_TOOLS.has(tool)) return "writes"
+  if (tool === "plan_tick") return "ticks"
+  return undefined
+}

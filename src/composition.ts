@@ -6,6 +6,7 @@ import type { ForgeOptions } from "../services/config/forge.options"
 import type { JobSupervisor } from "../services/jobs/job.supervisor"
 import type { LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../services/watchdog/watchdog.service"
+import { type HostGoals, createHostGoals } from "./goals"
 import { createHostJobs } from "./jobs"
 import { composeWorkspace, systemClock } from "./runtime"
 import { createHostWatchdog } from "./watchdog"
@@ -34,6 +35,8 @@ export interface ForgeComposition {
   /** The workspace database's lifecycle records (its stand-in's when the file cannot be used). */
   repository(): Promise<LifecycleRepository | undefined>
   jobs: JobSupervisor
+  /** The goal harness: its service and its continuation loop. */
+  goals: HostGoals
   /** Undefined where the host has no /proc: the watchdog stands down. */
   watchdog?: WatchdogService
   /** After the hooks' dispose: the ledgers, the host's queued records, the database, the job host's exit handlers. */
@@ -55,13 +58,24 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     ledgers,
     host,
   })
+  const goals = createHostGoals({
+    client: o.client,
+    log: o.log,
+    clock: systemClock,
+    workspace: o.workspace,
+    host,
+    plans: workspace.plans,
+    repository: () => database.repository(),
+  })
   const watchdog = createHostWatchdog({ log: o.log, options: o.options, rawOptions: o.rawOptions, env: o.env, ledgers, host })
   return {
     open: () => workspace.open(),
     repository: () => database.repository(),
     jobs: jobs.supervisor,
+    goals,
     watchdog: watchdog?.service,
     async close() {
+      goals.dispose()
       await watchdog?.close()
       await ledgers.close()
       // The database may have been opened without the runtime (a job recorded before any plan tool ran).

@@ -1,4 +1,6 @@
 import type { ForgeFragment, FragmentContext } from "../adapters/opencode/forge.fragment"
+import { goalFragment } from "../adapters/opencode/goal.fragment"
+import type { HostGoalsHandle } from "../adapters/opencode/goal.handle"
 import { jobFragment } from "../adapters/opencode/job.fragment"
 import type { Lazy } from "../adapters/opencode/lazy"
 import { planFragment } from "../adapters/opencode/plan.fragment"
@@ -8,7 +10,7 @@ import type { LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../services/watchdog/watchdog.service"
 
 // The lifecycles' fragments, in the order their hooks run: the jobs' belt first (a builtin shell call of the forge
-// agent is pointed to forge_shell), then the plan's write-ban, then the watchdog, which times only calls every gate
+// agent is pointed to forge_shell), then the plan's write-ban, then the goal's partition belt and loop, then the watchdog, which times only calls every gate
 // passed. This file is part of what opencode loads at start: it imports tool definitions and hook shells, never the
 // services behind them, which arrive lazily (src/composition.ts).
 
@@ -19,6 +21,8 @@ export interface ForgeLifecycles {
   jobs: Lazy<JobSupervisor>
   /** The interpreter family forge_shell runs commands under, named in its description. */
   shellFamily: string
+  /** The goal harness of this workspace, built on first use (a harness without it has no goal surface). */
+  goals?: Lazy<HostGoalsHandle>
   /** The hang watchdog, built on the first watched call; undefined where the host has no /proc. */
   watchdog: Lazy<WatchdogService | undefined>
 }
@@ -27,6 +31,7 @@ export function forgeFragments(lifecycles: ForgeLifecycles): (context: FragmentC
   return (context) => [
     jobFragment(context, { supervisor: lifecycles.jobs, shellFamily: lifecycles.shellFamily, repository: lifecycles.repository }),
     planFragment(context),
+    ...(lifecycles.goals === undefined ? [] : [goalFragment(context, lifecycles.goals)]),
     watchdogFragment(context, lifecycles.watchdog),
   ]
 }

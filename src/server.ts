@@ -38,6 +38,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
     fragments: forgeFragments({
       repository: async () => (await core.get()).repository(),
       jobs: { get: async () => (await core.get()).jobs, current: () => core.current()?.jobs },
+      goals: { get: async () => (await core.get()).goals, current: () => core.current()?.goals },
       shellFamily: shell.family,
       watchdog: { get: async () => (await core.get()).watchdog, current: () => core.current()?.watchdog },
     }),

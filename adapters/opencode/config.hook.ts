@@ -1,10 +1,20 @@
 import type { ForgeOptions } from "../../services/config/forge.options"
 import { BUILTIN_SHELL_TOOLS, JOB_TOOL_IDS, isSupervisorEnabled, keepsBuiltinShell } from "../../machines/exec.partition"
 import { FORGE_AGENT_DESCRIPTION, FORGE_AGENT_PROMPT } from "./prompts/forge.agent.prompt"
+import { GOAL_COMMAND_DESCRIPTION } from "./prompts/goal.command"
 import { PLAN_COMMAND_DESCRIPTION, PLAN_COMMAND_TEMPLATE } from "./prompts/plan.command"
 
 /** The permission keys whose dialogs are gates: forced to "ask" so only a user can pass them. */
-export const DIALOG_PERMISSIONS = ["plan_approve", "plan_close", "plan_discard", "forge_shell"] as const
+export const DIALOG_PERMISSIONS = [
+  "plan_approve",
+  "plan_close",
+  "plan_discard",
+  "goal_write",
+  "goal_complete",
+  "goal_resume",
+  "goal_discard",
+  "forge_shell",
+] as const
 
 export const FORGE_AGENT = "forge"
 
@@ -59,6 +69,8 @@ export function applyForgeConfig(cfg: LiveConfig, toolIds: readonly string[], op
   if (cfg.command.plan === undefined) {
     cfg.command.plan = { description: PLAN_COMMAND_DESCRIPTION, template: PLAN_COMMAND_TEMPLATE, agent: FORGE_AGENT }
   }
+  // /goal's turn text is written by its command hook (the contract parsed, or a sub-command's result).
+  if (cfg.command.goal === undefined) cfg.command.goal = { description: GOAL_COMMAND_DESCRIPTION, template: "[forge:goal] $ARGUMENTS", agent: FORGE_AGENT }
   const dialogs = Object.fromEntries(
     DIALOG_PERMISSIONS.filter((key) => !isExplicitDeny(cfg.permission, key) && (key !== "forge_shell" || isSupervisorEnabled(options))).map((key) => [
       key,

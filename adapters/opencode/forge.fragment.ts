@@ -11,7 +11,16 @@ import type { ScreenFields } from "./tool.screen"
 export type Hook<K extends keyof Hooks> = NonNullable<Hooks[K]>
 
 /** The hooks a fragment may handle. */
-export type FragmentHookName = "config" | "chat.params" | "tool.execute.before" | "tool.execute.after" | "shell.env" | "command.execute.before" | "event"
+export type FragmentHookName =
+  | "config"
+  | "chat.params"
+  | "tool.execute.before"
+  | "tool.execute.after"
+  | "shell.env"
+  | "command.execute.before"
+  | "event"
+  | "experimental.session.compacting"
+  | "experimental.compaction.autocontinue"
 export type FragmentHooks = { [K in FragmentHookName]?: Hook<K> }
 
 export interface ForgeFragment {

@@ -173,6 +173,14 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       await fanOut("command.execute.before", input, output)
     },
 
+    async "experimental.session.compacting"(input, output) {
+      await fanOut("experimental.session.compacting", input, output)
+    },
+
+    async "experimental.compaction.autocontinue"(input, output) {
+      await fanOut("experimental.compaction.autocontinue", input, output)
+    },
+
     // What a Forge tool showed the user on its line is not the model's business (see tool.screen.ts).
     async "experimental.chat.messages.transform"(_input, output) {
       hideScreenFields(output.messages, argKeys)

@@ -1,3 +1,4 @@
+import type { DocumentFiles } from "../documents/document.ports"
 import type { GoalCheck } from "./goal.contract"
 
 // What the goal harness needs from the world to verify a goal: the host runs every check itself.
@@ -13,4 +14,30 @@ export interface CheckOutcome {
 
 export interface GoalCheckRunner {
   run(check: GoalCheck): Promise<CheckOutcome>
+}
+
+/** The goal folder of one workspace: the document files of `.opencode/goal/`. */
+export type GoalFiles = DocumentFiles
+
+/** Sends the loop's prompts into a session without waiting for the turn (opencode: promptAsync). */
+export interface GoalPrompter {
+  send(sessionId: string, text: string): Promise<void>
+}
+
+/** What the loop asks about a session when its debounce ends. */
+export interface SessionFacts {
+  /** The agent that spoke last in the session ("forge", another agent, or undefined when it cannot be told). */
+  speaker(sessionId: string): Promise<string | undefined>
+  /** Money and tokens the session's assistant messages spent since `since` (epoch ms). */
+  spend(sessionId: string, since: number): Promise<{ cost: number; tokens: number }>
+  /** Whether the session holds a draft plan (the plan machine's write-ban tag). */
+  hasDraftPlan(sessionId: string): Promise<boolean>
+}
+
+/** A loop prompt that could not be sent: the loop counts it toward its transport-failure pause. */
+export class GoalSendError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = "GoalSendError"
+  }
 }

@@ -84,6 +84,12 @@ export class PlanService {
     return this.registry.liveFor(sessionId)
   }
 
+  /** Whether the session holds a draft plan (the machine's write-ban tag), as the database says now. */
+  async hasDraft(sessionId: string): Promise<boolean> {
+    const planPath = await this.latestLiveFor(sessionId)
+    return planPath !== undefined && (this.registry.snapshot(planPath)?.hasTag("write-ban") ?? false)
+  }
+
   /** The document status the plan's actor is in ("unknown" for a plan without an actor). */
   statusOf(planPath: string): string {
     const snapshot = this.registry.snapshot(planPath)

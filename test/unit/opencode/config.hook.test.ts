@@ -11,7 +11,17 @@ describe("config hook", () => {
     expect(cfg.agent?.forge?.prompt).toContain("plan_write")
     expect(cfg.default_agent).toBe("forge")
     expect(cfg.command?.plan).toMatchObject({ agent: "forge" })
-    expect(cfg.permission).toEqual({ plan_approve: "ask", plan_close: "ask", plan_discard: "ask", forge_shell: "ask" })
+    expect(cfg.command?.goal).toMatchObject({ agent: "forge" })
+    expect(cfg.permission).toEqual({
+      plan_approve: "ask",
+      plan_close: "ask",
+      plan_discard: "ask",
+      goal_write: "ask",
+      goal_complete: "ask",
+      goal_resume: "ask",
+      goal_discard: "ask",
+      forge_shell: "ask",
+    })
     // The forge family's exec surface is forge_shell: the builtin shell is hidden from the forge agent.
     expect(cfg.agent?.forge?.permission).toEqual({
       bash: "deny",
@@ -19,6 +29,10 @@ describe("config hook", () => {
       plan_approve: "ask",
       plan_close: "ask",
       plan_discard: "ask",
+      goal_write: "ask",
+      goal_complete: "ask",
+      goal_resume: "ask",
+      goal_discard: "ask",
       forge_shell: "ask",
     })
   })
@@ -49,12 +63,20 @@ describe("config hook", () => {
       ["plan_approve", "ask"],
       ["plan_close", "ask"],
       ["plan_discard", "ask"],
+      ["goal_write", "ask"],
+      ["goal_complete", "ask"],
+      ["goal_resume", "ask"],
+      ["goal_discard", "ask"],
       ["forge_shell", "ask"],
     ])
-    expect(Object.entries(cfg.agent?.build?.permission as object).slice(-4)).toEqual([
+    expect(Object.entries(cfg.agent?.build?.permission as object).slice(-8)).toEqual([
       ["plan_approve", "ask"],
       ["plan_close", "ask"],
       ["plan_discard", "ask"],
+      ["goal_write", "ask"],
+      ["goal_complete", "ask"],
+      ["goal_resume", "ask"],
+      ["goal_discard", "ask"],
       ["forge_shell", "ask"],
     ])
   })
@@ -62,7 +84,16 @@ describe("config hook", () => {
   it("keeps an explicit deny of a dialog key", () => {
     const cfg: LiveConfig = { permission: { plan_close: "deny", plan_discard: "deny" } }
     applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
-    expect(cfg.permission).toEqual({ plan_close: "deny", plan_discard: "deny", plan_approve: "ask", forge_shell: "ask" })
+    expect(cfg.permission).toEqual({
+      plan_close: "deny",
+      plan_discard: "deny",
+      plan_approve: "ask",
+      goal_write: "ask",
+      goal_complete: "ask",
+      goal_resume: "ask",
+      goal_discard: "ask",
+      forge_shell: "ask",
+    })
   })
 
   it("hides the builtin shell from the forge agent even when the user's agent.forge allows it", () => {
@@ -79,7 +110,17 @@ describe("config hook", () => {
     const native: LiveConfig = {}
     applyForgeConfig(native, PLAN_TOOL_IDS, { ...defaultForgeOptions, jobs: { ...defaultForgeOptions.jobs, mode: "native" } })
     expect(native.agent?.forge?.permission).toBeUndefined()
-    expect(native.permission).toEqual({ forge_shell: "deny", forge_jobs: "deny", plan_approve: "ask", plan_close: "ask", plan_discard: "ask" })
+    expect(native.permission).toEqual({
+      forge_shell: "deny",
+      forge_jobs: "deny",
+      plan_approve: "ask",
+      plan_close: "ask",
+      plan_discard: "ask",
+      goal_write: "ask",
+      goal_complete: "ask",
+      goal_resume: "ask",
+      goal_discard: "ask",
+    })
   })
 
   it("agent.forge.disable: no agent, no command, no default agent, and every Forge tool hidden", () => {

@@ -1,0 +1,89 @@
+import { stateToolRefusal } from "../../machines/agent.partition"
+import { activityKindOf } from "../../machines/goal.gates"
+import type { ForgeFragment, FragmentContext } from "./forge.fragment"
+import type { HostGoalsHandle } from "./goal.handle"
+import type { Lazy } from "./lazy"
+import { type CommandTextPart, presentCommandTurn } from "./plan.command.hook"
+import { GOAL_TOOL_IDS, createGoalTools } from "./goal.tools"
+
+interface SessionEvent {
+  type: string
+  properties?: { sessionID?: string; status?: { type?: string } }
+}
+
+/** The goal lifecycle's part of the plugin: its tools, /goal, the loop's session events, compaction and restore. */
+export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>): ForgeFragment {
+  // The user's own command.goal wins: /goal is Forge's only when the config had none before Forge added it.
+  let ownsGoalCommand = false
+  const rootOf = (sessionID: string) => ctx.tree.knownRootOf(sessionID) ?? sessionID
+  return {
+    id: "goal",
+    toolIds: GOAL_TOOL_IDS,
+    tools: createGoalTools({ access: ctx.access, goals: async () => (await goals.get()).service }),
+    hooks: {
+      async config(cfg) {
+        ownsGoalCommand = (cfg as { command?: Record<string, unknown> }).command?.goal === undefined
+      },
+
+      // The partition belt, before any dialog: a worker or another agent never reaches a goal gate.
+      async "tool.execute.before"(input) {
+        const refusal = stateToolRefusal(ctx.speakerOf(input.sessionID), input.tool)
+        if (refusal !== null) throw new Error(refusal)
+      },
+
+      // Progress for the no-progress rule: only sessions whose root has a driving goal in this process count.
+      async "tool.execute.after"(input) {
+        const kind = activityKindOf(input.tool)
+        const harness = goals.current()
+        if (kind === undefined || harness === undefined) return
+        await harness.loop.activity(rootOf(input.sessionID), kind)
+      },
+
+      async event({ event }) {
+        const harness = goals.current()
+        if (harness === undefined) return
+        const e = event as SessionEvent
+        const sessionID = e.properties?.sessionID
+        if (sessionID === undefined) return
+        // opencode says idle twice (session.status idle, then session.idle): the debounce starts on the second.
+        if (e.type === "session.idle") await harness.loop.sessionIdle(sessionID)
+        else if (e.type === "session.status" && e.properties?.status?.type !== "idle") await harness.loop.sessionBusy(sessionID)
+      },
+
+      // A compaction keeps the goal in view: its brief joins the summary's context.
+      async "experimental.session.compacting"(input, output) {
+        const harness = goals.current()
+        const brief = harness === undefined ? undefined : await harness.compactionContext(input.sessionID)
+        if (brief !== undefined) output.context.push(brief)
+      },
+
+      // The loop alone continues a session with a live goal: opencode's own "continue" after a compaction would start a
+      // turn nobody counted.
+      async "experimental.compaction.autocontinue"(input, output) {
+        if (goals.current()?.service.liveFor(input.sessionID) !== undefined) output.enabled = false
+      },
+
+      async "command.execute.before"(input, output) {
+        if (!ownsGoalCommand || input.command !== "goal") return
+        const parts = output.parts as CommandTextPart[]
+        // A failing command hook is an HTTP 500 for the user: every trouble is answered in the turn's text instead.
+        try {
+          await ctx.openRuntime()
+          const harness = await goals.get()
+          presentCommandTurn(parts, await harness.command(await ctx.tree.rootOf(input.sessionID), input.arguments))
+        } catch (error) {
+          const text = `/goal failed: ${error instanceof Error ? error.message : String(error)}`
+          presentCommandTurn(parts, { model: `[forge:goal] ${text} Tell the user exactly this and stop.`, user: `/goal ${input.arguments}\n${text}` })
+        }
+      },
+    },
+
+    async restore() {
+      const report = await (await goals.get()).restore()
+      for (const problem of report.problems) ctx.log.warn(`goal ${problem.goalPath}: ${problem.problem}`)
+      if (report.restored.length > 0) ctx.log.info(`restored ${report.restored.length} live goal(s)`)
+    },
+
+    dispose: async () => goals.current()?.dispose(),
+  }
+}

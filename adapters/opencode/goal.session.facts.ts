@@ -1,0 +1,55 @@
+import type { PluginInput } from "@opencode-ai/plugin"
+import type { GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
+
+// What the goal loop asks opencode about a session, and how it speaks into one.
+
+interface MessageInfo {
+  role?: string
+  agent?: string
+  time?: { created?: number }
+  cost?: number
+  tokens?: { input?: number; output?: number; reasoning?: number }
+}
+
+async function messagesOf(client: PluginInput["client"], sessionId: string): Promise<MessageInfo[]> {
+  const result = await client.session.messages({ path: { id: sessionId } })
+  if (result.error || result.data === undefined) throw new Error(`session.messages failed: ${JSON.stringify(result.error)}`)
+  return result.data.map((m) => m.info as MessageInfo)
+}
+
+export function createSessionFacts(client: PluginInput["client"], hasDraftPlan: (sessionId: string) => Promise<boolean>): SessionFacts {
+  return {
+    // The agent of the session's last message: whoever the user last spoke to (Tab switches it) or last answered.
+    async speaker(sessionId) {
+      const messages = await messagesOf(client, sessionId)
+      return messages.at(-1)?.agent
+    },
+    // Spent tokens are what the model read and wrote (input, output, reasoning); cached reads are not spent again.
+    async spend(sessionId, since) {
+      let cost = 0
+      let tokens = 0
+      for (const m of await messagesOf(client, sessionId)) {
+        if (m.role !== "assistant" || (m.time?.created ?? 0) < since) continue
+        cost += m.cost ?? 0
+        tokens += (m.tokens?.input ?? 0) + (m.tokens?.output ?? 0) + (m.tokens?.reasoning ?? 0)
+      }
+      return { cost, tokens }
+    },
+    hasDraftPlan,
+  }
+}
+
+/** The loop's prompts go to the forge agent and are for the model: synthetic, so the TUI does not show them as the user's. */
+export function createGoalPrompter(client: PluginInput["client"]): GoalPrompter {
+  return {
+    async send(sessionId, text) {
+      const result = await client.session.promptAsync({ path: { id: sessionId }, body: { agent: "forge", parts: [{ type: "text", text, synthetic: true }] } })
+      if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
+      try {
+        await client.tui.showToast({
+          body: { title: "Forge goal", message: text.split("\n", 1)[0]?.replace(/^\[forge:[^\]]*\]\s*/, "") ?? "", variant: "info" },
+        })
+      } catch {}
+    },
+  }
+}

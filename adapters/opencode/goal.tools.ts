@@ -1,0 +1,191 @@
+import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
+import * as z from "zod"
+import { GOAL_TOOL_IDS, stateToolRefusal } from "../../machines/agent.partition"
+import {
+  CHECK_TIMEOUT_DEFAULT_S,
+  CHECK_TIMEOUT_MAX_S,
+  GOAL_MAX_MINUTES_CEILING as MAX_MINUTES_CEILING,
+  GOAL_MAX_TURNS_CEILING as MAX_TURNS_CEILING,
+  MAX_MINUTES_DEFAULT,
+  MAX_TURNS_DEFAULT,
+} from "../../machines/goal.gates"
+import type { GoalContract } from "../../services/goal/goal.contract"
+import type { GoalOutcome, GoalService } from "../../services/goal/goal.service"
+import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
+import type { ForgeRuntimeAccess } from "./runtime.access"
+import { type ForgeToolResult, forgeTool } from "./tool.args"
+import { screenText } from "./tool.screen"
+
+// The goal tools. Each is a thin shell: its args are parsed by forgeTool (opencode passes them raw), the agent
+// partition is asked first, then the goal service and its machine decide.
+
+export { GOAL_TOOL_IDS }
+
+const check = z.union([
+  z.strictObject({
+    command: z.string().min(1).describe("Shell command run in the workspace; passes on exit 0"),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(CHECK_TIMEOUT_MAX_S)
+      .optional()
+      .describe(`Seconds; default ${CHECK_TIMEOUT_DEFAULT_S}, at most ${CHECK_TIMEOUT_MAX_S}`),
+  }),
+  z.strictObject({
+    file: z.string().min(1).describe("Workspace-relative file"),
+    text: z.string().min(1).describe("Literal text the file must contain"),
+  }),
+])
+
+const budgets = {
+  maxTurns: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TURNS_CEILING)
+    .optional()
+    .describe(`Continuation turns; default ${MAX_TURNS_DEFAULT}, at most ${MAX_TURNS_CEILING}`),
+  maxMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_MINUTES_CEILING)
+    .optional()
+    .describe(`Minutes from arming; default ${MAX_MINUTES_DEFAULT}, at most ${MAX_MINUTES_CEILING}`),
+  maxCost: z.number().positive().optional().describe("USD the session may spend from arming; no limit by default"),
+  maxTokens: z.number().int().positive().optional().describe("Tokens the session may spend from arming; no limit by default"),
+}
+
+export interface GoalToolsDeps {
+  access: ForgeRuntimeAccess
+  goals: () => Promise<GoalService>
+}
+
+export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_IDS)[number], ToolDefinition> {
+  /** The partition first (before any dialog), then the service for the session the goal is bound to. */
+  const open = async (tool: string, ctx: ToolContext) => {
+    const refusal = stateToolRefusal(ctx.agent, tool)
+    if (refusal !== null) throw new Error(refusal)
+    const { session } = await deps.access.forTool(ctx)
+    return { goals: await deps.goals(), session }
+  }
+  return {
+    goal_write: forgeTool("goal_write", {
+      description:
+        "Write a goal: an objective plus checks the host runs itself. arm=true (default) asks the user in a dialog — their allow arms it and the session then works on it by itself, re-prompted at every idle until goal_complete passes or a budget runs out. arm=false queues it inert. revise=true rewrites the live goal's contract as a new revision (budgets kept unless given; earlier check results stop counting). Refused while the session has a draft plan.",
+      args: {
+        objective: z.string().min(1).describe("What must be true when the goal is done"),
+        success: z.array(z.string().min(1)).default([]).describe("Success criteria; goal_complete needs one attestation per criterion"),
+        checks: z.array(check).default([]).describe("Checks the host re-runs at completion: {command, timeout?} or {file, text}"),
+        constraints: z.array(z.string().min(1)).default([]),
+        nonGoals: z.array(z.string().min(1)).default([]),
+        ...budgets,
+        arm: z.boolean().default(true).describe("Ask the user to arm it now (default); false queues it"),
+        revise: z.boolean().default(false).describe("Rewrite the session's live goal as a new revision"),
+      },
+      async execute(args, ctx) {
+        const { goals, session } = await open("goal_write", ctx)
+        const contract: GoalContract = {
+          objective: args.objective.trim(),
+          success: args.success,
+          checks: args.checks.map((c) =>
+            "command" in c
+              ? { kind: "command", command: c.command, timeoutS: c.timeout ?? CHECK_TIMEOUT_DEFAULT_S }
+              : { kind: "contains", file: c.file, text: c.text },
+          ),
+          constraints: args.constraints,
+          nonGoals: args.nonGoals,
+          budgets: {
+            maxTurns: args.maxTurns ?? MAX_TURNS_DEFAULT,
+            maxMinutes: args.maxMinutes ?? MAX_MINUTES_DEFAULT,
+            maxCost: args.maxCost,
+            maxTokens: args.maxTokens,
+          },
+        }
+        if (args.revise) {
+          const given = { maxTurns: args.maxTurns, maxMinutes: args.maxMinutes, maxCost: args.maxCost, maxTokens: args.maxTokens }
+          return answer(await goals.revise(session, contract, given, "goal_write"))
+        }
+        return answer(await goals.write(session, contract, args.arm ? { by: "model", confirm: dialogFor(ctx) } : null))
+      },
+    }),
+    goal_check: forgeTool("goal_check", {
+      description:
+        "Run the live goal's checks on the host (all, or the numbered ones) and record them in its Check Log. Advisory: goal_complete re-runs every check itself.",
+      args: { items: z.array(z.number().int().min(1)).optional().describe("Check numbers to run; all by default") },
+      async execute(args, ctx) {
+        const { goals, session } = await open("goal_check", ctx)
+        return answer(await goals.check(session, args.items))
+      },
+    }),
+    goal_complete: forgeTool("goal_complete", {
+      description:
+        "Finish the live goal. The host re-runs EVERY check itself; any failure (exit code, timeout, missing file or text, a path outside the workspace) refuses, listing each failing check with its output. It also needs exactly one attestation with evidence per success criterion. Then the user confirms in a dialog.",
+      args: {
+        attestations: z
+          .array(
+            z.strictObject({
+              criterion: z.string().min(1).describe("The success criterion, as written"),
+              evidence: z.string().min(1).describe("What shows it holds"),
+            }),
+          )
+          .default([]),
+      },
+      async execute(args, ctx) {
+        const { goals, session } = await open("goal_complete", ctx)
+        return answer(await goals.complete(session, args.attestations, dialogFor(ctx)))
+      },
+    }),
+    goal_pause: forgeTool("goal_pause", {
+      description: "Pause the live goal: the loop stops re-prompting. Give the blocker when something outside your reach stops the work.",
+      args: { blocker: z.string().optional().describe("What blocks the goal (stop reason blocker); without it the stop reason is user") },
+      async execute(args, ctx) {
+        const { goals, session } = await open("goal_pause", ctx)
+        return answer(await goals.pause(session, "model", args.blocker))
+      },
+    }),
+    goal_resume: forgeTool("goal_resume", {
+      description:
+        "Ask the user to resume the session's paused goal (or arm the oldest queued goal when the session has none), optionally with more turns or minutes.",
+      args: {
+        addTurns: z.number().int().min(0).max(MAX_TURNS_CEILING).optional().describe(`Turns to add (the total stays at most ${MAX_TURNS_CEILING})`),
+        addMinutes: z.number().int().min(0).max(MAX_MINUTES_CEILING).optional().describe(`Minutes to add (the total stays at most ${MAX_MINUTES_CEILING})`),
+      },
+      async execute(args, ctx) {
+        const { goals, session } = await open("goal_resume", ctx)
+        return answer(await goals.resume(session, { by: "model", confirm: dialogFor(ctx) }, args))
+      },
+    }),
+    goal_discard: forgeTool("goal_discard", {
+      description: "Ask the user to discard the session's goal (it becomes abandoned; its document stays).",
+      args: { reason: z.string().optional().describe("Why the goal is dropped") },
+      async execute(args, ctx) {
+        const { goals, session } = await open("goal_discard", ctx)
+        return answer(await goals.discard(session, { by: "model", confirm: dialogFor(ctx) }, args.reason))
+      },
+    }),
+  }
+}
+
+/** A goal dialog is a permission ask on a key the config hook forces to "ask"; "Allow always" covers this goal only. */
+function dialogFor(ctx: ToolContext): Confirm {
+  return async (request) => {
+    try {
+      await ctx.ask({
+        permission: request.permission,
+        patterns: [request.subject],
+        always: [request.subject],
+        metadata: { goal: request.subject, summary: request.summary },
+      })
+      return true
+    } catch {
+      return false
+    }
+  }
+}
+
+function answer(outcome: GoalOutcome): ForgeToolResult {
+  const first = outcome.output.split("\n", 1)[0] ?? ""
+  return { output: outcome.output, title: screenText(first.match(/^(.*?\S)[.;](\s|$)/)?.[1] ?? first, 120), metadata: { path: outcome.goalPath } }
+}

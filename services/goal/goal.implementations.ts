@@ -1,0 +1,111 @@
+import type { GoalContext, GoalDocumentChange, GoalEvent, GoalMachine } from "../../machines/goal.machine"
+import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
+import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
+import { continuationBrief, wrapUpBrief } from "./goal.brief"
+import { appendCheckLog, appendTurnLedger, parseGoalDocument, withGoalFrontmatter } from "./goal.document"
+import type { GoalFrontmatter, GoalStatus } from "./goal.frontmatter"
+import { type GoalFiles, type GoalPrompter, GoalSendError } from "./goal.ports"
+
+// The goal machine's effects, supplied by the harness: the document write of every step that changes what the
+// document says (frontmatter from the context, the Turn Ledger, the Check Log), and the loop's prompts. The host
+// awaits them before the step is committed, so a failed write or a failed send leaves goal, database and file as they were.
+
+export interface GoalImplementationDeps {
+  files: GoalFiles
+  clock: Clock
+  prompter: GoalPrompter
+  log: Logger
+}
+
+/** The status a change leaves the document in; undefined keeps the status it has. */
+const STATUS_AFTER: Record<GoalDocumentChange, GoalStatus | undefined> = {
+  created: undefined,
+  armed: "active",
+  resumed: "active",
+  continued: "active",
+  ledgered: "active",
+  paused: "paused",
+  completed: "completed",
+  abandoned: "abandoned",
+  revised: undefined,
+  checked: undefined,
+}
+
+/** The frontmatter the context says, for every key the machine owns. */
+function frontmatterOf(context: GoalContext, status: GoalStatus | undefined, at: string): Partial<GoalFrontmatter> {
+  return {
+    ...(status === undefined ? {} : { status }),
+    revision: context.revision,
+    session: context.sessionId ?? undefined,
+    max_turns: context.limits.maxTurns,
+    max_minutes: context.limits.maxMinutes,
+    max_cost: context.limits.maxCost ?? undefined,
+    max_tokens: context.limits.maxTokens ?? undefined,
+    turns_used: context.turnsUsed,
+    armed_at: context.armedAt === null ? undefined : new Date(context.armedAt).toISOString(),
+    stop_reason: status === "paused" ? (context.stopReason ?? undefined) : undefined,
+    blocker: status === "paused" ? (context.blocker ?? undefined) : undefined,
+    updated: at,
+  }
+}
+
+export function createGoalImplementations(deps: GoalImplementationDeps) {
+  const read = async (goalPath: string): Promise<{ text: string; stamp: string | undefined }> => {
+    const stamp = deps.files.stamp(goalPath)
+    const text = await deps.files.read(goalPath)
+    if (text === undefined) throw new Error(`goal document ${goalPath} is missing`)
+    return { text, stamp }
+  }
+  /** The document after one change, from the file as it is now (its stamp is what the write compares with). */
+  const render = (text: string, { context, event }: EffectArgs<GoalMachine>, change: GoalDocumentChange, at: string): string => {
+    const { goalPath } = context
+    let next = text
+    if (change === "checked") next = appendCheckLog(next, goalPath, (event as Extract<GoalEvent, { type: "goal.checked" }>).entries)
+    // The turn that just closed is entered once, whichever step closed it.
+    const turn = context.lastTurn
+    if (turn !== null && !parseGoalDocument(next, goalPath).ledger.some((entry) => entry.turn === turn.turn)) {
+      next = appendTurnLedger(next, goalPath, { at, turn: turn.turn, activity: turn.activity })
+    }
+    return withGoalFrontmatter(next, goalPath, frontmatterOf(context, STATUS_AFTER[change], at))
+  }
+  const sessionOf = (context: GoalContext): string => {
+    if (context.sessionId === null) throw new Error(`goal ${context.goalPath} has no owner session`)
+    return context.sessionId
+  }
+  return {
+    actions: {
+      writeDocument: async (args: EffectArgs<GoalMachine>, { change }: { change: GoalDocumentChange }) => {
+        const { goalPath } = args.context
+        if (change === "created") {
+          await deps.files.write(goalPath, (args.event as { input: { document: string } }).input.document)
+          return
+        }
+        if (change === "revised") {
+          const { stamp } = await read(goalPath)
+          await deps.files.write(goalPath, (args.event as Extract<GoalEvent, { type: "goal.revise" }>).document, stamp)
+          return
+        }
+        // A compare-and-swap on the document as read: an edit made in between is never overwritten.
+        const { text, stamp } = await read(goalPath)
+        await deps.files.write(goalPath, render(text, args, change, new Date(deps.clock.now()).toISOString()), stamp)
+      },
+      sendBrief: async ({ context }: EffectArgs<GoalMachine>) => {
+        const document = parseGoalDocument((await read(context.goalPath)).text, context.goalPath)
+        const brief = continuationBrief({ context, document, now: deps.clock.now() })
+        try {
+          await deps.prompter.send(sessionOf(context), brief)
+        } catch (error) {
+          throw new GoalSendError(`the continuation brief could not be sent: ${error instanceof Error ? error.message : String(error)}`)
+        }
+      },
+      // Best effort, after the pause is decided: the model tells the user where things stand. Never fails the pause.
+      sendWrapUp: async ({ context }: EffectArgs<GoalMachine>) => {
+        try {
+          await deps.prompter.send(sessionOf(context), wrapUpBrief(context))
+        } catch (error) {
+          deps.log.warn(`goal ${context.goalPath}: the wrap-up prompt could not be sent: ${String(error)}`)
+        }
+      },
+    },
+  } satisfies Implementations<GoalMachine>
+}

@@ -1,0 +1,318 @@
+import type { Attestation, GoalLimits } from "../../machines/goal.gates"
+import type { GoalEvent, GoalMachine, GoalRequester } from "../../machines/goal.machine"
+import { explainGoalRefusal } from "../../machines/goal.refusals"
+import { goalStatusOf } from "../../machines/goal.status"
+import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
+import { GateRefusal } from "../lifecycle/gate.refusal"
+import type { Lifecycle } from "../lifecycle/lifecycle"
+import type { Clock, Confirm, DialogRequest, Logger } from "../lifecycle/lifecycle.ports"
+import { planFileName, slugify } from "../plan/plan.naming"
+import { runGoalChecks, checkRunReport } from "./goal.check.run"
+import type { GoalContract } from "./goal.contract"
+import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
+import { GOAL_DIR } from "./goal.paths"
+import type { GoalSnapshot } from "./goal.lifecycle"
+import type { GoalCheckRunner, GoalFiles } from "./goal.ports"
+import { goalOverview } from "./goal.report"
+
+export interface GoalServiceDeps {
+  lifecycle: Lifecycle<GoalMachine>
+  files: GoalFiles
+  clock: Clock
+  log: Logger
+  checks: GoalCheckRunner
+  /** Whether the session holds a draft plan: the plan machine's answer, asked by the arm and resume gates. */
+  hasDraftPlan(sessionId: string): Promise<boolean>
+}
+
+/** A goal tool's answer: what the model reads, plus the goal it touched. */
+export interface GoalOutcome {
+  goalPath: string
+  output: string
+}
+
+/** Who asks: the user's own /goal command (its own decision, no dialog), or the model's tool call with its dialog. */
+export type GoalAsker = { by: "user" } | { by: "model"; confirm: Confirm }
+
+export class NoGoalError extends Error {
+  constructor(sessionId: string) {
+    super(`no live goal in this session (${sessionId}). Write one with goal_write (or /goal <objective>); /goal lists the queue.`)
+    this.name = "NoGoalError"
+  }
+}
+
+// Every goal tool and command goes through here: the machine decides, the document is written in the same step, and
+// only then the snapshot and the transition are committed. Nothing here re-decides a gate: a refusal is the machine's.
+
+export class GoalService {
+  readonly lifecycle: Lifecycle<GoalMachine>
+  private readonly deps: GoalServiceDeps
+
+  constructor(deps: GoalServiceDeps) {
+    this.deps = deps
+    this.lifecycle = deps.lifecycle
+  }
+
+  /** The session's live (active or paused) goal, as this process knows it. */
+  liveFor(sessionId: string): GoalSnapshot | undefined {
+    for (const [, snapshot] of this.lifecycle.instances()) if (snapshot.hasTag("live") && snapshot.context.sessionId === sessionId) return snapshot
+    return undefined
+  }
+
+  /** Queued goals, oldest first: the workspace's queue. */
+  queue(): GoalSnapshot[] {
+    return [...this.lifecycle.instances()]
+      .map(([, snapshot]) => snapshot)
+      .filter((snapshot) => snapshot.status === "active" && goalStatusOf(snapshot.value) === "queued")
+      .sort((a, b) => a.context.createdAt - b.context.createdAt || a.context.goalPath.localeCompare(b.context.goalPath))
+  }
+
+  async refresh(): Promise<void> {
+    await this.lifecycle.refresh()
+  }
+
+  /** goal_write / `/goal add`: a new goal, queued; with `arm` the user's dialog arms it for the session. */
+  async write(sessionId: string, contract: GoalContract, arm: GoalAsker | null): Promise<GoalOutcome> {
+    await this.refresh()
+    const live = this.liveFor(sessionId)
+    if (live !== undefined && arm !== null)
+      throw new Error(
+        `this session already has a live goal: ${live.context.goalPath} (${goalStatusOf(live.value)}). Revise it with goal_write revise=true, finish it, or discard it (/goal discard); goal_write arm=false queues a new goal instead.`,
+      )
+    const now = this.deps.clock.now()
+    const at = new Date(now).toISOString()
+    const taken = new Set((await this.deps.files.list()).map((p) => p.slice(GOAL_DIR.length + 1)))
+    const goalPath = `${GOAL_DIR}/${planFileName(at.slice(0, 10), slugify(contract.objective.split("\n", 1)[0] ?? "goal"), taken)}`
+    const limits = limitsOf(contract)
+    const document = renderGoalDocument({
+      frontmatter: {
+        status: "queued",
+        revision: 1,
+        max_turns: limits.maxTurns,
+        max_minutes: limits.maxMinutes,
+        max_cost: limits.maxCost ?? undefined,
+        max_tokens: limits.maxTokens ?? undefined,
+        turns_used: 0,
+        created: at,
+        updated: at,
+      },
+      contract,
+      checkLog: [],
+      ledger: [],
+      revisions: [],
+    })
+    await this.lifecycle.create(goalPath, {
+      goalPath,
+      sessionId: null,
+      criteria: contract.success,
+      checkCount: contract.checks.length,
+      limits,
+      createdAt: now,
+      document,
+    })
+    if (arm === null)
+      return {
+        goalPath,
+        output: `Goal queued: ${goalPath}. It stays inert until it is armed (/goal resume arms the oldest queued goal when the session is free).`,
+      }
+    return this.arm(goalPath, sessionId, arm)
+  }
+
+  /** goal_write revise=true: a new revision of the live goal's contract; budgets are kept unless given. */
+  async revise(sessionId: string, contract: GoalContract, budgetsGiven: Partial<GoalLimits>, source: string): Promise<GoalOutcome> {
+    await this.refresh()
+    const goal = this.requireLive(sessionId)
+    const { goalPath } = goal.context
+    const text = await this.read(goalPath)
+    const before = parseGoalDocument(text, goalPath)
+    const limits: GoalLimits = { ...goal.context.limits, ...definedOnly(budgetsGiven) }
+    const changes = describeContractChanges(before.contract, contract)
+    const revision = goal.context.revision + 1
+    const at = new Date(this.deps.clock.now()).toISOString()
+    let next = replaceContract(text, goalPath, contract)
+    next = withGoalFrontmatter(next, goalPath, {
+      revision,
+      max_turns: limits.maxTurns,
+      max_minutes: limits.maxMinutes,
+      max_cost: limits.maxCost ?? undefined,
+      max_tokens: limits.maxTokens ?? undefined,
+      updated: at,
+    })
+    next = appendRevision(next, goalPath, `${at} revision ${revision} (${source}): ${changes.join("; ") || "no change to the contract"}`)
+    await this.dispatch(goalPath, { type: "goal.revise", criteria: contract.success, checkCount: contract.checks.length, limits, document: next })
+    return {
+      goalPath,
+      output: `Goal revised: ${goalPath} is at revision ${revision}. ${changes.length > 0 ? `Changes: ${changes.join("; ")}.` : ""} Earlier check results no longer count.`,
+    }
+  }
+
+  /** Arms a queued goal for the session: the machine's arm gate, then the user's dialog (the user's command is its own allow). */
+  private async arm(goalPath: string, sessionId: string, asker: GoalAsker): Promise<GoalOutcome> {
+    const draftPlan = await this.deps.hasDraftPlan(sessionId)
+    try {
+      await this.dispatch(goalPath, { type: "goal.arm", sessionId, draftPlan })
+    } catch (error) {
+      if (!(error instanceof GateRefusal)) throw error
+      return {
+        goalPath,
+        output: `Goal written but not armed: ${error.message}\nIt stays queued at ${goalPath}; /goal resume arms it once the session is free.`,
+      }
+    }
+    const doc = parseGoalDocument(await this.read(goalPath), goalPath)
+    const dialog: DialogRequest = {
+      permission: "goal_write",
+      subject: goalPath,
+      summary: `Arm goal "${doc.contract.objective.split("\n", 1)[0]}" (${doc.contract.checks.length} checks, ${doc.contract.success.length} criteria, ${doc.frontmatter.max_turns} turns, ${doc.frontmatter.max_minutes} minutes)? The session then works on it by itself until the host's checks pass.`,
+    }
+    if (!(await this.ask(goalPath, asker, dialog)))
+      return { goalPath, output: `The user did not arm ${goalPath}; it stays queued. Ask what to change (goal_write revise=true), or leave it for later.` }
+    return {
+      goalPath,
+      output: `Goal armed: ${goalPath}. Work on it now; when the session goes idle the loop sends a [forge:goal-continue] brief. goal_check shows where the checks stand, goal_complete finishes it.`,
+    }
+  }
+
+  /** goal_check: runs the checks (all, or the items given) on the host and enters them in the Check Log; advisory. */
+  async check(sessionId: string, items?: number[]): Promise<GoalOutcome> {
+    await this.refresh()
+    const goal = this.requireLive(sessionId)
+    const { goalPath, revision } = goal.context
+    const contract = parseGoalDocument(await this.read(goalPath), goalPath).contract
+    const run = await runGoalChecks({ runner: this.deps.checks, clock: this.deps.clock, contract, revision, items })
+    await this.dispatch(goalPath, { type: "goal.checked", entries: run.entries })
+    return { goalPath, output: checkRunReport(goalPath, run, "advisory: goal_complete re-runs every check itself") }
+  }
+
+  /** goal_complete: the host re-runs EVERY check, then the machine's completion gate, then the user's dialog. */
+  async complete(sessionId: string, attestations: Attestation[], confirm: Confirm): Promise<GoalOutcome> {
+    await this.refresh()
+    const goal = this.requireLive(sessionId)
+    const { goalPath, revision } = goal.context
+    const refusedEarly: GoalEvent = { type: "goal.complete", run: { revision, results: [] }, attestations }
+    // A goal that is not driving cannot complete whatever the checks say: ask before spending minutes on them.
+    if (!goal.hasTag("driving")) throw new GateRefusal("goal", "goal.complete", explainGoalRefusal(goal, refusedEarly))
+    const contract = parseGoalDocument(await this.read(goalPath), goalPath).contract
+    const run = await runGoalChecks({ runner: this.deps.checks, clock: this.deps.clock, contract, revision })
+    await this.dispatch(goalPath, { type: "goal.checked", entries: run.entries })
+    const event: GoalEvent = { type: "goal.complete", run: { revision, results: run.entries.map((e) => ({ item: e.item, pass: e.pass })) }, attestations }
+    try {
+      await this.dispatch(goalPath, event)
+    } catch (error) {
+      if (!(error instanceof GateRefusal)) throw error
+      throw new GateRefusal("goal", "goal.complete", `${error.message}\n\n${checkRunReport(goalPath, run, "the host's own run at the completion gate")}`)
+    }
+    const dialog: DialogRequest = {
+      permission: "goal_complete",
+      subject: goalPath,
+      summary: `Complete goal "${contract.objective.split("\n", 1)[0]}"? The host re-ran all ${contract.checks.length} checks: every one passed. ${attestations.map((a) => `${a.criterion}: ${a.evidence}`).join("; ")}`,
+    }
+    if (!(await this.ask(goalPath, { by: "model", confirm }, dialog)))
+      return { goalPath, output: `The user did not confirm the completion of ${goalPath}; it stays active. Ask what is missing.` }
+    return { goalPath, output: `Goal completed: ${goalPath}. Every check passed in the host's own run (revision ${revision}).` }
+  }
+
+  /** goal_pause / `/goal pause`: a stop always wins, in any state of the loop. */
+  async pause(sessionId: string, by: GoalRequester, blocker?: string): Promise<GoalOutcome> {
+    await this.refresh()
+    const goal = this.requireLive(sessionId)
+    const after = await this.dispatch(goal.context.goalPath, { type: "goal.pause", by, blocker })
+    const why = after.context.stopReason === "blocker" ? `blocked: ${after.context.blocker}` : "paused by request"
+    return { goalPath: goal.context.goalPath, output: `Goal paused: ${goal.context.goalPath} (${why}). /goal resume re-arms it through the user's dialog.` }
+  }
+
+  /** goal_resume / `/goal resume`: the session's paused goal, else the oldest queued goal, armed again through the dialog. */
+  async resume(sessionId: string, asker: GoalAsker, add: { addTurns?: number; addMinutes?: number } = {}): Promise<GoalOutcome> {
+    await this.refresh()
+    const live = this.liveFor(sessionId)
+    if (live === undefined) {
+      const oldest = this.queue()[0]
+      if (oldest === undefined) throw new NoGoalError(sessionId)
+      return this.arm(oldest.context.goalPath, sessionId, asker)
+    }
+    const { goalPath } = live.context
+    const draftPlan = await this.deps.hasDraftPlan(sessionId)
+    const after = await this.dispatch(goalPath, {
+      type: "goal.resume",
+      sessionId,
+      draftPlan,
+      now: this.deps.clock.now(),
+      addTurns: add.addTurns ?? 0,
+      addMinutes: add.addMinutes ?? 0,
+    })
+    const limits = after.context.pending?.limits ?? after.context.limits
+    const dialog: DialogRequest = {
+      permission: "goal_resume",
+      subject: goalPath,
+      summary: `Resume goal ${goalPath} (${after.context.turnsUsed} of ${limits.maxTurns} turns used, ${limits.maxMinutes} minutes in all)? The session then works on it by itself again.`,
+    }
+    if (!(await this.ask(goalPath, asker, dialog))) return { goalPath, output: `The user did not resume ${goalPath}; it stays paused.` }
+    return { goalPath, output: `Goal resumed: ${goalPath} (${after.context.turnsUsed} of ${limits.maxTurns} turns used). Go on with the work.` }
+  }
+
+  /** goal_discard / `/goal discard|stop|cancel`: the user's command acts at once, the model's call needs the dialog. */
+  async discard(sessionId: string, asker: GoalAsker, reason?: string): Promise<GoalOutcome> {
+    await this.refresh()
+    const goal = this.liveFor(sessionId) ?? this.queue()[0]
+    if (goal === undefined) throw new NoGoalError(sessionId)
+    const { goalPath } = goal.context
+    await this.dispatch(goalPath, { type: "goal.discard", by: asker.by, reason })
+    if (asker.by === "user") return { goalPath, output: `Goal discarded: ${goalPath}.` }
+    const dialog: DialogRequest = { permission: "goal_discard", subject: goalPath, summary: `Discard goal ${goalPath}?${reason ? ` Reason: ${reason}.` : ""}` }
+    if (!(await this.ask(goalPath, asker, dialog))) return { goalPath, output: `The user kept ${goalPath}.` }
+    return { goalPath, output: `Goal discarded: ${goalPath}.` }
+  }
+
+  /** `/goal`: the session's live goal and the workspace queue. */
+  async overview(sessionId: string): Promise<string> {
+    await this.refresh()
+    return goalOverview({ live: this.liveFor(sessionId), queue: this.queue(), now: this.deps.clock.now() })
+  }
+
+  private requireLive(sessionId: string): GoalSnapshot {
+    const goal = this.liveFor(sessionId)
+    if (goal === undefined) throw new NoGoalError(sessionId)
+    return goal
+  }
+
+  private async read(goalPath: string): Promise<string> {
+    const text = await this.deps.files.read(goalPath)
+    if (text === undefined) throw new Error(`goal document ${goalPath} is missing: restore the file, or discard the goal with /goal discard`)
+    return text
+  }
+
+  /** One awaited step; a live goal the database gives to another goal of the session is named. */
+  async dispatch(goalPath: string, event: GoalEvent): Promise<GoalSnapshot> {
+    try {
+      return await this.lifecycle.dispatch(goalPath, event)
+    } catch (error) {
+      if (error instanceof ExclusiveKeyTaken) throw new Error(`this session already has a live goal: ${error.holder}. Finish, pause or discard it first.`)
+      throw error
+    }
+  }
+
+  /** The dialog of a step the machine already holds open: the user's answer moves it on, whatever it is. */
+  private async ask(goalPath: string, asker: GoalAsker, dialog: DialogRequest): Promise<boolean> {
+    const allowed = asker.by === "user" ? true : await asker.confirm(dialog).catch(() => false)
+    try {
+      await this.dispatch(goalPath, allowed ? { type: "dialog.allow", now: this.deps.clock.now() } : { type: "dialog.reject" })
+    } catch (error) {
+      // The allow could not be committed (another live goal took the session meanwhile): the dialog closes as a no.
+      if (allowed) await this.lifecycle.dispatch(goalPath, { type: "dialog.reject" }).catch(() => undefined)
+      throw error
+    }
+    return allowed
+  }
+}
+
+export function limitsOf(contract: GoalContract): GoalLimits {
+  return {
+    maxTurns: contract.budgets.maxTurns,
+    maxMinutes: contract.budgets.maxMinutes,
+    maxCost: contract.budgets.maxCost ?? null,
+    maxTokens: contract.budgets.maxTokens ?? null,
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}

@@ -1,0 +1,69 @@
+import { tmpdir } from "node:os"
+import path from "node:path"
+import type { PluginInput } from "@opencode-ai/plugin"
+import { createGoalPrompter, createSessionFacts } from "../adapters/opencode/goal.session.facts"
+import { createGoalCheckRunner } from "../adapters/workspace/goal.checks"
+import { FsGoalFiles } from "../adapters/workspace/goal.files"
+import { defineGoalLifecycle } from "../services/goal/goal.lifecycle"
+import { GoalLoop } from "../services/goal/goal.loop"
+import { restoreGoals } from "../services/goal/goal.restore"
+import { runGoalCommand } from "../services/goal/goal.command"
+import { compactionBrief } from "../services/goal/goal.brief"
+import type { HostGoalsHandle } from "../adapters/opencode/goal.handle"
+import { GoalService } from "../services/goal/goal.service"
+import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
+import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
+import type { PlanService } from "../services/plan/plan.service"
+import { systemTimers } from "./jobs"
+
+/** The goal harness of one workspace: the service the tools and /goal call, and the loop the session events drive. */
+export type HostGoals = HostGoalsHandle
+
+export function createHostGoals(options: {
+  client: PluginInput["client"]
+  log: Logger
+  clock: Clock
+  workspace: string
+  host: LifecycleHost
+  plans: PlanService
+  /** The workspace database's lifecycle records, for the restore. */
+  repository: () => Promise<LifecycleRepository | undefined>
+  /** Where command checks write their output while they run; the OS temp folder by default. */
+  logDir?: string
+}): HostGoals {
+  const files = new FsGoalFiles(options.workspace)
+  const hasDraftPlan = (sessionId: string) => options.plans.hasDraft(sessionId)
+  const lifecycle = defineGoalLifecycle(options.host, { files, clock: options.clock, prompter: createGoalPrompter(options.client), log: options.log })
+  const service = new GoalService({
+    lifecycle,
+    files,
+    clock: options.clock,
+    log: options.log,
+    checks: createGoalCheckRunner({ workspace: options.workspace, logDir: options.logDir ?? path.join(tmpdir(), "forge-goal-checks") }),
+    hasDraftPlan,
+  })
+  const loop = new GoalLoop({
+    lifecycle,
+    clock: options.clock,
+    timers: systemTimers,
+    facts: createSessionFacts(options.client, hasDraftPlan),
+    log: options.log,
+  })
+  return {
+    service,
+    loop,
+    command: (sessionId, rawArguments) => runGoalCommand(service, sessionId, rawArguments),
+    compactionContext: async (sessionId) => {
+      const goal = service.liveFor(sessionId)
+      return goal === undefined ? undefined : compactionBrief(goal.context, (await files.read(goal.context.goalPath)) ?? "")
+    },
+    async restore() {
+      const repository = await options.repository()
+      if (repository === undefined) return { restored: [], problems: [] }
+      const report = await restoreGoals(lifecycle, repository)
+      loop.resumeAll()
+      return report
+    },
+    dispose: () => loop.dispose(),
+  }
+}

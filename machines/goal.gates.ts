@@ -27,6 +27,18 @@ export const GOAL_STOP_REASONS = [
 ] as const
 export type GoalStopReason = (typeof GOAL_STOP_REASONS)[number]
 
+/** A check the host re-runs itself: a command that must exit 0 in time, or a file that must contain a text. */
+export type GoalCheckTerm = { kind: "command"; command: string; timeoutS: number } | { kind: "contains"; file: string; text: string }
+
+/** What a goal promises: kept in the snapshot so a hand edit of the document can be told apart and described. */
+export interface GoalTerms {
+  objective: string
+  success: string[]
+  checks: GoalCheckTerm[]
+  constraints: string[]
+  nonGoals: string[]
+}
+
 export interface GoalLimits {
   maxTurns: number
   maxMinutes: number

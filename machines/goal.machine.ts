@@ -7,6 +7,7 @@ import {
   type GoalLimits,
   type GoalSpend,
   type GoalStopReason,
+  type GoalTerms,
   NO_ACTIVITY,
   type TurnActivity,
   hasActivity,
@@ -37,8 +38,8 @@ export interface GoalInput {
   goalPath: string
   /** The session that wrote the goal; a queued goal is bound to the session that arms it. */
   sessionId: string | null
-  criteria: string[]
-  checkCount: number
+  /** The contract as Forge last wrote it (the budgets are `limits`). */
+  contract: GoalTerms
   limits: GoalLimits
   /** When the goal was written (epoch ms): the queue is served oldest first. */
   createdAt: number
@@ -80,7 +81,7 @@ export type GoalEvent =
   | { type: "dialog.allow"; now: number }
   | { type: "dialog.reject" }
   /** A new revision of the contract; `document` is the whole new text, written by the `writeDocument` effect. */
-  | { type: "goal.revise"; criteria: string[]; checkCount: number; limits: GoalLimits; document: string }
+  | { type: "goal.revise"; contract: GoalTerms; limits: GoalLimits; document: string }
   | { type: "goal.pause"; by: GoalRequester; blocker?: string }
   | { type: "goal.discard"; by: GoalRequester; reason?: string }
   /** Check results the host ran (advisory or at the gate), for the Check Log. */
@@ -108,7 +109,7 @@ export const goalMachine = setup({
     tags: {} as GoalTag,
   },
   guards: {
-    isArmable: ({ context }) => isArmableContract({ checkCount: context.checkCount }),
+    isArmable: ({ context }) => isArmableContract({ checkCount: context.contract.checks.length }),
     hasDraftPlan: ({ event }) => {
       assertEvent(event, ["goal.arm", "goal.resume", "loop.due"])
       return event.draftPlan
@@ -130,11 +131,11 @@ export const goalMachine = setup({
     },
     isEveryCheckPassed: ({ context, event }) => {
       assertEvent(event, "goal.complete")
-      return isEveryCheckPassed({ revision: context.revision, checkCount: context.checkCount, run: event.run })
+      return isEveryCheckPassed({ revision: context.revision, checkCount: context.contract.checks.length, run: event.run })
     },
     hasOneAttestationPerCriterion: ({ context, event }) => {
       assertEvent(event, "goal.complete")
-      return hasOneAttestationPerCriterion({ criteria: context.criteria, attestations: event.attestations })
+      return hasOneAttestationPerCriterion({ criteria: context.contract.success, attestations: event.attestations })
     },
     canComplete: and(["isEveryCheckPassed", "hasOneAttestationPerCriterion"]),
     isDue: ({ context, event }) => {
@@ -193,7 +194,7 @@ export const goalMachine = setup({
     }),
     storeRevision: assign(({ context, event }) => {
       assertEvent(event, "goal.revise")
-      return { criteria: event.criteria, checkCount: event.checkCount, limits: event.limits, revision: context.revision + 1 }
+      return { contract: event.contract, limits: event.limits, revision: context.revision + 1 }
     }),
     stopWith: assign((_, { reason }: { reason: GoalStopReason }) => ({ stopReason: reason, blocker: null, dueAt: null })),
     stopByRequest: assign(({ event }) => {

@@ -20,13 +20,13 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
   switch (event.type) {
     case "goal.arm":
       if (status !== "queued") return `goal ${goal} is ${status}: only a queued goal is armed (a paused one is resumed: goal_resume).`
-      if (context.checkCount === 0)
+      if (context.contract.checks.length === 0)
         return `arm gate: goal ${goal} has no check the host can run. Add at least one --check "command" or --contains "file::text" (goal_write with revise=true), then arm it.`
       return draftConflict(goal, "armed")
     case "goal.resume": {
       if (status !== "paused") return `goal ${goal} is ${status}: only a paused goal is resumed.`
       if (event.draftPlan) return draftConflict(goal, "resumed")
-      if (context.checkCount === 0) return `resume gate: goal ${goal} has no check the host can run. Add one (goal_write with revise=true) first.`
+      if (context.contract.checks.length === 0) return `resume gate: goal ${goal} has no check the host can run. Add one (goal_write with revise=true) first.`
       const limits = resumedLimits({ limits: context.limits, addTurns: event.addTurns, addMinutes: event.addMinutes })
       if (!hasBudgetLeft({ now: event.now, armedAt: context.armedAt, turnsUsed: context.turnsUsed, limits }))
         return (
@@ -42,9 +42,9 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
       if (event.run.revision !== context.revision)
         reasons.push(`the checks ran for revision ${event.run.revision}, the contract is at revision ${context.revision}`)
       const passed = new Set(event.run.results.filter((r) => r.pass).map((r) => r.item))
-      const failing = Array.from({ length: context.checkCount }, (_, i) => i + 1).filter((item) => !passed.has(item))
+      const failing = Array.from({ length: context.contract.checks.length }, (_, i) => i + 1).filter((item) => !passed.has(item))
       if (failing.length > 0) reasons.push(`check${failing.length > 1 ? "s" : ""} ${failing.join(", ")} did not pass in the host's run`)
-      const coverage = attestationCoverage({ criteria: context.criteria, attestations: event.attestations })
+      const coverage = attestationCoverage({ criteria: context.contract.success, attestations: event.attestations })
       if (coverage.missing.length > 0) reasons.push(`criteria without an attestation with evidence: ${coverage.missing.map((c) => `"${c}"`).join(", ")}`)
       if (coverage.duplicated.length > 0) reasons.push(`criteria attested more than once: ${coverage.duplicated.map((c) => `"${c}"`).join(", ")}`)
       if (coverage.unknown.length > 0) reasons.push(`attestations naming no criterion of the goal: ${coverage.unknown.map((c) => `"${c}"`).join(", ")}`)

@@ -1,6 +1,5 @@
-import type { CheckLogLine } from "../../machines/goal.gates"
+import type { CheckLogLine, GoalTerms } from "../../machines/goal.gates"
 import type { Clock } from "../lifecycle/lifecycle.ports"
-import type { GoalContract } from "./goal.contract"
 import { checkLabel } from "./goal.contract.text"
 import type { CheckOutcome, GoalCheckRunner } from "./goal.ports"
 
@@ -26,7 +25,7 @@ function detailOf(outcome: CheckOutcome): string {
 export async function runGoalChecks(o: {
   runner: GoalCheckRunner
   clock: Clock
-  contract: GoalContract
+  contract: GoalTerms
   revision: number
   items?: number[]
 }): Promise<GoalCheckRun> {

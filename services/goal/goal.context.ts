@@ -17,8 +17,18 @@ const stopReason = z.enum(GOAL_STOP_REASONS)
 export const goalContextSchema = z.object({
   goalPath: z.string().min(1),
   sessionId: z.string().min(1).nullable(),
-  criteria: z.array(z.string()),
-  checkCount: z.number().int().min(0),
+  contract: z.object({
+    objective: z.string(),
+    success: z.array(z.string()),
+    checks: z.array(
+      z.discriminatedUnion("kind", [
+        z.object({ kind: z.literal("command"), command: z.string(), timeoutS: z.number().int().positive() }),
+        z.object({ kind: z.literal("contains"), file: z.string(), text: z.string() }),
+      ]),
+    ),
+    constraints: z.array(z.string()),
+    nonGoals: z.array(z.string()),
+  }),
   limits,
   createdAt: z.number(),
   revision: z.number().int().positive(),

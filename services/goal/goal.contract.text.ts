@@ -4,6 +4,7 @@
 
 import { DocumentInputError } from "../documents/document.errors"
 import { quoteLine, scanMarkdown } from "../documents/markdown.scan"
+import type { GoalTerms } from "../../machines/goal.gates"
 import { CHECK_TIMEOUT_DEFAULT_S, CHECK_TIMEOUT_MAX_S, type GoalCheck, type GoalContract } from "./goal.contract"
 import { bulletItems, type Fail, NONE_ITEM, SECTION_TITLES, type SectionText } from "./goal.sections"
 
@@ -201,7 +202,7 @@ function listChanges(noun: string, plural: string, before: readonly string[], af
 }
 
 /** What changed between two contracts, one phrase each; empty when they are equal (budgets are not compared). */
-export function describeContractChanges(before: GoalContract, after: GoalContract): string[] {
+export function describeContractChanges(before: GoalTerms, after: GoalTerms): string[] {
   const changes: string[] = []
   if (before.objective.trim() !== after.objective.trim()) changes.push("objective changed")
   const checks = match(before.checks, after.checks, checkKey)

@@ -7,6 +7,8 @@ import {
   GOAL_MAX_TURNS_CEILING as MAX_TURNS_CEILING,
   MAX_MINUTES_DEFAULT,
   MAX_TURNS_DEFAULT,
+  type GoalCheckTerm,
+  type GoalTerms,
 } from "../../machines/goal.gates"
 
 // `/goal <objective>`'s contract markers, read the way a shell reads a command line: quotes and escapes through a
@@ -16,7 +18,7 @@ import {
 export { CHECK_TIMEOUT_DEFAULT_S, CHECK_TIMEOUT_MAX_S, MAX_MINUTES_CEILING, MAX_MINUTES_DEFAULT, MAX_TURNS_CEILING, MAX_TURNS_DEFAULT }
 
 /** A check the host re-runs itself: a command that must exit 0 in time, or a file that must contain a text. */
-export type GoalCheck = { kind: "command"; command: string; timeoutS: number } | { kind: "contains"; file: string; text: string }
+export type GoalCheck = GoalCheckTerm
 
 export interface GoalBudgets {
   maxTurns: number
@@ -26,12 +28,8 @@ export interface GoalBudgets {
   maxTokens?: number
 }
 
-export interface GoalContract {
-  objective: string
-  checks: GoalCheck[]
-  success: string[]
-  constraints: string[]
-  nonGoals: string[]
+/** What `/goal` and goal_write give: the terms the machine keeps, plus the budgets. */
+export interface GoalContract extends GoalTerms {
   budgets: GoalBudgets
 }
 

@@ -17,7 +17,7 @@ export function goalOverview({ live, queue, now }: { live: GoalSnapshot | undefi
   if (queue.length === 0) lines.push("Queue: empty.")
   else {
     lines.push(`Queue (${queue.length}, oldest first; /goal resume arms the oldest when the session is free):`)
-    for (const goal of queue) lines.push(`  - ${goal.context.goalPath} (${goal.context.checkCount} checks)`)
+    for (const goal of queue) lines.push(`  - ${goal.context.goalPath} (${goal.context.contract.checks.length} checks)`)
   }
   return lines.join("\n")
 }

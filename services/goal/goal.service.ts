@@ -1,4 +1,4 @@
-import type { Attestation, GoalLimits } from "../../machines/goal.gates"
+import type { Attestation, GoalLimits, GoalTerms } from "../../machines/goal.gates"
 import type { GoalEvent, GoalMachine, GoalRequester } from "../../machines/goal.machine"
 import { explainGoalRefusal } from "../../machines/goal.refusals"
 import { goalStatusOf } from "../../machines/goal.status"
@@ -10,6 +10,7 @@ import { planFileName, slugify } from "../plan/plan.naming"
 import { runGoalChecks, checkRunReport } from "./goal.check.run"
 import type { GoalContract } from "./goal.contract"
 import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
+import { GoalDocumentFollower } from "./goal.follow"
 import { GOAL_DIR } from "./goal.paths"
 import type { GoalSnapshot } from "./goal.lifecycle"
 import type { GoalCheckRunner, GoalFiles } from "./goal.ports"
@@ -47,10 +48,12 @@ export class NoGoalError extends Error {
 export class GoalService {
   readonly lifecycle: Lifecycle<GoalMachine>
   private readonly deps: GoalServiceDeps
+  private readonly follower: GoalDocumentFollower
 
   constructor(deps: GoalServiceDeps) {
     this.deps = deps
     this.lifecycle = deps.lifecycle
+    this.follower = new GoalDocumentFollower(deps)
   }
 
   /** The session's live (active or paused) goal, as this process knows it. */
@@ -104,8 +107,7 @@ export class GoalService {
     await this.lifecycle.create(goalPath, {
       goalPath,
       sessionId: null,
-      criteria: contract.success,
-      checkCount: contract.checks.length,
+      contract: termsOf(contract),
       limits,
       createdAt: now,
       document,
@@ -139,7 +141,7 @@ export class GoalService {
       updated: at,
     })
     next = appendRevision(next, goalPath, `${at} revision ${revision} (${source}): ${changes.join("; ") || "no change to the contract"}`)
-    await this.dispatch(goalPath, { type: "goal.revise", criteria: contract.success, checkCount: contract.checks.length, limits, document: next })
+    await this.dispatch(goalPath, { type: "goal.revise", contract: termsOf(contract), limits, document: next })
     return {
       goalPath,
       output: `Goal revised: ${goalPath} is at revision ${revision}. ${changes.length > 0 ? `Changes: ${changes.join("; ")}.` : ""} Earlier check results no longer count.`,
@@ -174,10 +176,8 @@ export class GoalService {
 
   /** goal_check: runs the checks (all, or the items given) on the host and enters them in the Check Log; advisory. */
   async check(sessionId: string, items?: number[]): Promise<GoalOutcome> {
-    await this.refresh()
-    const goal = this.requireLive(sessionId)
-    const { goalPath, revision } = goal.context
-    const contract = parseGoalDocument(await this.read(goalPath), goalPath).contract
+    const goal = await this.latestLive(sessionId)
+    const { goalPath, revision, contract } = goal.context
     const run = await runGoalChecks({ runner: this.deps.checks, clock: this.deps.clock, contract, revision, items })
     await this.dispatch(goalPath, { type: "goal.checked", entries: run.entries })
     return { goalPath, output: checkRunReport(goalPath, run, "advisory: goal_complete re-runs every check itself") }
@@ -185,13 +185,11 @@ export class GoalService {
 
   /** goal_complete: the host re-runs EVERY check, then the machine's completion gate, then the user's dialog. */
   async complete(sessionId: string, attestations: Attestation[], confirm: Confirm): Promise<GoalOutcome> {
-    await this.refresh()
-    const goal = this.requireLive(sessionId)
-    const { goalPath, revision } = goal.context
+    const goal = await this.latestLive(sessionId)
+    const { goalPath, revision, contract } = goal.context
     const refusedEarly: GoalEvent = { type: "goal.complete", run: { revision, results: [] }, attestations }
     // A goal that is not driving cannot complete whatever the checks say: ask before spending minutes on them.
     if (!goal.hasTag("driving")) throw new GateRefusal("goal", "goal.complete", explainGoalRefusal(goal, refusedEarly))
-    const contract = parseGoalDocument(await this.read(goalPath), goalPath).contract
     const run = await runGoalChecks({ runner: this.deps.checks, clock: this.deps.clock, contract, revision })
     await this.dispatch(goalPath, { type: "goal.checked", entries: run.entries })
     const event: GoalEvent = { type: "goal.complete", run: { revision, results: run.entries.map((e) => ({ item: e.item, pass: e.pass })) }, attestations }
@@ -223,7 +221,8 @@ export class GoalService {
   /** goal_resume / `/goal resume`: the session's paused goal, else the oldest queued goal, armed again through the dialog. */
   async resume(sessionId: string, asker: GoalAsker, add: { addTurns?: number; addMinutes?: number } = {}): Promise<GoalOutcome> {
     await this.refresh()
-    const live = this.liveFor(sessionId)
+    const found = this.liveFor(sessionId)
+    const live = found === undefined ? undefined : await this.followDocument(found)
     if (live === undefined) {
       const oldest = this.queue()[0]
       if (oldest === undefined) throw new NoGoalError(sessionId)
@@ -268,6 +267,27 @@ export class GoalService {
     return goalOverview({ live: this.liveFor(sessionId), queue: this.queue(), now: this.deps.clock.now() })
   }
 
+  /** The session's live goal as the database and its document say now: a hand edit of its contract is taken in first. */
+  private async latestLive(sessionId: string): Promise<GoalSnapshot> {
+    await this.refresh()
+    return this.followDocument(this.requireLive(sessionId))
+  }
+
+  /** Takes in a hand edit of the goal's contract as a new revision, where the machine lets the contract change. */
+  async followDocument(goal: GoalSnapshot): Promise<GoalSnapshot> {
+    const { goalPath } = goal.context
+    const revision = await this.follower.revisionOf(goal)
+    if (revision === undefined) return goal
+    const event: GoalEvent = { type: "goal.revise", contract: termsOf(revision.contract), limits: revision.limits, document: revision.document }
+    if (!this.lifecycle.can(goalPath, event)) {
+      this.deps.log.warn(`goal ${goalPath}: the contract was edited by hand but cannot be taken in now (${explainGoalRefusal(goal, event)})`)
+      return goal
+    }
+    const after = await this.dispatch(goalPath, event)
+    this.deps.log.info(`goal ${goalPath}: took in a hand edit as revision ${after.context.revision}: ${revision.changes.join("; ")}`)
+    return after
+  }
+
   private requireLive(sessionId: string): GoalSnapshot {
     const goal = this.liveFor(sessionId)
     if (goal === undefined) throw new NoGoalError(sessionId)
@@ -302,6 +322,11 @@ export class GoalService {
     }
     return allowed
   }
+}
+
+/** The contract without its budgets, as the machine keeps it. */
+export function termsOf({ budgets: _budgets, ...terms }: GoalContract): GoalTerms {
+  return terms
 }
 
 export function limitsOf(contract: GoalContract): GoalLimits {

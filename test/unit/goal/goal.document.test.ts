@@ -179,7 +179,8 @@ describe("renderGoalDocument / parseGoalDocument", () => {
 describe("describeContractChanges and checkLabel", () => {
   it("names each change and nothing for an equal contract (budgets ignored)", () => {
     const before = DOC.contract
-    expect(describeContractChanges(before, { ...before, objective: ` ${before.objective}\n`, budgets: { maxTurns: 3, maxMinutes: 4 } })).toEqual([])
+    const rebudgeted: GoalContract = { ...before, objective: ` ${before.objective}\n`, budgets: { maxTurns: 3, maxMinutes: 4 } }
+    expect(describeContractChanges(before, rebudgeted)).toEqual([])
     const after: GoalContract = {
       ...before,
       objective: "another",

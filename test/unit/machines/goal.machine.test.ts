@@ -8,6 +8,7 @@ import {
   GOAL_MAX_MINUTES_CEILING,
   GOAL_MAX_TURNS_CEILING,
   type GoalLimits,
+  type GoalTerms,
   NO_ACTIVITY,
 } from "../../../machines/goal.gates"
 import { type GoalEvent, type GoalInput, type GoalTag, goalMachine } from "../../../machines/goal.machine"
@@ -22,11 +23,24 @@ type LoopFacts = Partial<Omit<Extract<GoalEvent, { type: "loop.due" }>, "type" |
 const T0 = 1_700_000_000_000
 const MINUTE = 60_000
 const limits: GoalLimits = { maxTurns: 10, maxMinutes: 60, maxCost: null, maxTokens: null }
+/** The contract of a goal with these criteria and this many checks. */
+const terms = (criteria: string[], checkCount: number): GoalTerms => ({
+  objective: "login",
+  success: criteria,
+  checks: Array.from({ length: checkCount }, (_, i) => ({ kind: "command" as const, command: `check ${i + 1}`, timeoutS: 120 })),
+  constraints: [],
+  nonGoals: [],
+})
+type Overrides = Partial<Omit<GoalInput, "contract">> & { criteria?: string[]; checkCount?: number }
+/** The input with the overrides given, criteria and check count folded into its contract. */
+function inputWith({ criteria, checkCount, ...rest }: Overrides = {}): GoalInput {
+  return { ...input, ...rest, contract: terms(criteria ?? input.contract.success, checkCount ?? input.contract.checks.length) }
+}
+
 const input: GoalInput = {
   goalPath: ".opencode/goal/2026-11-30-login.md",
   sessionId: "s1",
-  criteria: ["Login works", "Suite is green"],
-  checkCount: 2,
+  contract: terms(["Login works", "Suite is green"], 2),
   limits,
   createdAt: T0 - MINUTE,
   document: "# Goal: login",
@@ -61,10 +75,9 @@ const resume = (fields: Partial<Omit<Extract<GoalEvent, { type: "goal.resume" }>
   addMinutes: 0,
   ...fields,
 })
-const revise = (fields: Partial<Omit<Extract<GoalEvent, { type: "goal.revise" }>, "type">> = {}): GoalEvent => ({
+const revise = ({ checkCount = 3, ...fields }: { checkCount?: number; limits?: GoalLimits; document?: string } = {}): GoalEvent => ({
   type: "goal.revise",
-  criteria: ["Login works", "Suite is green", "Docs updated"],
-  checkCount: 3,
+  contract: terms(["Login works", "Suite is green", "Docs updated"], checkCount),
   limits: { ...limits, maxTurns: 20 },
   document: "# Goal: login (revised)",
   ...fields,
@@ -89,8 +102,8 @@ function from(snapshot: Snapshot, ...events: GoalEvent[]): Snapshot {
   }
   return next
 }
-const start = (overrides: Partial<GoalInput> = {}): Snapshot => initialTransition(machine, { ...input, ...overrides })[0]
-const run = (events: GoalEvent[], overrides: Partial<GoalInput> = {}): Snapshot => from(start(overrides), ...events)
+const start = (overrides: Overrides = {}): Snapshot => initialTransition(machine, inputWith(overrides))[0]
+const run = (events: GoalEvent[], overrides: Overrides = {}): Snapshot => from(start(overrides), ...events)
 
 /** The effects a step asks for, in order: "writeDocument:<change>" or the action's name. Context updates are not listed. */
 function effectsOf(snapshot: Snapshot, event: GoalEvent): string[] {
@@ -112,7 +125,7 @@ function expectRefused(snapshot: Snapshot, event: GoalEvent): void {
 const tagsOf = (snapshot: Snapshot): GoalTag[] => [...(snapshot.tags as Set<GoalTag>)].sort()
 
 /** Armed at T0 by session s2. */
-const active = (overrides: Partial<GoalInput> = {}): Snapshot => run([arm, allow(T0)], overrides)
+const active = (overrides: Overrides = {}): Snapshot => run([arm, allow(T0)], overrides)
 /** One loop cycle: the session goes idle at `at` and the debounce deadline passes. */
 const cycle = (snapshot: Snapshot, at: number, facts: LoopFacts = {}): Snapshot => from(snapshot, idle(at), due(at + GOAL_DEBOUNCE_MS, facts))
 /** `n` continuation turns, each with a write, five seconds apart. */
@@ -121,7 +134,7 @@ function turns(snapshot: Snapshot, n: number): Snapshot {
   for (let i = 0; i < n; i++) next = from(cycle(next, T0 + (i + 1) * 5_000), wrote)
   return next
 }
-const debouncing = (overrides: Partial<GoalInput> = {}) => from(active(overrides), idle(T0 + 1_000))
+const debouncing = (overrides: Overrides = {}) => from(active(overrides), idle(T0 + 1_000))
 const parked = () => from(debouncing(), due(T0 + 1_000 + GOAL_DEBOUNCE_MS, { speaker: "other" }))
 const completing = () => from(active(), complete())
 
@@ -132,8 +145,7 @@ describe("queued: a new goal", () => {
     expect(queued.context).toEqual({
       goalPath: input.goalPath,
       sessionId: "s1",
-      criteria: input.criteria,
-      checkCount: 2,
+      contract: input.contract,
       limits,
       createdAt: T0 - MINUTE,
       revision: 1,
@@ -159,7 +171,7 @@ describe("queued: a new goal", () => {
     expect(effectsOf(queued, revise())).toEqual(["writeDocument:revised"])
     const revised = from(queued, revise(), revise({ checkCount: 1 }))
     expect(revised.value).toEqual({ queued: "waiting" })
-    expect(revised.context).toMatchObject({ revision: 3, checkCount: 1, criteria: ["Login works", "Suite is green", "Docs updated"], limits: { maxTurns: 20 } })
+    expect(revised.context).toMatchObject({ revision: 3, contract: terms(["Login works", "Suite is green", "Docs updated"], 1), limits: { maxTurns: 20 } })
   })
 
   it("a check run is written to the Check Log but is no loop activity before the goal is armed", () => {
@@ -600,7 +612,7 @@ describe("revisions", () => {
       expect(effectsOf(before, revise())).toEqual(["writeDocument:revised"])
       const after = from(before, revise())
       expect(after.value).toEqual(before.value)
-      expect(after.context).toMatchObject({ revision: 2, checkCount: 3, limits: { maxTurns: 20 } })
+      expect(after.context).toMatchObject({ revision: 2, contract: { checks: terms([], 3).checks }, limits: { maxTurns: 20 } })
     }
     const revised = from(debouncing(), revise())
     expect(revised.value).toEqual({ active: "working" })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, getNextSnapshot, initialTransition } from "xstate"
-import type { Attestation, CheckRun, GoalLimits } from "../../../machines/goal.gates"
+import type { Attestation, CheckRun, GoalLimits, GoalTerms } from "../../../machines/goal.gates"
 import { type GoalEvent, type GoalInput, goalMachine } from "../../../machines/goal.machine"
 import { explainGoalRefusal } from "../../../machines/goal.refusals"
 
@@ -13,11 +13,24 @@ const T0 = 1_700_000_000_000
 const MINUTE = 60_000
 const goal = ".opencode/goal/2026-11-30-login.md"
 const limits: GoalLimits = { maxTurns: 10, maxMinutes: 60, maxCost: null, maxTokens: null }
+/** The contract of a goal with these criteria and this many checks. */
+const terms = (criteria: string[], checkCount: number): GoalTerms => ({
+  objective: "login",
+  success: criteria,
+  checks: Array.from({ length: checkCount }, (_, i) => ({ kind: "command" as const, command: `check ${i + 1}`, timeoutS: 120 })),
+  constraints: [],
+  nonGoals: [],
+})
+type Overrides = Partial<Omit<GoalInput, "contract">> & { criteria?: string[]; checkCount?: number }
+/** The input with the overrides given, criteria and check count folded into its contract. */
+function inputWith({ criteria, checkCount, ...rest }: Overrides = {}): GoalInput {
+  return { ...input, ...rest, contract: terms(criteria ?? input.contract.success, checkCount ?? input.contract.checks.length) }
+}
+
 const input: GoalInput = {
   goalPath: goal,
   sessionId: "s1",
-  criteria: ["Login works", "Suite is green"],
-  checkCount: 2,
+  contract: terms(["Login works", "Suite is green"], 2),
   limits,
   createdAt: T0 - MINUTE,
   document: "",
@@ -46,7 +59,7 @@ const resume = (fields: { draftPlan?: boolean; now?: number; addTurns?: number; 
   addMinutes: 0,
   ...fields,
 })
-const revise = (checkCount: number): GoalEvent => ({ type: "goal.revise", criteria: input.criteria, checkCount, limits, document: "" })
+const revise = (checkCount: number): GoalEvent => ({ type: "goal.revise", contract: terms(input.contract.success, checkCount), limits, document: "" })
 const attestations: Attestation[] = [
   { criterion: "Login works", evidence: "login.test.ts: 3 passed" },
   { criterion: "Suite is green", evidence: "npm test: 12 passed" },
@@ -61,16 +74,16 @@ const complete = (fields: { revision?: number; results?: CheckRun[]; attestation
   attestations: fields.attestations ?? attestations,
 })
 
-function run(events: GoalEvent[], overrides: Partial<GoalInput> = {}): Snapshot {
-  let [snapshot] = initialTransition(goalMachine, { ...input, ...overrides })
+function run(events: GoalEvent[], overrides: Overrides = {}): Snapshot {
+  let [snapshot] = initialTransition(goalMachine, inputWith(overrides))
   for (const event of events) {
     expect(snapshot.can(event), `${event.type} from ${JSON.stringify(snapshot.value)}`).toBe(true)
     snapshot = getNextSnapshot(goalMachine, snapshot, event)
   }
   return snapshot
 }
-const active = (overrides: Partial<GoalInput> = {}) => run([arm, allow(T0)], overrides)
-const paused = (overrides: Partial<GoalInput> = {}) => run([arm, allow(T0), pause], overrides)
+const active = (overrides: Overrides = {}) => run([arm, allow(T0)], overrides)
+const paused = (overrides: Overrides = {}) => run([arm, allow(T0), pause], overrides)
 
 /** The machine refuses the event; the text that explains it. */
 function refusal(snapshot: Snapshot, event: GoalEvent): string {

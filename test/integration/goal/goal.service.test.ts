@@ -1,0 +1,127 @@
+import { readFileSync, writeFileSync } from "node:fs"
+import path from "node:path"
+import { describe, expect, it } from "vitest"
+import { FsGoalFiles } from "../../../adapters/workspace/goal.files"
+import { runGoalCommand } from "../../../services/goal/goal.command"
+import type { GoalContract } from "../../../services/goal/goal.contract"
+import { parseGoalDocument } from "../../../services/goal/goal.document"
+import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
+import type { CheckOutcome } from "../../../services/goal/goal.ports"
+import { GoalService } from "../../../services/goal/goal.service"
+import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
+import { PLAN_BODY, allow, memoryLogger, useRuntime } from "../plan/plan.helpers"
+
+// The goal service over the real runtime: SQLite, the one lifecycle host, real documents, the plan service for the
+// draft-plan gate. Only the check runner is scripted (the real one is tested with real processes in goal.checks.test.ts).
+
+const CONTRACT: GoalContract = {
+  objective: "make the suite green",
+  success: ["zero failing tests"],
+  checks: [
+    { kind: "command", command: "npm test", timeoutS: 120 },
+    { kind: "contains", file: "CHANGELOG.md", text: "## Unreleased" },
+  ],
+  constraints: ["no dependency bumps"],
+  nonGoals: [],
+  budgets: { maxTurns: 5, maxMinutes: 30 },
+}
+
+const fail = (summary: string, outputTail: string): CheckOutcome => ({ pass: false, summary, outputTail })
+const pass: CheckOutcome = { pass: true, summary: "exit code 0", outputTail: "" }
+
+function harness(ctx: ReturnType<typeof useRuntime>) {
+  /** The outcomes the next checks run with, in order; a check with none scripted passes. */
+  const outcomes: CheckOutcome[] = []
+  const log = memoryLogger()
+  const files = new FsGoalFiles(ctx.ws.dir)
+  const lifecycle = defineGoalLifecycle(ctx.rt.host, { files, clock: ctx.ws.clock, log, prompter: { send: async () => {} } })
+  const service = new GoalService({
+    lifecycle,
+    files,
+    clock: ctx.ws.clock,
+    log,
+    hasDraftPlan: (session) => ctx.rt.plans.hasDraft(session),
+    checks: { run: async () => outcomes.shift() ?? pass },
+  })
+  const doc = (goalPath: string) => parseGoalDocument(readFileSync(path.join(ctx.ws.dir, goalPath), "utf8"), goalPath)
+  return { service, outcomes, log, doc, lifecycle }
+}
+
+describe("goal service", () => {
+  const ctx = useRuntime()
+
+  it("arms through the dialog, and completes only when the host's own run passes every check", async () => {
+    const { service, outcomes, doc } = harness(ctx)
+    const armed = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    expect(armed.output).toMatch(/^Goal armed: \.opencode\/goal\/\d{4}-\d\d-\d\d-make-the-suite-green\.md/)
+    expect(doc(armed.goalPath).frontmatter).toMatchObject({ status: "active", session: "s1", revision: 1 })
+
+    outcomes.push(fail("exit code 1", "FAIL src/a.test.ts\n1 failed"), fail("text not found", ""))
+    const refused = service.complete("s1", [{ criterion: "zero failing tests", evidence: "npm test" }], allow)
+    await expect(refused).rejects.toThrow(GateRefusal)
+    await expect(refused).rejects.toThrow(/completion gate: .* checks 1, 2 did not pass/)
+    await expect(refused).rejects.toThrow(/FAIL check 1 `npm test` — exit code 1[\s\S]*1 failed/)
+    expect(doc(armed.goalPath).checkLog.map((e) => [e.item, e.pass])).toEqual([
+      [1, false],
+      [2, false],
+    ])
+
+    const done = await service.complete("s1", [{ criterion: "zero failing tests", evidence: "npm test: 12 passed" }], allow)
+    expect(done.output).toContain("Goal completed")
+    expect(doc(armed.goalPath).frontmatter.status).toBe("completed")
+    expect(service.liveFor("s1")).toBeUndefined()
+  })
+
+  it("refuses to arm while the session has a draft plan, and keeps the goal queued", async () => {
+    const { service, doc } = harness(ctx)
+    await ctx.rt.plans.write("s1", PLAN_BODY)
+    const outcome = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    expect(outcome.output).toContain("draft-conflict gate")
+    expect(doc(outcome.goalPath).frontmatter.status).toBe("queued")
+    expect(service.queue().map((g) => g.context.goalPath)).toEqual([outcome.goalPath])
+  })
+
+  it("a hand edit of a paused goal's contract is taken in as a new revision, and the document says what changed", async () => {
+    const { service, doc, lifecycle } = harness(ctx)
+    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    await service.pause("s1", "user")
+    const file = path.join(ctx.ws.dir, goalPath)
+    const text = readFileSync(file, "utf8")
+    writeFileSync(
+      file,
+      text.replace("1. command `npm test` (timeout 120 s)", "1. command `npm run ci` (timeout 300 s)").replace("max_turns: 5", "max_turns: 9"),
+    )
+    await service.resume("s1", { by: "user" })
+    const after = doc(goalPath)
+    expect(after.frontmatter).toMatchObject({ status: "active", revision: 2, max_turns: 9 })
+    expect(after.revisions.at(-1)).toMatch(/revision 2 \(hand edit\): .*npm run ci.*max_turns 5 → 9/)
+    expect(lifecycle.snapshot(goalPath)?.context.contract.checks[0]).toEqual({ kind: "command", command: "npm run ci", timeoutS: 300 })
+  })
+
+  it("queues with /goal add, promotes the oldest with /goal resume, and shows both with /goal", async () => {
+    const { service } = harness(ctx)
+    const first = await runGoalCommand(service, "s1", 'add fix the login --check "npm test"')
+    expect(first.user).toContain("Goal queued")
+    ctx.ws.clock.advance(1_000)
+    await runGoalCommand(service, "s1", 'add ship the docs --check "npm run docs"')
+    const overview = await runGoalCommand(service, "s1", "")
+    expect(overview.user).toMatch(/No live goal in this session\.\nQueue \(2, oldest first[^\n]*\n {2}- \.opencode\/goal\/[^\n]*fix-the-login/)
+    const resumed = await runGoalCommand(service, "s1", "resume")
+    expect(resumed.user).toContain("Goal armed")
+    expect(service.liveFor("s1")?.context.goalPath).toMatch(/fix-the-login\.md$/)
+    expect(service.queue()).toHaveLength(1)
+    const stopped = await runGoalCommand(service, "s1", "stop")
+    expect(stopped.user).toMatch(/Goal discarded: .*fix-the-login/)
+  })
+
+  it("answers a malformed /goal in the turn, naming the marker, and writes nothing", async () => {
+    const { service } = harness(ctx)
+    const unterminated = await runGoalCommand(service, "s1", 'make it green --check "npm test')
+    expect(unterminated.user).toMatch(/\/goal: .*quot/i)
+    const noSeparator = await runGoalCommand(service, "s1", "make it green --contains README.md")
+    expect(noSeparator.user).toContain("--contains")
+    const ceiling = await runGoalCommand(service, "s1", "make it green --max-turns 500")
+    expect(ceiling.user).toContain("--max-turns")
+    expect(await new FsGoalFiles(ctx.ws.dir).list()).toEqual([])
+  })
+})

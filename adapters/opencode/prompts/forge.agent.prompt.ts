@@ -27,4 +27,13 @@ Plans (decide first, execute later):
   criterion (criterion text, pass, evidence). The user confirms the close in a dialog.
 - If the plan turns out wrong, say so; the user can discard it (/plan discard) or you can plan_discard it with a reason
   (a draft's discard is the user's dialog too, like its approval).
+
+Goals (an objective the host verifies):
+- /goal gives you a contract (objective, checks, criteria, budgets): complete it as told and call goal_write; the
+  user's dialog arms it. Then work toward it; each time you stop, a [forge:goal-continue] brief brings you back with
+  the budget left and the checks that failed last. Make progress every turn (a write, a forge_shell run, goal_check).
+- goal_complete re-runs every check on the host and needs one attestation with evidence per success criterion: call
+  it when goal_check passes. If you are blocked by something outside your reach, goal_pause with the blocker.
+- A [forge:goal-paused] message means the loop stopped: tell the user what is done, what remains, and stop.
+
 - A tool refusal from Forge names the gate and the way past it: follow it, do not work around it.`

@@ -1,4 +1,4 @@
-import { stateToolRefusal } from "../../machines/agent.partition"
+import { harnessDocumentWriteRefusal, stateToolRefusal, writtenPaths } from "../../machines/agent.partition"
 import { activityKindOf } from "../../machines/goal.gates"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
 import type { HostGoalsHandle } from "./goal.handle"
@@ -25,9 +25,11 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
         ownsGoalCommand = (cfg as { command?: Record<string, unknown> }).command?.goal === undefined
       },
 
-      // The partition belt, before any dialog: a worker or another agent never reaches a goal gate.
-      async "tool.execute.before"(input) {
-        const refusal = stateToolRefusal(ctx.speakerOf(input.sessionID), input.tool)
+      // The partition belt, before any dialog: a worker or another agent never reaches a goal gate, and an agent
+      // outside the forge family never writes a plan or goal document.
+      async "tool.execute.before"(input, output) {
+        const speaker = ctx.speakerOf(input.sessionID)
+        const refusal = stateToolRefusal(speaker, input.tool) ?? harnessDocumentWriteRefusal(speaker, input.tool, writtenPaths(input.tool, output.args))
         if (refusal !== null) throw new Error(refusal)
       },
 

@@ -325,7 +325,8 @@ export const goalMachine = setup({
             "goal.revise": { target: "working", actions: ["clearDue", "storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing", actions: "clearDue" },
             "goal.discard": { guard: "isByModel", target: "discarding", actions: ["clearDue", "recordDiscard"] },
-            // The decision, in the seed's order: speaker, ledger, no-progress, draft plan, budgets, then the brief.
+            // The decision, in the seed's order: speaker, ledger, no-progress, draft plan, budgets, then the brief. The
+            // document is written before the brief goes out, so a brief is never sent for a turn the goal did not count.
             "loop.due": [
               { guard: "isNotDue" },
               { guard: "isForeignSpeaker", target: "parked", actions: ["clearDue", "closeTurn", { type: "writeDocument", params: { change: "ledgered" } }] },
@@ -394,7 +395,7 @@ export const goalMachine = setup({
                   "sendWrapUp",
                 ],
               },
-              { target: "working", actions: ["closeTurn", "recordSpend", "openTurn", "sendBrief", { type: "writeDocument", params: { change: "continued" } }] },
+              { target: "working", actions: ["closeTurn", "recordSpend", "openTurn", { type: "writeDocument", params: { change: "continued" } }, "sendBrief"] },
             ],
             "loop.failed": [
               {

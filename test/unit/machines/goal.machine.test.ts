@@ -268,7 +268,7 @@ describe("the continuation loop", () => {
   it("a due loop sends the brief: a new open turn, the spend recorded", () => {
     const waiting = debouncing()
     const event = due(T0 + 3_000, { spend: { cost: 0.25, tokens: 1_200 } })
-    expect(effectsOf(waiting, event)).toEqual(["sendBrief", "writeDocument:continued"])
+    expect(effectsOf(waiting, event)).toEqual(["writeDocument:continued", "sendBrief"])
     const turn1 = from(waiting, event)
     expect(turn1.value).toEqual({ active: "working" })
     expect(turn1.context).toMatchObject({

@@ -60,6 +60,13 @@ function describeIssue(issue: Issue): string[] {
   if (name === "") return [`arguments must be an object (got ${typeName(issue.input)})`]
   const arg = `argument "${name}"`
   switch (issue.code) {
+    case "invalid_union": {
+      // An argument of several forms (a check is a command or a file contract): what each form found wrong.
+      const forms = issue.errors.map(
+        (issues, i) => `(${i + 1}) ${issues.flatMap((inner) => describeIssue({ ...inner, path: [...issue.path, ...inner.path] } as Issue)).join(", ")}`,
+      )
+      return forms.length === 0 ? [`${arg}: ${issue.message}`] : [`${arg} matches none of its forms: ${forms.join("; or ")}`]
+    }
     case "invalid_type":
       if (issue.input === undefined) return [`${arg} is missing (expected ${expectedType(issue.expected)})`]
       if (issue.expected === "int") return [`${arg} must be a whole number (got ${shown(issue.input)})`]

@@ -43,6 +43,8 @@ export interface EventHandlers {
 export async function openEventStream(client: OpencodeClient, handlers: EventHandlers, timeoutMs: number): Promise<EventStream> {
   const events = new AbortController()
   const idleWaiters = new Set<(sessionId: string) => void>()
+  /** When each session was last seen working: a settle window it falls in does not count as idle. */
+  const lastBusy = new Map<string, number>()
 
   /** Starts listening for the session's next idle event; `cancel` stops listening. */
   const nextIdle = (id: string) => {
@@ -68,8 +70,10 @@ export async function openEventStream(client: OpencodeClient, handlers: EventHan
           continue
         }
         const session = sessionEvent.safeParse(raw)
-        if (session.success && (session.data.type === "session.idle" || session.data.properties.status?.type === "idle"))
-          for (const waiter of idleWaiters) waiter(session.data.properties.sessionID)
+        if (!session.success) continue
+        const { sessionID, status } = session.data.properties
+        if (session.data.type === "session.idle" || status?.type === "idle") for (const waiter of idleWaiters) waiter(sessionID)
+        else if (session.data.type === "session.status") lastBusy.set(sessionID, Date.now())
       }
     } catch (err) {
       if (!events.signal.aborted) handlers.ended(err)
@@ -77,16 +81,21 @@ export async function openEventStream(client: OpencodeClient, handlers: EventHan
   }
 
   const stream: EventStream = {
+    // The whole window must be idle: a session that worked in it (a plugin's follow-up on idle that already ended)
+    // starts a new window once it is idle again.
     settle: async (id, settleMs, deadline) => {
       for (;;) {
+        const windowStart = Date.now()
         await sleep(settleMs)
         // Listen before asking, so an idle event between the two is not missed.
         const idle = nextIdle(id)
         const status = await client.session.status()
         const mine = status.data?.[id]
+        const workedInWindow = (lastBusy.get(id) ?? 0) >= windowStart
         if (!mine || mine.type === "idle") {
           idle.cancel()
-          return
+          if (!workedInWindow) return
+          continue
         }
         await withTimeout(idle.promise, Math.max(1, deadline - Date.now()), "session did not become idle").finally(idle.cancel)
       }

@@ -80,4 +80,15 @@ describe("forgeTool", () => {
     expect(input).toEqual({ name: "ab" })
     expect(foreign).toEqual({ name: "x", extra: 1 })
   })
+
+  it("says what each form of an argument of several forms found wrong, with the key at fault", async () => {
+    const union = forgeTool("union", {
+      description: "union",
+      args: { checks: z.array(z.union([z.strictObject({ command: z.string() }), z.strictObject({ file: z.string(), text: z.string() })])) },
+      execute: async () => ({ output: "ok", title: "ok", metadata: {} }),
+    })
+    await expect(union.execute({ checks: [{ cmd: "npm test" }] } as never, {} as never)).rejects.toThrow(
+      'union: argument "checks[0]" matches none of its forms: (1) argument "checks[0].command" is missing (expected a string), argument "checks[0]" has an unknown key "cmd"; or (2) argument "checks[0].file" is missing (expected a string), argument "checks[0].text" is missing (expected a string), argument "checks[0]" has an unknown key "cmd"',
+    )
+  })
 })

@@ -408,7 +408,7 @@ export const goalMachine = setup({
                   { type: "writeDocument", params: { change: "paused" } },
                 ],
               },
-              { actions: ["countFailure", "scheduleDue"] },
+              { actions: ["countFailure", "scheduleDue", { type: "writeDocument", params: { change: "ledgered" } }] },
             ],
           },
         },

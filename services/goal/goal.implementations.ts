@@ -8,7 +8,9 @@ import { type GoalFiles, type GoalPrompter, GoalSendError } from "./goal.ports"
 
 // The goal machine's effects, supplied by the harness: the document write of every step that changes what the
 // document says (frontmatter from the context, the Turn Ledger, the Check Log), and the loop's prompts. The host
-// awaits them before the step is committed, so a failed write or a failed send leaves goal, database and file as they were.
+// awaits them before the step is committed: a failed write leaves goal, database and file as they were. A continuation
+// writes its document before the brief goes out, so a failed send leaves the document one turn ahead until the
+// failure's own step (loop.failed) writes it back from the committed context.
 
 export interface GoalImplementationDeps {
   files: GoalFiles
@@ -43,8 +45,13 @@ function frontmatterOf(context: GoalContext, status: GoalStatus | undefined, at:
     max_tokens: context.limits.maxTokens ?? undefined,
     turns_used: context.turnsUsed,
     armed_at: context.armedAt === null ? undefined : new Date(context.armedAt).toISOString(),
-    stop_reason: status === "paused" ? (context.stopReason ?? undefined) : undefined,
-    blocker: status === "paused" ? (context.blocker ?? undefined) : undefined,
+    // Why a goal stopped is written with its status: a change that keeps the status (a check, a revision) keeps them.
+    ...(status === undefined
+      ? {}
+      : {
+          stop_reason: status === "paused" ? (context.stopReason ?? undefined) : undefined,
+          blocker: status === "paused" ? (context.blocker ?? undefined) : undefined,
+        }),
     updated: at,
   }
 }

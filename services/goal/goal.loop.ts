@@ -86,6 +86,8 @@ export class GoalLoop {
     await this.deps.lifecycle.refresh()
     const goal = this.deps.lifecycle.snapshot(goalPath)
     if (goal === undefined || !goal.hasTag("due")) return
+    // A timer that fired before its deadline (a clock that moved back, a timer that runs early) waits again.
+    if (goal.context.dueAt !== null && this.deps.clock.now() < goal.context.dueAt) return this.schedule(goalPath, goal)
     const { sessionId, armedAt } = goal.context
     if (sessionId === null) return
     try {

@@ -310,9 +310,19 @@ export class GoalService {
     }
   }
 
-  /** The dialog of a step the machine already holds open: the user's answer moves it on, whatever it is. */
+  /**
+   * The dialog of a step the machine holds open. The user's answer moves on only the dialog it was asked for: if the
+   * goal left that dialog state meanwhile (a pause, another call's dialog), the answer is stale and changes nothing.
+   */
   private async ask(goalPath: string, asker: GoalAsker, dialog: DialogRequest): Promise<boolean> {
+    const opened = this.lifecycle.snapshot(goalPath)?.value
     const allowed = asker.by === "user" ? true : await asker.confirm(dialog).catch(() => false)
+    await this.refresh()
+    const now = this.lifecycle.snapshot(goalPath)
+    if (now === undefined || JSON.stringify(now.value) !== JSON.stringify(opened) || !now.hasTag("awaiting-user"))
+      throw new Error(
+        `the goal ${goalPath} moved on while the dialog was open (it is ${goalStatusOf(now?.value ?? "abandoned")} now): this answer changes nothing. Ask again if it still matters.`,
+      )
     try {
       await this.dispatch(goalPath, allowed ? { type: "dialog.allow", now: this.deps.clock.now() } : { type: "dialog.reject" })
     } catch (error) {

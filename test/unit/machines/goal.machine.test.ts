@@ -392,7 +392,7 @@ describe("the continuation loop", () => {
 
   it("a failed send retries after a new debounce twice; the third failure pauses with transport-failures", () => {
     const waiting = debouncing()
-    expect(effectsOf(waiting, failed(T0 + 3_000))).toEqual([])
+    expect(effectsOf(waiting, failed(T0 + 3_000))).toEqual(["writeDocument:ledgered"])
     const once = from(waiting, failed(T0 + 3_000))
     expect(once.value).toEqual({ active: "debouncing" })
     expect(once.context).toMatchObject({ transportFailures: 1, dueAt: T0 + 3_000 + GOAL_DEBOUNCE_MS })

@@ -1,0 +1,121 @@
+import type { GoalSpend } from "../../machines/goal.gates"
+import type { Timers } from "../../services/jobs/job.ports"
+import type { GoalCheck } from "../../services/goal/goal.contract"
+import type { CheckOutcome, GoalCheckRunner, GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
+import type { Clock } from "../../services/lifecycle/lifecycle.ports"
+
+// The goal harness's edges for the model test: a clock the test sets, timers the test fires, a prompter that records
+// (or fails) its sends, session facts the test states per event, and a check runner whose verdicts the test chooses.
+// Everything between them (service, loop, lifecycle host, SQLite, the goal documents) is the real thing.
+
+/** Time is a number the test sets; it moves only when an event carries a time (or a check run needs its own). */
+export class FakeClock implements Clock {
+  constructor(public at: number) {}
+  now = (): number => this.at
+}
+
+interface PendingTimer {
+  due: number
+  fn: () => void
+  cancelled: boolean
+}
+
+/** Timers that never fire by themselves: the test fires them (as a late, or an early, host timer would). */
+export class ManualTimers implements Timers {
+  private timers: PendingTimer[] = []
+  constructor(private readonly clock: FakeClock) {}
+
+  setTimeout(fn: () => void, ms: number) {
+    const timer: PendingTimer = { due: this.clock.now() + ms, fn, cancelled: false }
+    this.timers.push(timer)
+    return {
+      cancel: () => {
+        timer.cancelled = true
+      },
+    }
+  }
+
+  /** The due times of the timers still armed. */
+  pending(): number[] {
+    this.timers = this.timers.filter((t) => !t.cancelled)
+    return this.timers.map((t) => t.due)
+  }
+
+  /** Fires every armed timer now, whatever its due time; returns how many fired. */
+  fireAll(): number {
+    const armed = this.timers.filter((t) => !t.cancelled)
+    this.timers = []
+    for (const timer of armed) {
+      timer.cancelled = true
+      timer.fn()
+    }
+    return armed.length
+  }
+
+  clear(): void {
+    for (const timer of this.timers) timer.cancelled = true
+    this.timers = []
+  }
+}
+
+/** The loop's prompts, as sent into the session: the briefs and wrap-ups it sent, and the sends that failed. */
+export class FakePrompter implements GoalPrompter {
+  readonly sent: { sessionId: string; text: string }[] = []
+  readonly failed: { sessionId: string; text: string }[] = []
+  /** Set: every send fails with this message (the session cannot be reached). */
+  failWith: string | undefined
+
+  async send(sessionId: string, text: string): Promise<void> {
+    if (this.failWith !== undefined) {
+      this.failed.push({ sessionId, text })
+      throw new Error(this.failWith)
+    }
+    this.sent.push({ sessionId, text })
+  }
+
+  /** How many sends were continuation briefs (the rest are wrap-ups). */
+  briefs(): number {
+    return this.sent.filter((s) => s.text.includes("[forge:goal-continue]")).length
+  }
+}
+
+/** What opencode would say about the session when asked: set by the test before the event that asks. */
+export class FakeSessionFacts implements SessionFacts {
+  agent: string | undefined = "forge"
+  cost = 0
+  tokens = 0
+  draftPlan = false
+  /** How many times the loop gathered the facts of a decision (its speaker question). */
+  decisions = 0
+
+  async speaker(_sessionId: string): Promise<string | undefined> {
+    this.decisions += 1
+    return this.agent
+  }
+
+  async spend(_sessionId: string, _since: number): Promise<GoalSpend> {
+    return { cost: this.cost, tokens: this.tokens }
+  }
+
+  async hasDraftPlan(_sessionId: string): Promise<boolean> {
+    return this.draftPlan
+  }
+}
+
+/** The host's check runs, passing or failing as the test says: by the check's number in the current contract. */
+export class FakeCheckRunner implements GoalCheckRunner {
+  /** The contract's checks, in order, as the goal holds them now. */
+  checks: readonly GoalCheck[] = []
+  /** The numbers (from 1) of the checks that fail. */
+  failing = new Set<number>()
+  runs = 0
+
+  async run(check: GoalCheck): Promise<CheckOutcome> {
+    this.runs += 1
+    const item = this.checks.findIndex((c) => JSON.stringify(c) === JSON.stringify(check)) + 1
+    if (item === 0) throw new Error(`the model's contract has no check ${JSON.stringify(check)}`)
+    return this.failing.has(item)
+      ? { pass: false, summary: "exit code 1", outputTail: `check ${item} failed` }
+      : { pass: true, summary: check.kind === "command" ? "exit code 0" : "text found", outputTail: "" }
+  }
+}

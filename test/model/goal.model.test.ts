@@ -1,0 +1,233 @@
+import { isDeepStrictEqual } from "node:util"
+import { type SnapshotFrom, transition } from "xstate"
+import { type GoalLimits, type GoalTerms, hasActivity } from "../../machines/goal.gates"
+import { type GoalEvent, type GoalInput, goalMachine } from "../../machines/goal.machine"
+import { goalStatusOf } from "../../machines/goal.status"
+import { SEND_FAILURE, SESSION, startGoalSut } from "./goal.sut"
+import { describeModel } from "./model.template"
+
+// Paths generated from the goal machine drive the real GoalService and GoalLoop on the workspace's one LifecycleHost
+// (SQLite in a temp workspace) writing real goal documents; at every step service, database row and log, document,
+// prompts and the loop's timer must agree with the model (goal.sut.ts). Fakes only at the edges: clock, timers,
+// prompter, session facts, check runner (goal.fakes.ts).
+//
+// Two worlds, each a config (told apart by the goal's objective, which a revision keeps): in "requests" the user and
+// the model ask and answer dialogs and the session never goes idle; in "loop" the goal is armed at once and the loop
+// runs. Each world offers, state by state, what its actors can produce there — the service's own results included
+// (goal_complete's run is the checks the contract has, for the revision it has; a failing send only where the loop
+// would send) — and keeps its paths few enough for a run of well under a minute: where a world stops offering events
+// is said in it. Times are fixed per event (as in the job model), so a path may replay them out of order; the goal
+// lifecycle only ever compares the times its events carry.
+//
+// Reached through the service's side roads, or asked only:
+// - goal.revise on a queued goal: goal_write revise=true only revises the live goal, and no caller follows a queued
+//   goal's document; the SUT edits the document by hand and calls the service's own follower (followDocument).
+// - goal.checked on a queued goal: goal_check only checks a live goal (NoGoalError), so nothing sends it; the SUT asks
+//   the machine (`can`), as the plan's tool gate does, and sees the service refuse.
+// - goal.resume on a queued goal is not producible at all (/goal resume arms it: goal.arm), so no world offers it.
+// - goal.arm on a live goal: goal_resume resumes it instead, so the SUT asks goal_write arm=true, which is refused
+//   before anything is written.
+// - goal.complete on an active goal is two steps of the service: its run enters the Check Log (goal.checked), then
+//   the gate; the SUT expects both (goal.sut.ts).
+
+type Snapshot = SnapshotFrom<typeof goalMachine>
+
+const MINUTE = 60_000
+const T0 = Date.parse("2026-11-30T03:00:00.000Z")
+const T_ALLOW = T0 + MINUTE
+const T_IDLE = T0 + 2 * MINUTE
+const T_RESUME = T0 + 30 * MINUTE
+
+const limits: GoalLimits = { maxTurns: 2, maxMinutes: 60, maxCost: 1, maxTokens: 1_000 }
+const checks: GoalTerms["checks"] = [
+  { kind: "command", command: "npm test", timeoutS: 120 },
+  { kind: "contains", file: "src/a.ts", text: "export const A" },
+]
+const terms = (objective: string): GoalTerms => ({ objective, success: ["c1"], checks, constraints: [], nonGoals: ["refactoring"] })
+/** The one revision of every world: a second criterion and no check left, so nothing can arm, resume or complete it. */
+const revisedTerms = (objective: string): GoalTerms => ({ ...terms(objective), success: ["c1", "c2"], checks: [] })
+/** The goal as goal_write arm=false queues it at T0 (its path follows from the objective and the date). */
+const inputFor = (objective: string): GoalInput => ({
+  goalPath: `.opencode/goal/2026-11-30-${objective.toLowerCase()}.md`,
+  sessionId: null,
+  contract: terms(objective),
+  limits,
+  createdAt: T0,
+  document: "",
+})
+
+const allow: GoalEvent = { type: "dialog.allow", now: T_ALLOW }
+const reject: GoalEvent = { type: "dialog.reject" }
+const arm = (draftPlan: boolean): GoalEvent => ({ type: "goal.arm", sessionId: SESSION, draftPlan })
+const resume = (draftPlan: boolean, add: { addTurns?: number; addMinutes?: number } = {}, now = T_RESUME): GoalEvent => ({
+  type: "goal.resume",
+  sessionId: SESSION,
+  draftPlan,
+  now,
+  addTurns: add.addTurns ?? 0,
+  addMinutes: add.addMinutes ?? 0,
+})
+const pauseByUser: GoalEvent = { type: "goal.pause", by: "user" }
+const pauseBlocked: GoalEvent = { type: "goal.pause", by: "model", blocker: "the API key is missing" }
+const discardByUser: GoalEvent = { type: "goal.discard", by: "user", reason: "not needed" }
+const discardByModel: GoalEvent = { type: "goal.discard", by: "model", reason: "wrong approach" }
+/** goal_check: the machine counts the run, whatever its entries say (the SUT runs every check, all passing). */
+const checkedAllPass: GoalEvent = { type: "goal.checked", entries: [] }
+const idle: GoalEvent = { type: "session.idle", now: T_IDLE }
+const busy: GoalEvent = { type: "session.busy" }
+const wrote: GoalEvent = { type: "goal.activity", kind: "writes" }
+const revise = ({ context }: Snapshot): GoalEvent => ({
+  type: "goal.revise",
+  contract: revisedTerms(context.contract.objective),
+  limits: context.limits,
+  document: "",
+})
+
+/** goal_complete as the service's own run produces it: every check of the current revision, all passing or the last failing. */
+function completions({ context }: Snapshot): GoalEvent[] {
+  // The service's run counts as check activity (see goal.sut.ts): never offered where that could decide a no-progress pause.
+  if (context.turnOpen && !hasActivity(context.activity)) return []
+  const attested = context.contract.success.map((criterion) => ({ criterion, evidence: `${criterion} holds` }))
+  const results = (failing: number[]) => context.contract.checks.map((_, i) => ({ item: i + 1, pass: !failing.includes(i + 1) }))
+  const passing: GoalEvent = { type: "goal.complete", run: { revision: context.revision, results: results([]) }, attestations: attested }
+  if (context.contract.checks.length === 0) return [passing]
+  return [passing, { type: "goal.complete", run: { revision: context.revision, results: results([context.contract.checks.length]) }, attestations: attested }]
+}
+
+/** The debounce timer fires: at the deadline unless `now` says otherwise, with the session's facts at that moment. */
+function due(state: Snapshot, facts: Partial<Omit<Extract<GoalEvent, { type: "loop.due" }>, "type">> = {}): GoalEvent {
+  return { type: "loop.due", now: state.context.dueAt ?? 0, speaker: "forge", draftPlan: false, spend: state.context.spend, ...facts }
+}
+/** The send fails: only where the loop's decision at the deadline would send the continuation brief. */
+function failedSend(state: Snapshot): GoalEvent[] {
+  const [after] = transition(goalMachine, state, due(state))
+  const sends = after.matches({ active: "working" }) && after.context.turnsUsed === state.context.turnsUsed + 1
+  return sends ? [{ type: "loop.failed", now: state.context.dueAt ?? 0, error: `the continuation brief could not be sent: ${SEND_FAILURE}` }] : []
+}
+/** When the time budget of the goal's arm runs out. */
+const timeUp = ({ context }: Snapshot) => (context.armedAt ?? 0) + context.limits.maxMinutes * MINUTE
+
+/**
+ * The requests world: the user and the model ask (arm, pause, resume, revise, check, complete, discard) and the user
+ * answers the dialogs (a late answer too: a dialog left open by a stop that won); the session never goes idle, so the
+ * loop never decides (and its events on a goal that is not active are seen to change nothing). A finished goal is
+ * asked everything once.
+ */
+function requests(state: Snapshot): GoalEvent[] {
+  const { context } = state
+  const status = goalStatusOf(state.value)
+  const awaiting = state.hasTag("awaiting-user")
+  if (state.status === "done")
+    return [
+      allow,
+      reject,
+      arm(false),
+      resume(false),
+      pauseByUser,
+      discardByUser,
+      discardByModel,
+      checkedAllPass,
+      revise(state),
+      ...completions(state).slice(0, 1),
+    ]
+  if (context.revision !== 1) {
+    // The revision left no check: what the contract decides (arm, resume, complete), and the dialogs still to answer.
+    if (awaiting) return [allow, reject]
+    if (status === "queued") return [arm(false), discardByModel]
+    if (status === "paused") return [resume(false), discardByModel]
+    return [...completions(state), pauseByUser, discardByModel]
+  }
+  const dialogs = awaiting || state.matches({ paused: "stopped" }) ? [allow, reject] : []
+  if (status === "queued") return [...dialogs, arm(false), arm(true), revise(state), discardByUser, discardByModel, checkedAllPass, idle]
+  if (status === "paused")
+    return [
+      ...dialogs,
+      resume(false),
+      resume(true),
+      revise(state),
+      pauseByUser,
+      discardByUser,
+      discardByModel,
+      checkedAllPass,
+      ...completions(state).slice(0, 1),
+      arm(false),
+      idle,
+      wrote,
+    ]
+  return [...dialogs, pauseByUser, pauseBlocked, revise(state), discardByUser, discardByModel, ...completions(state), resume(false), arm(false)]
+}
+
+/**
+ * The loop world: the goal is armed at once, and from then on the session goes idle, the debounce deadline passes and
+ * the loop decides, turn after turn, until a pause rule stops it. Every fact the decision reads (speaker, draft plan,
+ * late timer, cost, tokens) and a failing send are tried on the first debounce; later turns follow the loop's own
+ * road (a turn with and without activity, a foreign speaker mid-turn, the no-progress and turn-budget pauses, the
+ * transport-failure pause), and the requests that compete with the loop (complete, discard, revise, pause) are tried
+ * while it debounces or is parked. A budget pause is resumed with more budget once; other pauses end the path.
+ */
+function loop(state: Snapshot): GoalEvent[] {
+  const { context } = state
+  const { turnOpen, turnsUsed } = context
+  const status = goalStatusOf(state.value)
+  if (state.status === "done") return [allow, discardByUser]
+  if (status === "queued") return state.matches({ queued: "arming" }) ? [allow] : [arm(false)]
+  const asBegun = isDeepStrictEqual(context.limits, limits)
+  if (status === "paused") {
+    if (state.matches({ paused: "resuming" })) return [allow, reject]
+    if (context.stopReason === "budget-turns") return asBegun ? [resume(false), resume(false, { addTurns: 1 })] : [resume(false)]
+    if (context.stopReason === "budget-time") return [resume(false, {}, timeUp(state)), resume(false, { addMinutes: 30 }, timeUp(state))]
+    return []
+  }
+  // A revised goal (no check left) or one resumed with more minutes is where its path ends.
+  if (context.revision !== 1 || context.limits.maxMinutes !== limits.maxMinutes) return []
+  if (state.matches({ active: "completing" }) || state.matches({ active: "discarding" })) return [allow, reject]
+  const fresh = asBegun && turnsUsed === 0 && context.transportFailures === 0 && context.lastTurn === null
+  const competing = fresh ? [...completions(state), discardByModel, discardByUser, revise(state)] : []
+  const didSomething = hasActivity(context.activity)
+  if (state.matches({ active: "working" })) {
+    // The first continuation turn does something (a write, or a check run) or nothing; only the write goes on.
+    if (turnOpen && turnsUsed === 1 && !didSomething) return [idle, wrote, checkedAllPass]
+    if (context.activity.checks > 0) return []
+    return [idle]
+  }
+  if (state.matches({ active: "parked" })) return [idle, ...competing]
+  if (fresh) {
+    return [
+      due(state),
+      due(state, { now: (context.dueAt ?? 0) - 1 }),
+      due(state, { speaker: "other" }),
+      due(state, { draftPlan: true }),
+      due(state, { now: timeUp(state) }),
+      due(state, { spend: { cost: 1, tokens: 0 } }),
+      due(state, { spend: { cost: 0, tokens: 1_000 } }),
+      ...failedSend(state),
+      busy,
+      idle,
+      pauseByUser,
+      ...competing,
+    ]
+  }
+  if (turnsUsed === 0) return [due(state), ...failedSend(state)]
+  if (turnOpen && turnsUsed === 1 && !didSomething) return [due(state), due(state, { speaker: "other" })]
+  return [due(state)]
+}
+
+const worlds: Record<string, { events: (state: Snapshot) => GoalEvent[]; key: (state: Snapshot) => string }> = {
+  // Requests: only the revision (the contract) and the state decide what a request does; the rest is history.
+  Requests: { events: requests, key: ({ value, context }) => JSON.stringify([value, context.revision]) },
+  // Loop: every counter the decision reads is context, so every state is its own.
+  Loop: { events: loop, key: ({ value, context }) => JSON.stringify([value, context]) },
+}
+function worldOf(state: Snapshot) {
+  const world = worlds[state.context.contract.objective]
+  if (world === undefined) throw new Error(`no world for the goal "${state.context.contract.objective}"`)
+  return world
+}
+
+describeModel({
+  machine: goalMachine,
+  configs: Object.keys(worlds).map((objective) => ({ name: objective.toLowerCase(), input: inputFor(objective) })),
+  events: (state) => worldOf(state).events(state),
+  start: startGoalSut,
+  extensionKey: (state) => worldOf(state).key(state),
+})

@@ -1,0 +1,490 @@
+import { readFileSync, writeFileSync } from "node:fs"
+import path from "node:path"
+import { expect } from "vitest"
+import { type SnapshotFrom, initialTransition, transition } from "xstate"
+import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
+import { FsGoalFiles } from "../../adapters/workspace/goal.files"
+import type { GoalLimits, GoalTerms } from "../../machines/goal.gates"
+import { type GoalContext, type GoalEvent, type GoalInput, goalMachine } from "../../machines/goal.machine"
+import { goalStatusOf } from "../../machines/goal.status"
+import { stateToString } from "../../machines/state.text"
+import type { GoalContract } from "../../services/goal/goal.contract"
+import { parseGoalDocument, replaceContract } from "../../services/goal/goal.document"
+import { defineGoalLifecycle } from "../../services/goal/goal.lifecycle"
+import { GoalLoop } from "../../services/goal/goal.loop"
+import { GoalService, NoGoalError, termsOf } from "../../services/goal/goal.service"
+import { GateRefusal } from "../../services/lifecycle/gate.refusal"
+import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
+import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
+import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
+import { memoryLogger } from "../integration/plan/plan.helpers"
+import { tempDir } from "../temp.dir"
+import { FakeCheckRunner, FakeClock, FakePrompter, FakeSessionFacts, ManualTimers } from "./goal.fakes"
+import type { ModelStep, ModelSut } from "./model.template"
+
+type GoalModel = typeof goalMachine
+type Snapshot = SnapshotFrom<GoalModel>
+
+/** The one session of every model path: it writes the goal, arms it, and its idles drive the loop. */
+export const SESSION = "ses_model"
+/** What a continuation brief that cannot be sent fails with (the loop's `loop.failed` carries it). */
+export const SEND_FAILURE = "ECONNRESET"
+/** The agent another turn was answered by (a foreign speaker parks the loop). */
+const OTHER_AGENT = "build"
+/** Check runs get times of their own, far from the events' times, so every run has its own id in the Check Log. */
+const CHECK_RUN_EPOCH = Date.parse("2026-12-24T00:00:00.000Z")
+
+/** The contract with its budgets, as goal_write hands it to the service. */
+export function contractOf(terms: GoalTerms, limits: GoalLimits): GoalContract {
+  return {
+    ...terms,
+    budgets: {
+      maxTurns: limits.maxTurns,
+      maxMinutes: limits.maxMinutes,
+      ...(limits.maxCost === null ? {} : { maxCost: limits.maxCost }),
+      ...(limits.maxTokens === null ? {} : { maxTokens: limits.maxTokens }),
+    },
+  }
+}
+
+/** Lets every callback already due run (sqlite3 answers on its own thread; fs/promises on the pool). */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+/** The context a guard can read, with what only the service's own completion runs add left out (see `apply`). */
+function decisive(context: GoalContext): unknown {
+  const copy = structuredClone(context)
+  copy.activity.checks = 0
+  if (copy.lastTurn !== null) copy.lastTurn.activity.checks = 0
+  return copy
+}
+
+/** A dialog the service holds open until the model's next dialog event answers it. */
+interface OpenDialog {
+  /** What the call reports once the user allowed or refused it. */
+  answers: DialogAnswers
+  answer: (allowed: boolean) => void
+  done: Promise<unknown>
+}
+
+/** The first words of a dialog call's answer, when the user allows it and when not. */
+type DialogAnswers = { allowed: RegExp; refused: RegExp }
+const ARM: DialogAnswers = { allowed: /^Goal armed: /, refused: /^The user did not arm / }
+const RESUME: DialogAnswers = { allowed: /^Goal resumed: /, refused: /^The user did not resume / }
+const DISCARD: DialogAnswers = { allowed: /^Goal discarded: /, refused: /^The user kept / }
+const COMPLETE: DialogAnswers = { allowed: /^Goal completed: /, refused: /^The user did not confirm the completion / }
+
+/** How a service call that may ask the user ended: the dialog opened (and waits), or the call ended without one. */
+type Opening = { opened: true } | { opened: false; result: unknown }
+
+/**
+ * The one factory of the goal SUT: the real GoalService and GoalLoop on the workspace's one LifecycleHost (its SQLite
+ * database in a temp workspace), writing real goal documents through FsGoalFiles; fakes only for the clock, the
+ * timers, the prompts, the session facts and the check runs.
+ */
+export async function startGoalSut(input: GoalInput): Promise<ModelSut<GoalModel>> {
+  return GoalSut.start(input)
+}
+
+class GoalSut implements ModelSut<GoalModel> {
+  /**
+   * What the service must hold now: the model, plus what the service's own completion run adds before it asks the
+   * completion gate (a `goal.checked` the model's `goal.complete` does not carry). `apply` keeps it one with the model
+   * in everything a guard reads.
+   */
+  private expected: Snapshot
+  private readonly expectedLog: { event: string; to: string }[]
+  private checkLines = 0
+  private briefs = 0
+  private wrapUps = 0
+  private failedSends = 0
+  private checkRuns = 0
+  /** Open dialogs, newest last: an answer goes to the newest (an older one is left behind by a stop that won). */
+  private readonly dialogs: OpenDialog[] = []
+  private reader: LifecycleStore | undefined
+
+  private constructor(
+    private readonly dir: string,
+    private readonly goalPath: string,
+    private readonly clock: FakeClock,
+    private readonly timers: ManualTimers,
+    private readonly prompter: FakePrompter,
+    private readonly facts: FakeSessionFacts,
+    private readonly runner: FakeCheckRunner,
+    private readonly host: LifecycleHost,
+    private readonly rt: ComposedRuntime,
+    private readonly service: GoalService,
+    private readonly loop: GoalLoop,
+    input: GoalInput,
+  ) {
+    this.expected = initialTransition(goalMachine, input)[0]
+    this.expectedLog = [{ event: "xstate.init", to: stateToString(this.expected.value) }]
+  }
+
+  static async start(input: GoalInput): Promise<GoalSut> {
+    const dir = tempDir("forge-goal-model-")
+    const clock = new FakeClock(input.createdAt)
+    const log = memoryLogger()
+    const timers = new ManualTimers(clock)
+    const prompter = new FakePrompter()
+    const facts = new FakeSessionFacts()
+    const runner = new FakeCheckRunner()
+    // As src/goals.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
+    const workspace = composeWorkspace({ workspace: dir, clock, log })
+    const files = new FsGoalFiles(dir)
+    const lifecycle = defineGoalLifecycle(workspace.host, { files, clock, prompter, log })
+    const service = new GoalService({ lifecycle, files, clock, log, checks: runner, hasDraftPlan: (sessionId) => facts.hasDraftPlan(sessionId) })
+    const loop = new GoalLoop({ lifecycle, clock, timers, facts, log })
+    const rt = await workspace.open()
+    // goal_write arm=false: the model's initial state, a queued goal.
+    const written = await service.write(SESSION, contractOf(input.contract, input.limits), null)
+    expect(written.goalPath, "the goal's path").toBe(input.goalPath)
+    return new GoalSut(dir, written.goalPath, clock, timers, prompter, facts, runner, workspace.host, rt, service, loop, input)
+  }
+
+  async apply({ event, before, accepted }: ModelStep<GoalModel>): Promise<void> {
+    expect(stateToString(this.expected.value), "the SUT's expectation follows the model").toBe(stateToString(before.value))
+    // goal_complete on a driving goal runs every check and enters the run in the Check Log (a goal.checked step of
+    // its own) before it asks the completion gate: the service is then one goal.checked ahead of the model. The
+    // events offer goal.complete only where that check activity cannot change a later decision (no open turn, or
+    // one with activity already), so model and service still agree on every guard.
+    if (event.type === "goal.complete" && this.expected.hasTag("driving")) {
+      this.advance({ type: "goal.checked", entries: [] }, true)
+    }
+    expect(this.expected.can(event), `the service's own steps leave the model's verdict on ${event.type}`).toBe(accepted)
+    // goal.checked on a queued goal: goal_check only checks a live goal, so nothing produces it (asked, never sent).
+    const produced = !(event.type === "goal.checked" && goalStatusOf(before.value) === "queued")
+    this.advance(event, accepted && produced)
+    await this.produce(event, before, accepted)
+    await this.host.idle()
+  }
+
+  /** Steps the expectation; a step the service takes is recorded with its effects. */
+  private advance(event: GoalEvent, taken: boolean): void {
+    const [next, actions] = transition(goalMachine, this.expected, event)
+    if (!taken) return
+    const before = this.expected
+    this.expected = next
+    this.expectedLog.push({ event: event.type, to: stateToString(next.value) })
+    for (const action of actions) {
+      if (action.type === "sendBrief") this.briefs += 1
+      if (action.type === "sendWrapUp") this.wrapUps += 1
+      // The service runs every check of the contract the goal holds; each is one Check Log line.
+      if (action.type === "writeDocument" && (action.params as { change?: string } | undefined)?.change === "checked")
+        this.checkLines += before.context.contract.checks.length
+    }
+    if (event.type === "loop.failed") this.failedSends += 1
+  }
+
+  private async produce(event: GoalEvent, before: Snapshot, accepted: boolean): Promise<void> {
+    const { service, loop } = this
+    const finished = before.status === "done"
+    const live = before.hasTag("live")
+    const status = goalStatusOf(before.value)
+    switch (event.type) {
+      case "goal.arm": {
+        this.facts.draftPlan = event.draftPlan
+        if (live) {
+          // goal_write arm=true while the session's goal is live is refused before anything is written.
+          const attempt = service.write(SESSION, contractOf(before.context.contract, before.context.limits), { by: "model", confirm: neverAsked })
+          await expect(attempt).rejects.toThrow(/already has a live goal/)
+          return expect(accepted).toBe(false)
+        }
+        // goal_resume with no live goal in the session arms the oldest queued goal (here: the one goal, or none).
+        const attempt = this.opening(ARM, (confirm) => service.resume(SESSION, { by: "model", confirm }))
+        if (finished) return this.refusedWith(attempt, NoGoalError)
+        const opening = await attempt
+        expect(opening.opened, "the arm dialog opened").toBe(accepted)
+        if (!opening.opened) expect(outputOf(opening.result)).toMatch(/^Goal written but not armed: /)
+        return
+      }
+      case "goal.resume": {
+        this.clock.at = event.now
+        this.facts.draftPlan = event.draftPlan
+        if (!live && !finished) throw new Error("goal.resume is not producible for a queued goal: /goal resume arms it (goal.arm)")
+        const attempt = this.opening(RESUME, (confirm) =>
+          service.resume(SESSION, { by: "model", confirm }, { addTurns: event.addTurns, addMinutes: event.addMinutes }),
+        )
+        if (finished) return this.refusedWith(attempt, NoGoalError)
+        return this.opensDialog(attempt, accepted)
+      }
+      case "dialog.allow":
+      case "dialog.reject": {
+        if (event.type === "dialog.allow") this.clock.at = event.now
+        const dialog = this.dialogs.pop()
+        if (dialog === undefined) return expect(accepted, `${event.type} needs an open dialog`).toBe(false)
+        const allowed = event.type === "dialog.allow"
+        dialog.answer(allowed)
+        if (accepted) return expect(outputOf(await dialog.done), "the call's answer").toMatch(allowed ? dialog.answers.allowed : dialog.answers.refused)
+        // The goal left the dialog's state another way meanwhile: the late answer is refused.
+        else await expect(dialog.done).rejects.toBeInstanceOf(GateRefusal)
+        return
+      }
+      case "goal.revise": {
+        if (before.matches({ queued: "waiting" })) {
+          // A queued goal's contract changes only by hand (goal_write revise=true revises the live goal): the
+          // document is edited, and the service's follower takes the edit in as a new revision.
+          this.handEdit(event.contract, event.limits)
+          const [queued] = service.queue()
+          expect(queued, "the queued goal").toBeDefined()
+          const after = await service.followDocument(queued as Snapshot)
+          return expect(after.context.revision, "the hand edit is taken in").toBe(accepted ? before.context.revision + 1 : before.context.revision)
+        }
+        const attempt = service.revise(SESSION, contractOf(event.contract, event.limits), {}, "goal_write")
+        if (!live) return this.refusedWith(attempt, NoGoalError)
+        return this.settles(attempt, accepted)
+      }
+      case "goal.pause": {
+        const attempt = service.pause(SESSION, event.by, event.blocker)
+        if (!live) return this.refusedWith(attempt, NoGoalError)
+        if (!accepted) return this.refusedWith(attempt, GateRefusal)
+        return expect(outputOf(await attempt), "goal_pause's answer").toMatch(event.blocker ? `(blocked: ${event.blocker})` : "(paused by request)")
+      }
+      case "goal.discard": {
+        if (event.by === "user") {
+          const attempt = service.discard(SESSION, { by: "user" }, event.reason)
+          if (finished) return this.refusedWith(attempt, NoGoalError)
+          return this.settles(attempt, accepted)
+        }
+        const attempt = this.opening(DISCARD, (confirm) => service.discard(SESSION, { by: "model", confirm }, event.reason))
+        if (finished) return this.refusedWith(attempt, NoGoalError)
+        return this.opensDialog(attempt, accepted)
+      }
+      case "goal.checked": {
+        this.runChecks(before, new Set(event.entries.filter((e) => !e.pass).map((e) => e.item)))
+        const attempt = service.check(SESSION)
+        if (status === "queued") {
+          // Asked, never sent: the machine would take a check run on a queued goal, but goal_check finds no live goal.
+          expect(service.lifecycle.can(this.goalPath, event), "the machine's answer").toBe(accepted)
+          return this.refusedWith(attempt, NoGoalError)
+        }
+        if (finished) return this.refusedWith(attempt, NoGoalError)
+        return this.settles(attempt, accepted)
+      }
+      case "goal.complete": {
+        this.runChecks(before, new Set(event.run.results.filter((r) => !r.pass).map((r) => r.item)))
+        const attempt = this.opening(COMPLETE, (confirm) => service.complete(SESSION, event.attestations, confirm))
+        if (!live) return this.refusedWith(attempt, NoGoalError)
+        if (status === "paused") {
+          // Refused before any check runs: a paused goal does not drive.
+          await this.refusedWith(attempt, GateRefusal)
+          return expect(this.runner.runs, "no check ran").toBe(0)
+        }
+        return this.opensDialog(attempt, accepted)
+      }
+      case "goal.activity":
+        return loop.activity(SESSION, event.kind)
+      case "session.idle":
+        this.clock.at = event.now
+        return loop.sessionIdle(SESSION)
+      case "session.busy":
+        return loop.sessionBusy(SESSION)
+      case "loop.due":
+        // The debounce timer fires at `now`, and the loop asks the session's facts; a timer that fires early asks
+        // nothing and waits again for the deadline (agreesWith finds it armed at dueAt).
+        this.clock.at = event.now
+        this.facts.agent = event.speaker === "forge" ? "forge" : OTHER_AGENT
+        this.facts.draftPlan = event.draftPlan
+        this.facts.cost = event.spend.cost
+        this.facts.tokens = event.spend.tokens
+        if (before.context.dueAt !== null && event.now < before.context.dueAt) return this.fireEarly()
+        return this.fireTimers()
+      case "loop.failed":
+        // The timer fires on facts that send the brief, and the send fails: the loop reports the failure.
+        this.clock.at = event.now
+        this.facts.agent = "forge"
+        this.facts.draftPlan = false
+        this.facts.cost = before.context.spend.cost
+        this.facts.tokens = before.context.spend.tokens
+        this.prompter.failWith = SEND_FAILURE
+        try {
+          return await this.fireTimers()
+        } finally {
+          this.prompter.failWith = undefined
+        }
+    }
+  }
+
+  /** The check runner answers for the goal's current contract, failing the items given; the run has its own time. */
+  private runChecks(before: Snapshot, failing: Set<number>): void {
+    this.runner.checks = before.context.contract.checks
+    this.runner.failing = failing
+    this.runner.runs = 0
+    this.checkRuns += 1
+    this.clock.at = CHECK_RUN_EPOCH + this.checkRuns * 1_000
+  }
+
+  /** Someone edits the goal document's contract (its budgets in the frontmatter stay as they are). */
+  private handEdit(terms: GoalTerms, limits: GoalLimits): void {
+    const file = path.join(this.dir, this.goalPath)
+    writeFileSync(file, replaceContract(readFileSync(file, "utf8"), this.goalPath, contractOf(terms, limits)))
+  }
+
+  /** Fires the armed timers before their deadline: the loop must ask no fact and decide nothing. */
+  private async fireEarly(): Promise<void> {
+    const asked = this.facts.decisions
+    this.timers.fireAll()
+    for (let i = 0; i < 3; i++) {
+      await settle()
+      await this.host.idle()
+    }
+    expect(this.facts.decisions, "facts asked by a timer that fired early").toBe(asked)
+  }
+
+  /** Fires the armed timers and waits until the loop has decided on each (its facts asked, its steps committed). */
+  private async fireTimers(): Promise<void> {
+    const asked = this.facts.decisions
+    const fired = this.timers.fireAll()
+    if (fired === 0) return
+    for (let i = 0; this.facts.decisions < asked + fired; i++) {
+      if (i > 10_000) throw new Error("the loop never asked for the session's facts after its timer fired")
+      await settle()
+    }
+    // A failed send is followed by its loop.failed step: settle twice after the queue drained.
+    for (let i = 0; i < 3; i++) {
+      await settle()
+      await this.host.idle()
+    }
+  }
+
+  /** Starts a call that may ask the user; resolves once its dialog is open (held until answered) or the call ended. */
+  private opening(answers: DialogAnswers, run: (confirm: Confirm) => Promise<unknown>): Promise<Opening> {
+    return new Promise((resolve, reject) => {
+      let answer: (allowed: boolean) => void = () => undefined
+      const asked = new Promise<boolean>((res) => {
+        answer = res
+      })
+      const done = run(() => {
+        this.dialogs.push({ answers, answer, done })
+        resolve({ opened: true })
+        return asked
+      })
+      done.then((result) => resolve({ opened: false, result }), reject)
+    })
+  }
+
+  private async opensDialog(attempt: Promise<Opening>, accepted: boolean): Promise<void> {
+    if (!accepted) return this.refusedWith(attempt, GateRefusal)
+    expect((await attempt).opened, "the dialog opened").toBe(true)
+  }
+
+  private async settles(attempt: Promise<unknown>, accepted: boolean): Promise<void> {
+    if (accepted) await attempt
+    else await this.refusedWith(attempt, GateRefusal)
+  }
+
+  private async refusedWith(attempt: Promise<unknown>, kind: typeof GateRefusal | typeof NoGoalError): Promise<void> {
+    await expect(attempt).rejects.toBeInstanceOf(kind)
+  }
+
+  /** The service's answers, its snapshot, the database row and log, the document, the prompts and the timers agree. */
+  async agreesWith(model: Snapshot): Promise<void> {
+    await this.host.idle()
+    const expected = this.expected
+    const { context } = expected
+    expect(stateToString(expected.value), "the SUT's expectation follows the model").toBe(stateToString(model.value))
+    expect(decisive(context), "the SUT's expectation agrees with the model's context").toEqual(decisive(model.context))
+    const status = goalStatusOf(expected.value)
+    const live = expected.hasTag("live")
+
+    // The service.
+    const snapshot = this.service.lifecycle.snapshot(this.goalPath)
+    expect(snapshot?.value, "service state").toEqual(expected.value)
+    expect(snapshot?.status, "service status").toBe(expected.status)
+    expect(snapshot?.context, "service context").toEqual(context)
+    expect(this.service.liveFor(SESSION)?.context.goalPath, "the session's live goal").toBe(live ? this.goalPath : undefined)
+    expect(
+      this.service.queue().map((s) => s.context.goalPath),
+      "the queue",
+    ).toEqual(status === "queued" ? [this.goalPath] : [])
+
+    // The database, through a second connection as any other reader of the workspace would open it.
+    this.reader ??= await openLifecycleStore(this.dir)
+    const row = await this.reader.repository.getSnapshot(goalMachine.id, this.goalPath)
+    expect(row?.state, "database state").toBe(stateToString(expected.value))
+    expect(row?.terminal, "database terminal flag").toBe(expected.status === "done")
+    expect(row?.sessionId ?? null, "database session").toBe(context.sessionId)
+    const stored = (row?.snapshot as { context?: GoalContext } | undefined)?.context
+    expect({ revision: stored?.revision, turnsUsed: stored?.turnsUsed }, "database revision and turns").toEqual({
+      revision: context.revision,
+      turnsUsed: context.turnsUsed,
+    })
+    expect(stored, "database context").toEqual(JSON.parse(JSON.stringify(context)))
+    const log = await this.reader.repository.listTransitions({ instanceId: this.goalPath })
+    expect(
+      log.map(({ event, to }) => ({ event, to })),
+      "transition rows",
+    ).toEqual(this.expectedLog)
+
+    // The goal document. Soft: a document that says something else fails the test, and the path goes on (the
+    // document decides nothing the service does next).
+    const doc = parseGoalDocument(readFileSync(path.join(this.dir, this.goalPath), "utf8"), this.goalPath)
+    const paused = status === "paused"
+    expect.soft(doc.frontmatter, "document frontmatter").toMatchObject({
+      status,
+      revision: context.revision,
+      max_turns: context.limits.maxTurns,
+      max_minutes: context.limits.maxMinutes,
+      turns_used: context.turnsUsed,
+    })
+    expect
+      .soft(
+        {
+          session: doc.frontmatter.session,
+          max_cost: doc.frontmatter.max_cost,
+          max_tokens: doc.frontmatter.max_tokens,
+          armed_at: doc.frontmatter.armed_at,
+          stop_reason: doc.frontmatter.stop_reason,
+          blocker: doc.frontmatter.blocker,
+        },
+        "document frontmatter (optional keys)",
+      )
+      .toEqual({
+        session: context.sessionId ?? undefined,
+        max_cost: context.limits.maxCost ?? undefined,
+        max_tokens: context.limits.maxTokens ?? undefined,
+        armed_at: context.armedAt === null ? undefined : new Date(context.armedAt).toISOString(),
+        stop_reason: paused ? (context.stopReason ?? undefined) : undefined,
+        blocker: paused ? (context.blocker ?? undefined) : undefined,
+      })
+    expect.soft(termsOf(doc.contract), "document contract").toEqual(context.contract)
+    expect.soft(doc.checkLog.length, "Check Log lines").toBe(this.checkLines)
+    expect
+      .soft(
+        doc.ledger.map(({ turn, activity }) => ({ turn, activity })),
+        "Turn Ledger",
+      )
+      .toHaveLength(context.lastTurn?.turn ?? 0)
+    expect.soft(doc.ledger.at(-1)?.turn, "last Turn Ledger entry").toBe(context.lastTurn?.turn)
+    expect.soft(doc.ledger.at(-1)?.activity, "last Turn Ledger activity").toEqual(context.lastTurn?.activity)
+
+    // The loop's prompts and its one timer at the snapshot's deadline.
+    expect(this.prompter.briefs(), "continuation briefs sent").toBe(this.briefs)
+    expect(this.prompter.sent.length - this.prompter.briefs(), "wrap-ups sent").toBe(this.wrapUps)
+    expect(this.prompter.failed.length, "failed sends").toBe(this.failedSends)
+    expect(this.timers.pending(), "the loop's timer").toEqual(expected.hasTag("due") && context.dueAt !== null ? [context.dueAt] : [])
+    if (expected.hasTag("awaiting-user")) expect(this.dialogs.length, "an open dialog").toBeGreaterThan(0)
+  }
+
+  async stop(): Promise<void> {
+    // Dialogs still open are answered no (their calls end; what they dispatch no longer matters).
+    for (const dialog of this.dialogs.splice(0).reverse()) {
+      dialog.answer(false)
+      await dialog.done.catch(() => undefined)
+    }
+    this.loop.dispose()
+    this.timers.clear()
+    await this.reader?.close()
+    await this.rt.close()
+  }
+}
+
+/** The confirm of a call that must be refused before it asks. */
+const neverAsked: Confirm = async () => {
+  throw new Error("this call must not ask the user")
+}
+
+function outputOf(result: unknown): string {
+  return (result as { output?: string } | undefined)?.output ?? ""
+}

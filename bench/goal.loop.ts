@@ -152,6 +152,7 @@ export async function createLoopBench(workspace: string, sessionCount: number): 
     speaker: async () => "forge",
     spend: async () => ({ cost: 0, tokens: 0 }),
     hasDraftPlan: async () => false,
+    isIdle: async () => true,
   }
 
   // As src/goals.ts composes it, with the scripted world above.
@@ -165,7 +166,7 @@ export async function createLoopBench(workspace: string, sessionCount: number): 
     checks: createGoalCheckRunner({ workspace, logDir: path.join(workspace, "check-logs") }),
     hasDraftPlan: (sessionId) => runtime.plans.hasDraft(sessionId),
   })
-  const loop = new GoalLoop({ lifecycle, clock, timers, facts, log })
+  const loop = new GoalLoop({ lifecycle, clock, timers, facts, driver: { id: "bench", isAlive: () => true }, log })
 
   const sessions = Array.from({ length: sessionCount }, (_, i) => `ses_bench_goal_${String(i + 1).padStart(2, "0")}`)
   const generations = new Map<string, number>()

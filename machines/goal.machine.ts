@@ -4,6 +4,8 @@ import {
   type CheckLogLine,
   type CheckRun,
   GOAL_DEBOUNCE_MS,
+  GOAL_LEASE_MS,
+  type GoalLease,
   type GoalLimits,
   type GoalSpend,
   type GoalStopReason,
@@ -15,6 +17,7 @@ import {
   hasOneAttestationPerCriterion,
   isArmableContract,
   isCostBudgetSpent,
+  isDrivenElsewhere,
   isDueAt,
   isEveryCheckPassed,
   isNoProgress,
@@ -72,6 +75,8 @@ export interface GoalContext extends Omit<GoalInput, "document"> {
   pending: { sessionId: string; limits: GoalLimits } | null
   /** Why the goal was discarded. */
   reason: string | null
+  /** The process that sent the last brief: the one driver of the loop while it lives and the lease runs. */
+  lease: GoalLease | null
 }
 
 export type GoalEvent =
@@ -91,8 +96,11 @@ export type GoalEvent =
   | { type: "goal.activity"; kind: keyof TurnActivity }
   | { type: "session.idle"; now: number }
   | { type: "session.busy" }
-  /** The debounce deadline passed: the facts the loop decides on, gathered by the harness at that moment. */
-  | { type: "loop.due"; now: number; speaker: "forge" | "other"; draftPlan: boolean; spend: GoalSpend }
+  /**
+   * The debounce deadline passed: the facts the loop decides on, gathered by the harness at that moment. `driver` is
+   * the deciding process, `holderAlive` whether the lease's holder still runs.
+   */
+  | { type: "loop.due"; now: number; speaker: "forge" | "other"; draftPlan: boolean; spend: GoalSpend; driver: string; holderAlive: boolean }
   /** The continuation brief could not be sent. */
   | { type: "loop.failed"; now: number; error: string }
 
@@ -143,6 +151,10 @@ export const goalMachine = setup({
       return isDueAt({ now: event.now, dueAt: context.dueAt })
     },
     isNotDue: not("isDue"),
+    isDrivenElsewhere: ({ context, event }) => {
+      assertEvent(event, "loop.due")
+      return isDrivenElsewhere({ lease: context.lease, driver: event.driver, holderAlive: event.holderAlive, now: event.now })
+    },
     isForeignSpeaker: ({ event }) => {
       assertEvent(event, "loop.due")
       return event.speaker !== "forge"
@@ -190,6 +202,7 @@ export const goalMachine = setup({
         activity: NO_ACTIVITY,
         idleStreak: 0,
         transportFailures: 0,
+        lease: null,
       }
     }),
     storeRevision: assign(({ context, event }) => {
@@ -231,6 +244,10 @@ export const goalMachine = setup({
       assertEvent(event, "loop.due")
       return { spend: event.spend }
     }),
+    takeLease: assign(({ event }) => {
+      assertEvent(event, "loop.due")
+      return { lease: { holder: event.driver, until: event.now + GOAL_LEASE_MS } }
+    }),
     openTurn: assign(({ context }) => ({ turnsUsed: context.turnsUsed + 1, turnOpen: true, activity: NO_ACTIVITY, dueAt: null, transportFailures: 0 })),
     countFailure: assign(({ context }) => ({ transportFailures: context.transportFailures + 1 })),
     // Placeholders: each harness provides them (createGoalImplementations); a step is committed only once they succeeded.
@@ -263,6 +280,7 @@ export const goalMachine = setup({
     spend: { cost: 0, tokens: 0 },
     pending: null,
     reason: null,
+    lease: null,
   }),
   initial: "queued",
   states: {
@@ -329,6 +347,7 @@ export const goalMachine = setup({
             // document is written before the brief goes out, so a brief is never sent for a turn the goal did not count.
             "loop.due": [
               { guard: "isNotDue" },
+              { guard: "isDrivenElsewhere" },
               { guard: "isForeignSpeaker", target: "parked", actions: ["clearDue", "closeTurn", { type: "writeDocument", params: { change: "ledgered" } }] },
               {
                 guard: "isNoProgress",
@@ -395,7 +414,10 @@ export const goalMachine = setup({
                   "sendWrapUp",
                 ],
               },
-              { target: "working", actions: ["closeTurn", "recordSpend", "openTurn", { type: "writeDocument", params: { change: "continued" } }, "sendBrief"] },
+              {
+                target: "working",
+                actions: ["closeTurn", "recordSpend", "openTurn", "takeLease", { type: "writeDocument", params: { change: "continued" } }, "sendBrief"],
+              },
             ],
             "loop.failed": [
               {

@@ -61,6 +61,8 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
       return `goal ${goal} is not waiting on a user dialog (it is ${state}).`
     case "loop.due":
       if (!isDueAt({ now: event.now, dueAt: context.dueAt })) return `goal ${goal}: the loop is not due (${state}).`
+      if (context.lease !== null && context.lease.holder !== event.driver)
+        return `goal ${goal}: another opencode process (${context.lease.holder}) drives this goal's loop until ${new Date(context.lease.until).toISOString()}; it decides this idle.`
       return `goal ${goal}: the loop has nothing to decide (${state}).`
     case "loop.failed":
     case "session.idle":

@@ -15,6 +15,8 @@ import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { PlanService } from "../services/plan/plan.service"
 import { systemTimers } from "./jobs"
+import { currentHost, isHostAlive, releaseHost } from "../adapters/process/job.hosts"
+import type { GoalDriver } from "../services/goal/goal.ports"
 
 /** The goal harness of one workspace: the service the tools and /goal call, and the loop the session events drive. */
 export type HostGoals = HostGoalsHandle
@@ -42,11 +44,21 @@ export function createHostGoals(options: {
     checks: createGoalCheckRunner({ workspace: options.workspace, logDir: options.logDir ?? path.join(tmpdir(), "forge-goal-checks") }),
     hasDraftPlan,
   })
+  const driverHost = currentHost()
+  const driver: GoalDriver = {
+    // This plugin instance, told apart from an earlier run of the same pid by its start time and instance.
+    id: `${driverHost.pid}:${driverHost.startedAt}:${driverHost.instance}`,
+    isAlive: (holder) => {
+      const [pid, startedAt, instance] = holder.split(":")
+      return isHostAlive({ pid: Number(pid), startedAt: Number(startedAt), instance: instance ?? "" })
+    },
+  }
   const loop = new GoalLoop({
     lifecycle,
     clock: options.clock,
     timers: systemTimers,
     facts: createSessionFacts(options.client, hasDraftPlan),
+    driver,
     log: options.log,
   })
   return {
@@ -61,9 +73,12 @@ export function createHostGoals(options: {
       const repository = await options.repository()
       if (repository === undefined) return { restored: [], problems: [] }
       const report = await restoreGoals(lifecycle, repository)
-      loop.resumeAll()
+      await loop.resumeAll()
       return report
     },
-    dispose: () => loop.dispose(),
+    dispose: () => {
+      loop.dispose()
+      releaseHost(driverHost)
+    },
   }
 }

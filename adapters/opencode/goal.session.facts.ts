@@ -36,6 +36,12 @@ export function createSessionFacts(client: PluginInput["client"], hasDraftPlan: 
       return { cost, tokens }
     },
     hasDraftPlan,
+    // Only sessions that are not idle are listed.
+    async isIdle(sessionId) {
+      const result = await client.session.status()
+      if (result.error || result.data === undefined) throw new Error(`session.status failed: ${JSON.stringify(result.error)}`)
+      return result.data[sessionId] === undefined || result.data[sessionId].type === "idle"
+    },
   }
 }
 

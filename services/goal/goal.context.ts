@@ -45,6 +45,7 @@ export const goalContextSchema = z.object({
   spend: z.object({ cost: z.number().min(0), tokens: z.number().min(0) }),
   pending: z.object({ sessionId: z.string().min(1), limits }).nullable(),
   reason: z.string().nullable(),
+  lease: z.object({ holder: z.string().min(1), until: z.number() }).nullable(),
 }) satisfies z.ZodType<GoalContext>
 
 /** Null when `context` fits the goal machine, else what is wrong with it. */

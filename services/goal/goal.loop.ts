@@ -5,13 +5,14 @@ import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { GoalSnapshot } from "./goal.lifecycle"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import type { Timers } from "../jobs/job.ports"
-import { GoalSendError, type SessionFacts } from "./goal.ports"
+import { type GoalDriver, GoalSendError, type SessionFacts } from "./goal.ports"
 
 export interface GoalLoopDeps {
   lifecycle: Lifecycle<GoalMachine>
   clock: Clock
   timers: Timers
   facts: SessionFacts
+  driver: GoalDriver
   log: Logger
 }
 
@@ -64,13 +65,31 @@ export class GoalLoop {
     }
   }
 
-  /** Re-arms the timers of every goal the snapshots say is due (after a restore). */
-  resumeAll(): void {
-    for (const [id, snapshot] of this.deps.lifecycle.instances()) this.schedule(id, snapshot)
+  /**
+   * After a restore: re-arms the timers of every goal the snapshots say is due, and starts the loop again for a
+   * driving goal whose driver died (opencode sends no idle for a session it did not run since it started), when its
+   * session runs nothing here. A goal another live process drives is left to it.
+   */
+  async resumeAll(): Promise<void> {
+    for (const [goalPath, snapshot] of this.deps.lifecycle.instances()) {
+      this.schedule(goalPath, snapshot)
+      const { sessionId, lease } = snapshot.context
+      if (!snapshot.hasTag("driving") || snapshot.hasTag("due") || snapshot.hasTag("awaiting-user") || sessionId === null) continue
+      if (lease !== null && lease.holder !== this.deps.driver.id && this.deps.driver.isAlive(lease.holder)) continue
+      try {
+        if (await this.deps.facts.isIdle(sessionId)) await this.sessionIdle(sessionId)
+      } catch (error) {
+        this.deps.log.warn(`goal ${goalPath}: could not tell whether its session is idle after the restore: ${String(error)}`)
+      }
+    }
   }
 
+  /**
+   * One timer per goal, at the snapshot's deadline; while another live process holds the goal's lease, at the lease's
+   * end instead (that process decides until then; a lease nobody renews is taken over).
+   */
   private schedule(goalPath: string, snapshot: GoalSnapshot): void {
-    const dueAt = snapshot.hasTag("due") ? snapshot.context.dueAt : null
+    const dueAt = snapshot.hasTag("due") ? this.decisionAt(snapshot) : null
     const current = this.timers.get(goalPath)
     if (current !== undefined && current.at === dueAt) return
     current?.cancel()
@@ -78,6 +97,12 @@ export class GoalLoop {
     if (dueAt === null) return
     const handle = this.deps.timers.setTimeout(() => void this.fire(goalPath), Math.max(dueAt - this.deps.clock.now(), 0))
     this.timers.set(goalPath, { at: dueAt, cancel: () => handle.cancel() })
+  }
+
+  private decisionAt({ context: { dueAt, lease } }: GoalSnapshot): number | null {
+    if (dueAt === null) return null
+    const { driver } = this.deps
+    return lease !== null && lease.holder !== driver.id && driver.isAlive(lease.holder) ? Math.max(dueAt, lease.until) : dueAt
   }
 
   /** The deadline passed: the facts, then the machine's decision (pause, park or send the brief). */
@@ -91,15 +116,18 @@ export class GoalLoop {
     const { sessionId, armedAt } = goal.context
     if (sessionId === null) return
     try {
-      const { facts } = this.deps
+      const { facts, driver } = this.deps
       const [draftPlan, spend, speaker] = await Promise.all([facts.hasDraftPlan(sessionId), facts.spend(sessionId, armedAt ?? 0), facts.speaker(sessionId)])
-      // A speaker that cannot be told is not the forge agent: the loop never drives a turn it cannot attribute.
+      const holder = goal.context.lease?.holder
       await this.deps.lifecycle.dispatch(goalPath, {
         type: "loop.due",
         now: this.deps.clock.now(),
+        // A speaker that cannot be told is not the forge agent: the loop never drives a turn it cannot attribute.
         speaker: speaker === "forge" ? "forge" : "other",
         draftPlan,
         spend,
+        driver: driver.id,
+        holderAlive: holder === undefined || holder === driver.id || driver.isAlive(holder),
       })
     } catch (error) {
       if (error instanceof GoalSendError) {
@@ -108,8 +136,14 @@ export class GoalLoop {
           .catch((e: unknown) => this.deps.log.warn(`goal ${goalPath}: ${String(e)}`))
         return
       }
-      // Another process decided first, or a fact could not be had: the next idle decides again.
-      if (!(error instanceof GateRefusal)) this.deps.log.warn(`goal ${goalPath}: the loop could not decide: ${String(error)}`)
+      // The machine said no: another process decided first (the goal moved on), or holds the lease (wait for its end).
+      if (error instanceof GateRefusal) {
+        const latest = this.deps.lifecycle.snapshot(goalPath)
+        if (latest !== undefined) this.schedule(goalPath, latest)
+        return
+      }
+      // A fact could not be had: the next idle decides again.
+      this.deps.log.warn(`goal ${goalPath}: the loop could not decide: ${String(error)}`)
     }
   }
 

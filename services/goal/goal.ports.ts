@@ -32,6 +32,14 @@ export interface SessionFacts {
   spend(sessionId: string, since: number): Promise<{ cost: number; tokens: number }>
   /** Whether the session holds a draft plan (the plan machine's write-ban tag). */
   hasDraftPlan(sessionId: string): Promise<boolean>
+  /** Whether this process runs nothing in the session (after a restart: whether the loop must start again by itself). */
+  isIdle(sessionId: string): Promise<boolean>
+}
+
+/** This process as a goal's driver: its lease holder id, and whether another holder's process still runs. */
+export interface GoalDriver {
+  readonly id: string
+  isAlive(holder: string): boolean
 }
 
 /** A loop prompt that could not be sent: the loop counts it toward its transport-failure pause. */

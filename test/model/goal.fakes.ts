@@ -1,7 +1,7 @@
 import type { GoalSpend } from "../../machines/goal.gates"
 import type { Timers } from "../../services/jobs/job.ports"
 import type { GoalCheck } from "../../services/goal/goal.contract"
-import type { CheckOutcome, GoalCheckRunner, GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
+import type { CheckOutcome, GoalCheckRunner, GoalDriver, GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
 import type { Clock } from "../../services/lifecycle/lifecycle.ports"
 
 // The goal harness's edges for the model test: a clock the test sets, timers the test fires, a prompter that records
@@ -100,7 +100,24 @@ export class FakeSessionFacts implements SessionFacts {
   async hasDraftPlan(_sessionId: string): Promise<boolean> {
     return this.draftPlan
   }
+
+  async isIdle(_sessionId: string): Promise<boolean> {
+    return true
+  }
 }
+
+/** This process as the goal's driver: its id and whether another holder lives, as the test says before each decision. */
+export class FakeDriver implements GoalDriver {
+  id = MODEL_DRIVER
+  alive = true
+
+  isAlive(_holder: string): boolean {
+    return this.alive
+  }
+}
+
+/** The driver id of the process the model's paths run in. */
+export const MODEL_DRIVER = "model-process"
 
 /** The host's check runs, passing or failing as the test says: by the check's number in the current contract. */
 export class FakeCheckRunner implements GoalCheckRunner {

@@ -4,6 +4,7 @@ import { type GoalLimits, type GoalTerms, hasActivity } from "../../machines/goa
 import { type GoalEvent, type GoalInput, goalMachine } from "../../machines/goal.machine"
 import { goalStatusOf } from "../../machines/goal.status"
 import { SEND_FAILURE, SESSION, startGoalSut } from "./goal.sut"
+import { MODEL_DRIVER } from "./goal.fakes"
 import { describeModel } from "./model.template"
 
 // Paths generated from the goal machine drive the real GoalService and GoalLoop on the workspace's one LifecycleHost
@@ -33,6 +34,8 @@ import { describeModel } from "./model.template"
 type Snapshot = SnapshotFrom<typeof goalMachine>
 
 const MINUTE = 60_000
+/** Another opencode process on the workspace, deciding a goal's idle. */
+const OTHER_DRIVER = "another-process"
 const T0 = Date.parse("2026-11-30T03:00:00.000Z")
 const T_ALLOW = T0 + MINUTE
 const T_IDLE = T0 + 2 * MINUTE
@@ -96,7 +99,16 @@ function completions({ context }: Snapshot): GoalEvent[] {
 
 /** The debounce timer fires: at the deadline unless `now` says otherwise, with the session's facts at that moment. */
 function due(state: Snapshot, facts: Partial<Omit<Extract<GoalEvent, { type: "loop.due" }>, "type">> = {}): GoalEvent {
-  return { type: "loop.due", now: state.context.dueAt ?? 0, speaker: "forge", draftPlan: false, spend: state.context.spend, ...facts }
+  return {
+    type: "loop.due",
+    now: state.context.dueAt ?? 0,
+    speaker: "forge",
+    draftPlan: false,
+    spend: state.context.spend,
+    driver: MODEL_DRIVER,
+    holderAlive: true,
+    ...facts,
+  }
 }
 /** The send fails: only where the loop's decision at the deadline would send the continuation brief. */
 function failedSend(state: Snapshot): GoalEvent[] {
@@ -209,6 +221,9 @@ function loop(state: Snapshot): GoalEvent[] {
   }
   if (turnsUsed === 0) return [due(state), ...failedSend(state)]
   if (turnOpen && turnsUsed === 1 && !didSomething) return [due(state), due(state, { speaker: "other" })]
+  // Another opencode process decides the first turn's idle: it waits while this one's lease runs and its holder lives,
+  // and takes the lease over from a dead holder.
+  if (turnOpen && turnsUsed === 1) return [due(state), due(state, { driver: OTHER_DRIVER }), due(state, { driver: OTHER_DRIVER, holderAlive: false })]
   return [due(state)]
 }
 

@@ -19,7 +19,7 @@ import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import { tempDir } from "../temp.dir"
-import { FakeCheckRunner, FakeClock, FakePrompter, FakeSessionFacts, ManualTimers } from "./goal.fakes"
+import { FakeCheckRunner, FakeClock, FakeDriver, FakePrompter, FakeSessionFacts, MODEL_DRIVER, ManualTimers } from "./goal.fakes"
 import type { ModelStep, ModelSut } from "./model.template"
 
 type GoalModel = typeof goalMachine
@@ -111,6 +111,7 @@ class GoalSut implements ModelSut<GoalModel> {
     private readonly timers: ManualTimers,
     private readonly prompter: FakePrompter,
     private readonly facts: FakeSessionFacts,
+    private readonly driver: FakeDriver,
     private readonly runner: FakeCheckRunner,
     private readonly host: LifecycleHost,
     private readonly rt: ComposedRuntime,
@@ -135,12 +136,13 @@ class GoalSut implements ModelSut<GoalModel> {
     const files = new FsGoalFiles(dir)
     const lifecycle = defineGoalLifecycle(workspace.host, { files, clock, prompter, log })
     const service = new GoalService({ lifecycle, files, clock, log, checks: runner, hasDraftPlan: (sessionId) => facts.hasDraftPlan(sessionId) })
-    const loop = new GoalLoop({ lifecycle, clock, timers, facts, log })
+    const driver = new FakeDriver()
+    const loop = new GoalLoop({ lifecycle, clock, timers, facts, driver, log })
     const rt = await workspace.open()
     // goal_write arm=false: the model's initial state, a queued goal.
     const written = await service.write(SESSION, contractOf(input.contract, input.limits), null)
     expect(written.goalPath, "the goal's path").toBe(input.goalPath)
-    return new GoalSut(dir, written.goalPath, clock, timers, prompter, facts, runner, workspace.host, rt, service, loop, input)
+    return new GoalSut(dir, written.goalPath, clock, timers, prompter, facts, driver, runner, workspace.host, rt, service, loop, input)
   }
 
   async apply({ event, before, accepted }: ModelStep<GoalModel>): Promise<void> {
@@ -288,6 +290,9 @@ class GoalSut implements ModelSut<GoalModel> {
         this.facts.draftPlan = event.draftPlan
         this.facts.cost = event.spend.cost
         this.facts.tokens = event.spend.tokens
+        // The deciding process and whether the lease's holder lives (the loop asks only about another holder).
+        this.driver.id = event.driver
+        this.driver.alive = event.holderAlive
         if (before.context.dueAt !== null && event.now < before.context.dueAt) return this.fireEarly()
         return this.fireTimers()
       case "loop.failed":
@@ -297,6 +302,8 @@ class GoalSut implements ModelSut<GoalModel> {
         this.facts.draftPlan = false
         this.facts.cost = before.context.spend.cost
         this.facts.tokens = before.context.spend.tokens
+        this.driver.id = MODEL_DRIVER
+        this.driver.alive = true
         this.prompter.failWith = SEND_FAILURE
         try {
           return await this.fireTimers()
@@ -463,7 +470,11 @@ class GoalSut implements ModelSut<GoalModel> {
     expect(this.prompter.briefs(), "continuation briefs sent").toBe(this.briefs)
     expect(this.prompter.sent.length - this.prompter.briefs(), "wrap-ups sent").toBe(this.wrapUps)
     expect(this.prompter.failed.length, "failed sends").toBe(this.failedSends)
-    expect(this.timers.pending(), "the loop's timer").toEqual(expected.hasTag("due") && context.dueAt !== null ? [context.dueAt] : [])
+    // While another live process holds the lease, the timer waits for the lease's end.
+    const { lease } = context
+    const heldElsewhere = lease !== null && lease.holder !== this.driver.id && this.driver.alive
+    const decisionAt = context.dueAt === null ? null : heldElsewhere ? Math.max(context.dueAt, lease.until) : context.dueAt
+    expect(this.timers.pending(), "the loop's timer").toEqual(expected.hasTag("due") && decisionAt !== null ? [decisionAt] : [])
     if (expected.hasTag("awaiting-user")) expect(this.dialogs.length, "an open dialog").toBeGreaterThan(0)
   }
 

@@ -5,6 +5,7 @@ import {
   type CheckLogLine,
   type CheckRun,
   GOAL_DEBOUNCE_MS,
+  GOAL_LEASE_MS,
   GOAL_MAX_MINUTES_CEILING,
   GOAL_MAX_TURNS_CEILING,
   type GoalLimits,
@@ -57,6 +58,8 @@ const due = (now: number, facts: LoopFacts = {}): GoalEvent => ({
   speaker: "forge",
   draftPlan: false,
   spend: { cost: 0, tokens: 0 },
+  driver: "p1",
+  holderAlive: true,
   ...facts,
 })
 const failed = (now: number): GoalEvent => ({ type: "loop.failed", now, error: "ECONNRESET" })
@@ -162,6 +165,7 @@ describe("queued: a new goal", () => {
       spend: { cost: 0, tokens: 0 },
       pending: null,
       reason: null,
+      lease: null,
     })
     expect(actions.map((a) => [a.type, a.params])).toEqual([["writeDocument", { change: "created" }]])
   })
@@ -735,5 +739,33 @@ describe("tags", () => {
     const [status, child] = name.split(".")
     expect(snapshot.value).toEqual(child === undefined ? status : { [status as string]: child })
     expect(tagsOf(snapshot)).toEqual(tags)
+  })
+})
+
+describe("the lease: one driver across opencode processes", () => {
+  const sent = () => cycle(active(), T0 + 1_000)
+  const nextIdle = (snapshot: Snapshot) => from(snapshot, wrote, idle(T0 + 10_000))
+
+  it("the process that sends the brief holds the lease for GOAL_LEASE_MS", () => {
+    expect(sent().context.lease).toEqual({ holder: "p1", until: T0 + 1_000 + GOAL_DEBOUNCE_MS + GOAL_LEASE_MS })
+  })
+
+  it("another process's decision waits while the holder lives and the lease runs; the holder's own goes on", () => {
+    const waiting = nextIdle(sent())
+    expectRefused(waiting, due(T0 + 12_000, { driver: "p2" }))
+    expect(from(waiting, due(T0 + 12_000)).context).toMatchObject({ turnsUsed: 2, lease: { holder: "p1" } })
+  })
+
+  it("takes the lease over from a dead holder at once, and from a live one once it ran out", () => {
+    const waiting = nextIdle(sent())
+    expect(from(waiting, due(T0 + 12_000, { driver: "p2", holderAlive: false })).context.lease).toEqual({ holder: "p2", until: T0 + 12_000 + GOAL_LEASE_MS })
+    const late = T0 + 3_000 + GOAL_LEASE_MS
+    expect(from(waiting, due(late, { driver: "p2" })).context.lease?.holder).toBe("p2")
+  })
+
+  it("a new arm or resume starts without a lease", () => {
+    const paused = from(sent(), pause("user"))
+    expect(paused.context.lease?.holder).toBe("p1")
+    expect(from(paused, resume(), allow(T0 + 20_000)).context.lease).toBeNull()
   })
 })

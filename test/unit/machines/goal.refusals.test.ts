@@ -40,12 +40,14 @@ const arm: GoalEvent = { type: "goal.arm", sessionId: "s2", draftPlan: false }
 const allow = (now = T0): GoalEvent => ({ type: "dialog.allow", now })
 const reject: GoalEvent = { type: "dialog.reject" }
 const idle = (now: number): GoalEvent => ({ type: "session.idle", now })
-const due = (now: number, facts: { speaker?: "forge" | "other"; draftPlan?: boolean } = {}): GoalEvent => ({
+const due = (now: number, facts: { speaker?: "forge" | "other"; draftPlan?: boolean; driver?: string } = {}): GoalEvent => ({
   type: "loop.due",
   now,
   speaker: "forge",
   draftPlan: false,
   spend: { cost: 0, tokens: 0 },
+  driver: "p1",
+  holderAlive: true,
   ...facts,
 })
 const pause: GoalEvent = { type: "goal.pause", by: "user" }
@@ -237,6 +239,13 @@ describe("the loop", () => {
     const debouncing = run([arm, allow(T0), idle(T0 + 1_000)])
     expect(refusal(debouncing, due(T0 + 2_999))).toBe(`goal ${goal}: the loop is not due (active.debouncing).`)
     expect(refusal(active(), due(T0 + 10_000))).toBe(`goal ${goal}: the loop is not due (active.working).`)
+  })
+
+  it("another process's decision while the lease's holder lives names the holder and the lease's end", () => {
+    const sent = run([arm, allow(T0), idle(T0 + 1_000), due(T0 + 3_000), { type: "goal.activity", kind: "writes" }, idle(T0 + 10_000)])
+    expect(refusal(sent, due(T0 + 12_000, { driver: "p2" }))).toBe(
+      `goal ${goal}: another opencode process (p1) drives this goal's loop until ${new Date(T0 + 3_000 + 120_000).toISOString()}; it decides this idle.`,
+    )
   })
 
   it("only an active goal is paused", () => {

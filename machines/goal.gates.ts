@@ -114,7 +114,7 @@ export function isDueAt({ now, dueAt }: { now: number; dueAt: number | null }): 
   return dueAt !== null && now >= dueAt
 }
 
-/** How long a brief's sender stays the goal's one driver without sending again. */
+/** How long the process that saw the session's last idle (and sent its brief) stays the goal's one driver. */
 export const GOAL_LEASE_MS = 120_000
 
 /** The process that drives a goal's loop, and until when; another process takes over only once it expires or dies. */

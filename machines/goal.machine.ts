@@ -94,7 +94,8 @@ export type GoalEvent =
   /** Completion: the host's fresh run of every check, and the model's attestations. */
   | { type: "goal.complete"; run: { revision: number; results: CheckRun[] }; attestations: Attestation[] }
   | { type: "goal.activity"; kind: keyof TurnActivity }
-  | { type: "session.idle"; now: number }
+  /** The session went idle in the process `driver`: that process drives this idle's decision (it holds the lease). */
+  | { type: "session.idle"; now: number; driver: string }
   | { type: "session.busy" }
   /**
    * The debounce deadline passed: the facts the loop decides on, gathered by the harness at that moment. `driver` is
@@ -229,6 +230,12 @@ export const goalMachine = setup({
       assertEvent(event, ["session.idle", "loop.failed"])
       return { dueAt: event.now + GOAL_DEBOUNCE_MS }
     }),
+    // The process where the session's turn ran (it saw the idle) drives the decision: a user who moved to another
+    // opencode process moves the loop with them, and no other process decides the same idle.
+    holdLease: assign(({ event }) => {
+      assertEvent(event, "session.idle")
+      return { lease: { holder: event.driver, until: event.now + GOAL_LEASE_MS } }
+    }),
     clearDue: assign({ dueAt: null }),
     // The turn that just ended goes to the ledger (only a turn the loop started), and the no-progress streak follows it.
     closeTurn: assign(({ context }) => {
@@ -329,7 +336,7 @@ export const goalMachine = setup({
       states: {
         working: {
           on: {
-            "session.idle": { target: "debouncing", actions: "scheduleDue" },
+            "session.idle": { target: "debouncing", actions: ["scheduleDue", "holdLease"] },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing" },
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },
@@ -338,7 +345,7 @@ export const goalMachine = setup({
         debouncing: {
           tags: ["due"],
           on: {
-            "session.idle": { actions: "scheduleDue" },
+            "session.idle": { actions: ["scheduleDue", "holdLease"] },
             "session.busy": { target: "working", actions: "clearDue" },
             "goal.revise": { target: "working", actions: ["clearDue", "storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing", actions: "clearDue" },
@@ -437,7 +444,7 @@ export const goalMachine = setup({
         // A non-forge agent spoke last: the loop never drives its turn, and waits for the next idle to look again.
         parked: {
           on: {
-            "session.idle": { target: "debouncing", actions: "scheduleDue" },
+            "session.idle": { target: "debouncing", actions: ["scheduleDue", "holdLease"] },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing" },
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },

@@ -37,7 +37,7 @@ export class GoalLoop {
 
   /** opencode says the session went idle: the owner's goal starts (or restarts) its debounce. */
   async sessionIdle(sessionId: string): Promise<void> {
-    await this.step(sessionId, { type: "session.idle", now: this.deps.clock.now() })
+    await this.step(sessionId, { type: "session.idle", now: this.deps.clock.now(), driver: this.deps.driver.id })
   }
 
   /** The session works again (the user typed, a wake arrived): a pending debounce is dropped. */
@@ -53,7 +53,7 @@ export class GoalLoop {
 
   private async step(
     sessionId: string,
-    event: { type: "session.idle"; now: number } | { type: "session.busy" } | { type: "goal.activity"; kind: keyof TurnActivity },
+    event: { type: "session.idle"; now: number; driver: string } | { type: "session.busy" } | { type: "goal.activity"; kind: keyof TurnActivity },
   ): Promise<void> {
     const goal = this.drivingFor(sessionId)
     if (goal === undefined) return

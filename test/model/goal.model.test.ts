@@ -76,7 +76,7 @@ const discardByUser: GoalEvent = { type: "goal.discard", by: "user", reason: "no
 const discardByModel: GoalEvent = { type: "goal.discard", by: "model", reason: "wrong approach" }
 /** goal_check: the machine counts the run, whatever its entries say (the SUT runs every check, all passing). */
 const checkedAllPass: GoalEvent = { type: "goal.checked", entries: [] }
-const idle: GoalEvent = { type: "session.idle", now: T_IDLE }
+const idle: GoalEvent = { type: "session.idle", now: T_IDLE, driver: MODEL_DRIVER }
 const busy: GoalEvent = { type: "session.busy" }
 const wrote: GoalEvent = { type: "goal.activity", kind: "writes" }
 const revise = ({ context }: Snapshot): GoalEvent => ({

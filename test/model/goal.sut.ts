@@ -278,7 +278,9 @@ class GoalSut implements ModelSut<GoalModel> {
       case "goal.activity":
         return loop.activity(SESSION, event.kind)
       case "session.idle":
+        // The session went idle in the process the event names.
         this.clock.at = event.now
+        this.driver.id = event.driver
         return loop.sessionIdle(SESSION)
       case "session.busy":
         return loop.sessionBusy(SESSION)

@@ -50,7 +50,7 @@ const input: GoalInput = {
 const arm: GoalEvent = { type: "goal.arm", sessionId: "s2", draftPlan: false }
 const allow = (now = T0): GoalEvent => ({ type: "dialog.allow", now })
 const reject: GoalEvent = { type: "dialog.reject" }
-const idle = (now: number): GoalEvent => ({ type: "session.idle", now })
+const idle = (now: number, driver = "p1"): GoalEvent => ({ type: "session.idle", now, driver })
 const busy: GoalEvent = { type: "session.busy" }
 const due = (now: number, facts: LoopFacts = {}): GoalEvent => ({
   type: "loop.due",
@@ -746,8 +746,16 @@ describe("the lease: one driver across opencode processes", () => {
   const sent = () => cycle(active(), T0 + 1_000)
   const nextIdle = (snapshot: Snapshot) => from(snapshot, wrote, idle(T0 + 10_000))
 
-  it("the process that sends the brief holds the lease for GOAL_LEASE_MS", () => {
+  it("the process that saw the idle holds the lease for GOAL_LEASE_MS, renewed when it sends the brief", () => {
+    expect(from(active(), idle(T0 + 1_000)).context.lease).toEqual({ holder: "p1", until: T0 + 1_000 + GOAL_LEASE_MS })
     expect(sent().context.lease).toEqual({ holder: "p1", until: T0 + 1_000 + GOAL_DEBOUNCE_MS + GOAL_LEASE_MS })
+  })
+
+  it("an idle seen by another process moves the lease there: the user moved to that process", () => {
+    const moved = from(sent(), wrote, idle(T0 + 10_000, "p2"))
+    expect(moved.context.lease).toEqual({ holder: "p2", until: T0 + 10_000 + GOAL_LEASE_MS })
+    expectRefused(moved, due(T0 + 12_000))
+    expect(from(moved, due(T0 + 12_000, { driver: "p2" })).context.turnsUsed).toBe(2)
   })
 
   it("another process's decision waits while the holder lives and the lease runs; the holder's own goes on", () => {
@@ -759,7 +767,7 @@ describe("the lease: one driver across opencode processes", () => {
   it("takes the lease over from a dead holder at once, and from a live one once it ran out", () => {
     const waiting = nextIdle(sent())
     expect(from(waiting, due(T0 + 12_000, { driver: "p2", holderAlive: false })).context.lease).toEqual({ holder: "p2", until: T0 + 12_000 + GOAL_LEASE_MS })
-    const late = T0 + 3_000 + GOAL_LEASE_MS
+    const late = T0 + 10_000 + GOAL_LEASE_MS
     expect(from(waiting, due(late, { driver: "p2" })).context.lease?.holder).toBe("p2")
   })
 

@@ -39,7 +39,7 @@ const input: GoalInput = {
 const arm: GoalEvent = { type: "goal.arm", sessionId: "s2", draftPlan: false }
 const allow = (now = T0): GoalEvent => ({ type: "dialog.allow", now })
 const reject: GoalEvent = { type: "dialog.reject" }
-const idle = (now: number): GoalEvent => ({ type: "session.idle", now })
+const idle = (now: number): GoalEvent => ({ type: "session.idle", now, driver: "p1" })
 const due = (now: number, facts: { speaker?: "forge" | "other"; draftPlan?: boolean; driver?: string } = {}): GoalEvent => ({
   type: "loop.due",
   now,
@@ -244,7 +244,7 @@ describe("the loop", () => {
   it("another process's decision while the lease's holder lives names the holder and the lease's end", () => {
     const sent = run([arm, allow(T0), idle(T0 + 1_000), due(T0 + 3_000), { type: "goal.activity", kind: "writes" }, idle(T0 + 10_000)])
     expect(refusal(sent, due(T0 + 12_000, { driver: "p2" }))).toBe(
-      `goal ${goal}: another opencode process (p1) drives this goal's loop until ${new Date(T0 + 3_000 + 120_000).toISOString()}; it decides this idle.`,
+      `goal ${goal}: another opencode process (p1) drives this goal's loop until ${new Date(T0 + 10_000 + 120_000).toISOString()}; it decides this idle.`,
     )
   })
 

@@ -150,6 +150,9 @@ export class GoalService {
 
   /** Arms a queued goal for the session: the machine's arm gate, then the user's dialog (the user's command is its own allow). */
   private async arm(goalPath: string, sessionId: string, asker: GoalAsker): Promise<GoalOutcome> {
+    // A queued goal's document edited by hand is taken in first: the arm gate decides on the contract the user sees.
+    const queued = this.lifecycle.snapshot(goalPath)
+    if (queued !== undefined) await this.followDocument(queued)
     const draftPlan = await this.deps.hasDraftPlan(sessionId)
     try {
       await this.dispatch(goalPath, { type: "goal.arm", sessionId, draftPlan })

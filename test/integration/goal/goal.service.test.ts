@@ -98,6 +98,17 @@ describe("goal service", () => {
     expect(lifecycle.snapshot(goalPath)?.context.contract.checks[0]).toEqual({ kind: "command", command: "npm run ci", timeoutS: 300 })
   })
 
+  it("a queued goal edited by hand is armed on the contract the document says, as a new revision", async () => {
+    const { service, doc, lifecycle } = harness(ctx)
+    const { goalPath } = await service.write("s1", CONTRACT, null)
+    const file = path.join(ctx.ws.dir, goalPath)
+    writeFileSync(file, readFileSync(file, "utf8").replace("- zero failing tests", "- zero failing tests\n- the changelog is updated"))
+    expect((await service.resume("s1", { by: "user" })).output).toContain("Goal armed")
+    expect(doc(goalPath).frontmatter).toMatchObject({ status: "active", revision: 2 })
+    expect(doc(goalPath).revisions.at(-1)).toMatch(/revision 2 \(hand edit\): added criterion "the changelog is updated"/)
+    expect(lifecycle.snapshot(goalPath)?.context.contract.success).toEqual(["zero failing tests", "the changelog is updated"])
+  })
+
   it("queues with /goal add, promotes the oldest with /goal resume, and shows both with /goal", async () => {
     const { service } = harness(ctx)
     const first = await runGoalCommand(service, "s1", 'add fix the login --check "npm test"')

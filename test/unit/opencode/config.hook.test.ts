@@ -46,13 +46,15 @@ describe("config hook", () => {
     for (const word of ["<task>", "list", "resume", "discard"]) expect(description).toContain(word)
   })
 
-  it("the user's own choices win: model and fields, default agent, command.plan", () => {
+  it("the user's own choices win: model and fields, default agent, command.plan and command.goal", () => {
     const mine = { template: "my plan" }
-    const cfg: LiveConfig = { agent: { forge: { model: "p/m", description: "mine" } }, default_agent: "build", command: { plan: mine } }
+    const myGoal = { template: "my goal" }
+    const cfg: LiveConfig = { agent: { forge: { model: "p/m", description: "mine" } }, default_agent: "build", command: { plan: mine, goal: myGoal } }
     applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
     expect(cfg.agent?.forge).toMatchObject({ model: "p/m", description: "mine", mode: "primary" })
     expect(cfg.default_agent).toBe("build")
     expect(cfg.command?.plan).toBe(mine)
+    expect(cfg.command?.goal).toBe(myGoal)
   })
 
   it("forces the dialogs to ask after any allow rule, at the top level and in agents' own permissions", () => {

@@ -1,6 +1,8 @@
 import { harnessDocumentWriteRefusal, stateToolRefusal, writtenPaths } from "../../machines/agent.partition"
 import { activityKindOf } from "../../machines/goal.gates"
+import { goalStatusOf } from "../../machines/goal.status"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
+import { goalCallFields } from "./goal.screen"
 import type { HostGoalsHandle } from "./goal.handle"
 import type { Lazy } from "./lazy"
 import { type CommandTextPart, presentCommandTurn } from "./plan.command.hook"
@@ -20,6 +22,16 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
     id: "goal",
     toolIds: GOAL_TOOL_IDS,
     tools: createGoalTools({ access: ctx.access, goals: async () => (await goals.get()).service }),
+    // A goal dialog says only "Call tool <key>": the line above it says which goal and what the user decides.
+    screen({ tool, sessionID, args }) {
+      if (!(GOAL_TOOL_IDS as readonly string[]).includes(tool)) return undefined
+      const live = goals.current()?.service.liveFor(rootOf(sessionID))
+      const goal =
+        live === undefined
+          ? undefined
+          : { goalPath: live.context.goalPath, status: goalStatusOf(live.value), turns: `${live.context.turnsUsed}/${live.context.limits.maxTurns}` }
+      return goalCallFields(tool, args, goal)
+    },
     hooks: {
       async config(cfg) {
         ownsGoalCommand = (cfg as { command?: Record<string, unknown> }).command?.goal === undefined

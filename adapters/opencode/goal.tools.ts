@@ -11,9 +11,9 @@ import {
 } from "../../machines/goal.gates"
 import type { GoalContract } from "../../services/goal/goal.contract"
 import type { GoalOutcome, GoalService } from "../../services/goal/goal.service"
-import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import type { ForgeRuntimeAccess } from "./runtime.access"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
+import { dialogFor } from "./tool.dialog"
 import { screenText } from "./tool.screen"
 
 // The goal tools. Each is a thin shell: its args are parsed by forgeTool (opencode passes them raw), the agent
@@ -107,7 +107,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
           const given = { maxTurns: args.maxTurns, maxMinutes: args.maxMinutes, maxCost: args.maxCost, maxTokens: args.maxTokens }
           return answer(await goals.revise(session, contract, given, "goal_write"))
         }
-        return answer(await goals.write(session, contract, args.arm ? { by: "model", confirm: dialogFor(ctx) } : null))
+        return answer(await goals.write(session, contract, args.arm ? { by: "model", confirm: dialogFor(ctx, "goal") } : null))
       },
     }),
     goal_check: forgeTool("goal_check", {
@@ -134,7 +134,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       },
       async execute(args, ctx) {
         const { goals, session } = await open("goal_complete", ctx)
-        return answer(await goals.complete(session, args.attestations, dialogFor(ctx)))
+        return answer(await goals.complete(session, args.attestations, dialogFor(ctx, "goal")))
       },
     }),
     goal_pause: forgeTool("goal_pause", {
@@ -154,7 +154,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       },
       async execute(args, ctx) {
         const { goals, session } = await open("goal_resume", ctx)
-        return answer(await goals.resume(session, { by: "model", confirm: dialogFor(ctx) }, args))
+        return answer(await goals.resume(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args))
       },
     }),
     goal_discard: forgeTool("goal_discard", {
@@ -162,26 +162,9 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       args: { reason: z.string().optional().describe("Why the goal is dropped") },
       async execute(args, ctx) {
         const { goals, session } = await open("goal_discard", ctx)
-        return answer(await goals.discard(session, { by: "model", confirm: dialogFor(ctx) }, args.reason))
+        return answer(await goals.discard(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args.reason))
       },
     }),
-  }
-}
-
-/** A goal dialog is a permission ask on a key the config hook forces to "ask"; "Allow always" covers this goal only. */
-function dialogFor(ctx: ToolContext): Confirm {
-  return async (request) => {
-    try {
-      await ctx.ask({
-        permission: request.permission,
-        patterns: [request.subject],
-        always: [request.subject],
-        metadata: { goal: request.subject, summary: request.summary },
-      })
-      return true
-    } catch {
-      return false
-    }
   }
 }
 

@@ -1,10 +1,10 @@
-import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
-import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
+import type { ToolDefinition } from "@opencode-ai/plugin"
 import { DEFAULT_READ_LIMIT } from "../../services/documents/document.window"
 import type { PlanSummary } from "../../services/plan/plan.queries"
 import type { PlanOutcome } from "../../services/plan/plan.service"
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
+import { dialogFor } from "./tool.dialog"
 import { screenText } from "./tool.screen"
 import * as z from "zod"
 
@@ -67,7 +67,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       args: {},
       async execute(_args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanTitle(runtime, await runtime.plans.approve(session, dialogFor(ctx)))
+        return withPlanTitle(runtime, await runtime.plans.approve(session, dialogFor(ctx, "plan")))
       },
     }),
     plan_tick: forgeTool("plan_tick", {
@@ -94,7 +94,7 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanTitle(runtime, await runtime.plans.close(session, args.checks, dialogFor(ctx)))
+        return withPlanTitle(runtime, await runtime.plans.close(session, args.checks, dialogFor(ctx, "plan")))
       },
     }),
     plan_discard: forgeTool("plan_discard", {
@@ -106,30 +106,9 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
-        return withPlanTitle(runtime, await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx) }, args.reason, args.supersede))
+        return withPlanTitle(runtime, await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx, "plan") }, args.reason, args.supersede))
       },
     }),
-  }
-}
-
-/**
- * The plan's dialogs are permission asks on keys the config hook forces to "ask"; any non-allow answer is a no. The
- * TUI draws such a dialog as "Call tool <key>" alone: the facts are on the call's line above it (plan.screen.ts).
- * "Allow always" covers this one plan: its path is the only pattern remembered, and the confirm screen lists it.
- */
-function dialogFor(ctx: ToolContext): Confirm {
-  return async (request) => {
-    try {
-      await ctx.ask({
-        permission: request.permission,
-        patterns: [request.subject],
-        always: [request.subject],
-        metadata: { plan: request.subject, summary: request.summary },
-      })
-      return true
-    } catch {
-      return false
-    }
   }
 }
 

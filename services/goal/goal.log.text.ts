@@ -2,30 +2,20 @@
 // the Revisions list, rendered one line each and read back. A malformed line is an error naming its line.
 
 import * as z from "zod"
+import type { CheckLogLine, TurnActivity } from "../../machines/goal.gates"
 import { DocumentInputError } from "../documents/document.errors"
 import { quoteLine } from "../documents/markdown.scan"
 import { codeSpan, readCodeSpan } from "./goal.contract.text"
 import { bulletItems, type Fail, NONE_ITEM, type SectionText } from "./goal.sections"
 
 /** One run of one check. `label` is checkLabel(check); `detail` is kept to one line of at most 400 characters. */
-export interface CheckLogEntry {
-  at: string
-  run: string
-  /** The contract revision the check belonged to. */
-  revision: number
-  /** The check's number (1-based) in that revision. */
-  item: number
-  pass: boolean
-  ms: number
-  label: string
-  detail: string
-}
+export type CheckLogEntry = CheckLogLine
 
 /** What one turn did; all zero reads `turn N: no activity`. */
 export interface TurnLedgerEntry {
   at: string
   turn: number
-  activity: { writes: number; shell: number; checks: number; ticks: number }
+  activity: TurnActivity
 }
 
 export const DETAIL_MAX = 400

@@ -122,8 +122,8 @@ export class GoalService {
 
   /** goal_write revise=true: a new revision of the live goal's contract; budgets are kept unless given. */
   async revise(sessionId: string, contract: GoalContract, budgetsGiven: Partial<GoalLimits>, source: string): Promise<GoalOutcome> {
-    await this.refresh()
-    const goal = this.requireLive(sessionId)
+    // A hand edit not yet taken in is its own revision first: this one's changes are described against it.
+    const goal = await this.latestLive(sessionId)
     const { goalPath } = goal.context
     const text = await this.read(goalPath)
     const before = parseGoalDocument(text, goalPath)

@@ -77,6 +77,8 @@ export interface GoalContext extends Omit<GoalInput, "document"> {
   reason: string | null
   /** The process that sent the last brief: the one driver of the loop while it lives and the lease runs. */
   lease: GoalLease | null
+  /** Job wakes due on this idle: they ride with the next brief (one prompt per idle), or go out when none follows. */
+  wakes: string[]
 }
 
 export type GoalEvent =
@@ -102,6 +104,8 @@ export type GoalEvent =
    * the deciding process, `holderAlive` whether the lease's holder still runs.
    */
   | { type: "loop.due"; now: number; speaker: "forge" | "other"; draftPlan: boolean; spend: GoalSpend; driver: string; holderAlive: boolean }
+  /** A job's wake, due while the session is idle: the next brief carries it instead of racing it. */
+  | { type: "job.wake"; text: string }
   /** The continuation brief could not be sent. */
   | { type: "loop.failed"; now: number; error: string }
 
@@ -256,6 +260,11 @@ export const goalMachine = setup({
       return { lease: { holder: event.driver, until: event.now + GOAL_LEASE_MS } }
     }),
     openTurn: assign(({ context }) => ({ turnsUsed: context.turnsUsed + 1, turnOpen: true, activity: NO_ACTIVITY, dueAt: null, transportFailures: 0 })),
+    holdWake: assign(({ context, event }) => {
+      assertEvent(event, "job.wake")
+      return { wakes: [...context.wakes, event.text] }
+    }),
+    dropWakes: assign({ wakes: [] }),
     countFailure: assign(({ context }) => ({ transportFailures: context.transportFailures + 1 })),
     // Placeholders: each harness provides them (createGoalImplementations); a step is committed only once they succeeded.
     writeDocument: (_, _params: { change: GoalDocumentChange }) => {
@@ -266,6 +275,10 @@ export const goalMachine = setup({
     },
     sendWrapUp: () => {
       throw new Error("goal action sendWrapUp not provided")
+    },
+    // Wakes held for a brief that will not come (the loop parks or stops): sent on their own, as the job would have.
+    releaseWakes: () => {
+      throw new Error("goal action releaseWakes not provided")
     },
   },
 }).createMachine({
@@ -288,6 +301,7 @@ export const goalMachine = setup({
     pending: null,
     reason: null,
     lease: null,
+    wakes: [],
   }),
   initial: "queued",
   states: {
@@ -326,6 +340,7 @@ export const goalMachine = setup({
     active: {
       tags: ["live", "driving"],
       initial: "working",
+      exit: ["releaseWakes", "dropWakes"],
       on: {
         // A stop always wins: the user's and the model's pause take effect in any loop state, the debounce included.
         "goal.pause": { target: "paused", actions: ["closeTurn", "stopByRequest", { type: "writeDocument", params: { change: "paused" } }] },
@@ -336,6 +351,7 @@ export const goalMachine = setup({
       states: {
         working: {
           on: {
+            "job.wake": { actions: "holdWake" },
             "session.idle": { target: "debouncing", actions: ["scheduleDue", "holdLease"] },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing" },
@@ -346,6 +362,7 @@ export const goalMachine = setup({
           tags: ["due"],
           on: {
             "session.idle": { actions: ["scheduleDue", "holdLease"] },
+            "job.wake": { actions: "holdWake" },
             "session.busy": { target: "working", actions: "clearDue" },
             "goal.revise": { target: "working", actions: ["clearDue", "storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing", actions: "clearDue" },
@@ -423,7 +440,15 @@ export const goalMachine = setup({
               },
               {
                 target: "working",
-                actions: ["closeTurn", "recordSpend", "openTurn", "takeLease", { type: "writeDocument", params: { change: "continued" } }, "sendBrief"],
+                actions: [
+                  "closeTurn",
+                  "recordSpend",
+                  "openTurn",
+                  "takeLease",
+                  { type: "writeDocument", params: { change: "continued" } },
+                  "sendBrief",
+                  "dropWakes",
+                ],
               },
             ],
             "loop.failed": [
@@ -443,6 +468,7 @@ export const goalMachine = setup({
         },
         // A non-forge agent spoke last: the loop never drives its turn, and waits for the next idle to look again.
         parked: {
+          entry: ["releaseWakes", "dropWakes"],
           on: {
             "session.idle": { target: "debouncing", actions: ["scheduleDue", "holdLease"] },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },

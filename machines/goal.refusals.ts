@@ -64,6 +64,8 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
       if (context.lease !== null && context.lease.holder !== event.driver)
         return `goal ${goal}: another opencode process (${context.lease.holder}) drives this goal's loop until ${new Date(context.lease.until).toISOString()}; it decides this idle.`
       return `goal ${goal}: the loop has nothing to decide (${state}).`
+    case "job.wake":
+      return `goal ${goal} is ${state}: no brief follows there to carry a job's wake; the job sends it itself.`
     case "loop.failed":
     case "session.idle":
     case "session.busy":

@@ -48,16 +48,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
   const { database, host } = workspace
   // Every ledger (job, watchdog) appends to the workspace database's one ledger table, on its one connection.
   const ledgers = sharedLedgerStore(() => database.connection())
-  const jobs = createHostJobs({
-    client: o.client,
-    log: o.log,
-    clock: systemClock,
-    shell: o.shell,
-    repository: () => database.repository(),
-    keyValue: () => database.keyValue(),
-    ledgers,
-    host,
-  })
+  // The goals first: a job's wake due on a goal's idle rides with the goal's brief.
   const goals = createHostGoals({
     client: o.client,
     log: o.log,
@@ -66,6 +57,17 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     host,
     plans: workspace.plans,
     repository: () => database.repository(),
+  })
+  const jobs = createHostJobs({
+    carryWake: (sessionId, text) => goals.loop.carryWake(sessionId, text),
+    client: o.client,
+    log: o.log,
+    clock: systemClock,
+    shell: o.shell,
+    repository: () => database.repository(),
+    keyValue: () => database.keyValue(),
+    ledgers,
+    host,
   })
   const watchdog = createHostWatchdog({ log: o.log, options: o.options, rawOptions: o.rawOptions, env: o.env, ledgers, host })
   return {

@@ -52,6 +52,8 @@ export function createHostJobs(options: {
   ledgers?: LedgerStore
   /** The workspace's one lifecycle host; without it the jobs get one of their own over `repository`. */
   host?: LifecycleHost
+  /** Hands a due wake to the session's goal, whose next brief carries it; false (or none): the wake is sent here. */
+  carryWake?: (sessionId: string, text: string) => Promise<boolean>
 }): HostJobs {
   const keyValue = options.keyValue
   const storage: StoreStorage | undefined = keyValue && {
@@ -59,6 +61,13 @@ export function createHostJobs(options: {
     setItem: async (name, value) => (await keyValue()).setItem(name, value),
     removeItem: async (name) => (await keyValue()).removeItem(name),
     names: async (prefix) => (await keyValue()).names(prefix),
+  }
+  /** Which job ended, for the user: a toast that cannot be shown (no TUI attached, a client without it) changes nothing. */
+  const toast = async (wake: string): Promise<void> => {
+    const news = (wake.split("\n", 1)[0] ?? "").replace(/^\[forge:[^\]]*\]\s*/, "")
+    try {
+      await options.client.tui.showToast({ body: { title: "Forge", message: news, variant: "info" } })
+    } catch {}
   }
   const jobHost = currentHost()
   const lifecycles = options.host ?? new LifecycleHost({ repository: options.repository, clock: options.clock, log: options.log })
@@ -86,15 +95,13 @@ export function createHostJobs(options: {
       return result.data[sessionId] === undefined || result.data[sessionId].type === "idle"
     },
     wake: async (sessionId, text) => {
+      // A goal whose brief follows this idle carries the wake: one prompt per idle (the toast still tells the user).
+      if ((await options.carryWake?.(sessionId, text)) === true) return toast(text)
       // The wake is for the model: synthetic, so the TUI does not show it as the user's message. A toast tells the
       // user why the session starts working on its own.
       const result = await options.client.session.promptAsync({ path: { id: sessionId }, body: { parts: [{ type: "text", text, synthetic: true }] } })
       if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
-      // The wake is delivered by now: a toast that cannot be shown (no TUI attached, a client without it) changes nothing.
-      const news = (text.split("\n", 1)[0] ?? "").replace(/^\[forge:[^\]]*\]\s*/, "")
-      try {
-        await options.client.tui.showToast({ body: { title: "Forge", message: news, variant: "info" } })
-      } catch {}
+      await toast(text)
     },
   })
   const removeExitHandlers = installExitMatrix(() => supervisor.killAllNow())

@@ -1,4 +1,5 @@
 import type { ForgeOptions } from "../../services/config/forge.options"
+import { GOAL_TOOL_IDS } from "../../machines/agent.partition"
 import { BUILTIN_SHELL_TOOLS, JOB_TOOL_IDS, isSupervisorEnabled, keepsBuiltinShell } from "../../machines/exec.partition"
 import { FORGE_AGENT_DESCRIPTION, FORGE_AGENT_PROMPT } from "./prompts/forge.agent.prompt"
 import { GOAL_COMMAND_DESCRIPTION } from "./prompts/goal.command"
@@ -17,6 +18,9 @@ export const DIALOG_PERMISSIONS = [
 ] as const
 
 export const FORGE_AGENT = "forge"
+
+/** opencode's own agents (1.18.33): a rule set on one of these merges over its defaults. */
+const NATIVE_AGENTS = ["build", "plan", "general", "explore"] as const
 
 // The slice of opencode's live config the plugin reads and changes. The SDK's Config type lags behind the
 // permission keys opencode accepts, so the hook works on this structural view.
@@ -82,6 +86,14 @@ export function applyForgeConfig(cfg: LiveConfig, toolIds: readonly string[], op
   // otherwise answer the dialog without the user.
   for (const agent of Object.values(cfg.agent)) {
     if (agent?.permission !== undefined) agent.permission = withRules(agent.permission, dialogs)
+  }
+  // The goal tools are the forge agent's alone: every other agent, opencode's own and forge-* workers included, has
+  // them denied (a deny hides a tool). Added last, so no dialog rule above lets them back in.
+  const goalTools = denyAll(GOAL_TOOL_IDS)
+  for (const name of new Set([...NATIVE_AGENTS, ...Object.keys(cfg.agent)])) {
+    const agent = cfg.agent[name]
+    if (name === FORGE_AGENT || agent?.disable === true) continue
+    cfg.agent[name] = { ...agent, permission: withRules(agent?.permission, goalTools) }
   }
   return { disabled: false }
 }

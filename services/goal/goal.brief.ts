@@ -57,6 +57,8 @@ export function continuationBrief({ context, document, now }: { context: GoalCon
     lines.push("", `Checks that failed in their latest run (revision ${context.revision}):`)
     for (const f of failures) lines.push(`- check ${f.item} \`${f.label}\` (${f.at}): ${f.detail || "failed"}`)
   }
+  // Job wakes due on this idle ride with the brief: one prompt per idle.
+  for (const wake of context.wakes) lines.push("", wake)
   lines.push(
     "",
     "Take the next step toward the objective. goal_check runs the checks and shows where they stand. When every check passes and every criterion holds, call goal_complete with one attestation per criterion. If something outside your reach blocks you, call goal_pause with the blocker instead of trying again.",

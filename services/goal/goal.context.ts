@@ -46,6 +46,7 @@ export const goalContextSchema = z.object({
   pending: z.object({ sessionId: z.string().min(1), limits }).nullable(),
   reason: z.string().nullable(),
   lease: z.object({ holder: z.string().min(1), until: z.number() }).nullable(),
+  wakes: z.array(z.string()),
 }) satisfies z.ZodType<GoalContext>
 
 /** Null when `context` fits the goal machine, else what is wrong with it. */

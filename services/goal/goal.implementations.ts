@@ -105,6 +105,15 @@ export function createGoalImplementations(deps: GoalImplementationDeps) {
           throw new GoalSendError(`the continuation brief could not be sent: ${error instanceof Error ? error.message : String(error)}`)
         }
       },
+      // Wakes the brief would have carried, sent on their own when none follows: best effort, as the job's own wake is.
+      releaseWakes: async ({ context }: EffectArgs<GoalMachine>) => {
+        if (context.wakes.length === 0) return
+        try {
+          await deps.prompter.send(sessionOf(context), context.wakes.join("\n\n"))
+        } catch (error) {
+          deps.log.warn(`goal ${context.goalPath}: ${context.wakes.length} job wake(s) could not be sent: ${String(error)}`)
+        }
+      },
       // Best effort, after the pause is decided: the model tells the user where things stand. Never fails the pause.
       sendWrapUp: async ({ context }: EffectArgs<GoalMachine>) => {
         try {

@@ -46,6 +46,25 @@ export class GoalLoop {
     if (goal?.hasTag("due")) await this.step(sessionId, { type: "session.busy" })
   }
 
+  /**
+   * A job's wake is due in the session: when its goal's next decision will send a brief, the brief carries the wake
+   * (one prompt per idle, never two racing). False: no brief follows, and the job sends its wake itself.
+   */
+  async carryWake(sessionId: string, text: string): Promise<boolean> {
+    const goal = this.drivingFor(sessionId)
+    if (goal === undefined) return false
+    const event = { type: "job.wake" as const, text }
+    const { goalPath } = goal.context
+    try {
+      if (!this.deps.lifecycle.can(goalPath, event)) return false
+      await this.deps.lifecycle.dispatch(goalPath, event)
+      return true
+    } catch (error) {
+      if (!(error instanceof GateRefusal)) this.deps.log.warn(`goal ${goalPath}: a job's wake could not be held for the brief: ${String(error)}`)
+      return false
+    }
+  }
+
   /** Something in the session counted as progress (a write, a forge_shell run, a check, a plan tick). */
   async activity(sessionId: string, kind: keyof TurnActivity): Promise<void> {
     await this.step(sessionId, { type: "goal.activity", kind })

@@ -79,6 +79,7 @@ const checkedAllPass: GoalEvent = { type: "goal.checked", entries: [] }
 const idle: GoalEvent = { type: "session.idle", now: T_IDLE, driver: MODEL_DRIVER }
 const busy: GoalEvent = { type: "session.busy" }
 const wrote: GoalEvent = { type: "goal.activity", kind: "writes" }
+const wake: GoalEvent = { type: "job.wake", text: "[forge:job-complete] Job job_1: exited with exit code 0" }
 const revise = ({ context }: Snapshot): GoalEvent => ({
   type: "goal.revise",
   contract: revisedTerms(context.contract.objective),
@@ -200,9 +201,10 @@ function loop(state: Snapshot): GoalEvent[] {
     // The first continuation turn does something (a write, or a check run) or nothing; only the write goes on.
     if (turnOpen && turnsUsed === 1 && !didSomething) return [idle, wrote, checkedAllPass]
     if (context.activity.checks > 0) return []
-    return [idle]
+    // A job's wake due before the first idle is decided: the brief carries it (or the loop's exit sends it).
+    return asBegun && turnsUsed === 0 && context.wakes.length === 0 ? [idle, wake] : [idle]
   }
-  if (state.matches({ active: "parked" })) return [idle, ...competing]
+  if (state.matches({ active: "parked" })) return [idle, wake, ...competing]
   if (fresh) {
     return [
       due(state),
@@ -215,6 +217,7 @@ function loop(state: Snapshot): GoalEvent[] {
       ...failedSend(state),
       busy,
       idle,
+      ...(context.wakes.length === 0 ? [wake] : []),
       pauseByUser,
       ...competing,
     ]

@@ -172,6 +172,11 @@ class GoalSut implements ModelSut<GoalModel> {
     for (const action of actions) {
       if (action.type === "sendBrief") this.briefs += 1
       if (action.type === "sendWrapUp") this.wrapUps += 1
+      // Held wakes go out on their own when no brief follows; under a failing prompter (loop.failed) that send fails.
+      if (action.type === "releaseWakes" && (action.info.context as Snapshot["context"]).wakes.length > 0) {
+        if (event.type === "loop.failed") this.failedSends += 1
+        else this.wrapUps += 1
+      }
       // The service runs every check of the contract the goal holds; each is one Check Log line.
       if (action.type === "writeDocument" && (action.params as { change?: string } | undefined)?.change === "checked")
         this.checkLines += before.context.contract.checks.length
@@ -277,6 +282,10 @@ class GoalSut implements ModelSut<GoalModel> {
       }
       case "goal.activity":
         return loop.activity(SESSION, event.kind)
+      case "job.wake":
+        // The job supervisor hands the wake to the goal: carried by the next brief, or (refused) sent by the job.
+        expect(await loop.carryWake(SESSION, event.text), "the goal carries the wake").toBe(accepted)
+        return
       case "session.idle":
         // The session went idle in the process the event names.
         this.clock.at = event.now

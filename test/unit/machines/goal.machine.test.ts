@@ -108,10 +108,14 @@ function from(snapshot: Snapshot, ...events: GoalEvent[]): Snapshot {
 const start = (overrides: Overrides = {}): Snapshot => initialTransition(machine, inputWith(overrides))[0]
 const run = (events: GoalEvent[], overrides: Overrides = {}): Snapshot => from(start(overrides), ...events)
 
-/** The effects a step asks for, in order: "writeDocument:<change>" or the action's name. Context updates are not listed. */
+/**
+ * The effects a step asks for, in order: "writeDocument:<change>" or the action's name. Context updates are not
+ * listed, nor a release of held wakes when none is held (it sends nothing; the wake tests below list it).
+ */
 function effectsOf(snapshot: Snapshot, event: GoalEvent): string[] {
   const [, actions] = transition(machine, snapshot, event)
-  return actions.map((action) => {
+  const sendsSomething = (action: (typeof actions)[number]) => action.type !== "releaseWakes" || (action.info.context as Snapshot["context"]).wakes.length > 0
+  return actions.filter(sendsSomething).map((action) => {
     const change = (action.params as { change?: string } | undefined)?.change
     return change === undefined ? action.type : `${action.type}:${change}`
   })
@@ -166,6 +170,7 @@ describe("queued: a new goal", () => {
       pending: null,
       reason: null,
       lease: null,
+      wakes: [],
     })
     expect(actions.map((a) => [a.type, a.params])).toEqual([["writeDocument", { change: "created" }]])
   })
@@ -775,5 +780,37 @@ describe("the lease: one driver across opencode processes", () => {
     const paused = from(sent(), pause("user"))
     expect(paused.context.lease?.holder).toBe("p1")
     expect(from(paused, resume(), allow(T0 + 20_000)).context.lease).toBeNull()
+  })
+})
+
+describe("job wakes ride with the brief", () => {
+  const wake = (text: string): GoalEvent => ({ type: "job.wake", text })
+  const waiting = () => from(active(), idle(T0 + 1_000))
+
+  it("a wake due on the goal's idle is held, and the brief that follows carries it: one prompt for the idle", () => {
+    const held = from(waiting(), wake("[forge:job-complete] job_1"), wake("[forge:job-complete] job_2"))
+    expect(held.context.wakes).toEqual(["[forge:job-complete] job_1", "[forge:job-complete] job_2"])
+    const event = due(T0 + 3_000)
+    expect(effectsOf(held, event)).toEqual(["writeDocument:continued", "sendBrief"])
+    const [after, actions] = transition(machine, held, event)
+    const brief = actions.find((a) => a.type === "sendBrief")
+    expect((brief?.info.context as Snapshot["context"] | undefined)?.wakes).toHaveLength(2)
+    expect(after.context.wakes).toEqual([])
+  })
+
+  it("is held in working too (the idle that follows decides), and refused where no brief follows", () => {
+    expect(from(active(), wake("w")).context.wakes).toEqual(["w"])
+    const parked = from(waiting(), due(T0 + 3_000, { speaker: "other" }))
+    expectRefused(parked, wake("w"))
+    expectRefused(from(active(), pause("user")), wake("w"))
+  })
+
+  it("wakes held when no brief follows go out on their own: the loop parks, or the goal stops", () => {
+    const held = from(waiting(), wake("w"))
+    expect(effectsOf(held, due(T0 + 3_000, { speaker: "other" }))).toEqual(["writeDocument:ledgered", "releaseWakes"])
+    expect(from(held, due(T0 + 3_000, { speaker: "other" })).context.wakes).toEqual([])
+    expect(effectsOf(held, pause("user"))).toEqual(["releaseWakes", "writeDocument:paused"])
+    expect(effectsOf(held, due(T0 + 3_000, { draftPlan: true }))).toEqual(["releaseWakes", "writeDocument:paused"])
+    expect(from(held, pause("user")).context.wakes).toEqual([])
   })
 })

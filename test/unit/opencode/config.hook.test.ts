@@ -71,16 +71,30 @@ describe("config hook", () => {
       ["goal_discard", "ask"],
       ["forge_shell", "ask"],
     ])
-    expect(Object.entries(cfg.agent?.build?.permission as object).slice(-8)).toEqual([
+    // The goal keys come last in an agent that is not forge: denied, which hides the goal tools from it.
+    expect(Object.entries(cfg.agent?.build?.permission as object).slice(-10)).toEqual([
       ["plan_approve", "ask"],
       ["plan_close", "ask"],
       ["plan_discard", "ask"],
-      ["goal_write", "ask"],
-      ["goal_complete", "ask"],
-      ["goal_resume", "ask"],
-      ["goal_discard", "ask"],
       ["forge_shell", "ask"],
+      ["goal_write", "deny"],
+      ["goal_check", "deny"],
+      ["goal_complete", "deny"],
+      ["goal_pause", "deny"],
+      ["goal_resume", "deny"],
+      ["goal_discard", "deny"],
     ])
+  })
+
+  it("hides the goal tools from every agent but forge: opencode's own, the user's and forge-* workers", () => {
+    const cfg: LiveConfig = { agent: { "forge-reviewer": { mode: "subagent" }, mine: { permission: { "*": "allow" } }, old: { disable: true } } }
+    applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
+    const denied = Object.fromEntries(["goal_write", "goal_check", "goal_complete", "goal_pause", "goal_resume", "goal_discard"].map((id) => [id, "deny"]))
+    for (const name of ["build", "plan", "general", "explore", "forge-reviewer", "mine"]) expect(cfg.agent?.[name]?.permission, name).toMatchObject(denied)
+    expect(cfg.agent?.["forge-reviewer"]?.mode).toBe("subagent")
+    expect(cfg.agent?.old).toEqual({ disable: true })
+    expect(cfg.agent?.forge?.permission).toMatchObject({ goal_write: "ask", goal_complete: "ask" })
+    expect(cfg.agent?.forge?.permission).not.toHaveProperty("goal_check")
   })
 
   it("keeps an explicit deny of a dialog key", () => {

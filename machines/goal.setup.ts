@@ -1,0 +1,194 @@
+import { and, assertEvent, assign, not, setup } from "xstate"
+import {
+  GOAL_DEBOUNCE_MS,
+  GOAL_LEASE_MS,
+  type GoalStopReason,
+  NO_ACTIVITY,
+  hasActivity,
+  hasBudgetLeft,
+  hasOneAttestationPerCriterion,
+  isArmableContract,
+  isCostBudgetSpent,
+  isDrivenElsewhere,
+  isDueAt,
+  isEveryCheckPassed,
+  isNoProgress,
+  isTimeBudgetSpent,
+  isTokenBudgetSpent,
+  isTransportFailureLimit,
+  isTurnBudgetSpent,
+  resumedLimits,
+} from "./goal.gates"
+import type { GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalTag } from "./goal.types"
+
+// The goal machine's named guards (each calls a pure predicate of goal.gates.ts) and actions: context updates, and the
+// effects each harness supplies (createGoalImplementations), declared here as placeholders that throw.
+
+export const goalSetup = setup({
+  types: {
+    context: {} as GoalContext,
+    events: {} as GoalEvent,
+    input: {} as GoalInput,
+    tags: {} as GoalTag,
+  },
+  guards: {
+    isArmable: ({ context }) => isArmableContract({ checkCount: context.contract.checks.length }),
+    hasDraftPlan: ({ event }) => {
+      assertEvent(event, ["goal.arm", "goal.resume", "loop.due"])
+      return event.draftPlan
+    },
+    canArm: and(["isArmable", not("hasDraftPlan")]),
+    hasResumeBudget: ({ context, event }) => {
+      assertEvent(event, "goal.resume")
+      const limits = resumedLimits({ limits: context.limits, addTurns: event.addTurns, addMinutes: event.addMinutes })
+      return hasBudgetLeft({ now: event.now, armedAt: context.armedAt, turnsUsed: context.turnsUsed, limits })
+    },
+    canResume: and(["isArmable", not("hasDraftPlan"), "hasResumeBudget"]),
+    isByUser: ({ event }) => {
+      assertEvent(event, "goal.discard")
+      return event.by === "user"
+    },
+    isByModel: ({ event }) => {
+      assertEvent(event, "goal.discard")
+      return event.by === "model"
+    },
+    isEveryCheckPassed: ({ context, event }) => {
+      assertEvent(event, "goal.complete")
+      return isEveryCheckPassed({ revision: context.revision, checkCount: context.contract.checks.length, run: event.run })
+    },
+    hasOneAttestationPerCriterion: ({ context, event }) => {
+      assertEvent(event, "goal.complete")
+      return hasOneAttestationPerCriterion({ criteria: context.contract.success, attestations: event.attestations })
+    },
+    canComplete: and(["isEveryCheckPassed", "hasOneAttestationPerCriterion"]),
+    isDue: ({ context, event }) => {
+      assertEvent(event, "loop.due")
+      return isDueAt({ now: event.now, dueAt: context.dueAt })
+    },
+    isNotDue: not("isDue"),
+    isDrivenElsewhere: ({ context, event }) => {
+      assertEvent(event, "loop.due")
+      return isDrivenElsewhere({ lease: context.lease, driver: event.driver, holderAlive: event.holderAlive, now: event.now })
+    },
+    isForeignSpeaker: ({ event }) => {
+      assertEvent(event, "loop.due")
+      return event.speaker !== "forge"
+    },
+    isNoProgress: ({ context }) => isNoProgress(context),
+    isTurnBudgetSpent: ({ context }) => isTurnBudgetSpent(context),
+    isTimeBudgetSpent: ({ context, event }) => {
+      assertEvent(event, "loop.due")
+      return isTimeBudgetSpent({ now: event.now, armedAt: context.armedAt, limits: context.limits })
+    },
+    isCostBudgetSpent: ({ context, event }) => {
+      assertEvent(event, "loop.due")
+      return isCostBudgetSpent({ spend: event.spend, limits: context.limits })
+    },
+    isTokenBudgetSpent: ({ context, event }) => {
+      assertEvent(event, "loop.due")
+      return isTokenBudgetSpent({ spend: event.spend, limits: context.limits })
+    },
+    isTransportFailureLimit: ({ context }) => isTransportFailureLimit(context),
+  },
+  actions: {
+    holdArm: assign(({ context, event }) => {
+      assertEvent(event, "goal.arm")
+      return { pending: { sessionId: event.sessionId, limits: context.limits } }
+    }),
+    holdResume: assign(({ context, event }) => {
+      assertEvent(event, "goal.resume")
+      return {
+        pending: { sessionId: event.sessionId, limits: resumedLimits({ limits: context.limits, addTurns: event.addTurns, addMinutes: event.addMinutes }) },
+      }
+    }),
+    dropPending: assign({ pending: null }),
+    // Entering active binds the owner, starts the clock once (a resume keeps the time already spent) and clears the stop.
+    activate: assign(({ context, event }) => {
+      assertEvent(event, "dialog.allow")
+      return {
+        sessionId: context.pending?.sessionId ?? context.sessionId,
+        limits: context.pending?.limits ?? context.limits,
+        armedAt: context.armedAt ?? event.now,
+        pending: null,
+        stopReason: null,
+        blocker: null,
+        dueAt: null,
+        turnOpen: false,
+        activity: NO_ACTIVITY,
+        idleStreak: 0,
+        transportFailures: 0,
+        lease: null,
+      }
+    }),
+    storeRevision: assign(({ context, event }) => {
+      assertEvent(event, "goal.revise")
+      return { contract: event.contract, limits: event.limits, revision: context.revision + 1 }
+    }),
+    stopWith: assign((_, { reason }: { reason: GoalStopReason }) => ({ stopReason: reason, blocker: null, dueAt: null })),
+    stopByRequest: assign(({ event }) => {
+      assertEvent(event, "goal.pause")
+      const blocker = event.blocker?.trim() || null
+      return { stopReason: blocker === null ? ("user" as const) : ("blocker" as const), blocker, dueAt: null }
+    }),
+    recordDiscard: assign(({ event }) => {
+      assertEvent(event, "goal.discard")
+      return { reason: event.reason ?? null, pending: null, dueAt: null }
+    }),
+    dropReason: assign({ reason: null }),
+    countActivity: assign(({ context, event }) => {
+      assertEvent(event, ["goal.activity", "goal.checked"])
+      const kind = event.type === "goal.checked" ? "checks" : event.kind
+      return { activity: { ...context.activity, [kind]: context.activity[kind] + 1 } }
+    }),
+    scheduleDue: assign(({ event }) => {
+      assertEvent(event, ["session.idle", "loop.failed"])
+      return { dueAt: event.now + GOAL_DEBOUNCE_MS }
+    }),
+    // The process where the session's turn ran (it saw the idle) drives the decision: a user who moved to another
+    // opencode process moves the loop with them, and no other process decides the same idle.
+    holdLease: assign(({ event }) => {
+      assertEvent(event, "session.idle")
+      return { lease: { holder: event.driver, until: event.now + GOAL_LEASE_MS } }
+    }),
+    clearDue: assign({ dueAt: null }),
+    // The turn that just ended goes to the ledger (only a turn the loop started), and the no-progress streak follows it.
+    closeTurn: assign(({ context }) => {
+      if (!context.turnOpen) return {}
+      return {
+        lastTurn: { turn: context.turnsUsed, activity: context.activity },
+        idleStreak: hasActivity(context.activity) ? 0 : context.idleStreak + 1,
+        turnOpen: false,
+        activity: NO_ACTIVITY,
+      }
+    }),
+    recordSpend: assign(({ event }) => {
+      assertEvent(event, "loop.due")
+      return { spend: event.spend }
+    }),
+    takeLease: assign(({ event }) => {
+      assertEvent(event, "loop.due")
+      return { lease: { holder: event.driver, until: event.now + GOAL_LEASE_MS } }
+    }),
+    openTurn: assign(({ context }) => ({ turnsUsed: context.turnsUsed + 1, turnOpen: true, activity: NO_ACTIVITY, dueAt: null, transportFailures: 0 })),
+    holdWake: assign(({ context, event }) => {
+      assertEvent(event, "job.wake")
+      return { wakes: [...context.wakes, event.text] }
+    }),
+    dropWakes: assign({ wakes: [] }),
+    countFailure: assign(({ context }) => ({ transportFailures: context.transportFailures + 1 })),
+    // Placeholders: each harness provides them (createGoalImplementations); a step is committed only once they succeeded.
+    writeDocument: (_, _params: { change: GoalDocumentChange }) => {
+      throw new Error("goal action writeDocument not provided")
+    },
+    sendBrief: () => {
+      throw new Error("goal action sendBrief not provided")
+    },
+    sendWrapUp: () => {
+      throw new Error("goal action sendWrapUp not provided")
+    },
+    // Wakes held for a brief that will not come (the loop parks or stops): sent on their own, as the job would have.
+    releaseWakes: () => {
+      throw new Error("goal action releaseWakes not provided")
+    },
+  },
+})

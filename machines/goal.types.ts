@@ -1,0 +1,81 @@
+import type { Attestation, CheckLogLine, CheckRun, GoalLease, GoalLimits, GoalSpend, GoalStopReason, GoalTerms, TurnActivity } from "./goal.gates"
+
+// The goal machine's vocabulary: its input, context, events, tags and the document changes its effect writes.
+
+export interface GoalInput {
+  /** Workspace-relative path of the goal document; the instance id. */
+  goalPath: string
+  /** The session that wrote the goal; a queued goal is bound to the session that arms it. */
+  sessionId: string | null
+  /** The contract as Forge last wrote it (the budgets are `limits`). */
+  contract: GoalTerms
+  limits: GoalLimits
+  /** When the goal was written (epoch ms): the queue is served oldest first. */
+  createdAt: number
+  /** The document the goal starts with: written by the `writeDocument` effect, never kept in the context. */
+  document: string
+}
+
+/** Who asks: the user's own /goal command acts directly, the model's request may need the user's dialog. */
+export type GoalRequester = "user" | "model"
+
+export interface GoalContext extends Omit<GoalInput, "document"> {
+  revision: number
+  turnsUsed: number
+  armedAt: number | null
+  stopReason: GoalStopReason | null
+  blocker: string | null
+  /** The loop's one deadline: when a debounced idle may be acted on. */
+  dueAt: number | null
+  /** A continuation turn was sent and has not been entered in the Turn Ledger yet. */
+  turnOpen: boolean
+  /** What the open continuation turn has done so far. */
+  activity: TurnActivity
+  /** Continuation turns in a row that did nothing. */
+  idleStreak: number
+  transportFailures: number
+  /** The last turn entered in the ledger, for the document write that enters it. */
+  lastTurn: { turn: number; activity: TurnActivity } | null
+  spend: GoalSpend
+  /** The session an arm or resume dialog would bind, and what a resume adds. */
+  pending: { sessionId: string; limits: GoalLimits } | null
+  /** Why the goal was discarded. */
+  reason: string | null
+  /** The process that sent the last brief: the one driver of the loop while it lives and the lease runs. */
+  lease: GoalLease | null
+  /** Job wakes due on this idle: they ride with the next brief (one prompt per idle), or go out when none follows. */
+  wakes: string[]
+}
+
+export type GoalEvent =
+  /** Arm a queued goal for a session; `draftPlan` is the plan lifecycle's answer for that session. */
+  | { type: "goal.arm"; sessionId: string; draftPlan: boolean }
+  | { type: "goal.resume"; sessionId: string; draftPlan: boolean; now: number; addTurns: number; addMinutes: number }
+  | { type: "dialog.allow"; now: number }
+  | { type: "dialog.reject" }
+  /** A new revision of the contract; `document` is the whole new text, written by the `writeDocument` effect. */
+  | { type: "goal.revise"; contract: GoalTerms; limits: GoalLimits; document: string }
+  | { type: "goal.pause"; by: GoalRequester; blocker?: string }
+  | { type: "goal.discard"; by: GoalRequester; reason?: string }
+  /** Check results the host ran (advisory or at the gate), for the Check Log. */
+  | { type: "goal.checked"; entries: CheckLogLine[] }
+  /** Completion: the host's fresh run of every check, and the model's attestations. */
+  | { type: "goal.complete"; run: { revision: number; results: CheckRun[] }; attestations: Attestation[] }
+  | { type: "goal.activity"; kind: keyof TurnActivity }
+  /** The session went idle in the process `driver`: that process drives this idle's decision (it holds the lease). */
+  | { type: "session.idle"; now: number; driver: string }
+  | { type: "session.busy" }
+  /**
+   * The debounce deadline passed: the facts the loop decides on, gathered by the harness at that moment. `driver` is
+   * the deciding process, `holderAlive` whether the lease's holder still runs.
+   */
+  | { type: "loop.due"; now: number; speaker: "forge" | "other"; draftPlan: boolean; spend: GoalSpend; driver: string; holderAlive: boolean }
+  /** A job's wake, due while the session is idle: the next brief carries it instead of racing it. */
+  | { type: "job.wake"; text: string }
+  /** The continuation brief could not be sent. */
+  | { type: "loop.failed"; now: number; error: string }
+
+export type GoalTag = "live" | "driving" | "awaiting-user" | "due"
+
+/** What a step changes in the goal's document, for the `writeDocument` effect. */
+export type GoalDocumentChange = "created" | "armed" | "revised" | "paused" | "resumed" | "checked" | "completed" | "abandoned" | "continued" | "ledgered"

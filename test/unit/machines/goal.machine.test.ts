@@ -9,10 +9,10 @@ import {
   GOAL_MAX_MINUTES_CEILING,
   GOAL_MAX_TURNS_CEILING,
   type GoalLimits,
-  type GoalTerms,
   NO_ACTIVITY,
 } from "../../../machines/goal.gates"
-import { type GoalEvent, type GoalInput, type GoalTag, goalMachine } from "../../../machines/goal.machine"
+import { type GoalEvent, type GoalTag, goalMachine } from "../../../machines/goal.machine"
+import { MINUTE, type Overrides, T0, allow, arm, input, inputWith, limits, reject, terms } from "./goal.fixtures"
 
 // The goal machine alone, through pure transitions. The placeholders are provided as no-ops: a pure transition only
 // lists the effects it asks for (checked below as "writeDocument:armed", "sendBrief", …), it never runs them.
@@ -21,35 +21,6 @@ const machine = goalMachine.provide({ actions: { writeDocument: () => {}, sendBr
 type Snapshot = SnapshotFrom<typeof goalMachine>
 type LoopFacts = Partial<Omit<Extract<GoalEvent, { type: "loop.due" }>, "type" | "now">>
 
-const T0 = 1_700_000_000_000
-const MINUTE = 60_000
-const limits: GoalLimits = { maxTurns: 10, maxMinutes: 60, maxCost: null, maxTokens: null }
-/** The contract of a goal with these criteria and this many checks. */
-const terms = (criteria: string[], checkCount: number): GoalTerms => ({
-  objective: "login",
-  success: criteria,
-  checks: Array.from({ length: checkCount }, (_, i) => ({ kind: "command" as const, command: `check ${i + 1}`, timeoutS: 120 })),
-  constraints: [],
-  nonGoals: [],
-})
-type Overrides = Partial<Omit<GoalInput, "contract">> & { criteria?: string[]; checkCount?: number }
-/** The input with the overrides given, criteria and check count folded into its contract. */
-function inputWith({ criteria, checkCount, ...rest }: Overrides = {}): GoalInput {
-  return { ...input, ...rest, contract: terms(criteria ?? input.contract.success, checkCount ?? input.contract.checks.length) }
-}
-
-const input: GoalInput = {
-  goalPath: ".opencode/goal/2026-11-30-login.md",
-  sessionId: "s1",
-  contract: terms(["Login works", "Suite is green"], 2),
-  limits,
-  createdAt: T0 - MINUTE,
-  document: "# Goal: login",
-}
-
-const arm: GoalEvent = { type: "goal.arm", sessionId: "s2", draftPlan: false }
-const allow = (now = T0): GoalEvent => ({ type: "dialog.allow", now })
-const reject: GoalEvent = { type: "dialog.reject" }
 const idle = (now: number, driver = "p1"): GoalEvent => ({ type: "session.idle", now, driver })
 const busy: GoalEvent = { type: "session.busy" }
 const due = (now: number, facts: LoopFacts = {}): GoalEvent => ({

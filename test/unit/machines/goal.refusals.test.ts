@@ -1,44 +1,16 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, getNextSnapshot, initialTransition } from "xstate"
-import type { Attestation, CheckRun, GoalLimits, GoalTerms } from "../../../machines/goal.gates"
-import { type GoalEvent, type GoalInput, goalMachine } from "../../../machines/goal.machine"
+import type { Attestation, CheckRun } from "../../../machines/goal.gates"
+import { type GoalEvent, goalMachine } from "../../../machines/goal.machine"
 import { explainGoalRefusal } from "../../../machines/goal.refusals"
+import { MINUTE, type Overrides, T0, allow, arm, input, inputWith, limits, reject, terms } from "./goal.fixtures"
 
 // A refusal text names the gate that refused and the way past it. Each case first checks that the machine does refuse
 // the event (`snapshot.can` is false): the text describes the machine's decision, it never makes it.
 
 type Snapshot = SnapshotFrom<typeof goalMachine>
 
-const T0 = 1_700_000_000_000
-const MINUTE = 60_000
-const goal = ".opencode/goal/2026-11-30-login.md"
-const limits: GoalLimits = { maxTurns: 10, maxMinutes: 60, maxCost: null, maxTokens: null }
-/** The contract of a goal with these criteria and this many checks. */
-const terms = (criteria: string[], checkCount: number): GoalTerms => ({
-  objective: "login",
-  success: criteria,
-  checks: Array.from({ length: checkCount }, (_, i) => ({ kind: "command" as const, command: `check ${i + 1}`, timeoutS: 120 })),
-  constraints: [],
-  nonGoals: [],
-})
-type Overrides = Partial<Omit<GoalInput, "contract">> & { criteria?: string[]; checkCount?: number }
-/** The input with the overrides given, criteria and check count folded into its contract. */
-function inputWith({ criteria, checkCount, ...rest }: Overrides = {}): GoalInput {
-  return { ...input, ...rest, contract: terms(criteria ?? input.contract.success, checkCount ?? input.contract.checks.length) }
-}
-
-const input: GoalInput = {
-  goalPath: goal,
-  sessionId: "s1",
-  contract: terms(["Login works", "Suite is green"], 2),
-  limits,
-  createdAt: T0 - MINUTE,
-  document: "",
-}
-
-const arm: GoalEvent = { type: "goal.arm", sessionId: "s2", draftPlan: false }
-const allow = (now = T0): GoalEvent => ({ type: "dialog.allow", now })
-const reject: GoalEvent = { type: "dialog.reject" }
+const goal = input.goalPath
 const idle = (now: number): GoalEvent => ({ type: "session.idle", now, driver: "p1" })
 const due = (now: number, facts: { speaker?: "forge" | "other"; draftPlan?: boolean; driver?: string } = {}): GoalEvent => ({
   type: "loop.due",

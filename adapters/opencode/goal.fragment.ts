@@ -39,8 +39,10 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
 
       // The partition belt, before any dialog: a worker or another agent never reaches a goal gate, and an agent
       // outside the forge family never writes a plan or goal document.
+      // A speaker this process has not heard yet is left to the goal tools' own check of the calling agent.
       async "tool.execute.before"(input, output) {
         const speaker = ctx.speakerOf(input.sessionID)
+        if (speaker === undefined) return
         const refusal = stateToolRefusal(speaker, input.tool) ?? harnessDocumentWriteRefusal(speaker, input.tool, writtenPaths(input.tool, output.args))
         if (refusal !== null) throw new Error(refusal)
       },

@@ -96,18 +96,44 @@ export function isTokenBudgetSpent({ spend, limits }: { spend: GoalSpend; limits
   return limits.maxTokens !== null && spend.tokens >= limits.maxTokens
 }
 
-/** The limits a resume asks for: turns and minutes added, each kept under its hard ceiling. */
-export function resumedLimits({ limits, addTurns, addMinutes }: { limits: GoalLimits; addTurns: number; addMinutes: number }): GoalLimits {
+/** What a resume adds to the budgets (a cost or token budget only where the goal has one). */
+export interface BudgetAdditions {
+  addTurns: number
+  addMinutes: number
+  addCost?: number
+  addTokens?: number
+}
+
+/** The limits a resume asks for: turns and minutes added, each kept under its hard ceiling; cost and tokens added. */
+export function resumedLimits({ limits, addTurns, addMinutes, addCost = 0, addTokens = 0 }: { limits: GoalLimits } & BudgetAdditions): GoalLimits {
   return {
-    ...limits,
     maxTurns: Math.min(limits.maxTurns + addTurns, GOAL_MAX_TURNS_CEILING),
     maxMinutes: Math.min(limits.maxMinutes + addMinutes, GOAL_MAX_MINUTES_CEILING),
+    maxCost: limits.maxCost === null ? null : limits.maxCost + addCost,
+    maxTokens: limits.maxTokens === null ? null : limits.maxTokens + addTokens,
   }
 }
 
-/** A resume is worth a dialog only if the turn and time budgets (after what it adds) leave room for a turn. */
-export function hasBudgetLeft({ now, armedAt, turnsUsed, limits }: { now: number; armedAt: number | null; turnsUsed: number; limits: GoalLimits }): boolean {
-  return !isTurnBudgetSpent({ turnsUsed, limits }) && !isTimeBudgetSpent({ now, armedAt, limits })
+/** A resume is worth a dialog only if every budget (after what it adds) leaves room for a turn: spend as last counted. */
+export function hasBudgetLeft({
+  now,
+  armedAt,
+  turnsUsed,
+  spend,
+  limits,
+}: {
+  now: number
+  armedAt: number | null
+  turnsUsed: number
+  spend: GoalSpend
+  limits: GoalLimits
+}): boolean {
+  return (
+    !isTurnBudgetSpent({ turnsUsed, limits }) &&
+    !isTimeBudgetSpent({ now, armedAt, limits }) &&
+    !isCostBudgetSpent({ spend, limits }) &&
+    !isTokenBudgetSpent({ spend, limits })
+  )
 }
 
 export function isDueAt({ now, dueAt }: { now: number; dueAt: number | null }): boolean {

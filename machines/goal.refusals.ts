@@ -27,12 +27,15 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
       if (status !== "paused") return `goal ${goal} is ${status}: only a paused goal is resumed.`
       if (event.draftPlan) return draftConflict(goal, "resumed")
       if (context.contract.checks.length === 0) return `resume gate: goal ${goal} has no check the host can run. Add one (goal_write with revise=true) first.`
-      const limits = resumedLimits({ limits: context.limits, addTurns: event.addTurns, addMinutes: event.addMinutes })
-      if (!hasBudgetLeft({ now: event.now, armedAt: context.armedAt, turnsUsed: context.turnsUsed, limits }))
+      const limits = resumedLimits({ ...event, limits: context.limits })
+      if (!hasBudgetLeft({ now: event.now, armedAt: context.armedAt, turnsUsed: context.turnsUsed, spend: context.spend, limits })) {
+        const money = limits.maxCost === null ? "" : `, $${context.spend.cost.toFixed(2)} of $${limits.maxCost.toFixed(2)}`
+        const tokens = limits.maxTokens === null ? "" : `, ${context.spend.tokens} of ${limits.maxTokens} tokens`
         return (
-          `resume gate: goal ${goal} has spent its budget (${context.turnsUsed} of ${limits.maxTurns} turns, ${limits.maxMinutes} minutes since it was armed). ` +
-          `Resume it with more: addTurns and/or addMinutes (at most 200 turns and 480 minutes in all).`
+          `resume gate: goal ${goal} has spent its budget (${context.turnsUsed} of ${limits.maxTurns} turns, ${limits.maxMinutes} minutes since it was armed${money}${tokens}). ` +
+          `Resume it with more: addTurns, addMinutes (at most 200 turns and 480 minutes in all), addCost or addTokens.`
         )
+      }
       return `goal ${goal} cannot be resumed now (${state}).`
     }
     case "goal.complete": {

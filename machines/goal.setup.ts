@@ -40,8 +40,8 @@ export const goalSetup = setup({
     canArm: and(["isArmable", not("hasDraftPlan")]),
     hasResumeBudget: ({ context, event }) => {
       assertEvent(event, "goal.resume")
-      const limits = resumedLimits({ limits: context.limits, addTurns: event.addTurns, addMinutes: event.addMinutes })
-      return hasBudgetLeft({ now: event.now, armedAt: context.armedAt, turnsUsed: context.turnsUsed, limits })
+      const limits = resumedLimits({ ...event, limits: context.limits })
+      return hasBudgetLeft({ now: event.now, armedAt: context.armedAt, turnsUsed: context.turnsUsed, spend: context.spend, limits })
     },
     canResume: and(["isArmable", not("hasDraftPlan"), "hasResumeBudget"]),
     isByUser: ({ event }) => {
@@ -98,7 +98,7 @@ export const goalSetup = setup({
     holdResume: assign(({ context, event }) => {
       assertEvent(event, "goal.resume")
       return {
-        pending: { sessionId: event.sessionId, limits: resumedLimits({ limits: context.limits, addTurns: event.addTurns, addMinutes: event.addMinutes }) },
+        pending: { sessionId: event.sessionId, limits: resumedLimits({ ...event, limits: context.limits }) },
       }
     }),
     dropPending: assign({ pending: null }),

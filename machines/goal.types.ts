@@ -1,4 +1,15 @@
-import type { Attestation, CheckLogLine, CheckRun, GoalLease, GoalLimits, GoalSpend, GoalStopReason, GoalTerms, TurnActivity } from "./goal.gates"
+import type {
+  Attestation,
+  BudgetAdditions,
+  CheckLogLine,
+  CheckRun,
+  GoalLease,
+  GoalLimits,
+  GoalSpend,
+  GoalStopReason,
+  GoalTerms,
+  TurnActivity,
+} from "./goal.gates"
 
 // The goal machine's vocabulary: its input, context, events, tags and the document changes its effect writes.
 
@@ -50,7 +61,7 @@ export interface GoalContext extends Omit<GoalInput, "document"> {
 export type GoalEvent =
   /** Arm a queued goal for a session; `draftPlan` is the plan lifecycle's answer for that session. */
   | { type: "goal.arm"; sessionId: string; draftPlan: boolean }
-  | { type: "goal.resume"; sessionId: string; draftPlan: boolean; now: number; addTurns: number; addMinutes: number }
+  | ({ type: "goal.resume"; sessionId: string; draftPlan: boolean; now: number } & BudgetAdditions)
   | { type: "dialog.allow"; now: number }
   | { type: "dialog.reject" }
   /** A new revision of the contract; `document` is the whole new text, written by the `writeDocument` effect. */

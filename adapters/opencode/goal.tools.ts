@@ -151,6 +151,8 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       args: {
         addTurns: z.number().int().min(0).max(MAX_TURNS_CEILING).optional().describe(`Turns to add (the total stays at most ${MAX_TURNS_CEILING})`),
         addMinutes: z.number().int().min(0).max(MAX_MINUTES_CEILING).optional().describe(`Minutes to add (the total stays at most ${MAX_MINUTES_CEILING})`),
+        addCost: z.number().positive().optional().describe("USD to add to a goal with a cost budget"),
+        addTokens: z.number().int().positive().optional().describe("Tokens to add to a goal with a token budget"),
       },
       async execute(args, ctx) {
         const { goals, session } = await open("goal_resume", ctx)

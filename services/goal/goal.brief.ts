@@ -86,7 +86,7 @@ export function wrapUpBrief(context: GoalContext): string {
   return (
     `${GOAL_PAUSED_MARKER} Goal ${context.goalPath} is paused: ${stopReasonText(context.stopReason)} (stop reason ${context.stopReason ?? "none"}, ` +
     `${context.turnsUsed} of ${context.limits.maxTurns} turns used). Do not go on with the work. In a few lines, tell the user what is done, ` +
-    "what remains and which checks still fail, and that /goal resume continues it (goal_resume may add turns or minutes)."
+    "what remains and which checks still fail, and that /goal resume continues it (goal_resume may add turns, minutes, cost or tokens)."
   )
 }
 

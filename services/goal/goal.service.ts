@@ -1,4 +1,4 @@
-import type { Attestation, GoalLimits, GoalTerms } from "../../machines/goal.gates"
+import type { Attestation, BudgetAdditions, GoalLimits, GoalTerms } from "../../machines/goal.gates"
 import type { GoalEvent, GoalMachine, GoalRequester } from "../../machines/goal.machine"
 import { explainGoalRefusal } from "../../machines/goal.refusals"
 import { goalStatusOf } from "../../machines/goal.status"
@@ -222,7 +222,7 @@ export class GoalService {
   }
 
   /** goal_resume / `/goal resume`: the session's paused goal, else the oldest queued goal, armed again through the dialog. */
-  async resume(sessionId: string, asker: GoalAsker, add: { addTurns?: number; addMinutes?: number } = {}): Promise<GoalOutcome> {
+  async resume(sessionId: string, asker: GoalAsker, add: Partial<BudgetAdditions> = {}): Promise<GoalOutcome> {
     await this.refresh()
     const found = this.liveFor(sessionId)
     const live = found === undefined ? undefined : await this.followDocument(found)
@@ -240,6 +240,8 @@ export class GoalService {
       now: this.deps.clock.now(),
       addTurns: add.addTurns ?? 0,
       addMinutes: add.addMinutes ?? 0,
+      addCost: add.addCost,
+      addTokens: add.addTokens,
     })
     const limits = after.context.pending?.limits ?? after.context.limits
     const dialog: DialogRequest = {

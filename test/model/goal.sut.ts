@@ -211,7 +211,11 @@ class GoalSut implements ModelSut<GoalModel> {
         this.facts.draftPlan = event.draftPlan
         if (!live && !finished) throw new Error("goal.resume is not producible for a queued goal: /goal resume arms it (goal.arm)")
         const attempt = this.opening(RESUME, (confirm) =>
-          service.resume(SESSION, { by: "model", confirm }, { addTurns: event.addTurns, addMinutes: event.addMinutes }),
+          service.resume(
+            SESSION,
+            { by: "model", confirm },
+            { addTurns: event.addTurns, addMinutes: event.addMinutes, addCost: event.addCost, addTokens: event.addTokens },
+          ),
         )
         if (finished) return this.refusedWith(attempt, NoGoalError)
         return this.opensDialog(attempt, accepted)

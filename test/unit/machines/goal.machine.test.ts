@@ -785,3 +785,25 @@ describe("job wakes ride with the brief", () => {
     expect(from(held, pause("user")).context.wakes).toEqual([])
   })
 })
+
+describe("resuming a goal paused for its cost or token budget", () => {
+  const withBudgets = () => active({ limits: { ...limits, maxCost: 1, maxTokens: 1_000 } })
+  const pausedFor = (spend: { cost: number; tokens: number }) => cycle(withBudgets(), T0 + 1_000, { spend })
+
+  it("is refused until the resume adds to the spent budget; the addition lands in the limits", () => {
+    const byCost = from(withBudgets(), idle(T0 + 1_000), due(T0 + 3_000, { spend: { cost: 1.5, tokens: 10 } }))
+    expect(byCost.context.stopReason).toBe("budget-cost")
+    expectRefused(byCost, resume())
+    expectRefused(byCost, resume({ addCost: 0.25 }))
+    expect(from(byCost, resume({ addCost: 1 })).context.pending?.limits).toMatchObject({ maxCost: 2, maxTokens: 1_000 })
+    const byTokens = pausedFor({ cost: 0, tokens: 1_200 })
+    expect(byTokens.context.stopReason).toBe("budget-tokens")
+    expectRefused(byTokens, resume({ addTurns: 5 }))
+    expect(from(byTokens, resume({ addTokens: 500 })).context.pending?.limits.maxTokens).toBe(1_500)
+  })
+
+  it("adds nothing to a budget the goal does not have", () => {
+    const unlimited = from(active(), pause("user"))
+    expect(from(unlimited, resume({ addCost: 5, addTokens: 5 })).context.pending?.limits).toMatchObject({ maxCost: null, maxTokens: null })
+  })
+})

@@ -111,7 +111,7 @@ describe("resume gate", () => {
     const text = refusal(spent, resume())
     expect(text).toBe(
       `resume gate: goal ${goal} has spent its budget (1 of 1 turns, 60 minutes since it was armed). ` +
-        "Resume it with more: addTurns and/or addMinutes (at most 200 turns and 480 minutes in all).",
+        "Resume it with more: addTurns, addMinutes (at most 200 turns and 480 minutes in all), addCost or addTokens.",
     )
     expect(refusal(spent, resume({ addMinutes: 30 }))).toContain("1 of 1 turns, 90 minutes")
   })

@@ -1,4 +1,4 @@
-import type { TurnActivity } from "../../machines/goal.gates"
+import { type GoalLease, type TurnActivity, isDrivenElsewhere } from "../../machines/goal.gates"
 import type { GoalMachine } from "../../machines/goal.machine"
 import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Lifecycle } from "../lifecycle/lifecycle"
@@ -94,7 +94,7 @@ export class GoalLoop {
       this.schedule(goalPath, snapshot)
       const { sessionId, lease } = snapshot.context
       if (!snapshot.hasTag("driving") || snapshot.hasTag("due") || snapshot.hasTag("awaiting-user") || sessionId === null) continue
-      if (lease !== null && lease.holder !== this.deps.driver.id && this.deps.driver.isAlive(lease.holder)) continue
+      if (this.isDrivenElsewhere(lease)) continue
       try {
         if (await this.deps.facts.isIdle(sessionId)) await this.sessionIdle(sessionId)
       } catch (error) {
@@ -120,8 +120,14 @@ export class GoalLoop {
 
   private decisionAt({ context: { dueAt, lease } }: GoalSnapshot): number | null {
     if (dueAt === null) return null
-    const { driver } = this.deps
-    return lease !== null && lease.holder !== driver.id && driver.isAlive(lease.holder) ? Math.max(dueAt, lease.until) : dueAt
+    return lease !== null && this.isDrivenElsewhere(lease) ? Math.max(dueAt, lease.until) : dueAt
+  }
+
+  /** The machine's own lease rule, asked for this process now: another live process holds the goal's running lease. */
+  private isDrivenElsewhere(lease: GoalLease | null): boolean {
+    const { driver, clock } = this.deps
+    const holderAlive = lease !== null && lease.holder !== driver.id && driver.isAlive(lease.holder)
+    return isDrivenElsewhere({ lease, driver: driver.id, holderAlive, now: clock.now() })
   }
 
   /** The deadline passed: the facts, then the machine's decision (pause, park or send the brief). */

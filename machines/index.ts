@@ -1,10 +1,15 @@
 import type { AnyStateMachine } from "xstate"
+import { crewMachine } from "./crew.machine"
 import { goalMachine } from "./goal.machine"
 import { jobMachine } from "./job.machine"
 import { planMachine } from "./plan.machine"
 import { watchdogMachine } from "./watchdog.machine"
 
 export * from "./agent.partition"
+export * from "./crew.gates"
+export * from "./crew.machine"
+export * from "./crew.refusals"
+export * from "./crew.status"
 export * from "./exec.partition"
 export * from "./goal.gates"
 export * from "./goal.machine"
@@ -21,4 +26,4 @@ export * from "./watchdog.gates"
 export * from "./watchdog.machine"
 
 /** Every lifecycle machine, for diagrams, inspection and embedding harnesses. */
-export const machineCatalog: readonly AnyStateMachine[] = [planMachine, jobMachine, watchdogMachine, goalMachine]
+export const machineCatalog: readonly AnyStateMachine[] = [planMachine, jobMachine, watchdogMachine, goalMachine, crewMachine]

@@ -1,0 +1,84 @@
+// Pure predicates behind the crew machine's guards: the declared plan a crew registers, and the close report's
+// cross-check against it. Plain functions so they read (and port) without XState.
+
+export interface CrewSubtask {
+  title: string
+  /** The forge-* worker the subtask is meant for, if the orchestrator named one. */
+  agent: string | null
+}
+
+export type CrewVerdictWord = "PASS" | "FAIL"
+
+/** One subtask's line of a close report. */
+export interface CrewVerdict {
+  subtask: string
+  verdict: CrewVerdictWord
+  /** What shows the verdict: files, command output, the worker's own words. */
+  evidence: string
+  /** A FAIL's failure reports: the first attempt's and the retry's (a failure is retried at most once). */
+  failures: string[]
+}
+
+/** A FAIL is reported only after its one retry: both attempts' failure reports. */
+export const FAIL_REPORTS_REQUIRED = 2
+
+/** Titles compare as written, ignoring case and runs of whitespace: "Write  tests" and "write tests" are one subtask. */
+export function subtaskKey(title: string): string {
+  return title.trim().replace(/\s+/g, " ").toLowerCase()
+}
+
+/** What is wrong with a declared plan: empty or duplicate titles, no subtask at all. Empty when it may register. */
+export function declaredPlanProblems(subtasks: readonly CrewSubtask[]): string[] {
+  if (subtasks.length === 0) return ["the crew declares no subtask: give each piece of work one titled subtask"]
+  const problems: string[] = []
+  const seen = new Set<string>()
+  subtasks.forEach((subtask, index) => {
+    const key = subtaskKey(subtask.title)
+    if (key === "") problems.push(`subtask ${index + 1} has an empty title`)
+    else if (seen.has(key)) problems.push(`subtask ${index + 1} repeats the title "${subtask.title.trim()}" (titles must be unique)`)
+    seen.add(key)
+  })
+  return problems
+}
+
+/** How a close report stands against the declared plan. */
+export interface ReportCoverage {
+  /** Declared subtasks the report gives no verdict. */
+  missing: string[]
+  /** Report lines naming no declared subtask. */
+  undeclared: string[]
+  /** Declared subtasks given more than one verdict. */
+  repeated: string[]
+  /** Verdicts without evidence. */
+  withoutEvidence: string[]
+  /** FAIL verdicts without both failure reports. */
+  failsWithoutReports: string[]
+}
+
+export function reportCoverage(declared: readonly CrewSubtask[], report: readonly CrewVerdict[]): ReportCoverage {
+  const titles = new Map(declared.map((s) => [subtaskKey(s.title), s.title]))
+  const given = new Map<string, number>()
+  const coverage: ReportCoverage = { missing: [], undeclared: [], repeated: [], withoutEvidence: [], failsWithoutReports: [] }
+  for (const line of report) {
+    const key = subtaskKey(line.subtask)
+    if (!titles.has(key)) {
+      coverage.undeclared.push(line.subtask)
+      continue
+    }
+    given.set(key, (given.get(key) ?? 0) + 1)
+    if (line.evidence.trim() === "") coverage.withoutEvidence.push(line.subtask)
+    if (line.verdict === "FAIL" && line.failures.filter((f) => f.trim() !== "").length < FAIL_REPORTS_REQUIRED) coverage.failsWithoutReports.push(line.subtask)
+  }
+  for (const [key, title] of titles) {
+    const count = given.get(key) ?? 0
+    if (count === 0) coverage.missing.push(title)
+    else if (count > 1) coverage.repeated.push(title)
+  }
+  return coverage
+}
+
+/** Whether a report closes the crew: every declared subtask has one verdict with evidence, nothing undeclared. */
+export function isCompleteReport(declared: readonly CrewSubtask[], report: readonly CrewVerdict[]): boolean {
+  const c = reportCoverage(declared, report)
+  return c.missing.length + c.undeclared.length + c.repeated.length + c.withoutEvidence.length + c.failsWithoutReports.length === 0
+}

@@ -1,0 +1,200 @@
+import { and, assertEvent, assign, emit, setup } from "xstate"
+import { type CrewSubtask, type CrewVerdict, isCompleteReport } from "./crew.gates"
+
+// The crew lifecycle: a declared plan of subtasks run as parallel subagent waves. Registration pends: every task
+// dispatch of the session is refused until the user arms the waves (or converts the crew to a goal, or abandons it).
+// The close cross-checks the report against the declared plan. Under an active goal of the session the goal's own arm
+// is the user's authorization: a crew is born armed, and its close and abandon need no dialog.
+
+/** Bumped whenever a change would make an older persisted snapshot unfit for this definition. */
+export const CREW_MACHINE_VERSION = "1"
+
+export interface CrewInput {
+  /** Workspace-relative path of the crew record; the instance id. */
+  crewPath: string
+  sessionId: string
+  objective: string
+  subtasks: CrewSubtask[]
+  /** The plan (or other artifact) the crew's macro contract descends from, as the orchestrator named it. */
+  lineage: string | null
+  /** Registered and armed in one call under an active goal of the session: the crew never pends. */
+  bornArmed: boolean
+  createdAt: number
+  /** The record the crew starts with: written by the `writeRecord` effect, never kept in the context. */
+  record: string
+}
+
+export interface CrewContext extends Omit<CrewInput, "record"> {
+  /** The report a pending close dialog is waiting on the user to confirm. */
+  pendingReport: CrewVerdict[] | null
+  /** The reason a pending abandon dialog is waiting on the user to confirm. */
+  pendingReason: string | null
+  /** The verdicts the crew closed with. */
+  report: CrewVerdict[] | null
+  /** Why the crew was abandoned. */
+  reason: string | null
+}
+
+/** `governed`: an active goal owned by the session governs it, so the goal's arm is the user's authorization. */
+export type CrewEvent =
+  | { type: "crew.arm"; governed: boolean }
+  | { type: "crew.convert"; governed: boolean }
+  | { type: "crew.close"; report: CrewVerdict[]; governed: boolean }
+  | { type: "crew.abandon"; reason: string; governed: boolean }
+  /** A new opencode process took the crew over from its record: an open dialog died with the old one. */
+  | { type: "crew.restored" }
+  | { type: "dialog.allow" }
+  | { type: "dialog.reject" }
+  /** Asked, never sent: `snapshot.can({ type: "crew.dispatch" })` is the pending belt on the task tool. */
+  | { type: "crew.dispatch" }
+
+export type CrewTag = "live" | "dispatch-belt" | "awaiting-user"
+
+export type CrewEmitted = { type: "dispatch.permitted" }
+
+/** What a step changes in the crew record, for the `writeRecord` effect. */
+export type CrewRecordChange = "created" | "armed" | "converted" | "closed" | "abandoned" | "restored"
+
+export const crewMachine = setup({
+  types: {
+    context: {} as CrewContext,
+    events: {} as CrewEvent,
+    input: {} as CrewInput,
+    tags: {} as CrewTag,
+    emitted: {} as CrewEmitted,
+  },
+  guards: {
+    isBornArmed: ({ context }) => context.bornArmed,
+    isGoverned: ({ event }) => {
+      assertEvent(event, ["crew.arm", "crew.convert", "crew.close", "crew.abandon"])
+      return event.governed
+    },
+    isNotGoverned: ({ event }) => {
+      assertEvent(event, ["crew.arm", "crew.convert", "crew.close", "crew.abandon"])
+      return !event.governed
+    },
+    isCompleteReport: ({ context, event }) => {
+      assertEvent(event, "crew.close")
+      return isCompleteReport(context.subtasks, event.report)
+    },
+    canCloseGoverned: and(["isCompleteReport", "isGoverned"]),
+  },
+  actions: {
+    // A permitted dispatch is an explicit transition: `can()` counts only transitions that do something.
+    permitDispatch: emit({ type: "dispatch.permitted" as const }),
+    holdReport: assign(({ event }) => {
+      assertEvent(event, "crew.close")
+      return { pendingReport: event.report }
+    }),
+    recordReport: assign(({ event }) => {
+      assertEvent(event, "crew.close")
+      return { report: event.report, pendingReport: null }
+    }),
+    recordPendingReport: assign({ report: ({ context }) => context.pendingReport, pendingReport: null }),
+    holdReason: assign(({ event }) => {
+      assertEvent(event, "crew.abandon")
+      return { pendingReason: event.reason }
+    }),
+    recordReason: assign(({ event }) => {
+      assertEvent(event, "crew.abandon")
+      return { reason: event.reason, pendingReason: null }
+    }),
+    recordPendingReason: assign({ reason: ({ context }) => context.pendingReason, pendingReason: null }),
+    dropPending: assign({ pendingReport: null, pendingReason: null }),
+    // Placeholder: each harness provides it (createCrewImplementations); the step is committed only once it succeeded.
+    writeRecord: (_, _params: { change: CrewRecordChange }) => {
+      throw new Error("crew action writeRecord not provided")
+    },
+  },
+}).createMachine({
+  id: "crew",
+  version: CREW_MACHINE_VERSION,
+  context: ({ input: { record: _record, ...input } }) => ({ ...input, pendingReport: null, pendingReason: null, report: null, reason: null }),
+  initial: "registering",
+  states: {
+    // Only a new crew passes here: the record is written, then the crew pends, or starts at once under a goal (its
+    // record is written as executing then: born armed in the same write as its creation).
+    registering: {
+      entry: { type: "writeRecord", params: { change: "created" } },
+      always: [{ guard: "isBornArmed", target: "executing" }, { target: "pending" }],
+    },
+    pending: {
+      tags: ["live", "dispatch-belt"],
+      initial: "standby",
+      on: {
+        "crew.restored": { target: ".standby", actions: ["dropPending", { type: "writeRecord", params: { change: "restored" } }] },
+      },
+      states: {
+        standby: {
+          on: {
+            "crew.arm": [
+              { guard: "isGoverned", target: "#crew.executing", actions: { type: "writeRecord", params: { change: "armed" } } },
+              { target: "arming" },
+            ],
+            // Under a goal the crew is governed already: converting it to a goal is refused.
+            "crew.convert": { guard: "isNotGoverned", target: "#crew.converted", actions: { type: "writeRecord", params: { change: "converted" } } },
+            "crew.abandon": [
+              { guard: "isGoverned", target: "#crew.abandoned", actions: ["recordReason", { type: "writeRecord", params: { change: "abandoned" } }] },
+              { target: "abandoning", actions: "holdReason" },
+            ],
+          },
+        },
+        arming: {
+          tags: ["awaiting-user"],
+          on: {
+            "dialog.allow": { target: "#crew.executing", actions: { type: "writeRecord", params: { change: "armed" } } },
+            "dialog.reject": { target: "standby" },
+          },
+        },
+        abandoning: {
+          tags: ["awaiting-user"],
+          on: {
+            "dialog.allow": { target: "#crew.abandoned", actions: ["recordPendingReason", { type: "writeRecord", params: { change: "abandoned" } }] },
+            "dialog.reject": { target: "standby", actions: "dropPending" },
+          },
+        },
+      },
+    },
+    executing: {
+      tags: ["live"],
+      initial: "working",
+      on: {
+        "crew.dispatch": { actions: "permitDispatch" },
+        "crew.restored": { target: ".working", actions: ["dropPending", { type: "writeRecord", params: { change: "restored" } }] },
+      },
+      states: {
+        working: {
+          on: {
+            "crew.close": [
+              { guard: "canCloseGoverned", target: "#crew.closed", actions: ["recordReport", { type: "writeRecord", params: { change: "closed" } }] },
+              { guard: "isCompleteReport", target: "closing", actions: "holdReport" },
+            ],
+            "crew.abandon": [
+              { guard: "isGoverned", target: "#crew.abandoned", actions: ["recordReason", { type: "writeRecord", params: { change: "abandoned" } }] },
+              { target: "abandoning", actions: "holdReason" },
+            ],
+          },
+        },
+        closing: {
+          tags: ["awaiting-user"],
+          on: {
+            "dialog.allow": { target: "#crew.closed", actions: ["recordPendingReport", { type: "writeRecord", params: { change: "closed" } }] },
+            "dialog.reject": { target: "working", actions: "dropPending" },
+          },
+        },
+        abandoning: {
+          tags: ["awaiting-user"],
+          on: {
+            "dialog.allow": { target: "#crew.abandoned", actions: ["recordPendingReason", { type: "writeRecord", params: { change: "abandoned" } }] },
+            "dialog.reject": { target: "working", actions: "dropPending" },
+          },
+        },
+      },
+    },
+    closed: { type: "final" },
+    abandoned: { type: "final" },
+    converted: { type: "final" },
+  },
+})
+
+export type CrewMachine = typeof crewMachine

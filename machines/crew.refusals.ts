@@ -1,0 +1,62 @@
+import type { SnapshotFrom } from "xstate"
+import { FAIL_REPORTS_REQUIRED, reportCoverage } from "./crew.gates"
+import type { CrewEvent, crewMachine } from "./crew.machine"
+import { crewStatusOf } from "./crew.status"
+import { stateToString } from "./state.text"
+
+type CrewSnapshot = SnapshotFrom<typeof crewMachine>
+
+// When `snapshot.can(event)` says no, these texts say which gate refused and how to get past it.
+// They describe the machine's decision; they never make it.
+
+export function explainCrewRefusal(snapshot: CrewSnapshot, event: CrewEvent): string {
+  const { context } = snapshot
+  const crew = context.crewPath
+  const status = crewStatusOf(snapshot.value)
+  const state = stateToString(snapshot.value)
+  if (snapshot.status === "done") return `crew ${crew} is ${status}: a finished crew accepts no further changes. Register a new one with crew_begin.`
+  if (snapshot.hasTag("awaiting-user") && event.type !== "crew.dispatch")
+    return `crew ${crew} is waiting on the user's answer to an open dialog (${state}): ask again once it is answered.`
+  switch (event.type) {
+    case "crew.dispatch":
+      return (
+        `crew pending belt: crew ${crew} is registered but not armed, so every task dispatch of this session is refused. ` +
+        `Stop and let the user choose: supervised waves now (crew_begin with execution "waves", which opens the arm dialog), ` +
+        `convert it to a goal (crew_begin with execution "goal"), or standby. crew_close with abandon: true cancels it.`
+      )
+    case "crew.arm":
+      return `crew ${crew} is ${status}: only a pending crew can be armed.`
+    case "crew.convert":
+      if (status !== "pending") return `crew ${crew} is ${status}: only a pending crew can be converted to a goal.`
+      return `crew ${crew} runs under the session's active goal, which governs it already: execution "goal" is refused. Arm the waves (execution "waves") or abandon the crew.`
+    case "crew.close": {
+      if (status !== "executing")
+        return `crew ${crew} is ${status}: only an armed crew closes with verdicts. Arm it first, or abandon it (crew_close with abandon: true and a reason).`
+      const c = reportCoverage(context.subtasks, event.report)
+      const reasons: string[] = []
+      if (c.undeclared.length > 0)
+        reasons.push(
+          `undeclared subtasks ${quoted(c.undeclared)} (the report must follow the declared plan: fold a discovery into an existing verdict, or abandon and register a new crew)`,
+        )
+      if (c.missing.length > 0) reasons.push(`declared subtasks without a verdict: ${quoted(c.missing)}`)
+      if (c.repeated.length > 0) reasons.push(`subtasks given more than one verdict: ${quoted(c.repeated)}`)
+      if (c.withoutEvidence.length > 0) reasons.push(`verdicts without evidence: ${quoted(c.withoutEvidence)}`)
+      if (c.failsWithoutReports.length > 0)
+        reasons.push(
+          `FAIL verdicts without both failure reports (${FAIL_REPORTS_REQUIRED}: the first attempt's and the retry's): ${quoted(c.failsWithoutReports)}`,
+        )
+      return `crew close gate: the report of ${crew} does not match its declared plan — ${reasons.join("; ")}.`
+    }
+    case "crew.abandon":
+      return `crew ${crew} is ${status}: it can no longer be abandoned.`
+    case "crew.restored":
+      return `crew ${crew} is ${status}: only a live crew is taken over after a restart.`
+    case "dialog.allow":
+    case "dialog.reject":
+      return `crew ${crew} is not waiting on a user dialog (it is ${state}).`
+  }
+}
+
+function quoted(titles: readonly string[]): string {
+  return titles.map((t) => `"${t}"`).join(", ")
+}

@@ -1,0 +1,50 @@
+import { crewStatusOf } from "../../machines/crew.status"
+import { WAVE_DISCIPLINE, crewSetupGuidance } from "./crew.answers"
+import type { CrewRosterSource } from "./crew.ports"
+import type { CrewService } from "./crew.service"
+
+// /crew <objective>: the third state-activation command beside /plan and /goal. Its turn carries the crew discipline
+// (register, pause for the user's choice, waves, verification, the close) and the roster the crew can dispatch. With
+// no forge-* worker anywhere, it refuses with the one-time setup guidance instead.
+
+/** What a /crew turn says: `model` is the instruction only the model reads, `user` what the user's message shows. */
+export interface CrewCommandTurn {
+  model: string
+  user: string
+}
+
+export async function runCrewCommand(crews: CrewService, roster: CrewRosterSource, session: string, rawArguments: string): Promise<CrewCommandTurn> {
+  // `opencode run --command` re-quotes arguments that contain spaces.
+  const objective = rawArguments
+    .trim()
+    .replace(/^"(.*)"$/s, "$1")
+    .trim()
+  const said = `/crew ${objective}`.trimEnd()
+  const workers = await roster.roster()
+  if (workers.dispatchable === 0) {
+    const guidance = crewSetupGuidance(workers)
+    return { model: `[forge:crew] ${guidance}\nTell the user exactly this and stop.`, user: `${said}\n${guidance}` }
+  }
+  await crews.refresh()
+  const live = crews.liveFor(session)
+  const findings = workers.findings.length === 0 ? [] : ["", "forge.json findings (tell the user):", ...workers.findings.map((f) => `- ${f}`)]
+  if (objective === "") {
+    const state = live === undefined ? "This session has no live crew." : `This session's crew: ${live.context.crewPath} (${crewStatusOf(live.value)}).`
+    const text = [state, "", "Dispatchable workers by pool:", workers.text, ...findings].join("\n")
+    return { model: `[forge:crew] ${text}\nShow the user this and stop; /crew <objective> starts a crew.`, user: `/crew\n${text}` }
+  }
+  const model = [
+    `[forge:crew] Orchestrate this objective as a crew: ${objective}`,
+    "",
+    live === undefined
+      ? "1. Reconnoitre first if you need to (reads and task calls are free before registration), then register the declared plan with crew_begin {objective, subtasks: [{title, agent?}], lineage?} — one titled subtask per piece of work, naming the forge-* worker meant for it. Pass lineage only when the contract descends from a plan or other artifact you were given."
+      : `1. This session already has a crew: ${live.context.crewPath} (${crewStatusOf(live.value)}). Carry it on, or abandon it (crew_close {abandon: true, reason}) before registering another.`,
+    "2. Registration pends the crew: relay the record path and the three choices to the user and end your turn. Arm only on the user's choice.",
+    `3. Once armed:\n- ${WAVE_DISCIPLINE}`,
+    "",
+    "Dispatchable workers by pool:",
+    workers.text,
+    ...findings,
+  ].join("\n")
+  return { model, user: said }
+}

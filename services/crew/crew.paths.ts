@@ -1,0 +1,2 @@
+/** Where crew records live, relative to the workspace root. */
+export const CREW_DIR = ".opencode/crew"

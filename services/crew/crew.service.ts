@@ -1,0 +1,227 @@
+import { type CrewSubtask, type CrewVerdict, declaredPlanProblems } from "../../machines/crew.gates"
+import type { CrewEvent, CrewMachine } from "../../machines/crew.machine"
+import { explainCrewRefusal } from "../../machines/crew.refusals"
+import { crewStatusOf } from "../../machines/crew.status"
+import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
+import type { Lifecycle } from "../lifecycle/lifecycle"
+import type { Clock, Confirm, DialogRequest, Logger } from "../lifecycle/lifecycle.ports"
+import { planFileName, slugify } from "../plan/plan.naming"
+import { crewArmedText, crewClosedText, crewConvertedText, crewRegisteredText, crewSetupGuidance } from "./crew.answers"
+import type { CrewSnapshot } from "./crew.lifecycle"
+import { CREW_DIR } from "./crew.paths"
+import type { CrewFiles, CrewGovernance, CrewRosterSource } from "./crew.ports"
+import { renderCrewRecord } from "./crew.record"
+
+export interface CrewServiceDeps {
+  lifecycle: Lifecycle<CrewMachine>
+  files: CrewFiles
+  clock: Clock
+  log: Logger
+  roster: CrewRosterSource
+  /** Whether an active goal owned by the session governs it: the goal machine's answer. */
+  isGoverned: CrewGovernance
+}
+
+/** crew_begin's arguments after their schema: a registration (objective and subtasks), an arm or conversion, or both. */
+export interface CrewBeginRequest {
+  objective?: string
+  subtasks?: CrewSubtask[]
+  lineage?: string
+  execution?: "waves" | "goal"
+}
+
+/** A crew tool's answer: what the model reads, plus the crew it touched. */
+export interface CrewOutcome {
+  crewPath: string
+  output: string
+}
+
+export class NoCrewError extends Error {
+  constructor(sessionId: string) {
+    super(`no live crew in this session (${sessionId}). Register one with crew_begin {objective, subtasks} (or /crew <objective>).`)
+    this.name = "NoCrewError"
+  }
+}
+
+// Every crew tool and the task belt go through here: the machine decides, the record is written in the same step, and
+// only then the snapshot and the transition are committed. Nothing here re-decides a gate: a refusal is the machine's.
+
+export class CrewService {
+  readonly lifecycle: Lifecycle<CrewMachine>
+  private readonly deps: CrewServiceDeps
+
+  constructor(deps: CrewServiceDeps) {
+    this.deps = deps
+    this.lifecycle = deps.lifecycle
+  }
+
+  /** The session's live (pending or executing) crew, as this process knows it. */
+  liveFor(sessionId: string): CrewSnapshot | undefined {
+    for (const [, snapshot] of this.lifecycle.instances()) if (snapshot.hasTag("live") && snapshot.context.sessionId === sessionId) return snapshot
+    return undefined
+  }
+
+  async refresh(): Promise<void> {
+    await this.lifecycle.refresh()
+  }
+
+  /** The pending belt on the task tool: null when the session may dispatch, else the machine's refusal. */
+  async dispatchRefusal(sessionId: string): Promise<string | null> {
+    await this.refresh()
+    const crew = this.liveFor(sessionId)
+    if (crew === undefined) return null
+    const event: CrewEvent = { type: "crew.dispatch" }
+    return crew.can(event) ? null : explainCrewRefusal(crew, event)
+  }
+
+  /** crew_begin: registers a declared plan (pending, or born armed under the session's goal), or arms/converts the pending crew. */
+  async begin(sessionId: string, request: CrewBeginRequest, confirm: Confirm): Promise<CrewOutcome> {
+    await this.refresh()
+    const governed = await this.deps.isGoverned(sessionId)
+    if (request.objective !== undefined || request.subtasks !== undefined) return this.register(sessionId, request, governed)
+    const live = this.liveFor(sessionId)
+    if (request.execution === undefined)
+      throw new Error(
+        "crew_begin needs objective and subtasks to register a crew, or execution (waves or goal) to carry out the user's choice for the pending crew.",
+      )
+    if (live === undefined) throw new NoCrewError(sessionId)
+    const { crewPath } = live.context
+    if (request.execution === "goal") {
+      await this.dispatch(crewPath, { type: "crew.convert", governed })
+      return { crewPath, output: crewConvertedText(live.context) }
+    }
+    const after = await this.dispatch(crewPath, { type: "crew.arm", governed })
+    if (after.hasTag("awaiting-user")) {
+      const dialog: DialogRequest = {
+        permission: "crew_begin",
+        subject: crewPath,
+        summary: `Run crew "${headline(live.context.objective)}" in supervised waves (${live.context.subtasks.length} subtasks: ${live.context.subtasks.map((s) => s.title).join("; ")})? Its task dispatches are refused until you allow.`,
+      }
+      if (!(await this.ask(crewPath, confirm, dialog)))
+        return { crewPath, output: `The user did not arm ${crewPath}; it stays pending (task dispatches refused). Ask what to change, or wait.` }
+    }
+    return { crewPath, output: crewArmedText(live.context) }
+  }
+
+  private async register(sessionId: string, request: CrewBeginRequest, governed: boolean): Promise<CrewOutcome> {
+    const objective = request.objective?.trim() ?? ""
+    const subtasks = request.subtasks ?? []
+    const problems = [...(objective === "" ? ["the crew needs an objective"] : []), ...declaredPlanProblems(subtasks)]
+    if (problems.length > 0) throw new Error(`crew_begin: ${problems.join("; ")}.`)
+    // Registering and arming in one call is the goal's authorization alone; otherwise the user chooses after seeing the plan.
+    if (request.execution === "goal" && governed)
+      throw new Error(`crew_begin: the session's active goal governs it already, so execution "goal" is refused. Register with execution "waves" (born armed).`)
+    if (request.execution !== undefined && !governed)
+      throw new Error(
+        `crew_begin: registration and execution in one call is legal only under an active goal of this session. Register without execution, show the user the record path and the choices, and end your turn: the user picks waves, goal, or standby.`,
+      )
+    const live = this.liveFor(sessionId)
+    if (live !== undefined) throw liveCrewError(live)
+    const roster = await this.deps.roster.roster()
+    if (roster.dispatchable === 0) throw new Error(crewSetupGuidance(roster))
+    const now = this.deps.clock.now()
+    const at = new Date(now).toISOString()
+    const taken = new Set((await this.deps.files.list()).map((p) => p.slice(CREW_DIR.length + 1)))
+    const crewPath = `${CREW_DIR}/${planFileName(at.slice(0, 10), slugify(headline(objective)), taken)}`
+    const bornArmed = request.execution === "waves"
+    const lineage = request.lineage?.trim() || null
+    const record = renderCrewRecord({
+      frontmatter: {
+        status: bornArmed ? "executing" : "pending",
+        session: sessionId,
+        ...(lineage === null ? {} : { lineage }),
+        ...(bornArmed ? { execution: "waves" as const } : {}),
+        created: at,
+        updated: at,
+      },
+      objective,
+      subtasks,
+      roster: roster.text,
+      registered: bornArmed
+        ? `${at} registered and armed under the session's active goal (supervised waves).`
+        : `${at} registered: pending, waiting for the user's choice (waves, goal, or standby).`,
+    })
+    await this.dispatchCreate(crewPath, { crewPath, sessionId, objective, subtasks, lineage, bornArmed, createdAt: now, record })
+    return { crewPath, output: crewRegisteredText({ crewPath, objective, subtasks, lineage, roster, bornArmed }) }
+  }
+
+  /** crew_close with a report: the machine cross-checks it against the declared plan, then the user's dialog (ask-free under a goal). */
+  async close(sessionId: string, report: CrewVerdict[], confirm: Confirm): Promise<CrewOutcome> {
+    const live = await this.requireLive(sessionId)
+    const { crewPath } = live.context
+    const after = await this.dispatch(crewPath, { type: "crew.close", report, governed: await this.deps.isGoverned(sessionId) })
+    if (after.hasTag("awaiting-user")) {
+      const dialog: DialogRequest = {
+        permission: "crew_close",
+        subject: crewPath,
+        summary: `Close crew "${headline(live.context.objective)}"? ${report.map((v) => `${v.verdict} ${v.subtask}: ${v.evidence}`).join("; ")}`,
+      }
+      if (!(await this.ask(crewPath, confirm, dialog)))
+        return { crewPath, output: `The user did not confirm the close of ${crewPath}; it stays armed. Ask what is missing.` }
+    }
+    return { crewPath, output: crewClosedText(crewPath, report) }
+  }
+
+  /** crew_close with abandon: the re-shard exit from pending or executing, no verdicts; ask-gated unless a goal governs. */
+  async abandon(sessionId: string, reason: string, confirm: Confirm): Promise<CrewOutcome> {
+    const live = await this.requireLive(sessionId)
+    const { crewPath } = live.context
+    const after = await this.dispatch(crewPath, { type: "crew.abandon", reason, governed: await this.deps.isGoverned(sessionId) })
+    if (after.hasTag("awaiting-user")) {
+      const dialog: DialogRequest = {
+        permission: "crew_close",
+        subject: crewPath,
+        summary: `Abandon crew "${headline(live.context.objective)}" (${crewStatusOf(live.value)}, no verdicts)? Reason: ${reason}`,
+      }
+      if (!(await this.ask(crewPath, confirm, dialog))) return { crewPath, output: `The user kept ${crewPath}.` }
+    }
+    return { crewPath, output: `Crew abandoned: ${crewPath}. The session is free for a new crew_begin with the corrected plan.` }
+  }
+
+  private async requireLive(sessionId: string): Promise<CrewSnapshot> {
+    await this.refresh()
+    const live = this.liveFor(sessionId)
+    if (live === undefined) throw new NoCrewError(sessionId)
+    return live
+  }
+
+  private async dispatchCreate(crewPath: string, input: Parameters<Lifecycle<CrewMachine>["create"]>[1]): Promise<void> {
+    try {
+      await this.lifecycle.create(crewPath, input)
+    } catch (error) {
+      if (error instanceof ExclusiveKeyTaken) throw new Error(`this session already has a live crew: ${error.holder}. Close or abandon it first.`)
+      throw error
+    }
+  }
+
+  private dispatch(crewPath: string, event: CrewEvent): Promise<CrewSnapshot> {
+    return this.lifecycle.dispatch(crewPath, event)
+  }
+
+  /**
+   * The dialog of a step the machine holds open. The user's answer moves on only the dialog it was asked for: if the
+   * crew left that dialog state meanwhile (abandoned in another process), the answer is stale and changes nothing.
+   */
+  private async ask(crewPath: string, confirm: Confirm, dialog: DialogRequest): Promise<boolean> {
+    const opened = JSON.stringify(this.lifecycle.snapshot(crewPath)?.value)
+    const allowed = await confirm(dialog).catch(() => false)
+    await this.refresh()
+    const now = this.lifecycle.snapshot(crewPath)
+    if (now === undefined || JSON.stringify(now.value) !== opened)
+      throw new Error(
+        `the crew ${crewPath} moved on while the dialog was open (it is ${crewStatusOf(now?.value ?? "abandoned")} now): this answer changes nothing. Ask again if it still matters.`,
+      )
+    await this.dispatch(crewPath, allowed ? { type: "dialog.allow" } : { type: "dialog.reject" })
+    return allowed
+  }
+}
+
+function liveCrewError(live: CrewSnapshot): Error {
+  return new Error(
+    `this session already has a live crew: ${live.context.crewPath} (${crewStatusOf(live.value)}). Arm it (crew_begin with execution only), close it (crew_close with verdicts), or abandon it (crew_close with abandon: true) before registering another.`,
+  )
+}
+
+function headline(objective: string): string {
+  return objective.split("\n", 1)[0]?.trim() || "crew"
+}

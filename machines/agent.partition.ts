@@ -1,27 +1,54 @@
-import { isForgeFamily } from "./exec.partition"
+import { JOB_TOOL_IDS, isForgeFamily } from "./exec.partition"
 
-// The agent partition for the harness state tools, a policy that is no lifecycle: the forge agent alone drives a
-// goal. A forge-* worker is refused as primary-only (it reports back instead); any other agent is refused with the
-// way to the forge agent. The refusal fires before anything runs or any dialog opens.
+// The agent partition, a policy that is no lifecycle: the forge family (the forge agent and its forge-* workers)
+// against everyone else (opencode's build/plan/general/explore and the user's own agents). The config hook hides
+// (denies) what an agent may not call; these predicates are the belts behind the hide, for hosts that show a tool
+// anyway. Each refusal fires before anything runs or any dialog opens, and names the way out.
 
+export const PLAN_TOOL_IDS = ["plan_write", "plan_read", "plan_edit", "plan_approve", "plan_tick", "plan_close", "plan_discard"] as const
 export const GOAL_TOOL_IDS = ["goal_write", "goal_check", "goal_complete", "goal_pause", "goal_resume", "goal_discard"] as const
+export const CREW_TOOL_IDS = ["crew_begin", "crew_close"] as const
 
-const STATE_TOOLS: ReadonlySet<string> = new Set(GOAL_TOOL_IDS)
+/** The harness state tools: the primary forge agent alone calls them. */
+export const STATE_TOOL_IDS: readonly string[] = [...PLAN_TOOL_IDS, ...GOAL_TOOL_IDS, ...CREW_TOOL_IDS]
+/** Every tool of the forge family: the state tools and the exec surface. Agents outside the family see none. */
+export const FORGE_TOOL_IDS: readonly string[] = [...STATE_TOOL_IDS, ...JOB_TOOL_IDS]
+
+const STATE_TOOLS: ReadonlySet<string> = new Set(STATE_TOOL_IDS)
+const FORGE_TOOLS: ReadonlySet<string> = new Set(FORGE_TOOL_IDS)
 
 export function isStateTool(tool: string): boolean {
   return STATE_TOOLS.has(tool)
 }
 
-/** Null when `agent` may call `tool`; else the refusal, naming the way out. */
-export function stateToolRefusal(agent: string | undefined, tool: string): string | null {
-  if (!isStateTool(tool) || agent === "forge") return null
-  if (isForgeFamily(agent))
+/**
+ * Null when `agent` may call `tool`; else the refusal. The forge agent calls every Forge tool; a forge-* worker only
+ * the exec surface (a state tool is primary-only: it reports back instead); any other agent none.
+ */
+export function forgeToolRefusal(agent: string | undefined, tool: string): string | null {
+  if (!FORGE_TOOLS.has(tool) || agent === "forge") return null
+  if (isForgeFamily(agent)) {
+    if (!STATE_TOOLS.has(tool)) return null
     return `agent partition: ${tool} is primary-only — the ${agent} worker does not change harness state. Report your findings back to the orchestrating session; the primary forge agent alone calls the state tools.`
-  return `agent partition: ${tool} belongs to the forge agent, and ${agent ?? "this agent"} is not in the forge family. Switch to the forge agent (Tab) to work with goals.`
+  }
+  return `agent partition: ${tool} belongs to the forge agent, and ${agent ?? "this agent"} is not in the forge family. Switch to the forge agent (Tab) to work with Forge's plans, goals, crews and jobs.`
+}
+
+/** The subagent a task call dispatches (opencode's task tool names it `subagent_type`). */
+export function dispatchedAgent(tool: string, args: unknown): string | undefined {
+  if (tool !== "task" || typeof args !== "object" || args === null) return undefined
+  const { subagent_type } = args as { subagent_type?: unknown }
+  return typeof subagent_type === "string" ? subagent_type : undefined
+}
+
+/** Null when `agent` may dispatch `subagent`; else the refusal: forge-* workers are the forge agent's to dispatch. */
+export function taskDispatchRefusal(agent: string | undefined, subagent: string | undefined): string | null {
+  if (agent === undefined || subagent === undefined || isForgeFamily(agent) || !isForgeFamily(subagent)) return null
+  return `agent partition: ${subagent} is a forge worker, dispatched by the forge agent only, and the ${agent} agent is not in the forge family. Dispatch one of your own subagents, or switch to the forge agent (Tab).`
 }
 
 /** The harness documents' folders: the state machines govern them, so only the forge family writes there. */
-const HARNESS_FOLDERS = [".opencode/plan/", ".opencode/goal/"] as const
+const HARNESS_FOLDERS = [".opencode/plan/", ".opencode/goal/", ".opencode/crew/"] as const
 
 const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
 
@@ -35,13 +62,26 @@ export function writtenPaths(tool: string, args: unknown): string[] {
 }
 
 /**
- * Null when the call may run; else the refusal for an agent outside the forge family writing a plan or goal document
- * (reads stay open). `paths` are as the tool was given them, absolute or relative to the session's directory.
+ * Null when the call may run; else the refusal for an agent outside the forge family writing a plan, goal or crew
+ * document (reads stay open). `paths` are as the tool was given them, absolute or relative to the session's directory.
  */
 export function harnessDocumentWriteRefusal(agent: string | undefined, tool: string, paths: readonly string[]): string | null {
   if (agent === undefined || isForgeFamily(agent)) return null
   const normalized = paths.map((p) => p.replace(/\\/g, "/"))
   const hit = normalized.find((p) => HARNESS_FOLDERS.some((folder) => p.startsWith(folder) || p.includes(`/${folder}`)))
   if (hit === undefined) return null
-  return `agent partition: ${hit} is a Forge harness document, and the ${agent} agent is not in the forge family, so "${tool}" may not write it (reading stays open). Switch to the forge agent (Tab): its plan and goal tools change these documents through their state machines.`
+  return `agent partition: ${hit} is a Forge harness document, and the ${agent} agent is not in the forge family, so "${tool}" may not write it (reading stays open). Switch to the forge agent (Tab): its plan, goal and crew tools change these documents through their state machines.`
+}
+
+/**
+ * Every belt of the partition for one call, in order: Forge tools, forge-* dispatch, harness documents. A speaker not
+ * known yet (`undefined`) is let through: each Forge tool checks its calling agent itself.
+ */
+export function partitionRefusal(agent: string | undefined, tool: string, args: unknown): string | null {
+  if (agent === undefined) return null
+  return (
+    forgeToolRefusal(agent, tool) ??
+    taskDispatchRefusal(agent, dispatchedAgent(tool, args)) ??
+    harnessDocumentWriteRefusal(agent, tool, writtenPaths(tool, args))
+  )
 }

@@ -1,4 +1,3 @@
-import { harnessDocumentWriteRefusal, stateToolRefusal, writtenPaths } from "../../machines/agent.partition"
 import { activityKindOf } from "../../machines/goal.gates"
 import { goalStatusOf } from "../../machines/goal.status"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
@@ -35,16 +34,6 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
     hooks: {
       async config(cfg) {
         ownsGoalCommand = (cfg as { command?: Record<string, unknown> }).command?.goal === undefined
-      },
-
-      // The partition belt, before any dialog: a worker or another agent never reaches a goal gate, and an agent
-      // outside the forge family never writes a plan or goal document.
-      // A speaker this process has not heard yet is left to the goal tools' own check of the calling agent.
-      async "tool.execute.before"(input, output) {
-        const speaker = ctx.speakerOf(input.sessionID)
-        if (speaker === undefined) return
-        const refusal = stateToolRefusal(speaker, input.tool) ?? harnessDocumentWriteRefusal(speaker, input.tool, writtenPaths(input.tool, output.args))
-        if (refusal !== null) throw new Error(refusal)
       },
 
       // Progress for the no-progress rule: only sessions whose root has a driving goal in this process count.

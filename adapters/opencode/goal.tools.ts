@@ -1,6 +1,6 @@
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import * as z from "zod"
-import { GOAL_TOOL_IDS, stateToolRefusal } from "../../machines/agent.partition"
+import { GOAL_TOOL_IDS, forgeToolRefusal } from "../../machines/agent.partition"
 import {
   CHECK_TIMEOUT_DEFAULT_S,
   CHECK_TIMEOUT_MAX_S,
@@ -65,7 +65,7 @@ export interface GoalToolsDeps {
 export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_IDS)[number], ToolDefinition> {
   /** The partition first (before any dialog), then the service for the session the goal is bound to. */
   const open = async (tool: string, ctx: ToolContext) => {
-    const refusal = stateToolRefusal(ctx.agent, tool)
+    const refusal = forgeToolRefusal(ctx.agent, tool)
     if (refusal !== null) throw new Error(refusal)
     const { session } = await deps.access.forTool(ctx)
     return { goals: await deps.goals(), session }

@@ -11,7 +11,9 @@ import * as z from "zod"
 // The plan tools. Each is a thin shell: its args are parsed by forgeTool (opencode passes them raw, without zod
 // defaults), then it resolves the session the plan is bound to and lets the plan service and its machine decide.
 
-export const PLAN_TOOL_IDS = ["plan_write", "plan_read", "plan_edit", "plan_approve", "plan_tick", "plan_close", "plan_discard"] as const
+import { PLAN_TOOL_IDS } from "../../machines/agent.partition"
+
+export { PLAN_TOOL_IDS }
 
 export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN_TOOL_IDS)[number], ToolDefinition> {
   return {

@@ -1,24 +1,41 @@
 import { describe, expect, it } from "vitest"
-import { GOAL_TOOL_IDS, harnessDocumentWriteRefusal, stateToolRefusal, writtenPaths } from "../../../machines/agent.partition"
+import {
+  CREW_TOOL_IDS,
+  FORGE_TOOL_IDS,
+  GOAL_TOOL_IDS,
+  PLAN_TOOL_IDS,
+  dispatchedAgent,
+  forgeToolRefusal,
+  harnessDocumentWriteRefusal,
+  partitionRefusal,
+  taskDispatchRefusal,
+  writtenPaths,
+} from "../../../machines/agent.partition"
 
-describe("agent partition: the goal tools", () => {
-  it("lets the forge agent call every goal tool, and leaves other tools alone", () => {
-    for (const tool of GOAL_TOOL_IDS) expect(stateToolRefusal("forge", tool)).toBeNull()
-    expect(stateToolRefusal("build", "read")).toBeNull()
-    expect(stateToolRefusal("forge-reviewer", "forge_shell")).toBeNull()
+describe("agent partition: the Forge tools", () => {
+  it("lets the forge agent call every Forge tool, and leaves other tools alone", () => {
+    for (const tool of FORGE_TOOL_IDS) expect(forgeToolRefusal("forge", tool)).toBeNull()
+    expect(FORGE_TOOL_IDS).toEqual(expect.arrayContaining([...PLAN_TOOL_IDS, ...GOAL_TOOL_IDS, ...CREW_TOOL_IDS, "forge_shell", "forge_jobs"]))
+    expect(forgeToolRefusal("build", "read")).toBeNull()
+    expect(forgeToolRefusal("forge-reviewer", "forge_shell")).toBeNull()
   })
 
   it("refuses a forge-* worker as primary-only, naming the way out", () => {
-    const refusal = stateToolRefusal("forge-reviewer", "goal_complete")
+    const refusal = forgeToolRefusal("forge-reviewer", "goal_complete")
     expect(refusal).toMatch(/^agent partition: goal_complete is primary-only/)
     expect(refusal).toContain("Report your findings back to the orchestrating session")
+    for (const tool of [...PLAN_TOOL_IDS, ...CREW_TOOL_IDS]) expect(forgeToolRefusal("forge-ns-coder", tool)).toMatch(/is primary-only/)
+    expect(forgeToolRefusal("forge-ns-coder", "forge_jobs")).toBeNull()
   })
 
   it("refuses any other agent, pointing to the forge agent", () => {
-    expect(stateToolRefusal("build", "goal_write")).toMatch(
+    expect(forgeToolRefusal("build", "goal_write")).toMatch(
       /goal_write belongs to the forge agent, and build is not in the forge family\. Switch to the forge agent/,
     )
-    expect(stateToolRefusal(undefined, "goal_pause")).toContain("this agent is not in the forge family")
+    for (const tool of ["plan_write", "plan_read", "crew_begin", "forge_shell", "forge_jobs"]) expect(forgeToolRefusal("my-reviewer", tool)).toContain(tool)
+    // An agent merely named like the family is not in it.
+    expect(forgeToolRefusal("forger", "plan_approve")).toContain("forger is not in the forge family")
+    expect(forgeToolRefusal(undefined, "goal_pause")).toContain("this agent is not in the forge family")
   })
 })
 
@@ -41,5 +58,32 @@ describe("agent partition: harness documents", () => {
     expect(harnessDocumentWriteRefusal("forge", "write", [".opencode/goal/x.md"])).toBeNull()
     expect(harnessDocumentWriteRefusal("forge-worker", "edit", [".opencode/plan/x.md"])).toBeNull()
     expect(harnessDocumentWriteRefusal(undefined, "edit", [".opencode/plan/x.md"])).toBeNull()
+  })
+})
+
+describe("agent partition: dispatching forge-* workers", () => {
+  it("reads the subagent a task call names", () => {
+    expect(dispatchedAgent("task", { subagent_type: "forge-coder", prompt: "x" })).toBe("forge-coder")
+    expect(dispatchedAgent("task", { prompt: "x" })).toBeUndefined()
+    expect(dispatchedAgent("read", { subagent_type: "forge-coder" })).toBeUndefined()
+    expect(dispatchedAgent("task", "garbage")).toBeUndefined()
+  })
+
+  it("lets the forge family dispatch anything and everyone dispatch opencode's own subagents", () => {
+    expect(taskDispatchRefusal("forge", "forge-coder")).toBeNull()
+    expect(taskDispatchRefusal("build", "general")).toBeNull()
+    expect(taskDispatchRefusal(undefined, "forge-coder")).toBeNull()
+  })
+
+  it("refuses an agent outside the family dispatching a forge worker, naming both", () => {
+    expect(taskDispatchRefusal("build", "forge-aa-coder")).toMatch(/forge-aa-coder is a forge worker, dispatched by the forge agent only, and the build agent/)
+  })
+
+  it("runs every belt for one call", () => {
+    expect(partitionRefusal("build", "task", { subagent_type: "forge-coder" })).toContain("forge worker")
+    expect(partitionRefusal("build", "write", { filePath: ".opencode/crew/c.md" })).toContain("harness document")
+    expect(partitionRefusal("build", "crew_close", {})).toContain("belongs to the forge agent")
+    expect(partitionRefusal("build", "write", { filePath: "src/a.ts" })).toBeNull()
+    expect(partitionRefusal("forge-coder", "write", { filePath: ".opencode/plan/p.md" })).toBeNull()
   })
 })

@@ -45,6 +45,7 @@ describe("draft write-ban (tool.use)", () => {
     "forge_patch",
     "forge_remove",
     "forge_undo",
+    "crew_begin",
     "my_patch_tool",
   ])("refuses %s in draft, with the plan file and both ways out", (tool) => {
     const draft = run()
@@ -56,7 +57,7 @@ describe("draft write-ban (tool.use)", () => {
     expect(text).toContain("both need the user")
   })
 
-  it.each(["read", "grep", "glob", "webfetch", "plan_write", "plan_read", "plan_edit", "plan_approve", "todowrite"])("allows %s in draft", (tool) => {
+  it.each(["read", "grep", "glob", "webfetch", "plan_write", "plan_read", "plan_edit", "plan_approve", "todowrite", "crew_close"])("allows %s in draft", (tool) => {
     expect(run().can({ type: "tool.use", tool })).toBe(true)
   })
 

@@ -6,6 +6,9 @@ import type { ForgeOptions } from "../services/config/forge.options"
 import type { JobSupervisor } from "../services/jobs/job.supervisor"
 import type { LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../services/watchdog/watchdog.service"
+import type { HostCrewsHandle } from "../adapters/opencode/crew.handle"
+import type { CrewRosterSource } from "../services/crew/crew.ports"
+import { createHostCrews } from "./crews"
 import { type HostGoals, createHostGoals } from "./goals"
 import { createHostJobs } from "./jobs"
 import { composeWorkspace, systemClock } from "./runtime"
@@ -26,6 +29,8 @@ export interface ForgeCompositionOptions {
   workspace: string
   /** The interpreter forge_shell runs commands with (resolved when the plugin loaded, for the tool's description). */
   shell?: ResolvedShell
+  /** The forge-* workers a crew can dispatch (the host's forge.json pools, read fresh at each registration). */
+  roster: CrewRosterSource
 }
 
 /** Every lifecycle service of one workspace; nothing opened yet (the database opens on first use). */
@@ -37,6 +42,8 @@ export interface ForgeComposition {
   jobs: JobSupervisor
   /** The goal harness: its service and its continuation loop. */
   goals: HostGoals
+  /** The crew harness: its service, /crew and the task belt's answers. */
+  crews: HostCrewsHandle
   /** Undefined where the host has no /proc: the watchdog stands down. */
   watchdog?: WatchdogService
   /** After the hooks' dispose: the ledgers, the host's queued records, the database, the job host's exit handlers. */
@@ -58,6 +65,15 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     plans: workspace.plans,
     repository: () => database.repository(),
   })
+  const crews = createHostCrews({
+    log: o.log,
+    clock: systemClock,
+    workspace: o.workspace,
+    host,
+    goals: goals.service,
+    roster: o.roster,
+    repository: () => database.repository(),
+  })
   const jobs = createHostJobs({
     carryWake: (sessionId, text) => goals.loop.carryWake(sessionId, text),
     client: o.client,
@@ -75,6 +91,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     repository: () => database.repository(),
     jobs: jobs.supervisor,
     goals,
+    crews,
     watchdog: watchdog?.service,
     async close() {
       goals.dispose()

@@ -1,16 +1,21 @@
+import { crewFragment } from "../adapters/opencode/crew.fragment"
+import type { HostCrewsHandle } from "../adapters/opencode/crew.handle"
 import type { ForgeFragment, FragmentContext } from "../adapters/opencode/forge.fragment"
 import { goalFragment } from "../adapters/opencode/goal.fragment"
 import type { HostGoalsHandle } from "../adapters/opencode/goal.handle"
 import { jobFragment } from "../adapters/opencode/job.fragment"
+import { partitionFragment } from "../adapters/opencode/partition.fragment"
 import type { Lazy } from "../adapters/opencode/lazy"
 import { planFragment } from "../adapters/opencode/plan.fragment"
 import { watchdogFragment } from "../adapters/opencode/watchdog.fragment"
+import { workerFragment } from "../adapters/opencode/worker.fragment"
+import type { HostWorkersHandle } from "../adapters/opencode/worker.handle"
 import type { JobSupervisor } from "../services/jobs/job.supervisor"
 import type { LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../services/watchdog/watchdog.service"
 
-// The lifecycles' fragments, in the order their hooks run: the jobs' belt first (a builtin shell call of the forge
-// agent is pointed to forge_shell), then the plan's write-ban, then the goal's partition belt and loop, then the watchdog, which times only calls every gate
+// The lifecycles' fragments, in the order their hooks run: the agent partition's belts first, then the forge.json workers (materialized at each config build), then the jobs' belt (a builtin shell call of the forge
+// agent is pointed to forge_shell), then the plan's write-ban, then the goal's loop, then the crew's pending belt on task calls, then the watchdog, which times only calls every gate
 // passed. This file is part of what opencode loads at start: it imports tool definitions and hook shells, never the
 // services behind them, which arrive lazily (src/composition.ts).
 
@@ -23,15 +28,22 @@ export interface ForgeLifecycles {
   shellFamily: string
   /** The goal harness of this workspace, built on first use (a harness without it has no goal surface). */
   goals?: Lazy<HostGoalsHandle>
+  /** The crew harness of this workspace, built on first use (a harness without it has no crew surface). */
+  crews?: Lazy<HostCrewsHandle>
+  /** The forge.json workers of this host, read at every config build (a harness without them materializes none). */
+  workers?: Lazy<HostWorkersHandle>
   /** The hang watchdog, built on the first watched call; undefined where the host has no /proc. */
   watchdog: Lazy<WatchdogService | undefined>
 }
 
 export function forgeFragments(lifecycles: ForgeLifecycles): (context: FragmentContext) => ForgeFragment[] {
   return (context) => [
+    partitionFragment(context),
+    ...(lifecycles.workers === undefined ? [] : [workerFragment(context, lifecycles.workers)]),
     jobFragment(context, { supervisor: lifecycles.jobs, shellFamily: lifecycles.shellFamily, repository: lifecycles.repository }),
     planFragment(context),
     ...(lifecycles.goals === undefined ? [] : [goalFragment(context, lifecycles.goals)]),
+    ...(lifecycles.crews === undefined ? [] : [crewFragment(context, lifecycles.crews)]),
     watchdogFragment(context, lifecycles.watchdog),
   ]
 }

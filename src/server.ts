@@ -26,9 +26,11 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
   for (const warning of warnings) log.warn(warning)
   const workspace = workspaceRoot(input.directory, input.worktree)
   const shell = resolveShell()
+  const workers = lazy(async () => (await import("./workers")).createHostWorkers({ directory: input.directory, log }))
   const core = lazy<ForgeComposition>(async () => {
     const { composeForge } = await import("./composition")
-    return composeForge({ client: input.client, log, options, rawOptions, env: process.env, workspace, shell })
+    const roster = { roster: async () => (await workers.get()).roster() }
+    return composeForge({ client: input.client, log, options, rawOptions, env: process.env, workspace, shell, roster })
   })
   const hooks = createForgeHooks({
     client: input.client,
@@ -39,6 +41,8 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
       repository: async () => (await core.get()).repository(),
       jobs: { get: async () => (await core.get()).jobs, current: () => core.current()?.jobs },
       goals: { get: async () => (await core.get()).goals, current: () => core.current()?.goals },
+      crews: { get: async () => (await core.get()).crews, current: () => core.current()?.crews },
+      workers,
       shellFamily: shell.family,
       watchdog: { get: async () => (await core.get()).watchdog, current: () => core.current()?.watchdog },
     }),

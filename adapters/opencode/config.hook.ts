@@ -1,6 +1,7 @@
 import type { ForgeOptions } from "../../services/config/forge.options"
-import { GOAL_TOOL_IDS } from "../../machines/agent.partition"
-import { BUILTIN_SHELL_TOOLS, JOB_TOOL_IDS, isSupervisorEnabled, keepsBuiltinShell } from "../../machines/exec.partition"
+import { FORGE_TOOL_IDS, STATE_TOOL_IDS } from "../../machines/agent.partition"
+import { BUILTIN_SHELL_TOOLS, JOB_TOOL_IDS, isForgeFamily, isSupervisorEnabled, keepsBuiltinShell } from "../../machines/exec.partition"
+import { CREW_COMMAND_DESCRIPTION } from "./prompts/crew.command"
 import { FORGE_AGENT_DESCRIPTION, FORGE_AGENT_PROMPT } from "./prompts/forge.agent.prompt"
 import { GOAL_COMMAND_DESCRIPTION } from "./prompts/goal.command"
 import { PLAN_COMMAND_DESCRIPTION, PLAN_COMMAND_TEMPLATE } from "./prompts/plan.command"
@@ -14,6 +15,8 @@ export const DIALOG_PERMISSIONS = [
   "goal_complete",
   "goal_resume",
   "goal_discard",
+  "crew_begin",
+  "crew_close",
   "forge_shell",
 ] as const
 
@@ -75,6 +78,8 @@ export function applyForgeConfig(cfg: LiveConfig, toolIds: readonly string[], op
   }
   // /goal's turn text is written by its command hook (the contract parsed, or a sub-command's result).
   if (cfg.command.goal === undefined) cfg.command.goal = { description: GOAL_COMMAND_DESCRIPTION, template: "[forge:goal] $ARGUMENTS", agent: FORGE_AGENT }
+  // /crew's turn text is written by its command hook too (the crew discipline with the roster, or the setup guidance).
+  if (cfg.command.crew === undefined) cfg.command.crew = { description: CREW_COMMAND_DESCRIPTION, template: "[forge:crew] $ARGUMENTS", agent: FORGE_AGENT }
   const dialogs = Object.fromEntries(
     DIALOG_PERMISSIONS.filter((key) => !isExplicitDeny(cfg.permission, key) && (key !== "forge_shell" || isSupervisorEnabled(options))).map((key) => [
       key,
@@ -84,16 +89,21 @@ export function applyForgeConfig(cfg: LiveConfig, toolIds: readonly string[], op
   cfg.permission = withRules(cfg.permission, dialogs)
   // Rules are "last match wins" and agent rules come after the top level: an agent's own "*": "allow" would
   // otherwise answer the dialog without the user.
+  // An agent's own deny of a dialog key stays (a read-only worker has forge_shell hidden).
   for (const agent of Object.values(cfg.agent)) {
-    if (agent?.permission !== undefined) agent.permission = withRules(agent.permission, dialogs)
+    if (agent?.permission === undefined) continue
+    const own = agent.permission
+    agent.permission = withRules(own, Object.fromEntries(Object.entries(dialogs).filter(([key]) => !isExplicitDeny(own, key))))
   }
-  // The goal tools are the forge agent's alone: every other agent, opencode's own and forge-* workers included, has
-  // them denied (a deny hides a tool). Added last, so no dialog rule above lets them back in.
-  const goalTools = denyAll(GOAL_TOOL_IDS)
+  // The agent partition (a deny hides a tool). Outside the forge family — opencode's build/plan/general/explore and
+  // the user's own agents — no Forge tool is offered; a forge-* worker keeps the exec surface but no state tool, and,
+  // like the forge agent, runs commands through forge_shell. Added last, so no dialog rule above lets them back in.
+  const outsiders = denyAll(FORGE_TOOL_IDS)
+  const workers = { ...denyAll(STATE_TOOL_IDS), ...(keepsBuiltinShell(options) ? {} : denyAll(BUILTIN_SHELL_TOOLS)) }
   for (const name of new Set([...NATIVE_AGENTS, ...Object.keys(cfg.agent)])) {
     const agent = cfg.agent[name]
     if (name === FORGE_AGENT || agent?.disable === true) continue
-    cfg.agent[name] = { ...agent, permission: withRules(agent?.permission, goalTools) }
+    cfg.agent[name] = { ...agent, permission: withRules(agent?.permission, isForgeFamily(name) ? workers : outsiders) }
   }
   return { disabled: false }
 }

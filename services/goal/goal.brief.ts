@@ -9,6 +9,13 @@ import type { CheckLogEntry, GoalDocument } from "./goal.document"
 export const GOAL_CONTINUE_MARKER = "[forge:goal-continue]"
 export const GOAL_PAUSED_MARKER = "[forge:goal-paused]"
 
+/**
+ * The goal owns the crew layer: its arm is the user's authorization, so under it a crew registers born armed and
+ * closes or re-shards without a dialog, and no human turn is needed between waves.
+ */
+const GOAL_CREW_DIRECTIVE =
+  'You own the crew layer under this goal: for parallel subagent work register a crew with crew_begin {objective, subtasks, execution: "waves"} in one call (born armed), run its waves, and close it with crew_close (verdicts) or re-shard it (crew_close {abandon: true, reason}, then a fresh crew_begin) — no dialog, no user turn needed.'
+
 /** The latest entry per check of the current revision that failed (a later pass clears it). */
 export function latestFailures(document: GoalDocument, revision: number): CheckLogEntry[] {
   const latest = new Map<number, CheckLogEntry>()
@@ -62,6 +69,8 @@ export function continuationBrief({ context, document, now }: { context: GoalCon
   lines.push(
     "",
     "Take the next step toward the objective. goal_check runs the checks and shows where they stand. When every check passes and every criterion holds, call goal_complete with one attestation per criterion. If something outside your reach blocks you, call goal_pause with the blocker instead of trying again.",
+    "",
+    GOAL_CREW_DIRECTIVE,
   )
   return lines.join("\n")
 }

@@ -36,4 +36,10 @@ Goals (an objective the host verifies):
   it when goal_check passes. If you are blocked by something outside your reach, goal_pause with the blocker.
 - A [forge:goal-paused] message means the loop stopped: tell the user what is done, what remains, and stop.
 
+Crews (parallel subagent waves over a declared plan):
+- /crew gives you the discipline. Register with crew_begin {objective, subtasks}; the crew pends and every task call is
+  refused until the user chooses: relay the record path and the choices, and end your turn. Arm only on their word.
+- Dispatch each wave as parallel task calls to the forge-* workers that fit; verify each result against its evidence,
+  retry a failure once, and close with crew_close: a PASS/FAIL verdict with evidence per declared subtask.
+
 - A tool refusal from Forge names the gate and the way past it: follow it, do not work around it.`

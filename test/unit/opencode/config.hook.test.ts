@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { type LiveConfig, applyForgeConfig } from "../../../adapters/opencode/config.hook"
 import { PLAN_TOOL_IDS } from "../../../adapters/opencode/plan.tools"
+import { FORGE_TOOL_IDS, STATE_TOOL_IDS } from "../../../machines/agent.partition"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
 
 describe("config hook", () => {
@@ -12,6 +13,7 @@ describe("config hook", () => {
     expect(cfg.default_agent).toBe("forge")
     expect(cfg.command?.plan).toMatchObject({ agent: "forge" })
     expect(cfg.command?.goal).toMatchObject({ agent: "forge" })
+    expect(cfg.command?.crew).toMatchObject({ agent: "forge", template: "[forge:crew] $ARGUMENTS" })
     expect(cfg.permission).toEqual({
       plan_approve: "ask",
       plan_close: "ask",
@@ -20,6 +22,8 @@ describe("config hook", () => {
       goal_complete: "ask",
       goal_resume: "ask",
       goal_discard: "ask",
+      crew_begin: "ask",
+      crew_close: "ask",
       forge_shell: "ask",
     })
     // The forge family's exec surface is forge_shell: the builtin shell is hidden from the forge agent.
@@ -33,6 +37,8 @@ describe("config hook", () => {
       goal_complete: "ask",
       goal_resume: "ask",
       goal_discard: "ask",
+      crew_begin: "ask",
+      crew_close: "ask",
       forge_shell: "ask",
     })
   })
@@ -69,32 +75,32 @@ describe("config hook", () => {
       ["goal_complete", "ask"],
       ["goal_resume", "ask"],
       ["goal_discard", "ask"],
+      ["crew_begin", "ask"],
+      ["crew_close", "ask"],
       ["forge_shell", "ask"],
     ])
-    // The goal keys come last in an agent that is not forge: denied, which hides the goal tools from it.
-    expect(Object.entries(cfg.agent?.build?.permission as object).slice(-10)).toEqual([
-      ["plan_approve", "ask"],
-      ["plan_close", "ask"],
-      ["plan_discard", "ask"],
-      ["forge_shell", "ask"],
-      ["goal_write", "deny"],
-      ["goal_check", "deny"],
-      ["goal_complete", "deny"],
-      ["goal_pause", "deny"],
-      ["goal_resume", "deny"],
-      ["goal_discard", "deny"],
-    ])
+    // Every Forge tool comes last in an agent outside the forge family, denied: the partition hides them from it.
+    expect(Object.entries(cfg.agent?.build?.permission as object).slice(1)).toEqual(FORGE_TOOL_IDS.map((id) => [id, "deny"]))
   })
 
-  it("hides the goal tools from every agent but forge: opencode's own, the user's and forge-* workers", () => {
+  it("partitions the tools: every Forge tool hidden outside the forge family, the state tools and builtin shell hidden from forge-* workers", () => {
     const cfg: LiveConfig = { agent: { "forge-reviewer": { mode: "subagent" }, mine: { permission: { "*": "allow" } }, old: { disable: true } } }
     applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
-    const denied = Object.fromEntries(["goal_write", "goal_check", "goal_complete", "goal_pause", "goal_resume", "goal_discard"].map((id) => [id, "deny"]))
-    for (const name of ["build", "plan", "general", "explore", "forge-reviewer", "mine"]) expect(cfg.agent?.[name]?.permission, name).toMatchObject(denied)
+    const denied = (ids: readonly string[]) => Object.fromEntries(ids.map((id) => [id, "deny"]))
+    for (const name of ["build", "plan", "general", "explore", "mine"]) expect(cfg.agent?.[name]?.permission, name).toMatchObject(denied(FORGE_TOOL_IDS))
+    expect(cfg.agent?.["forge-reviewer"]?.permission).toMatchObject({ ...denied(STATE_TOOL_IDS), bash: "deny", shell: "deny" })
+    expect(cfg.agent?.["forge-reviewer"]?.permission).not.toHaveProperty("forge_shell")
+    expect(cfg.agent?.["forge-reviewer"]?.permission).not.toHaveProperty("forge_jobs")
     expect(cfg.agent?.["forge-reviewer"]?.mode).toBe("subagent")
     expect(cfg.agent?.old).toEqual({ disable: true })
     expect(cfg.agent?.forge?.permission).toMatchObject({ goal_write: "ask", goal_complete: "ask" })
     expect(cfg.agent?.forge?.permission).not.toHaveProperty("goal_check")
+  })
+
+  it("keeps an agent's own deny of a dialog key (a read-only worker keeps forge_shell hidden)", () => {
+    const cfg: LiveConfig = { agent: { "forge-scout": { mode: "subagent", permission: { edit: "deny", forge_shell: "deny", task: "deny" } } } }
+    applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
+    expect(cfg.agent?.["forge-scout"]?.permission).toMatchObject({ edit: "deny", forge_shell: "deny", task: "deny", plan_approve: "deny" })
   })
 
   it("keeps an explicit deny of a dialog key", () => {
@@ -108,6 +114,8 @@ describe("config hook", () => {
       goal_complete: "ask",
       goal_resume: "ask",
       goal_discard: "ask",
+      crew_begin: "ask",
+      crew_close: "ask",
       forge_shell: "ask",
     })
   })
@@ -136,6 +144,8 @@ describe("config hook", () => {
       goal_complete: "ask",
       goal_resume: "ask",
       goal_discard: "ask",
+      crew_begin: "ask",
+      crew_close: "ask",
     })
   })
 

@@ -1,0 +1,88 @@
+import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
+import * as z from "zod"
+import { CREW_TOOL_IDS, forgeToolRefusal } from "../../machines/agent.partition"
+import type { CrewOutcome, CrewService } from "../../services/crew/crew.service"
+import type { ForgeRuntimeAccess } from "./runtime.access"
+import { type ForgeToolResult, forgeTool } from "./tool.args"
+import { dialogFor } from "./tool.dialog"
+import { screenText } from "./tool.screen"
+
+// The crew tools. Each is a thin shell: its args are parsed by forgeTool (opencode passes them raw), the agent
+// partition is asked first, then the crew service and its machine decide.
+
+export { CREW_TOOL_IDS }
+
+const subtask = z.strictObject({
+  title: z.string().describe("What the subtask delivers; unique within the crew"),
+  agent: z.string().min(1).optional().describe("The forge-* worker meant to run it"),
+})
+
+const verdict = z.strictObject({
+  subtask: z.string().min(1).describe("The declared subtask's title, as registered"),
+  verdict: z.enum(["PASS", "FAIL"]),
+  evidence: z.string().describe("What shows the verdict: files, command output, the worker's report"),
+  failures: z.array(z.string()).optional().describe("For FAIL: both failure reports, the first attempt's and the retry's"),
+})
+
+export interface CrewToolsDeps {
+  access: ForgeRuntimeAccess
+  crews: () => Promise<CrewService>
+}
+
+export function createCrewTools(deps: CrewToolsDeps): Record<(typeof CREW_TOOL_IDS)[number], ToolDefinition> {
+  /** The partition first (before any dialog), then the service for the session the crew is bound to. */
+  const open = async (tool: string, ctx: ToolContext) => {
+    const refusal = forgeToolRefusal(ctx.agent, tool)
+    if (refusal !== null) throw new Error(refusal)
+    const { session } = await deps.access.forTool(ctx)
+    return { crews: await deps.crews(), session }
+  }
+  return {
+    crew_begin: forgeTool("crew_begin", {
+      description:
+        'Register a crew: the objective and its declared plan of subtasks (titles unique), optionally naming a forge-* worker per subtask and the plan it descends from (lineage). The crew PENDS: every task dispatch is refused until the user chooses. Relay the record path and the choices, and end your turn. On the user\'s choice call crew_begin again with only execution: "waves" (the user confirms in a dialog; waves start) or "goal" (the crew ends as a conversion record; draft goal_write from the subtasks). Under an active goal of this session, register with execution: "waves" in one call (born armed). Refused during a draft plan.',
+      args: {
+        objective: z.string().optional().describe("What the crew delivers as a whole"),
+        subtasks: z.array(subtask).optional().describe("The declared plan: one titled subtask per piece of work"),
+        lineage: z.string().optional().describe("Path of the plan (or other artifact) the crew's contract descends from"),
+        execution: z.enum(["waves", "goal"]).optional().describe("The user's choice for the pending crew: waves or goal"),
+      },
+      async execute(args, ctx) {
+        const { crews, session } = await open("crew_begin", ctx)
+        const request = {
+          objective: args.objective,
+          subtasks: args.subtasks?.map((s) => ({ title: s.title, agent: s.agent ?? null })),
+          lineage: args.lineage,
+          execution: args.execution,
+        }
+        return answer(await crews.begin(session, request, dialogFor(ctx, "crew")))
+      },
+    }),
+    crew_close: forgeTool("crew_close", {
+      description:
+        "Close the armed crew with its report: one PASS/FAIL verdict with evidence per declared subtask (a FAIL with both failure reports); an undeclared subtask refuses the close. Or abandon it (abandon: true, reason) from pending or executing, without verdicts. The user confirms in a dialog (not under an active goal).",
+      args: {
+        report: z.array(verdict).optional().describe("One verdict per declared subtask"),
+        abandon: z.boolean().default(false).describe("Abandon the crew instead of closing it (re-shard, cancel)"),
+        reason: z.string().optional().describe("Why the crew is abandoned"),
+      },
+      async execute(args, ctx) {
+        const { crews, session } = await open("crew_close", ctx)
+        if (args.abandon) {
+          if (args.report !== undefined) throw new Error("crew_close: give either a report (close) or abandon: true with a reason, not both.")
+          const reason = args.reason?.trim()
+          if (!reason) throw new Error("crew_close: abandon needs a reason (why the crew is dropped or re-sharded).")
+          return answer(await crews.abandon(session, reason, dialogFor(ctx, "crew")))
+        }
+        if (args.report === undefined) throw new Error("crew_close: give the report (one verdict per declared subtask), or abandon: true with a reason.")
+        const report = args.report.map((v) => ({ subtask: v.subtask, verdict: v.verdict, evidence: v.evidence, failures: v.failures ?? [] }))
+        return answer(await crews.close(session, report, dialogFor(ctx, "crew")))
+      },
+    }),
+  }
+}
+
+function answer(outcome: CrewOutcome): ForgeToolResult {
+  const first = outcome.output.split("\n", 1)[0] ?? ""
+  return { output: outcome.output, title: screenText(first, 120), metadata: { path: outcome.crewPath } }
+}

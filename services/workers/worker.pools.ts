@@ -11,6 +11,8 @@ import type { ForgeJsonFiles, ForgeJsonRead } from "./worker.ports"
 // cannot be materialized (a taken namespace, a taken name) is dropped with an error naming both files.
 
 export const WORKER_SCAN_BUDGET = 2_000
+/** Folders the scan lists at once. */
+const SCAN_BATCH = 32
 /**
  * Dependency and build output folders the scan never enters. Hidden folders (`.git`, `.venv`, `.opencode` itself…)
  * are not entered either: a pool lives in a project folder's `.opencode/`, which is looked at, not walked.
@@ -221,11 +223,18 @@ async function scanForSubPools(anchor: string, files: ForgeJsonFiles, budget: nu
   const queue = [anchor]
   const found: string[] = []
   let next = 0
-  for (; next < queue.length && next < budget; next++) {
-    const dir = queue[next] as string
-    const names = (await files.subdirectories(dir)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    if (names.includes(CONFIG_DIR)) found.push(path.join(dir, CONFIG_DIR, FILE_NAME))
-    for (const name of names) if (!name.startsWith(".") && !SCAN_SKIPPED_DIRECTORIES.has(name)) queue.push(path.join(dir, name))
+  // Folders are listed a batch at a time (the listings overlap; opencode's start waits for this scan), and taken in
+  // queue order, so the order — and which folders the budget reaches — is the same as one at a time.
+  while (next < queue.length && next < budget) {
+    const batch = queue.slice(next, Math.min(next + SCAN_BATCH, budget))
+    const listings = await Promise.all(batch.map((dir) => files.subdirectories(dir)))
+    next += batch.length
+    listings.forEach((listing, i) => {
+      const dir = batch[i] as string
+      const names = listing.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      if (names.includes(CONFIG_DIR)) found.push(path.join(dir, CONFIG_DIR, FILE_NAME))
+      for (const name of names) if (!name.startsWith(".") && !SCAN_SKIPPED_DIRECTORIES.has(name)) queue.push(path.join(dir, name))
+    })
   }
   if (next < queue.length)
     findings.push(workerWarning(anchor, `the sub-pool scan stopped after ${budget} folders; a forge.json deeper below this anchor is not discovered`))

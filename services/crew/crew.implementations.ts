@@ -28,6 +28,8 @@ export function createCrewImplementations(deps: CrewImplementationDeps) {
         // A compare-and-swap on the record as read: an edit made in between is never overwritten.
         const stamp = deps.files.stamp(crewPath)
         const text = await deps.files.read(crewPath)
+        // Abandoning is the way out the missing record's own error names: it ends the crew with nothing to append to.
+        if (text === undefined && change === "abandoned") return
         if (text === undefined) throw new Error(`crew record ${crewPath} is missing: restore the file, or abandon the crew (crew_close with abandon: true)`)
         const at = new Date(deps.clock.now()).toISOString()
         const execution = EXECUTION_AFTER[change]

@@ -63,7 +63,7 @@ export function historyEntry(change: Exclude<CrewRecordChange, "created">, conte
     case "abandoned":
       return `${at} abandoned: ${oneLine(context.reason ?? "(none given)")}`
     case "restored":
-      return `${at} restored after a restart: a new opencode process took the crew over from the database (${context.bornArmed ? "born armed" : "as registered"}); a dialog open before it was lost and must be asked again.`
+      return `${at} restored after a restart: a new opencode process took the crew over from the database; a dialog open before it was lost and must be asked again.`
     case "closed":
       return [`${at} closed with verdicts:`, ...(context.report ?? []).map(verdictLine)].join("\n")
   }

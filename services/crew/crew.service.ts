@@ -211,7 +211,14 @@ export class CrewService {
       throw new Error(
         `the crew ${crewPath} moved on while the dialog was open (it is ${crewStatusOf(now?.value ?? "abandoned")} now): this answer changes nothing. Ask again if it still matters.`,
       )
-    await this.dispatch(crewPath, allowed ? { type: "dialog.allow" } : { type: "dialog.reject" })
+    try {
+      await this.dispatch(crewPath, allowed ? { type: "dialog.allow" } : { type: "dialog.reject" })
+    } catch (error) {
+      // The allow could not be committed (its record write failed): the dialog closes as a no, so the crew does not
+      // stay in a dialog state nobody can answer (every crew call refused, the belt held) until a restart.
+      if (allowed) await this.dispatch(crewPath, { type: "dialog.reject" }).catch(() => undefined)
+      throw error
+    }
     return allowed
   }
 }

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest"
+import { createTestModel } from "xstate/graph"
+import type { CrewVerdict } from "../../machines/crew.gates"
+import { type CrewEvent, type CrewInput, crewMachine } from "../../machines/crew.machine"
+import { SESSION, startCrewSut } from "./crew.sut"
+import { describeModel } from "./model.template"
+
+// Paths generated from the crew machine drive the real CrewService on the workspace's one LifecycleHost (SQLite in a
+// temp workspace) writing real crew records through FsCrewFiles; at every step service, record (status, execution,
+// History) and database row and log must agree with the model (crew.sut.ts). Fakes only at the edges: the clock, the
+// roster (two dispatchable workers) and the goal's governance (the SUT sets it from each event's `governed`).
+//
+// Two configs: a crew registered pending (crew_begin {objective, subtasks}), and one born armed under the session's
+// active goal (crew_begin {objective, subtasks, execution: "waves"}, governance on).
+//
+// Reached through the service's side roads, or asked only:
+// - crew.dispatch is never sent: the task belt asks `can()` (CrewService.dispatchRefusal); the SUT replays it as that
+//   question, and coverage counts it like a sent event.
+// - crew.restored is a real restart: the process closes (an open dialog dies unanswered), a new one composes the
+//   workspace on the same folder and database, defines the crew lifecycle again and runs restoreCrews.
+// - dialog.allow / dialog.reject answer the dialog the last crew call holds open.
+
+const T0 = Date.parse("2026-11-30T03:00:00.000Z")
+
+const inputFor = (bornArmed: boolean): CrewInput => ({
+  crewPath: ".opencode/crew/2026-11-30-ship-the-parser.md",
+  sessionId: SESSION,
+  objective: "Ship the parser",
+  subtasks: [
+    { title: "Write the parser", agent: "forge-coder" },
+    { title: "Survey prior art", agent: null },
+  ],
+  lineage: ".opencode/plan/2026-11-29-parser.md",
+  bornArmed,
+  createdAt: T0,
+  record: "",
+})
+
+/** One PASS and one FAIL with both failure reports: the report closes the crew. */
+const complete: CrewVerdict[] = [
+  { subtask: "Write the parser", verdict: "PASS", evidence: "npm test: 40 passed", failures: [] },
+  { subtask: "survey  prior art", verdict: "FAIL", evidence: "no access to the papers", failures: ["first: paywall", "retry: paywall again"] },
+]
+/** Reports a subtask the crew never declared: the close gate refuses it. */
+const undeclared: CrewVerdict[] = [...complete, { subtask: "Refactor the lexer", verdict: "PASS", evidence: "done on the side", failures: [] }]
+
+const eventCases: CrewEvent[] = [
+  { type: "crew.arm", governed: false },
+  { type: "crew.arm", governed: true },
+  { type: "crew.convert", governed: false },
+  { type: "crew.convert", governed: true },
+  { type: "crew.close", report: complete, governed: false },
+  { type: "crew.close", report: complete, governed: true },
+  { type: "crew.close", report: undeclared, governed: false },
+  { type: "crew.close", report: undeclared, governed: true },
+  { type: "crew.abandon", reason: "wrong decomposition", governed: false },
+  { type: "crew.abandon", reason: "re-shard under the goal", governed: true },
+  { type: "crew.restored" },
+  { type: "dialog.allow" },
+  { type: "dialog.reject" },
+  { type: "crew.dispatch" },
+]
+
+describe("crew machine", () => {
+  it("reaches every state of the machine from the two configs", () => {
+    const reached = new Set<string>()
+    for (const bornArmed of [false, true]) {
+      const paths = createTestModel(crewMachine, { input: inputFor(bornArmed), events: eventCases }).getShortestPaths({
+        limit: 5000,
+        allowDuplicatePaths: true,
+      })
+      for (const p of paths) reached.add(JSON.stringify(p.state.value))
+    }
+    for (const value of [
+      { pending: "standby" },
+      { pending: "arming" },
+      { pending: "abandoning" },
+      { executing: "working" },
+      { executing: "closing" },
+      { executing: "abandoning" },
+      "closed",
+      "abandoned",
+      "converted",
+    ]) {
+      expect(reached).toContain(JSON.stringify(value))
+    }
+  })
+})
+
+describeModel({
+  machine: crewMachine,
+  configs: [
+    { name: "born pending", input: inputFor(false) },
+    { name: "born armed under a goal", input: inputFor(true) },
+  ],
+  events: eventCases,
+  start: startCrewSut,
+  limit: 5000,
+})

@@ -11,10 +11,14 @@ import { crewRosterOf } from "../services/workers/worker.roster"
 
 // The host's anchor set: one per opencode process, shared by every plugin initialization in it (a shared `serve`
 // re-initializes the plugin for each project). The first directory is the primary anchor; the set only grows.
-const anchors = new WorkerAnchors()
+const hostAnchors = new WorkerAnchors()
 
-/** The forge.json workers of this host, with `directory` (the plugin's own initialization) joined to the anchor set. */
-export function createHostWorkers(options: { directory: string; log: Logger }): HostWorkersHandle {
+/**
+ * The forge.json workers of this host, with `directory` (the plugin's own initialization) joined to the anchor set
+ * (the process's own unless given: an embedder or a test may keep one of its own).
+ */
+export function createHostWorkers(options: { directory: string; log: Logger; anchors?: WorkerAnchors }): HostWorkersHandle {
+  const anchors = options.anchors ?? hostAnchors
   anchors.add(options.directory)
   const files = new FsForgeJsonFiles()
   const resolve = (): Promise<WorkerRoster> => resolveWorkerPools({ anchors: anchors.list(), files })

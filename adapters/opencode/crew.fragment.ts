@@ -34,8 +34,17 @@ export function crewFragment(ctx: FragmentContext, crews: Lazy<HostCrewsHandle>)
         if (input.tool !== "task" || ctx.holdsNoLifecycleYet(input.sessionID)) return
         // Forge's trouble never stops a tool that is not Forge's: without a runtime there is no crew to hold.
         if ((await ctx.runtime()) === undefined) return
-        const session = ctx.tree.knownRootOf(input.sessionID) ?? (await ctx.tree.rootOf(input.sessionID))
-        const refusal = await (await crews.get()).service.dispatchRefusal(session)
+        let refusal: string | null
+        try {
+          const session = ctx.tree.knownRootOf(input.sessionID) ?? (await ctx.tree.rootOf(input.sessionID))
+          refusal = await (await crews.get()).service.dispatchRefusal(session)
+        } catch (error) {
+          // As the plan's gate: a lifecycle Forge cannot consult is logged, and opencode's own tool goes ahead.
+          ctx.log.error(
+            `crew belt: the session's crew could not be consulted, so the task call goes ahead: ${error instanceof Error ? error.message : String(error)}`,
+          )
+          return
+        }
         if (refusal !== null) throw new Error(refusal)
       },
 

@@ -52,15 +52,21 @@ describe("config hook", () => {
     for (const word of ["<task>", "list", "resume", "discard"]) expect(description).toContain(word)
   })
 
-  it("the user's own choices win: model and fields, default agent, command.plan and command.goal", () => {
+  it("the user's own choices win: model and fields, default agent, command.plan, command.goal and command.crew", () => {
     const mine = { template: "my plan" }
     const myGoal = { template: "my goal" }
-    const cfg: LiveConfig = { agent: { forge: { model: "p/m", description: "mine" } }, default_agent: "build", command: { plan: mine, goal: myGoal } }
+    const myCrew = { template: "my crew" }
+    const cfg: LiveConfig = {
+      agent: { forge: { model: "p/m", description: "mine" } },
+      default_agent: "build",
+      command: { plan: mine, goal: myGoal, crew: myCrew },
+    }
     applyForgeConfig(cfg, PLAN_TOOL_IDS, defaultForgeOptions)
     expect(cfg.agent?.forge).toMatchObject({ model: "p/m", description: "mine", mode: "primary" })
     expect(cfg.default_agent).toBe("build")
     expect(cfg.command?.plan).toBe(mine)
     expect(cfg.command?.goal).toBe(myGoal)
+    expect(cfg.command?.crew).toBe(myCrew)
   })
 
   it("forces the dialogs to ask after any allow rule, at the top level and in agents' own permissions", () => {

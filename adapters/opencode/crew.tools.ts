@@ -1,6 +1,6 @@
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import * as z from "zod"
-import { CREW_TOOL_IDS, forgeToolRefusal } from "../../machines/agent.partition"
+import { CREW_TOOL_IDS } from "../../machines/agent.partition"
 import type { CrewOutcome, CrewService } from "../../services/crew/crew.service"
 import type { ForgeRuntimeAccess } from "./runtime.access"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
@@ -30,10 +30,8 @@ export interface CrewToolsDeps {
 }
 
 export function createCrewTools(deps: CrewToolsDeps): Record<(typeof CREW_TOOL_IDS)[number], ToolDefinition> {
-  /** The partition first (before any dialog), then the service for the session the crew is bound to. */
-  const open = async (tool: string, ctx: ToolContext) => {
-    const refusal = forgeToolRefusal(ctx.agent, tool)
-    if (refusal !== null) throw new Error(refusal)
+  /** The service for the session the crew is bound to (forgeTool asked the partition first, before any dialog). */
+  const open = async (ctx: ToolContext) => {
     const { session } = await deps.access.forTool(ctx)
     return { crews: await deps.crews(), session }
   }
@@ -48,7 +46,7 @@ export function createCrewTools(deps: CrewToolsDeps): Record<(typeof CREW_TOOL_I
         execution: z.enum(["waves", "goal"]).optional().describe("The user's choice for the pending crew: waves or goal"),
       },
       async execute(args, ctx) {
-        const { crews, session } = await open("crew_begin", ctx)
+        const { crews, session } = await open(ctx)
         const request = {
           objective: args.objective,
           subtasks: args.subtasks?.map((s) => ({ title: s.title, agent: s.agent ?? null })),
@@ -67,7 +65,7 @@ export function createCrewTools(deps: CrewToolsDeps): Record<(typeof CREW_TOOL_I
         reason: z.string().optional().describe("Why the crew is abandoned"),
       },
       async execute(args, ctx) {
-        const { crews, session } = await open("crew_close", ctx)
+        const { crews, session } = await open(ctx)
         if (args.abandon) {
           if (args.report !== undefined) throw new Error("crew_close: give either a report (close) or abandon: true with a reason, not both.")
           const reason = args.reason?.trim()

@@ -1,6 +1,6 @@
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import * as z from "zod"
-import { GOAL_TOOL_IDS, forgeToolRefusal } from "../../machines/agent.partition"
+import { GOAL_TOOL_IDS } from "../../machines/agent.partition"
 import {
   CHECK_TIMEOUT_DEFAULT_S,
   CHECK_TIMEOUT_MAX_S,
@@ -63,10 +63,8 @@ export interface GoalToolsDeps {
 }
 
 export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_IDS)[number], ToolDefinition> {
-  /** The partition first (before any dialog), then the service for the session the goal is bound to. */
-  const open = async (tool: string, ctx: ToolContext) => {
-    const refusal = forgeToolRefusal(ctx.agent, tool)
-    if (refusal !== null) throw new Error(refusal)
+  /** The service for the session the goal is bound to (forgeTool asked the partition first, before any dialog). */
+  const open = async (ctx: ToolContext) => {
     const { session } = await deps.access.forTool(ctx)
     return { goals: await deps.goals(), session }
   }
@@ -85,7 +83,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
         revise: z.boolean().default(false).describe("Rewrite the session's live goal as a new revision"),
       },
       async execute(args, ctx) {
-        const { goals, session } = await open("goal_write", ctx)
+        const { goals, session } = await open(ctx)
         const contract: GoalContract = {
           objective: args.objective.trim(),
           success: args.success,
@@ -115,7 +113,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
         "Run the live goal's checks on the host (all, or the numbered ones) and record them in its Check Log. Advisory: goal_complete re-runs every check itself.",
       args: { items: z.array(z.number().int().min(1)).optional().describe("Check numbers to run; all by default") },
       async execute(args, ctx) {
-        const { goals, session } = await open("goal_check", ctx)
+        const { goals, session } = await open(ctx)
         return answer(await goals.check(session, args.items))
       },
     }),
@@ -133,7 +131,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
           .default([]),
       },
       async execute(args, ctx) {
-        const { goals, session } = await open("goal_complete", ctx)
+        const { goals, session } = await open(ctx)
         return answer(await goals.complete(session, args.attestations, dialogFor(ctx, "goal")))
       },
     }),
@@ -141,7 +139,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       description: "Pause the live goal: the loop stops re-prompting. Give the blocker when something outside your reach stops the work.",
       args: { blocker: z.string().optional().describe("What blocks the goal (stop reason blocker); without it the stop reason is user") },
       async execute(args, ctx) {
-        const { goals, session } = await open("goal_pause", ctx)
+        const { goals, session } = await open(ctx)
         return answer(await goals.pause(session, "model", args.blocker))
       },
     }),
@@ -155,7 +153,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
         addTokens: z.number().int().positive().optional().describe("Tokens to add to a goal with a token budget"),
       },
       async execute(args, ctx) {
-        const { goals, session } = await open("goal_resume", ctx)
+        const { goals, session } = await open(ctx)
         return answer(await goals.resume(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args))
       },
     }),
@@ -163,7 +161,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       description: "Ask the user to discard the session's goal (it becomes abandoned; its document stays).",
       args: { reason: z.string().optional().describe("Why the goal is dropped") },
       async execute(args, ctx) {
-        const { goals, session } = await open("goal_discard", ctx)
+        const { goals, session } = await open(ctx)
         return answer(await goals.discard(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args.reason))
       },
     }),

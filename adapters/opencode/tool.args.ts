@@ -1,3 +1,4 @@
+import { forgeToolRefusal } from "../../machines/agent.partition"
 import type { ToolContext, ToolDefinition, ToolResult, tool } from "@opencode-ai/plugin"
 import * as z from "zod"
 import { type ScreenFields, withoutScreenFields } from "./tool.screen"
@@ -34,13 +35,20 @@ export interface ForgeToolSpec<S extends Shape> {
   execute(args: ToolArgs<S>, ctx: ToolContext): Promise<ForgeToolResult>
 }
 
-/** A tool whose execute() only ever sees arguments its own schema accepted. */
+/**
+ * A tool whose execute() only ever sees arguments its own schema accepted, called by an agent the partition lets call
+ * it: the agent is asked first (opencode names the caller here, where tool hooks are not told), before anything runs.
+ */
 export function forgeTool<S extends Shape>(id: string, spec: ForgeToolSpec<S>): ToolDefinition {
   const schema = strictSchema(spec.args)
   return {
     description: spec.description,
     args: spec.args,
-    execute: async (raw: unknown, ctx: ToolContext): Promise<ToolResult> => spec.execute(parseToolArgs(id, schema, withoutScreenFields(raw)), ctx),
+    execute: async (raw: unknown, ctx: ToolContext): Promise<ToolResult> => {
+      const refusal = forgeToolRefusal(ctx.agent, id)
+      if (refusal !== null) throw new Error(refusal)
+      return spec.execute(parseToolArgs(id, schema, withoutScreenFields(raw)), ctx)
+    },
   }
 }
 

@@ -37,7 +37,7 @@ describe("forge hooks when the database cannot be used", () => {
     callRaw(defined(hooks.tool?.[name], `tool ${name}`), args, {
       sessionID,
       messageID: "m",
-      agent: "build",
+      agent: "forge",
       directory: ws.dir,
       worktree: ws.dir,
       abort: new AbortController().signal,

@@ -7,7 +7,7 @@ export function toolContext(sessionID: string, directory: string, asked: string[
   return {
     sessionID,
     messageID: "msg_test",
-    agent: "build",
+    agent: "forge",
     directory,
     worktree: directory,
     abort: new AbortController().signal,

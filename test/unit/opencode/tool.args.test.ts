@@ -91,4 +91,17 @@ describe("forgeTool", () => {
       'union: argument "checks[0]" matches none of its forms: (1) argument "checks[0].command" is missing (expected a string), argument "checks[0]" has an unknown key "cmd"; or (2) argument "checks[0].file" is missing (expected a string), argument "checks[0].text" is missing (expected a string), argument "checks[0]" has an unknown key "cmd"',
     )
   })
+
+  it("asks the agent partition before it parses or runs anything: a worker calls no state tool, another agent no Forge tool", async () => {
+    const ran: string[] = []
+    const defined = (id: string) =>
+      forgeTool(id, { description: id, args: { n: z.number() }, execute: async () => (ran.push(id), { output: "ran", title: "ran", metadata: {} }) })
+    const as = (agent: string) => ({ agent }) as never
+    await expect(defined("crew_close").execute({ n: "garbage" } as never, as("forge-coder"))).rejects.toThrow(/^agent partition: crew_close is primary-only/)
+    await expect(defined("forge_shell").execute({ n: 1 } as never, as("build"))).rejects.toThrow(/forge_shell belongs to the forge agent, and build is not/)
+    expect(ran).toEqual([])
+    await defined("forge_shell").execute({ n: 1 } as never, as("forge-coder"))
+    await defined("crew_close").execute({ n: 1 } as never, as("forge"))
+    expect(ran).toEqual(["forge_shell", "crew_close"])
+  })
 })

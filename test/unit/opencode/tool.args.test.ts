@@ -95,7 +95,14 @@ describe("forgeTool", () => {
   it("asks the agent partition before it parses or runs anything: a worker calls no state tool, another agent no Forge tool", async () => {
     const ran: string[] = []
     const defined = (id: string) =>
-      forgeTool(id, { description: id, args: { n: z.number() }, execute: async () => (ran.push(id), { output: "ran", title: "ran", metadata: {} }) })
+      forgeTool(id, {
+        description: id,
+        args: { n: z.number() },
+        execute: async () => {
+          ran.push(id)
+          return { output: "ran", title: "ran", metadata: {} }
+        },
+      })
     const as = (agent: string) => ({ agent }) as never
     await expect(defined("crew_close").execute({ n: "garbage" } as never, as("forge-coder"))).rejects.toThrow(/^agent partition: crew_close is primary-only/)
     await expect(defined("forge_shell").execute({ n: 1 } as never, as("build"))).rejects.toThrow(/forge_shell belongs to the forge agent, and build is not/)

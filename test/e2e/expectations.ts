@@ -13,6 +13,7 @@ import type {
   Expectations,
   FileExpectation,
   ModelRequestExpectation,
+  ModelRequestSelector,
   ToolResultExpectation,
   UserMessageExpectation,
   WatchdogLedgerExpectation,
@@ -124,11 +125,74 @@ function lineAt(text: string, index: number): string {
   return text.slice(text.lastIndexOf("\n", index - 1) + 1, end < 0 ? undefined : end)
 }
 
-/** A state matches itself and its nested states: "approved" matches "approved.working". */
+/** Whether request `r` holds every key of a `where` selector. */
+function selectorMatches(r: ModelRequestRecord, w: ModelRequestSelector): boolean {
+  return (
+    (w.turn === undefined || r.turn === w.turn) &&
+    (w.server === undefined || r.server === w.server) &&
+    (w.model === undefined || r.model === w.model) &&
+    (w.message === undefined || textProblems(r.userText, w.message).length === 0) &&
+    (w.system === undefined || textProblems(r.systemText, w.system).length === 0) &&
+    (w.history === undefined || textProblems(r.historyText, w.history).length === 0)
+  )
+}
+
+/** How a `where` selector reads on a label: its keys, text checks shortened. */
+function describeSelector(w: ModelRequestSelector): string {
+  return Object.entries(w)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k} ${typeof v === "object" ? preview(JSON.stringify(v), 60) : String(v)}`)
+    .join(", ")
+}
+
+/** The value at a "."-joined key path of a JSON value, or undefined when a key on the way is missing. */
+function atPath(value: unknown, keyPath: string): unknown {
+  let at = value
+  for (const key of keyPath.split(".")) {
+    if (!at || typeof at !== "object" || Array.isArray(at) || !Object.hasOwn(at, key)) return undefined
+    at = (at as Record<string, unknown>)[key]
+  }
+  return at
+}
+
+/** What of a deep-partial `want` the body lacks, key by key (objects recursively, arrays and values exactly). */
+function bodyProblems(want: Record<string, unknown>, got: unknown, prefix = "body"): string[] {
+  const problems: string[] = []
+  for (const [key, value] of Object.entries(want)) {
+    const path = `${prefix}.${key}`
+    const here = got && typeof got === "object" && !Array.isArray(got) ? (got as Record<string, unknown>)[key] : undefined
+    if (value && typeof value === "object" && !Array.isArray(value) && here && typeof here === "object" && !Array.isArray(here))
+      problems.push(...bodyProblems(value as Record<string, unknown>, here, path))
+    else if (!isSubset(value, here))
+      problems.push(`${path} is ${here === undefined ? "missing" : preview(JSON.stringify(here), 120)}, expected ${JSON.stringify(value)}`)
+  }
+  return problems
+}
+
 function checkModelRequest(requests: readonly ModelRequestRecord[], e: ModelRequestExpectation, i: number): Check {
-  const label = `modelRequests[${i}] request #${e.request}`
-  const r = requests.find((q) => q.kind !== "title" && q.index === e.request)
-  if (!r) return { label, ok: false, detail: `only ${requests.filter((q) => q.kind !== "title").length} scripted request(s) arrived` }
+  // Title requests and the closing requests of concurrent turns (numbered 0) are no scripted request.
+  const scripted = requests.filter((q) => q.index > 0)
+  let r: ModelRequestRecord | undefined
+  let label: string
+  if (e.where !== undefined) {
+    label = `modelRequests[${i}] request where ${describeSelector(e.where)}`
+    const where = e.where
+    const found = scripted.filter((q) => selectorMatches(q, where))
+    if (found.length !== 1) {
+      const seen = scripted.map((q) => `#${q.index} (turn ${q.turn}${q.server === 1 ? "" : `, server ${q.server}`}, model ${q.model})`).join(", ")
+      const detail =
+        found.length === 0
+          ? `no request matches; requests: ${seen || "none"}`
+          : `${found.length} requests match (${found.map((q) => `#${q.index}`).join(", ")}); narrow "where" down to one`
+      return { label, ok: false, detail }
+    }
+    r = found[0]
+    label += ` (#${r?.index})`
+  } else {
+    label = `modelRequests[${i}] request #${e.request}`
+    r = scripted.find((q) => q.index === e.request)
+  }
+  if (!r) return { label, ok: false, detail: `only ${scripted.length} scripted request(s) arrived` }
   const problems: string[] = []
   if (e.message) problems.push(...textProblems(r.userText, e.message).map((p) => `last user message ${p}`))
   if (e.system) problems.push(...textProblems(r.systemText, e.system).map((p) => `system prompt ${p}`))
@@ -136,6 +200,11 @@ function checkModelRequest(requests: readonly ModelRequestRecord[], e: ModelRequ
   for (const t of e.toolsInclude ?? []) if (!r.tools.includes(t)) problems.push(`tool ${t} not offered`)
   for (const t of e.toolsExclude ?? []) if (r.tools.includes(t)) problems.push(`tool ${t} offered`)
   if (e.model !== undefined && r.model !== e.model) problems.push(`model is ${r.model}, expected ${e.model}`)
+  if (e.body) problems.push(...bodyProblems(e.body, r.body))
+  for (const keyPath of e.bodyExcludes ?? []) {
+    const value = atPath(r.body, keyPath)
+    if (value !== undefined) problems.push(`body.${keyPath} is present: ${preview(JSON.stringify(value), 120)}`)
+  }
   if (problems.length > 0 && e.message) problems.push(`last user message: ${preview(r.userText, 300)}`)
   if (problems.length > 0 && (e.toolsInclude || e.toolsExclude)) problems.push(`tools: ${r.tools.join(", ")}`)
   return { label, ok: problems.length === 0, detail: problems.join("; ") }
@@ -157,6 +226,7 @@ function checkLedgerEntry(db: ForgeDbSnapshot, e: WatchdogLedgerExpectation, i: 
   return { check: { label, ok: false, detail }, next: from }
 }
 
+/** A state matches itself and its nested states: "approved" matches "approved.working". */
 function stateMatches(want: string, got: string): boolean {
   return got === want || got.startsWith(`${want}.`)
 }

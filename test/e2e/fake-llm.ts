@@ -46,6 +46,8 @@ export interface ModelRequestRecord {
   tools: string[]
   /** The model id the request asked for (the provider's model key). */
   model: string
+  /** The request body as sent (parsed JSON): provider options such as `reasoning_effort` ride here. */
+  body: unknown
 }
 
 export interface FakeLlm {
@@ -131,6 +133,7 @@ export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (reco
       historyText: JSON.stringify(messages),
       tools: (body.tools ?? []).map((t) => t.function?.name ?? "?"),
       model: body.model ?? "?",
+      body: body as unknown,
     }
     if (seen.tools.length === 0) return { index: 0, turn, server, kind: "title", reply: { text: "E2E session" }, callIds: [], ...seen }
     const grouped = group?.servers.has(server) === true

@@ -109,6 +109,9 @@ export function deepMerge(base: Record<string, unknown>, extra: Record<string, u
   return out
 }
 
+/** The fake provider's default model (the key under `provider.fake.models`); a scenario may declare more. */
+export const FAKE_MODEL_ID = "fake-model"
+
 export function buildConfig(scenario: Scenario, llmUrl: string, pluginPath: string): Record<string, unknown> {
   const pluginEntries: unknown[] = []
   if (scenario.install !== "single-file") {
@@ -119,14 +122,14 @@ export function buildConfig(scenario: Scenario, llmUrl: string, pluginPath: stri
     $schema: "https://opencode.ai/config.json",
     autoupdate: false,
     share: "disabled",
-    model: "fake/fake-model",
-    small_model: "fake/fake-model",
+    model: `fake/${FAKE_MODEL_ID}`,
+    small_model: `fake/${FAKE_MODEL_ID}`,
     provider: {
       fake: {
         npm: "@ai-sdk/openai-compatible",
         name: "Fake",
         options: { baseURL: llmUrl, apiKey: "e2e" },
-        models: { "fake-model": { name: "Fake", tool_call: true, limit: { context: 100_000, output: 4_096 } } },
+        models: { [FAKE_MODEL_ID]: { name: "Fake", tool_call: true, limit: { context: 100_000, output: 4_096 } } },
       },
     },
     permission: { "*": "allow" },

@@ -11,7 +11,7 @@ import { preview, type Driver, type DriverContext, type NumberedTurn, type Sessi
 import { createRunModeDriver } from "./run-mode.driver"
 import { loadScenarioFile, parseScenario } from "./scenario.loader"
 import type { ModelStep, Scenario, ScenarioInput, Turn } from "./scenario.schema"
-import { createSandbox, opencodeBinary, opencodeVersion, REPO_ROOT, releaseSandbox, type Sandbox } from "./sandbox"
+import { createSandbox, FAKE_MODEL_ID, opencodeBinary, opencodeVersion, REPO_ROOT, releaseSandbox, type Sandbox } from "./sandbox"
 import { createServeModeDriver } from "./serve-mode.driver"
 import { createTuiModeDriver } from "./tui-mode.driver"
 
@@ -52,7 +52,8 @@ const DIAGNOSTICS_LIMIT = 200_000
 
 /** `tagged`: the scenario runs several servers, so each line names the one that asked. */
 function describeRequest(r: ModelRequestRecord, tagged: boolean): string {
-  const tag = tagged ? ` [server ${r.server}]` : ""
+  // A model other than the fake's default (a worker pinned to another one) is named on the line.
+  const tag = `${r.model === FAKE_MODEL_ID ? "" : ` (${r.model})`}${tagged ? ` [server ${r.server}]` : ""}`
   if (r.kind === "title") return `model (title request)${tag} → text`
   if (r.kind === "closing") return `model (closing request of a concurrent turn)${tag} → text ${JSON.stringify(CLOSING_TEXT)}`
   if ("tools" in r.reply) return `model #${r.index}${tag} → ${r.reply.tools.map((t) => `tool ${t.tool} ${preview(t.args, 120)}`).join(", ")}`

@@ -18,6 +18,7 @@ function checkServers(s: ScenarioShape, ctx: z.RefinementCtx): void {
   })
   for (const [i, p] of s.permissions.entries()) inRange(p.server, ["permissions", i, "server"])
   for (const [i, e] of s.expect.toolResults.entries()) inRange(e.server, ["expect", "toolResults", i, "server"])
+  for (const [i, e] of s.expect.modelRequests.entries()) inRange(e.where?.server, ["expect", "modelRequests", i, "where", "server"])
   // A group is a run of turns with `wait: false` and the turn after them: they run at the same time, one per server.
   let group: number[] = []
   s.turns.forEach((t, i) => {
@@ -78,6 +79,9 @@ function refineNotServe(s: ScenarioShape, ctx: z.RefinementCtx): void {
   })
   for (const [i, e] of s.expect.toolResults.entries())
     if (e.server !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "toolResults", i, "server"], message: '"server" applies to serve mode only' })
+  for (const [i, e] of s.expect.modelRequests.entries())
+    if (e.where?.server !== undefined)
+      ctx.addIssue({ code: "custom", path: ["expect", "modelRequests", i, "where", "server"], message: '"server" applies to serve mode only' })
 }
 
 /** Exit codes and `--auto` belong to `opencode run`. */
@@ -148,6 +152,7 @@ export type Expectations = Scenario["expect"]
 export type FileExpectation = Expectations["files"][number]
 export type ToolResultExpectation = Expectations["toolResults"][number]
 export type ModelRequestExpectation = Expectations["modelRequests"][number]
+export type ModelRequestSelector = NonNullable<ModelRequestExpectation["where"]>
 export type WatchdogLedgerExpectation = Expectations["watchdogLedger"][number]
 export type UserMessageExpectation = Expectations["userMessages"][number]
 export type TextMatch = NonNullable<ToolResultExpectation["title"]>

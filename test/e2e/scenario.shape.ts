@@ -182,15 +182,43 @@ const logExpectation = z.strictObject({
   absent: z.boolean().default(false),
 })
 
-const modelRequestExpectation = z.strictObject({
-  request: z.int().min(1),
-  message: textMatch.optional(),
-  system: textMatch.optional(),
-  history: textMatch.optional(),
-  toolsInclude: z.array(z.string().min(1)).optional(),
-  toolsExclude: z.array(z.string().min(1)).optional(),
-  model: z.string().min(1).optional(),
-})
+/**
+ * Picks a model request by what it holds instead of its number (requests of parallel subagents, or of concurrent
+ * turns, arrive in no fixed order): exactly one scripted request must match every key.
+ */
+const modelRequestSelector = z
+  .strictObject({
+    turn: z.int().min(1).optional(),
+    server: serverNumber.optional(),
+    model: z.string().min(1).optional(),
+    message: textMatch.optional(),
+    system: textMatch.optional(),
+    history: textMatch.optional(),
+  })
+  .refine((w) => Object.values(w).some((v) => v !== undefined), {
+    message: '"where" needs at least one of "turn", "server", "model", "message", "system" or "history"',
+  })
+
+/** A key path into a request body: keys joined with ".", e.g. "reasoning_effort" or "stream_options.include_usage". */
+const bodyPath = z.string().regex(/^[^.]+(\.[^.]+)*$/, 'a key path: keys joined with "." (e.g. "reasoning_effort")')
+
+const modelRequestExpectation = z
+  .strictObject({
+    request: z.int().min(1).optional(),
+    where: modelRequestSelector.optional(),
+    message: textMatch.optional(),
+    system: textMatch.optional(),
+    history: textMatch.optional(),
+    toolsInclude: z.array(z.string().min(1)).optional(),
+    toolsExclude: z.array(z.string().min(1)).optional(),
+    model: z.string().min(1).optional(),
+    body: jsonObject.optional(),
+    bodyExcludes: z.array(bodyPath).min(1).optional(),
+  })
+  .superRefine((e, ctx) => {
+    if ((e.request === undefined) === (e.where === undefined))
+      ctx.addIssue({ code: "custom", message: 'a model request check needs exactly one of "request" (its number) or "where" (what it holds)' })
+  })
 
 const watchdogLedgerExpectation = z.strictObject({
   kind: z.enum(["warn", "kill", "dry-run", "degraded", "unresolved", "config-fallback"]),

@@ -1,0 +1,88 @@
+// What a search found, kept within its bounds as it runs: the lines to show, and counts of everything else.
+import type { SearchSkipReason } from "./search.ports"
+import { cutIndex } from "./text.cut"
+
+export interface SearchBounds {
+  /** Matching lines shown in all; the rest are counted in the closing note. */
+  maxMatches: number
+  /** Characters shown of one line; a longer line is cut to a window around its first match. */
+  maxLineChars: number
+}
+
+export const SEARCH_BOUNDS: SearchBounds = { maxMatches: 200, maxLineChars: 300 }
+
+export interface ShownLine {
+  /** 1-based. */
+  number: number
+  text: string
+}
+
+export interface FileMatches {
+  path: string
+  lines: ShownLine[]
+}
+
+export interface SkippedEntry {
+  path: string
+  bytes?: number
+}
+
+export class SearchTally {
+  readonly shownFiles: FileMatches[] = []
+  matches = 0
+  files = 0
+  hiddenMatches = 0
+  hiddenFiles = 0
+  searched = 0
+  readonly skipped: Record<SearchSkipReason, SkippedEntry[]> = { binary: [], "too-large": [], unreadable: [] }
+
+  constructor(readonly bounds: SearchBounds) {}
+
+  get shown(): number {
+    return this.matches - this.hiddenMatches
+  }
+
+  skip(reason: SearchSkipReason, entry: SkippedEntry): void {
+    this.skipped[reason].push(entry)
+  }
+
+  /** Tests every line of one file's text; CRLF and LF line ends both work, a final line end opens no empty line. */
+  addFile(path: string, text: string, regex: RegExp): void {
+    this.searched++
+    const lines = text.split("\n")
+    if (lines.at(-1) === "") lines.pop()
+    let shownHere: FileMatches | undefined
+    let hiddenHere = false
+    for (const [index, raw] of lines.entries()) {
+      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw
+      if (this.shown >= this.bounds.maxMatches) {
+        // Past the bound only counting is left; test() is cheaper than exec().
+        if (!regex.test(line)) continue
+        this.matches++
+        this.hiddenMatches++
+        hiddenHere = true
+        continue
+      }
+      const match = regex.exec(line)
+      if (!match) continue
+      this.matches++
+      if (!shownHere) {
+        shownHere = { path, lines: [] }
+        this.shownFiles.push(shownHere)
+      }
+      shownHere.lines.push({ number: index + 1, text: this.window(line, match.index) })
+    }
+    if (shownHere || hiddenHere) this.files++
+    if (hiddenHere) this.hiddenFiles++
+  }
+
+  /** The line, or a window of it around the match (minified code has matches at column 50,000), marked with "…". */
+  private window(line: string, at: number): string {
+    const max = this.bounds.maxLineChars
+    if (line.length <= max) return line
+    // A third of the window before the match: enough to see what it belongs to.
+    const start = cutIndex(line, Math.min(Math.max(0, at - Math.floor(max / 3)), line.length - max))
+    const end = cutIndex(line, start + max)
+    return `${start > 0 ? "…" : ""}${line.slice(start, end)}${end < line.length ? "…" : ""}`
+  }
+}

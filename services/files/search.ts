@@ -1,0 +1,61 @@
+// forge_search's policy: read the regex, test every line of every file the port hands over, keep the answer within
+// its bounds and say what was cut. Nothing here touches the disk; adapters/workspace/search.files.ts does.
+import { searchAnswerText } from "./search.answer"
+import type { SearchEntry, SearchFileRead, SearchFiles } from "./search.ports"
+import { parseSearchRegex } from "./search.regex"
+import { SEARCH_BOUNDS, type SearchBounds, SearchTally } from "./search.tally"
+
+export interface SearchRequest {
+  /** The folder to search, absolute (a file is searched alone). */
+  path: string
+  regex: string
+  filePattern?: string
+}
+
+export interface SearchAnswer {
+  /** The model's text. */
+  text: string
+  /** Matching lines found, and the files they are in. */
+  matches: number
+  files: number
+  /** Matching lines in the text. */
+  shown: number
+  /** Files read and tested. */
+  searched: number
+}
+
+/** Files read at once, in order: the walk and the reads overlap, the answer's order stays the walk's. */
+const READ_AHEAD = 16
+
+/** Runs a search; an invalid regex throws before any file is read, an error naming it. */
+export async function runSearch(files: SearchFiles, request: SearchRequest, bounds: SearchBounds = SEARCH_BOUNDS): Promise<SearchAnswer> {
+  const { regex, shown } = parseSearchRegex(request.regex)
+  // A blank file_pattern is a pattern left out, not one that matches nothing.
+  const filePattern = request.filePattern?.trim() ? request.filePattern : undefined
+  const tally = new SearchTally(bounds)
+  const pending: Array<{ path: string; read: Promise<SearchFileRead> }> = []
+  const settle = async (): Promise<void> => {
+    const next = pending.shift()
+    if (!next) return
+    const read = await next.read
+    if (read.status === "text") tally.addFile(next.path, read.text, regex)
+    else tally.skip(read.reason, { path: next.path, bytes: read.bytes })
+  }
+  for await (const entry of files.entries({ root: request.path, filePattern })) {
+    pending.push({ path: entry.path, read: safeRead(entry) })
+    if (pending.length >= READ_AHEAD) await settle()
+  }
+  while (pending.length > 0) await settle()
+  return {
+    text: searchAnswerText({ root: request.path, regex: shown, filePattern }, tally),
+    matches: tally.matches,
+    files: tally.files,
+    shown: tally.shown,
+    searched: tally.searched,
+  }
+}
+
+/** A read that waits in the queue must not reject unobserved (Node ends the process on an unhandled rejection). */
+function safeRead(entry: SearchEntry): Promise<SearchFileRead> {
+  return entry.read().catch(() => ({ status: "skipped", reason: "unreadable" }))
+}

@@ -1,0 +1,196 @@
+import http from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createWebFetch } from "../../../adapters/network/web.fetch"
+import { fetchAnswer } from "../../../services/files/fetch.page"
+
+// forge_fetch against pages served from 127.0.0.1: HTML to markdown, raw HTML and other text as served, paging,
+// refusals (types, sizes, schemes, HTTP errors, the network, a server too slow) in plain words.
+
+const PAGE = `<!doctype html><html><head><title>The  Page</title><style>body { color: red }</style>
+<script>alert("no")</script></head><body><h1>Heading</h1><p>Some <b>bold</b> text and <a href="/other?x=(1)">a link</a>.</p>
+<img src="data:image/png;base64,${"A".repeat(2000)}" alt="inline chart"><img src="pics/cat.png" alt="cat">
+<ul><li>one</li><li>two</li></ul><noscript>Enable JavaScript</noscript><pre><code>let x = 1</code></pre></body></html>`
+
+const LONG = Array.from({ length: 5000 }, (_, i) => `line ${i}`).join("\n")
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void
+const routes: Record<string, Handler> = {
+  "/page.html": (_q, r) => r.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE),
+  "/data.json": (_q, r) => r.writeHead(200, { "content-type": "application/json" }).end('{"a": [1, 2]}'),
+  "/long.txt": (_q, r) => r.writeHead(200, { "content-type": "text/plain" }).end(LONG),
+  "/latin1.txt": (_q, r) => r.writeHead(200, { "content-type": "text/plain; charset=iso-8859-1" }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9])),
+  "/meta.html": (_q, r) =>
+    r
+      .writeHead(200, { "content-type": "text/html" })
+      .end(Buffer.from('<html><head><meta charset="windows-1252"></head><body><p>\x93quoted\x94</p></body></html>', "latin1")),
+  "/odd-charset.txt": (_q, r) => r.writeHead(200, { "content-type": "text/plain; charset=x-klingon" }).end("qapla'"),
+  "/untyped": (_q, r) => r.end("plain words"),
+  "/untyped.bin": (_q, r) => r.end(Buffer.from([1, 0, 2, 3])),
+  "/image.png": (_q, r) => r.writeHead(200, { "content-type": "image/png", "content-length": "2048" }).end(Buffer.alloc(2048)),
+  "/missing": (_q, r) => r.writeHead(404, { "content-type": "text/html" }).end(`<html><body><h1>Not Found</h1><p>No page at /missing.</p></body></html>`),
+  "/broken": (_q, r) => r.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "x".repeat(1000) })),
+  "/gone.png": (_q, r) => r.writeHead(410, { "content-type": "image/png" }).end(Buffer.alloc(10)),
+  "/redirect": (_q, r) => r.writeHead(302, { location: "/hop" }).end(),
+  "/hop": (_q, r) => r.writeHead(301, { location: "/page.html" }).end(),
+  "/loop": (_q, r) => r.writeHead(302, { location: "/loop" }).end(),
+  "/to-ftp": (_q, r) => r.writeHead(302, { location: "ftp://example.com/file" }).end(),
+  "/slow": (_q, r) => {
+    r.writeHead(200, { "content-type": "text/plain" })
+    r.write("the start")
+  },
+  "/big-declared": (_q, r) => r.writeHead(200, { "content-type": "text/plain", "content-length": "5000" }).end("y".repeat(5000)),
+  "/big-streamed": (_q, r) => {
+    r.writeHead(200, { "content-type": "text/plain" })
+    for (let i = 0; i < 10; i++) r.write("z".repeat(500))
+    r.end()
+  },
+}
+
+let server: http.Server
+let base: string
+beforeAll(async () => {
+  server = http.createServer((req, res) => (routes[req.url ?? ""] ?? ((_q, r) => r.writeHead(404).end()))(req, res))
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+})
+
+const web = createWebFetch()
+
+describe("pages", () => {
+  it("converts HTML to markdown: title apart, scripts and styles gone, links absolute, inline images their alt text", async () => {
+    const page = await web.fetch(`${base}/page.html`, { raw: false })
+    expect(page).toMatchObject({ form: "markdown", mediaType: "text/html", title: "The Page", finalUrl: `${base}/page.html` })
+    expect(page.content).toBe(
+      [
+        "# Heading",
+        `Some **bold** text and [a link](${base}/other?x=%281%29).`,
+        `[image: inline chart]![cat](${base}/pics/cat.png)`,
+        "-   one\n-   two",
+        "```\nlet x = 1\n```",
+      ].join("\n\n"),
+    )
+  })
+
+  it("gives HTML as served when raw", async () => {
+    const page = await web.fetch(`${base}/page.html`, { raw: true })
+    expect(page).toMatchObject({ form: "as served", content: PAGE })
+    expect(page.title).toBeUndefined()
+  })
+
+  it("gives JSON and other text as served", async () => {
+    expect(await web.fetch(`${base}/data.json`, { raw: false })).toMatchObject({ form: "as served", mediaType: "application/json", content: '{"a": [1, 2]}' })
+  })
+
+  it("pages a long text: two calls join to the whole, the first naming the start_index of the second", async () => {
+    const first = fetchAnswer(await web.fetch(`${base}/long.txt`, { raw: false }), { startIndex: 0, maxLength: 30_000 })
+    const next = /call forge_fetch again with start_index=(\d+) for the rest \(([\d,]+) characters in all\)$/.exec(first)
+    expect(next?.[2]).toBe(LONG.length.toLocaleString("en-US"))
+    const second = fetchAnswer(await web.fetch(`${base}/long.txt`, { raw: false }), { startIndex: Number(next?.[1]), maxLength: 30_000 })
+    expect(second).not.toContain("truncated")
+    const body = (answer: string) => answer.slice(answer.indexOf("\n\n") + 2).replace(/\n\n… content truncated: .*$/, "")
+    expect(body(first) + body(second)).toBe(LONG)
+  })
+
+  it("follows redirects and says where the content came from", async () => {
+    const page = await web.fetch(`${base}/redirect`, { raw: false })
+    expect(page.finalUrl).toBe(`${base}/page.html`)
+    expect(fetchAnswer(page, { startIndex: 0, maxLength: 100 })).toMatch(new RegExp(`^URL: ${base}/page.html \\(redirected from ${base}/redirect\\)\n`))
+  })
+})
+
+describe("charsets", () => {
+  it("decodes by the header's charset, else an HTML page's <meta> charset", async () => {
+    expect((await web.fetch(`${base}/latin1.txt`, { raw: false })).content).toBe("café")
+    // windows-1252, curly quotes included (0x93 and 0x94, which Node's own decoder reads as control characters).
+    expect((await web.fetch(`${base}/meta.html`, { raw: false })).content).toBe("\u201cquoted\u201d")
+  })
+
+  it("reads an unknown charset as UTF-8 and says so", async () => {
+    expect(await web.fetch(`${base}/odd-charset.txt`, { raw: false })).toMatchObject({
+      content: "qapla'",
+      notes: ['Note: charset "x-klingon" is unknown here; read as UTF-8.'],
+    })
+  })
+
+  it("reads a response without a Content-Type as text unless it is binary", async () => {
+    expect(await web.fetch(`${base}/untyped`, { raw: false })).toMatchObject({ mediaType: "", content: "plain words" })
+    await expect(web.fetch(`${base}/untyped.bin`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/untyped.bin sent binary content (4 bytes) without a Content-Type; forge_fetch reads text only.`,
+    )
+  })
+})
+
+describe("refusals", () => {
+  it("refuses a non-text response, naming its type and size", async () => {
+    await expect(web.fetch(`${base}/image.png`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/image.png is image/png (2.0 KB), not text; forge_fetch reads HTML and text (text/*, JSON, XML) only.`,
+    )
+  })
+
+  it("reports an HTTP error with its status and the start of what the server said", async () => {
+    await expect(web.fetch(`${base}/missing`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/missing answered HTTP 404 Not Found: # Not Found No page at /missing.`,
+    )
+    const broken = await web.fetch(`${base}/broken`, { raw: false }).catch((e: Error) => e.message)
+    expect(broken).toMatch(new RegExp(`^forge_fetch: ${base}/broken answered HTTP 500 Internal Server Error: \\{"error":"x{290}…$`))
+    await expect(web.fetch(`${base}/gone.png`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/gone.png answered HTTP 410 Gone (no text in the response).`,
+    )
+  })
+
+  it("refuses other schemes, naming the scheme, also at the end of a redirect; and what is no URL", async () => {
+    await expect(web.fetch("ftp://example.com/x", { raw: false })).rejects.toThrow(
+      'forge_fetch: the scheme "ftp" of ftp://example.com/x is not supported; only http and https URLs are fetched.',
+    )
+    await expect(web.fetch("file:///etc/passwd", { raw: false })).rejects.toThrow('the scheme "file" of file:///etc/passwd is not supported')
+    await expect(web.fetch(`${base}/to-ftp`, { raw: false })).rejects.toThrow(
+      `forge_fetch: the scheme "ftp" of ftp://example.com/file (where ${base}/to-ftp redirected) is not supported`,
+    )
+    await expect(web.fetch("example.com/page", { raw: false })).rejects.toThrow(
+      'forge_fetch: "example.com/page" is not a valid URL; give it whole, e.g. "https://example.com/page".',
+    )
+  })
+
+  it("follows a bounded number of redirects", async () => {
+    await expect(createWebFetch({ maxRedirects: 3 }).fetch(`${base}/loop`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/loop redirected more than 3 times (the last to ${base}/loop).`,
+    )
+  })
+
+  it("refuses a body over the size limit, declared or streamed", async () => {
+    const small = createWebFetch({ maxBytes: 1000 })
+    await expect(small.fetch(`${base}/big-declared`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/big-declared is too large (4.9 KB); forge_fetch reads at most 1000 bytes.`,
+    )
+    await expect(small.fetch(`${base}/big-streamed`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/big-streamed is too large (more than 1000 bytes); forge_fetch reads at most 1000 bytes.`,
+    )
+  })
+
+  it("gives up on a server that does not finish in time, naming the URL", async () => {
+    const started = Date.now()
+    await expect(createWebFetch({ timeoutMs: 300 }).fetch(`${base}/slow`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/slow did not finish within 0.3 s (timed out).`,
+    )
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it("reports a refused connection plainly, naming the URL", async () => {
+    const closed = http.createServer()
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/`
+    await new Promise((resolve) => closed.close(resolve))
+    await expect(web.fetch(url, { raw: false })).rejects.toThrow(`forge_fetch: could not fetch ${url}: connection refused (ECONNREFUSED)`)
+  })
+
+  it("reports a host that does not resolve plainly", async () => {
+    await expect(web.fetch("http://no-such-host.invalid/", { raw: false })).rejects.toThrow(
+      /^forge_fetch: could not fetch http:\/\/no-such-host\.invalid\/: (host not found \(DNS lookup failed\) \(ENOTFOUND\)|DNS lookup failed for now .*\(EAI_AGAIN\))$/,
+    )
+  })
+})

@@ -21,7 +21,14 @@ export function crewFragment(ctx: FragmentContext, crews: Lazy<HostCrewsHandle>)
       const root = ctx.tree.knownRootOf(sessionID) ?? sessionID
       const live = crews.current()?.service.liveFor(root)
       const crew =
-        live === undefined ? undefined : { crewPath: live.context.crewPath, status: crewStatusOf(live.value), subtasks: live.context.subtasks.length }
+        live === undefined
+          ? undefined
+          : {
+              crewPath: live.context.crewPath,
+              status: crewStatusOf(live.value),
+              objective: live.context.objective.split("\n", 1)[0] ?? "",
+              subtasks: live.context.subtasks.length,
+            }
       return crewCallFields(tool, args, crew)
     },
     hooks: {

@@ -7,15 +7,19 @@ import type { ScreenFields } from "./tool.screen"
 export interface ScreenCrew {
   crewPath: string
   status: string
+  /** The objective's first line. */
+  objective: string
   subtasks: number
 }
 
 export function crewCallFields(tool: string, args: unknown, crew: ScreenCrew | undefined): ScreenFields {
   const a = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {}
   const fields: ScreenFields = {}
-  if (crew !== undefined) Object.assign(fields, { path: crew.crewPath, status: crew.status })
+  const registers = tool === "crew_begin" && (a.objective !== undefined || a.subtasks !== undefined)
+  if (crew !== undefined && !registers)
+    Object.assign(fields, { crew: crew.objective, path: crew.crewPath, status: crew.status, declared: `${crew.subtasks} subtasks` })
   if (tool === "crew_begin") {
-    if (Array.isArray(a.subtasks)) fields.subtasks = a.subtasks.length
+    if (Array.isArray(a.subtasks)) fields.declared = `${a.subtasks.length} subtasks`
     if (a.execution === "waves") fields.decide = a.subtasks === undefined ? "arm: run the crew's subtasks in supervised waves" : "register, born armed"
     else if (a.execution === "goal") fields.decide = "convert the crew to a goal"
     else fields.decide = "register: the crew pends until you choose"

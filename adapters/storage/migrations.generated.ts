@@ -65,4 +65,15 @@ export const migrations: readonly EmbeddedMigration[] = [
       "CREATE UNIQUE INDEX `actors_exclusive_key_idx` ON `actors` (`exclusive_key`);",
     ],
   },
+  {
+    tag: "0006_file_journal",
+    folderMillis: 1796198270761,
+    hash: "f2bf8fef5a1981281cd38413eb694834747550ca7e96121a8f93a5756035c929",
+    sql: [
+      "CREATE TABLE `file_blobs` (\n\t`hash` text PRIMARY KEY NOT NULL,\n\t`bytes` blob NOT NULL,\n\t`size` integer NOT NULL\n);",
+      "CREATE TABLE `file_journal` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`session_id` text NOT NULL,\n\t`message_id` text,\n\t`turn_id` text,\n\t`tool` text NOT NULL,\n\t`path` text NOT NULL,\n\t`before_hash` text,\n\t`after_hash` text,\n\t`at` integer NOT NULL,\n\t`undone_by` integer\n);",
+      "CREATE INDEX `file_journal_path_idx` ON `file_journal` (`path`,`id`);",
+      "CREATE INDEX `file_journal_session_idx` ON `file_journal` (`session_id`,`at`);",
+    ],
+  },
 ]

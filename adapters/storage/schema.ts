@@ -3,3 +3,4 @@
 export * from "./tables/lifecycle.tables"
 export * from "./tables/keyvalue.tables"
 export * from "./tables/ledger.tables"
+export * from "./tables/journal.tables"

@@ -1,0 +1,209 @@
+// The undo journal's store in SQLite, on the workspace database's connection (both drivers through drizzle's
+// sqlite-proxy): entries in `file_journal`, contents once each in `file_blobs` under their sha256. Every call runs
+// alone on the connection; the calls that write several statements run them in one IMMEDIATE transaction.
+import { and, asc, desc, eq, gte, inArray, isNull, notInArray, type SQL, sql } from "drizzle-orm"
+import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, JournalStore, JournalTurn, JournalWrite } from "../../services/files/journal.ports"
+import type { ForgeDatabase, StorageConnection } from "./storage.connection"
+import { fileBlobs, fileJournal } from "./tables/journal.tables"
+
+// A transaction handle offers the same query builders as the database.
+type Queryable = Pick<ForgeDatabase, "insert" | "select" | "update" | "delete">
+
+/** SQLite caps bound parameters per statement: id lists are sent in slices. */
+const SLICE = 500
+
+type JournalRow = typeof fileJournal.$inferSelect
+
+function fromRow(row: JournalRow): JournalEntry {
+  return {
+    id: row.id,
+    session: row.sessionId,
+    message: row.messageId,
+    turn: row.turnId,
+    tool: row.tool,
+    path: row.path,
+    before: row.beforeHash,
+    after: row.afterHash,
+    at: row.at,
+    undoneBy: row.undoneBy,
+  }
+}
+
+/** A Buffer over the same bytes (the blob column's type), without copying. */
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+async function hasBlob(db: Queryable, hash: string): Promise<boolean> {
+  const rows = await db.select({ hash: fileBlobs.hash }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1)
+  return rows.length > 0
+}
+
+/** Stores a blob unless its hash is stored already (checked first, so known content is never sent again). */
+async function insertBlob(db: Queryable, blob: JournalBlob): Promise<void> {
+  if (await hasBlob(db, blob.hash)) return
+  await db
+    .insert(fileBlobs)
+    .values({ hash: blob.hash, bytes: bufferOf(blob.bytes), size: blob.bytes.byteLength })
+    .onConflictDoNothing({ target: fileBlobs.hash })
+}
+
+async function totalBytes(db: Queryable): Promise<number> {
+  const rows = await db.select({ total: sql<number>`coalesce(sum(${fileBlobs.size}), 0)`.as("total") }).from(fileBlobs)
+  return Number(rows[0]?.total ?? 0)
+}
+
+/** The entries of one pruning unit: a session's turn, or the one entry recorded outside any turn. */
+function turnWhere(turn: JournalTurn): SQL | undefined {
+  return turn.turn === null
+    ? and(eq(fileJournal.id, turn.firstId), isNull(fileJournal.turnId))
+    : and(eq(fileJournal.sessionId, turn.session), eq(fileJournal.turnId, turn.turn))
+}
+
+/** The undo journal in SQLite over one StorageConnection (uses it, does not own it). */
+export class SqliteJournalStore implements JournalStore {
+  constructor(private readonly connection: StorageConnection) {}
+
+  async putBlob(blob: JournalBlob): Promise<void> {
+    await this.connection.exclusive((db) => db.transaction((tx) => insertBlob(tx, blob), { behavior: "immediate" }))
+  }
+
+  async readBlob(hash: string): Promise<Uint8Array | undefined> {
+    const rows = await this.connection.exclusive((db) => db.select({ bytes: fileBlobs.bytes }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1))
+    return rows[0]?.bytes
+  }
+
+  async append(writes: readonly JournalWrite[]): Promise<JournalEntry[]> {
+    if (writes.length === 0) return []
+    return this.connection.exclusive((db) =>
+      db.transaction(
+        async (tx) => {
+          const stored: JournalEntry[] = []
+          for (const write of writes) {
+            for (const blob of write.blobs) await insertBlob(tx, blob)
+            for (const hash of [write.entry.before, write.entry.after]) {
+              if (hash !== null && !(await hasBlob(tx, hash)))
+                throw new Error(`journal entry for ${write.entry.path} names content ${hash}, which is neither given nor stored`)
+            }
+            const [row] = await tx
+              .insert(fileJournal)
+              .values({
+                sessionId: write.entry.session,
+                messageId: write.entry.message,
+                turnId: write.entry.turn,
+                tool: write.entry.tool,
+                path: write.entry.path,
+                beforeHash: write.entry.before,
+                afterHash: write.entry.after,
+                at: write.entry.at,
+              })
+              .returning()
+            if (row === undefined) throw new Error(`journal entry for ${write.entry.path} was not stored`)
+            const reverts = [...new Set(write.reverts ?? [])]
+            let marked = 0
+            for (let at = 0; at < reverts.length; at += SLICE) {
+              const slice = reverts.slice(at, at + SLICE)
+              const rows = await tx
+                .update(fileJournal)
+                .set({ undoneBy: row.id })
+                .where(and(inArray(fileJournal.id, slice), isNull(fileJournal.undoneBy)))
+                .returning({ id: fileJournal.id })
+              marked += rows.length
+            }
+            if (marked !== reverts.length) {
+              throw new Error(
+                `the journal of ${write.entry.path} changed meanwhile: ${reverts.length - marked} of the entries to revert ` +
+                  `(${reverts.join(", ")}) are undone or gone already`,
+              )
+            }
+            stored.push(fromRow(row))
+          }
+          return stored
+        },
+        { behavior: "immediate" },
+      ),
+    )
+  }
+
+  async listByPath(path: string, options: JournalListOptions = {}): Promise<JournalEntry[]> {
+    const excluded =
+      options.excludeTools === undefined || options.excludeTools.length === 0 ? undefined : notInArray(fileJournal.tool, [...options.excludeTools])
+    const rows = await this.connection.exclusive((db) =>
+      db
+        .select()
+        .from(fileJournal)
+        .where(and(eq(fileJournal.path, path), isNull(fileJournal.undoneBy), excluded))
+        .orderBy(desc(fileJournal.id))
+        // SQLite reads a negative LIMIT as no limit.
+        .limit(options.limit ?? -1),
+    )
+    return rows.map(fromRow)
+  }
+
+  async listBySession(session: string, since: number): Promise<JournalEntry[]> {
+    const rows = await this.connection.exclusive((db) =>
+      db
+        .select()
+        .from(fileJournal)
+        .where(and(eq(fileJournal.sessionId, session), gte(fileJournal.at, since)))
+        .orderBy(asc(fileJournal.id)),
+    )
+    return rows.map(fromRow)
+  }
+
+  blobBytes(): Promise<number> {
+    return this.connection.exclusive((db) => totalBytes(db))
+  }
+
+  async turns(): Promise<JournalTurn[]> {
+    // An entry outside any turn is a unit of its own: grouped by its id.
+    const lone = sql`case when ${fileJournal.turnId} is null then ${fileJournal.id} end`
+    const firstId = sql<number>`min(${fileJournal.id})`
+    const rows = await this.connection.exclusive((db) =>
+      db
+        .select({
+          session: fileJournal.sessionId,
+          turn: fileJournal.turnId,
+          firstId: firstId.as("first_id"),
+          lastId: sql<number>`max(${fileJournal.id})`.as("last_id"),
+          firstAt: sql<number>`min(${fileJournal.at})`.as("first_at"),
+          lastAt: sql<number>`max(${fileJournal.at})`.as("last_at"),
+          entries: sql<number>`count(*)`.as("entries"),
+        })
+        .from(fileJournal)
+        .groupBy(fileJournal.sessionId, fileJournal.turnId, lone)
+        .orderBy(firstId),
+    )
+    return rows.map((row) => ({
+      session: row.session,
+      turn: row.turn,
+      firstId: Number(row.firstId),
+      lastId: Number(row.lastId),
+      firstAt: Number(row.firstAt),
+      lastAt: Number(row.lastAt),
+      entries: Number(row.entries),
+    }))
+  }
+
+  async dropTurns(turns: readonly JournalTurn[]): Promise<JournalPruned> {
+    return this.connection.exclusive((db) =>
+      db.transaction(
+        async (tx) => {
+          let entries = 0
+          for (const turn of turns) entries += (await tx.delete(fileJournal).where(turnWhere(turn)).returning({ id: fileJournal.id })).length
+          // Every blob no remaining entry names goes (whichever deletion left it unnamed).
+          const named = sql`select ${fileJournal.beforeHash} from ${fileJournal} where ${fileJournal.beforeHash} is not null
+            union select ${fileJournal.afterHash} from ${fileJournal} where ${fileJournal.afterHash} is not null`
+          const freed = await tx.delete(fileBlobs).where(sql`${fileBlobs.hash} not in (${named})`).returning({ size: fileBlobs.size })
+          return {
+            entries,
+            blobs: freed.length,
+            freedBytes: freed.reduce((sum, blob) => sum + blob.size, 0),
+            totalBytes: await totalBytes(tx),
+          }
+        },
+        { behavior: "immediate" },
+      ),
+    )
+  }
+}

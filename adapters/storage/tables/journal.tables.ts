@@ -1,0 +1,38 @@
+// The undo journal of the forge file tools: every file mutation as one row, the file contents it names stored once
+// each in a content-addressed blob table (a large file edited many times stores each version once).
+import { blob, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core"
+
+/** File contents by their sha256: written once (INSERT OR IGNORE), removed when no journal entry names them any more. */
+export const fileBlobs = sqliteTable("file_blobs", {
+  /** sha256 of `bytes`, lower-case hex. */
+  hash: text("hash").primaryKey(),
+  bytes: blob("bytes", { mode: "buffer" }).notNull(),
+  /** Length of `bytes`: what the journal's size limit counts. */
+  size: integer("size").notNull(),
+})
+
+/** One mutation of one file; the autoincrement id gives the order. */
+export const fileJournal = sqliteTable(
+  "file_journal",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** The root session the change belongs to. */
+    sessionId: text("session_id").notNull(),
+    /** The assistant message of the tool call, when known. */
+    messageId: text("message_id"),
+    /** The user message that started the turn, when known. */
+    turnId: text("turn_id"),
+    tool: text("tool").notNull(),
+    /** Absolute, real path of the file. */
+    path: text("path").notNull(),
+    /** The file's content before the change (a file_blobs hash); NULL: the file did not exist. */
+    beforeHash: text("before_hash"),
+    /** The file's content after the change; NULL: the file does not exist after it. */
+    afterHash: text("after_hash"),
+    /** Milliseconds since the epoch. */
+    at: integer("at").notNull(),
+    /** The entry that reverted this one (an undo or a rewind); NULL while it stands. */
+    undoneBy: integer("undone_by"),
+  },
+  (table) => [index("file_journal_path_idx").on(table.path, table.id), index("file_journal_session_idx").on(table.sessionId, table.at)],
+)

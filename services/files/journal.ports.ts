@@ -1,0 +1,107 @@
+// What the undo journal needs from the world: a store of entries and content-addressed blobs
+// (adapters/storage/journal.repository.ts keeps them in the workspace database) and the files themselves, by
+// absolute path. Time comes through the lifecycle's Clock port.
+
+/** One journaled mutation of one file. Contents are named by their sha256 (lower-case hex); null: no file. */
+export interface JournalEntry {
+  /** Increasing: the journal's order. */
+  id: number
+  /** The root session the change belongs to. */
+  session: string
+  /** The assistant message of the tool call, when known. */
+  message: string | null
+  /** The user message that started the turn, when known. */
+  turn: string | null
+  /** The tool that made the change ("forge_write", "edit", "forge_undo", "forge_rewind", ...). */
+  tool: string
+  /** Absolute, real path of the file. */
+  path: string
+  /** The file's content before the change; null: it did not exist. */
+  before: string | null
+  /** The file's content after the change; null: it does not exist after. */
+  after: string | null
+  /** Milliseconds since the epoch. */
+  at: number
+  /** The entry that reverted this one; null while it stands. */
+  undoneBy: number | null
+}
+
+/** An entry to append: the store gives it its id. */
+export type JournalEntryDraft = Omit<JournalEntry, "id" | "undoneBy">
+
+/** File content under its sha256 (hex). */
+export interface JournalBlob {
+  hash: string
+  bytes: Uint8Array
+}
+
+/** One entry to append, the blobs it names, and the entries it reverts. */
+export interface JournalWrite {
+  entry: JournalEntryDraft
+  /** Stored once each (a hash already stored is skipped); every hash the entry names must be here or stored already. */
+  blobs: readonly JournalBlob[]
+  /**
+   * Entries this one reverts: marked undone by it. Each must still stand (not undone); one that does not (another
+   * process undid or pruned it meanwhile) fails the whole append and nothing is written.
+   */
+  reverts?: readonly number[]
+}
+
+/**
+ * The unit the journal is pruned by: a session's turn (every entry with that turn id), or one entry recorded outside
+ * any turn (`turn` null). Ids and times are those of its first and last entries.
+ */
+export interface JournalTurn {
+  session: string
+  turn: string | null
+  firstId: number
+  lastId: number
+  firstAt: number
+  lastAt: number
+  entries: number
+}
+
+/** What dropping turns removed, and the blob bytes left. */
+export interface JournalPruned {
+  entries: number
+  blobs: number
+  freedBytes: number
+  totalBytes: number
+}
+
+export interface JournalListOptions {
+  /** Leave out entries made by these tools. */
+  excludeTools?: readonly string[]
+  /** At most this many (the newest). */
+  limit?: number
+}
+
+/** The journal's storage. Every call is atomic: a write that fails leaves the store as it was. */
+export interface JournalStore {
+  /** Stores content under its hash unless that hash is stored already. */
+  putBlob(blob: JournalBlob): Promise<void>
+  /** The stored content, or undefined when no blob has that hash. */
+  readBlob(hash: string): Promise<Uint8Array | undefined>
+  /** Appends the entries in order, with their blobs and reverts, in one transaction; returns them as stored. */
+  append(writes: readonly JournalWrite[]): Promise<JournalEntry[]>
+  /** The entries of a path that are not undone, newest first. */
+  listByPath(path: string, options?: JournalListOptions): Promise<JournalEntry[]>
+  /** Every entry of a session at or after `since` (ms), undone ones included, oldest first. */
+  listBySession(session: string, since: number): Promise<JournalEntry[]>
+  /** The total size of every stored blob. */
+  blobBytes(): Promise<number>
+  /** Every turn of the journal, oldest first (by first entry). */
+  turns(): Promise<JournalTurn[]>
+  /** Deletes the turns' entries, then every blob no remaining entry names, in one transaction. */
+  dropTurns(turns: readonly JournalTurn[]): Promise<JournalPruned>
+}
+
+/** The files the journal restores, by absolute path. */
+export interface JournalFiles {
+  /** The file's bytes, or undefined when there is no file at `path`. Throws for a folder or an unreadable file. */
+  read(path: string): Promise<Uint8Array | undefined>
+  /** Replaces (or creates) the file atomically (a temp file in the same folder, then a rename), creating parent folders. */
+  write(path: string, bytes: Uint8Array): Promise<void>
+  /** Removes the file; a file already gone is no error. */
+  remove(path: string): Promise<void>
+}

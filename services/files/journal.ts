@@ -1,0 +1,387 @@
+// The undo journal of the forge file tools: every mutation of a file is recorded with the content before and after
+// (content-addressed, so each version is stored once); `undo` walks a file back one change at a time, `rewind` puts
+// back every file a session changed since a user turn, and `prune` keeps the journal under a size limit. Nothing is
+// ever written over a change somebody else made since: a file that no longer holds what the journal says Forge left
+// there is refused (undo) or reported as a conflict (rewind) unless forced.
+import { createHash } from "node:crypto"
+import path from "node:path"
+import type { Clock } from "../lifecycle/lifecycle.ports"
+import type { JournalBlob, JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
+
+/** The tool name of the entries `undo` records. */
+export const UNDO_TOOL = "forge_undo"
+/** The tool name of the entries `rewind` records. */
+export const REWIND_TOOL = "forge_rewind"
+/** Entries that revert others: `undo` never reverts them, it walks past them to the change they reverted back to. */
+const REVERTING_TOOLS = [UNDO_TOOL, REWIND_TOOL] as const
+
+/** A failure of the journal: the message names the file and what to do. Nothing was written when it is thrown. */
+export class JournalError extends Error {
+  /** The file concerned, when there is one. */
+  readonly path: string | undefined
+
+  constructor(message: string, file?: string) {
+    super(message)
+    this.name = "JournalError"
+    this.path = file
+  }
+}
+
+/** Who makes a change: the root session, and when known the assistant message and the user turn. */
+export interface JournalActor {
+  session: string
+  message?: string
+  turn?: string
+}
+
+export interface RecordInput extends JournalActor {
+  tool: string
+  /** Absolute, real path. */
+  path: string
+  /** The content before the change; undefined: the file did not exist. */
+  before: Uint8Array | undefined
+  /** The content after the change; undefined: the file does not exist after it. */
+  after: Uint8Array | undefined
+}
+
+/** What a restoration did to the file: put older content back, removed it (undoing a creation), or re-created it. */
+export type RestoreAction = "restored" | "removed" | "recreated"
+
+export interface UndoResult {
+  path: string
+  action: RestoreAction
+  /** The change that was reverted (now marked undone). */
+  reverted: JournalEntry
+  /** The undo's own entry. */
+  entry: JournalEntry
+}
+
+export interface RewindInput extends JournalActor {
+  /** Epoch ms of the user turn: every change the session made at or after it is rewound. */
+  since: number
+  /** Overwrite files somebody else changed since (reported conflicts otherwise). */
+  force?: boolean
+}
+
+export interface RewoundPath {
+  path: string
+  action: RestoreAction
+  /** With `force`: the conflict this restoration overrode. */
+  overrode?: string
+}
+
+export interface RewindConflict {
+  path: string
+  why: string
+}
+
+export interface RewindReport {
+  restored: RewoundPath[]
+  /** Files the session touched that already hold their content from before the turn: nothing to write. */
+  unchanged: string[]
+  /** Files left alone because somebody else changed them since (only without `force`). */
+  conflicts: RewindConflict[]
+}
+
+export interface PruneReport {
+  limitBytes: number
+  /** Blob bytes after pruning (over the limit only when the newest turn alone is). */
+  totalBytes: number
+  dropped: JournalTurn[]
+  droppedEntries: number
+  freedBytes: number
+}
+
+export interface FileJournalDeps {
+  store: JournalStore
+  files: JournalFiles
+  clock: Clock
+}
+
+/** sha256 of the content, hex; null for no file. */
+function hashOf(bytes: Uint8Array | undefined): string | null {
+  return bytes === undefined ? null : createHash("sha256").update(bytes).digest("hex")
+}
+
+/** The blobs of some contents, each hash once (no file names no blob). */
+function blobsOf(...contents: readonly [Uint8Array | undefined, string | null][]): JournalBlob[] {
+  const blobs = new Map<string, JournalBlob>()
+  for (const [bytes, hash] of contents) if (bytes !== undefined && hash !== null) blobs.set(hash, { hash, bytes })
+  return [...blobs.values()]
+}
+
+function actionOf(current: string | null, target: string | null): RestoreAction {
+  if (target === null) return "removed"
+  return current === null ? "recreated" : "restored"
+}
+
+const sizeOf = (bytes: number): string => `${bytes} byte${bytes === 1 ? "" : "s"}`
+const when = (at: number): string => new Date(at).toISOString()
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** How the file on disk differs from what the journal says Forge left there. */
+function difference(disk: Uint8Array | undefined, expected: string | null): string {
+  if (disk === undefined) return "it has been removed"
+  if (expected === null) return `it was removed but exists again (${sizeOf(disk.byteLength)})`
+  return `its content is not what Forge left there (now ${sizeOf(disk.byteLength)})`
+}
+
+/** One file a rewind will restore: its content now and the content to put back. */
+interface RewindStep {
+  path: string
+  current: Uint8Array | undefined
+  currentHash: string | null
+  target: Uint8Array | undefined
+  targetHash: string | null
+  reverts: number[]
+  overrode?: string
+}
+
+export class FileJournal {
+  private readonly store: JournalStore
+  private readonly files: JournalFiles
+  private readonly clock: Clock
+  private tail: Promise<unknown> = Promise.resolve()
+
+  constructor(deps: FileJournalDeps) {
+    this.store = deps.store
+    this.files = deps.files
+    this.clock = deps.clock
+  }
+
+  /**
+   * Journals one change the caller has made (or is about to make) to a file: both contents are stored once each and
+   * the entry appended. Returns the entry, or undefined when before and after are the same (nothing changed).
+   */
+  async record(input: RecordInput): Promise<JournalEntry | undefined> {
+    const file = absolute(input.path)
+    return this.serial(async () => {
+      const before = hashOf(input.before)
+      const after = hashOf(input.after)
+      if (before === after) return undefined
+      const [entry] = await this.store.append([
+        {
+          entry: { ...this.actor(input), tool: input.tool, path: file, before, after, at: this.clock.now() },
+          blobs: blobsOf([input.before, before], [input.after, after]),
+        },
+      ])
+      return entry
+    })
+  }
+
+  /**
+   * Reverts the newest change to `path` that stands (not undone, not itself an undo or a rewind): the file must still
+   * hold what that change left, and gets back what it held before it (a creation undone removes the file, a removal
+   * undone re-creates it). Called again, it walks back further. `by` is who asks (defaults to the reverted entry's
+   * session).
+   */
+  async undo(target: string, by?: JournalActor): Promise<UndoResult> {
+    const file = absolute(target)
+    return this.serial(async () => {
+      const [reverted] = await this.store.listByPath(file, { excludeTools: REVERTING_TOOLS, limit: 1 })
+      if (reverted === undefined) {
+        throw new JournalError(
+          `nothing to undo for ${file}: Forge's journal holds no change to it that is not undone already ` +
+            "(only changes made through Forge's file tools and opencode's write/edit/apply_patch are journaled, and the oldest turns are pruned).",
+          file,
+        )
+      }
+      const disk = await this.files.read(file).catch((error: unknown) => {
+        throw new JournalError(`cannot undo the last change to ${file}: the file cannot be read (${messageOf(error)}). Nothing was written.`, file)
+      })
+      if (hashOf(disk) !== reverted.after) {
+        throw new JournalError(
+          `cannot undo the last change to ${file} (${reverted.tool} at ${when(reverted.at)}): the file changed since by someone else — ` +
+            `${difference(disk, reverted.after)}. Nothing was written. Look at the file and edit it yourself; forge_undo only reverts a file ` +
+            "that still holds what Forge left there.",
+          file,
+        )
+      }
+      const content = await this.content(reverted.before, reverted)
+      await this.put(file, content, `could not undo ${file}`)
+      let entry: JournalEntry | undefined
+      try {
+        ;[entry] = await this.store.append([
+          {
+            entry: {
+              ...this.actor(by ?? { session: reverted.session }),
+              tool: UNDO_TOOL,
+              path: file,
+              before: reverted.after,
+              after: reverted.before,
+              at: this.clock.now(),
+            },
+            blobs: [],
+            reverts: [reverted.id],
+          },
+        ])
+      } catch (error) {
+        const back = await this.putBack([{ path: file, content: disk }])
+        throw new JournalError(`could not journal the undo of ${file}: ${messageOf(error)}; ${back}. Try forge_undo again.`, file)
+      }
+      if (entry === undefined) throw new JournalError(`could not journal the undo of ${file}: the store returned no entry`, file)
+      return { path: file, action: actionOf(reverted.after, reverted.before), reverted, entry }
+    })
+  }
+
+  /**
+   * Puts every file the session changed at or after `since` back as it was before its first change in that range,
+   * in one step: planned first (a file whose content is not what the session's newest change left there is a
+   * conflict, left alone unless `force`), then written, then journaled (one entry per file, the rewound entries
+   * marked undone). A failed write puts back what was already restored and throws.
+   */
+  async rewind(input: RewindInput): Promise<RewindReport> {
+    if (!Number.isFinite(input.since)) throw new JournalError(`rewind: since must be a time in epoch milliseconds, got ${input.since}`)
+    return this.serial(async () => {
+      const byPath = new Map<string, JournalEntry[]>()
+      for (const entry of await this.store.listBySession(input.session, input.since)) {
+        const list = byPath.get(entry.path) ?? []
+        list.push(entry)
+        byPath.set(entry.path, list)
+      }
+      const report: RewindReport = { restored: [], unchanged: [], conflicts: [] }
+      const steps: RewindStep[] = []
+      for (const file of [...byPath.keys()].sort()) {
+        const entries = byPath.get(file) ?? []
+        const earliest = entries[0]
+        const newest = entries.at(-1)
+        if (earliest === undefined || newest === undefined) continue
+        let current: Uint8Array | undefined
+        try {
+          current = await this.files.read(file)
+        } catch (error) {
+          report.conflicts.push({ path: file, why: `it cannot be read (${messageOf(error)}); it was left alone` })
+          continue
+        }
+        const currentHash = hashOf(current)
+        const reverts = entries.filter((entry) => entry.undoneBy === null).map((entry) => entry.id)
+        const step: RewindStep = { path: file, current, currentHash, target: undefined, targetHash: earliest.before, reverts }
+        if (currentHash === earliest.before) {
+          // Already as it was: nothing to write, but the turn's changes no longer stand.
+          report.unchanged.push(file)
+          if (reverts.length > 0) steps.push({ ...step, target: current })
+          continue
+        }
+        if (currentHash !== newest.after) {
+          const why = `${difference(current, newest.after)} since this session's last change to it (${newest.tool} at ${when(newest.at)}): somebody else changed it`
+          if (input.force !== true) {
+            report.conflicts.push({ path: file, why: `${why}; it was left alone: look at it, or rewind with force to overwrite it` })
+            continue
+          }
+          step.overrode = why
+        }
+        step.target = await this.content(earliest.before, earliest)
+        steps.push(step)
+      }
+
+      const writes = steps.filter((step) => step.currentHash !== step.targetHash)
+      const done: { path: string; content: Uint8Array | undefined }[] = []
+      for (const step of writes) {
+        try {
+          await this.put(step.path, step.target)
+        } catch (error) {
+          const back = await this.putBack(done)
+          throw new JournalError(`rewind stopped: could not restore ${step.path}: ${messageOf(error)}; ${back}. Nothing was journaled.`, step.path)
+        }
+        done.push({ path: step.path, content: step.current })
+      }
+      try {
+        const at = this.clock.now()
+        await this.store.append(
+          steps.map(
+            (step): JournalWrite => ({
+              entry: { ...this.actor(input), tool: REWIND_TOOL, path: step.path, before: step.currentHash, after: step.targetHash, at },
+              blobs: blobsOf([step.current, step.currentHash], [step.target, step.targetHash]),
+              reverts: step.reverts,
+            }),
+          ),
+        )
+      } catch (error) {
+        const back = await this.putBack(done)
+        throw new JournalError(`could not journal the rewind: ${messageOf(error)}; ${back}. Try the rewind again.`)
+      }
+      for (const step of writes) {
+        const restored: RewoundPath = { path: step.path, action: actionOf(step.currentHash, step.targetHash) }
+        if (step.overrode !== undefined) restored.overrode = step.overrode
+        report.restored.push(restored)
+      }
+      return report
+    })
+  }
+
+  /**
+   * Keeps the blobs' total size at or under `limitBytes` by dropping whole turns, oldest first (with their blobs once
+   * no remaining entry names them), never the newest turn (the one holding the newest entry).
+   */
+  async prune(limitBytes: number): Promise<PruneReport> {
+    if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) throw new JournalError(`prune: the limit must be a whole number of bytes >= 0, got ${limitBytes}`)
+    return this.serial(async () => {
+      const report: PruneReport = { limitBytes, totalBytes: await this.store.blobBytes(), dropped: [], droppedEntries: 0, freedBytes: 0 }
+      if (report.totalBytes <= limitBytes) return report
+      const turns = await this.store.turns()
+      const newest = turns.reduce<JournalTurn | undefined>((found, turn) => (found === undefined || turn.lastId > found.lastId ? turn : found), undefined)
+      for (const turn of turns) {
+        if (report.totalBytes <= limitBytes) break
+        if (turn === newest) continue
+        const pruned = await this.store.dropTurns([turn])
+        report.dropped.push(turn)
+        report.droppedEntries += pruned.entries
+        report.freedBytes += pruned.freedBytes
+        report.totalBytes = pruned.totalBytes
+      }
+      return report
+    })
+  }
+
+  private actor(by: JournalActor): { session: string; message: string | null; turn: string | null } {
+    return { session: by.session, message: by.message ?? null, turn: by.turn ?? null }
+  }
+
+  /** The content a hash names (undefined for no file); a blob that is missing is a damaged journal. */
+  private async content(hash: string | null, entry: JournalEntry): Promise<Uint8Array | undefined> {
+    if (hash === null) return undefined
+    const bytes = await this.store.readBlob(hash)
+    if (bytes === undefined) {
+      throw new JournalError(
+        `the journal of ${entry.path} is damaged: the content ${hash} that entry ${entry.id} (${entry.tool} at ${when(entry.at)}) names is missing. ` +
+          "Nothing was written; this version of the file cannot be restored.",
+        entry.path,
+      )
+    }
+    return bytes
+  }
+
+  /** Writes the content, or removes the file for none. */
+  private async put(file: string, content: Uint8Array | undefined, failure?: string): Promise<void> {
+    try {
+      if (content === undefined) await this.files.remove(file)
+      else await this.files.write(file, content)
+    } catch (error) {
+      if (failure === undefined) throw error
+      throw new JournalError(`${failure}: ${messageOf(error)}. The file was left as it was.`, file)
+    }
+  }
+
+  /** Puts files back as they were (newest write first); says what could not be. */
+  private async putBack(files: readonly { path: string; content: Uint8Array | undefined }[]): Promise<string> {
+    const failed: string[] = []
+    for (const file of [...files].reverse()) {
+      await this.put(file.path, file.content).catch((error: unknown) => failed.push(`${file.path} (${messageOf(error)})`))
+    }
+    if (files.length === 0) return "no file was changed"
+    return failed.length === 0 ? "every file it had written was put back as it was" : `these files could not be put back as they were: ${failed.join(", ")}`
+  }
+
+  /** Runs journal operations one at a time, so a plan, its writes and its entries never interleave with another's. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work)
+    this.tail = result.catch(() => undefined)
+    return result
+  }
+}
+
+/** The path, checked absolute (the journal records absolute, real paths; resolving them is the caller's part). */
+function absolute(file: string): string {
+  if (!path.isAbsolute(file)) throw new JournalError(`${file} is not an absolute path: the journal records files by absolute, real path`, file)
+  return path.normalize(file)
+}

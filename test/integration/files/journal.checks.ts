@@ -1,0 +1,277 @@
+// The undo journal over the real SQLite store (the workspace database's connection) and real files, driver-agnostic:
+// run under Node (sqlite3) by journal.store.test.ts and under opencode's Bun (bun:sqlite) by journal.bun.ts. Each
+// check gets a fresh folder it may fill; the caller removes it.
+import assert from "node:assert/strict"
+import { randomBytes } from "node:crypto"
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises"
+import path from "node:path"
+import { SqliteJournalStore } from "../../../adapters/storage/journal.repository"
+import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { FileJournal, JournalError, UNDO_TOOL } from "../../../services/files/journal"
+import type { JournalFiles } from "../../../services/files/journal.ports"
+
+/** The journal's files on the real file system: atomic writes (temp file, then rename), parents created. */
+export const diskFiles: JournalFiles = {
+  async read(file) {
+    try {
+      return await readFile(file)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+      throw error
+    }
+  },
+  async write(file, bytes) {
+    await mkdir(path.dirname(file), { recursive: true })
+    const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+    try {
+      await writeFile(temp, bytes, { flag: "wx" })
+      await rename(temp, file)
+    } catch (error) {
+      await rm(temp, { force: true })
+      throw error
+    }
+  },
+  async remove(file) {
+    await rm(file, { force: true })
+  },
+}
+
+interface Setup {
+  db: LifecycleStore
+  store: SqliteJournalStore
+  journal: FileJournal
+  /** The workspace's files live here. */
+  work: string
+}
+
+let tick = 1_700_000_000_000
+const clock = { now: () => ++tick }
+
+async function open(dir: string): Promise<Setup> {
+  const db = await openLifecycleStore(dir)
+  const store = new SqliteJournalStore(db.connection)
+  return { db, store, journal: new FileJournal({ store, files: diskFiles, clock }), work: path.join(dir, "work") }
+}
+
+/** What a Forge tool does: change the file on disk (undefined removes it), then journal the change. */
+async function change(journal: FileJournal, file: string, after: Uint8Array | string | undefined, turn = "turn_1", session = "ses_1"): Promise<void> {
+  const before = await diskFiles.read(file)
+  const bytes = typeof after === "string" ? Buffer.from(after) : after
+  if (bytes === undefined) await diskFiles.remove(file)
+  else await diskFiles.write(file, bytes)
+  await journal.record({ session, turn, tool: bytes === undefined ? "forge_remove" : "forge_write", path: file, before, after: bytes })
+}
+
+async function rows(db: LifecycleStore, query: string): Promise<unknown[][]> {
+  return db.connection.exclusive(() => db.connection.driver.all(query))
+}
+
+async function onDisk(file: string): Promise<string | undefined> {
+  const bytes = await diskFiles.read(file)
+  return bytes === undefined ? undefined : Buffer.from(bytes).toString("latin1")
+}
+
+/** A version of a large file: the same bytes with a few of them changed. */
+function version(base: Buffer, n: number): Buffer {
+  const copy = Buffer.from(base)
+  for (let i = 0; i < 8; i++) copy[(n * 7919 + i * 104_729) % copy.length] = n
+  return copy
+}
+
+export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
+  async "100 edits between the same two contents store two blobs, and undos store none"(dir) {
+    const { db, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "toggle.txt")
+      await change(journal, file, "A")
+      for (let i = 0; i < 100; i++) await change(journal, file, i % 2 === 0 ? "B" : "A")
+      assert.deepEqual(await rows(db, "SELECT count(*), sum(size) FROM file_blobs"), [[2, 2]])
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_journal"), [[101]])
+      // The last edit wrote "A"; each undo walks one edit back (the whole walk is the unit property's).
+      for (const expected of ["B", "A", "B"]) {
+        await journal.undo(file)
+        assert.equal(await onDisk(file), expected)
+      }
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_blobs"), [[2]])
+      assert.deepEqual(await rows(db, `SELECT count(*) FROM file_journal WHERE undone_by IS NOT NULL OR tool = '${UNDO_TOOL}'`), [[6]])
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "a large file edited many times stores each version once, and every undo gives back its version byte for byte"(dir) {
+    const { db, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "big", "data.bin")
+      const base = randomBytes(1024 * 1024)
+      const versions = [0, 1, 2, 3].map((n) => version(base, n))
+      const written: Buffer[] = []
+      for (let i = 0; i < 12; i++) {
+        const next = versions[i % versions.length] as Buffer
+        await change(journal, file, next)
+        written.push(next)
+      }
+      assert.deepEqual(await rows(db, "SELECT count(*), sum(size) FROM file_blobs"), [[4, 4 * base.length]])
+      for (let i = written.length - 2; i >= 0; i--) {
+        await journal.undo(file)
+        assert.ok(Buffer.from((await diskFiles.read(file)) ?? []).equals(written[i] as Buffer), `undo back to edit ${i} differs`)
+      }
+      await journal.undo(file)
+      assert.equal(await diskFiles.read(file), undefined)
+      await assert.rejects(journal.undo(file), (error: unknown) => error instanceof JournalError && error.message.startsWith(`nothing to undo for ${file}:`))
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "empty and binary files round-trip: creation of an empty file, a binary edit, a removal, undone"(dir) {
+    const { db, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "e")
+      const binary = Uint8Array.of(0, 255, 0, 10, 13, 0xc3)
+      await change(journal, file, new Uint8Array(0))
+      await change(journal, file, binary)
+      await change(journal, file, undefined)
+      assert.equal((await journal.undo(file)).action, "recreated")
+      assert.deepEqual([...((await diskFiles.read(file)) ?? [])], [...binary])
+      await journal.undo(file)
+      assert.equal((await diskFiles.read(file))?.length, 0)
+      assert.equal((await journal.undo(file)).action, "removed")
+      assert.equal(await diskFiles.read(file), undefined)
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "rewind restores a turn's creations, edits and removals in one step; a conflict is left alone unless forced"(dir) {
+    const { db, journal, work } = await open(dir)
+    try {
+      const [a, b, c] = ["a.txt", "new/b.txt", "c.txt"].map((name) => path.join(work, name)) as [string, string, string]
+      await change(journal, a, "a0", "turn_0")
+      await change(journal, c, "c0", "turn_0")
+      const since = tick + 1
+      await change(journal, a, "a1")
+      await change(journal, b, "b1")
+      await change(journal, c, undefined)
+      await diskFiles.write(a, Buffer.from("theirs"))
+
+      const report = await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
+      assert.deepEqual(
+        report.restored.map((r) => [path.relative(work, r.path), r.action]),
+        [
+          ["c.txt", "recreated"],
+          ["new/b.txt", "removed"],
+        ],
+      )
+      assert.deepEqual(
+        report.conflicts.map((r) => r.path),
+        [a],
+      )
+      assert.equal(await onDisk(a), "theirs")
+      assert.equal(await onDisk(b), undefined)
+      assert.equal(await onDisk(c), "c0")
+
+      const forced = await journal.rewind({ session: "ses_1", since, force: true })
+      assert.deepEqual(
+        forced.restored.map((r) => [r.path, r.action, r.overrode !== undefined]),
+        [[a, "restored", true]],
+      )
+      assert.equal(await onDisk(a), "a0")
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_journal WHERE turn_id = 'turn_1' AND undone_by IS NULL"), [[0]])
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "prune drops the oldest turns and the blobs no entry names any more, never the newest turn"(dir) {
+    const { db, store, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "p.bin")
+      const kb = (fill: number) => Buffer.alloc(1024, fill)
+      await change(journal, file, kb(1), "t1")
+      await change(journal, file, kb(2), "t1")
+      await change(journal, file, kb(3), "t2")
+      await change(journal, file, kb(4), "t3")
+      await store.putBlob({ hash: "f".repeat(64), bytes: kb(9) })
+      assert.deepEqual(
+        (await store.turns()).map((t) => [t.turn, t.entries]),
+        [
+          ["t1", 2],
+          ["t2", 1],
+          ["t3", 1],
+        ],
+      )
+      const report = await journal.prune(2048)
+      assert.deepEqual(
+        report.dropped.map((t) => t.turn),
+        ["t1", "t2"],
+      )
+      assert.equal(report.totalBytes, 2048)
+      assert.deepEqual(await rows(db, "SELECT turn_id FROM file_journal"), [["t3"]])
+      // The stray blob went with the first sweep; what t3 names stays.
+      assert.deepEqual(await rows(db, "SELECT count(*), sum(size) FROM file_blobs"), [[2, 2048]])
+      const nothing = await journal.prune(0)
+      assert.deepEqual(nothing.dropped, [])
+      await journal.undo(file)
+      assert.ok(Buffer.from((await diskFiles.read(file)) ?? []).equals(kb(3)))
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "a reopened database keeps the journal"(dir) {
+    const first = await open(dir)
+    const file = path.join(first.work, "kept.txt")
+    try {
+      await change(first.journal, file, "one")
+      await change(first.journal, file, "two")
+    } finally {
+      await first.db.close()
+    }
+    const again = await open(dir)
+    try {
+      assert.deepEqual(
+        (await again.store.listByPath(file)).map((e) => e.tool),
+        ["forge_write", "forge_write"],
+      )
+      await again.journal.undo(file)
+      assert.equal(await onDisk(file), "one")
+      await again.journal.undo(file)
+      assert.equal(await onDisk(file), undefined)
+    } finally {
+      await again.db.close()
+    }
+  },
+
+  async "an append is all or nothing: a revert of an entry no longer standing, or an unknown content, stores nothing"(dir) {
+    const { db, store } = await open(dir)
+    try {
+      const blob = { hash: "a".repeat(64), bytes: Buffer.from("x") }
+      const entry = { session: "s", message: "msg_1", turn: "t", tool: "forge_write", path: "/w/x", before: null, after: blob.hash, at: 1 }
+      const [first] = await store.append([{ entry, blobs: [blob] }])
+      assert.equal(first?.message, "msg_1")
+      const undo = { ...entry, tool: UNDO_TOOL, before: blob.hash, after: null, at: 2 }
+      await store.append([{ entry: undo, blobs: [], reverts: [first?.id ?? 0] }])
+      await assert.rejects(
+        store.append([
+          { entry: { ...entry, at: 3 }, blobs: [{ hash: "b".repeat(64), bytes: Buffer.from("y") }] },
+          { entry: undo, blobs: [], reverts: [first?.id ?? 0] },
+        ]),
+        /the journal of \/w\/x changed meanwhile: 1 of the entries to revert \(1\) are undone or gone already/,
+      )
+      await assert.rejects(store.append([{ entry: { ...entry, after: "c".repeat(64) }, blobs: [] }]), /names content c+, which is neither given nor stored/)
+      assert.deepEqual(await rows(db, "SELECT id, undone_by FROM file_journal ORDER BY id"), [
+        [1, 2],
+        [2, null],
+      ])
+      assert.deepEqual(await rows(db, "SELECT hash FROM file_blobs"), [[blob.hash]])
+      assert.deepEqual(
+        (await store.listBySession("s", 2)).map((e) => e.id),
+        [2],
+      )
+      assert.equal(await store.readBlob("d".repeat(64)), undefined)
+    } finally {
+      await db.close()
+    }
+  },
+}

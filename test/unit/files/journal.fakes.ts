@@ -1,0 +1,164 @@
+// In-memory fakes of the undo journal's ports, keeping the promises the SQLite store and the real files keep: blobs
+// stored once, appends all or nothing, reverts of entries that no longer stand refused, atomic file writes.
+import type {
+  JournalBlob,
+  JournalEntry,
+  JournalFiles,
+  JournalListOptions,
+  JournalPruned,
+  JournalStore,
+  JournalTurn,
+  JournalWrite,
+} from "../../../services/files/journal.ports"
+
+const copy = (bytes: Uint8Array): Uint8Array => Uint8Array.from(bytes)
+
+export class MemoryJournalStore implements JournalStore {
+  readonly blobs = new Map<string, Uint8Array>()
+  entries: JournalEntry[] = []
+  /** How many blob writes actually stored bytes. */
+  blobWrites = 0
+  /** Set to make the next append fail (after its checks, before anything is kept). */
+  failNextAppend: Error | undefined
+  private nextId = 1
+
+  async putBlob(blob: JournalBlob): Promise<void> {
+    this.store(this.blobs, blob)
+  }
+
+  async readBlob(hash: string): Promise<Uint8Array | undefined> {
+    const bytes = this.blobs.get(hash)
+    return bytes === undefined ? undefined : copy(bytes)
+  }
+
+  async append(writes: readonly JournalWrite[]): Promise<JournalEntry[]> {
+    // Work on copies and keep them only when every write succeeded: one transaction.
+    const blobs = new Map(this.blobs)
+    const entries = this.entries.map((entry) => ({ ...entry }))
+    let nextId = this.nextId
+    const stored: JournalEntry[] = []
+    for (const write of writes) {
+      for (const blob of write.blobs) this.store(blobs, blob)
+      for (const hash of [write.entry.before, write.entry.after]) {
+        if (hash !== null && !blobs.has(hash)) throw new Error(`entry for ${write.entry.path} names unknown content ${hash}`)
+      }
+      const entry: JournalEntry = { ...write.entry, id: nextId++, undoneBy: null }
+      for (const id of new Set(write.reverts ?? [])) {
+        const reverted = entries.find((candidate) => candidate.id === id)
+        if (reverted === undefined || reverted.undoneBy !== null) throw new Error(`entry ${id} is undone or gone already`)
+        reverted.undoneBy = entry.id
+      }
+      entries.push(entry)
+      stored.push({ ...entry })
+    }
+    if (this.failNextAppend !== undefined) {
+      const error = this.failNextAppend
+      this.failNextAppend = undefined
+      throw error
+    }
+    this.blobs.clear()
+    for (const [hash, bytes] of blobs) this.blobs.set(hash, bytes)
+    this.entries = entries
+    this.nextId = nextId
+    return stored
+  }
+
+  async listByPath(path: string, options: JournalListOptions = {}): Promise<JournalEntry[]> {
+    const excluded = new Set(options.excludeTools ?? [])
+    const found = this.entries
+      .filter((entry) => entry.path === path && entry.undoneBy === null && !excluded.has(entry.tool))
+      .reverse()
+      .map((entry) => ({ ...entry }))
+    return options.limit === undefined ? found : found.slice(0, options.limit)
+  }
+
+  async listBySession(session: string, since: number): Promise<JournalEntry[]> {
+    return this.entries.filter((entry) => entry.session === session && entry.at >= since).map((entry) => ({ ...entry }))
+  }
+
+  async blobBytes(): Promise<number> {
+    return [...this.blobs.values()].reduce((sum, bytes) => sum + bytes.byteLength, 0)
+  }
+
+  async turns(): Promise<JournalTurn[]> {
+    const turns = new Map<string, JournalTurn>()
+    for (const entry of this.entries) {
+      const key = entry.turn === null ? `#${entry.id}` : `${entry.session}\u0000${entry.turn}`
+      const turn = turns.get(key)
+      if (turn === undefined) {
+        turns.set(key, { session: entry.session, turn: entry.turn, firstId: entry.id, lastId: entry.id, firstAt: entry.at, lastAt: entry.at, entries: 1 })
+      } else {
+        turn.lastId = entry.id
+        turn.firstAt = Math.min(turn.firstAt, entry.at)
+        turn.lastAt = Math.max(turn.lastAt, entry.at)
+        turn.entries += 1
+      }
+    }
+    return [...turns.values()]
+  }
+
+  async dropTurns(turns: readonly JournalTurn[]): Promise<JournalPruned> {
+    const before = this.entries.length
+    const inTurn = (entry: JournalEntry) =>
+      turns.some((turn) => (turn.turn === null ? entry.id === turn.firstId && entry.turn === null : entry.session === turn.session && entry.turn === turn.turn))
+    this.entries = this.entries.filter((entry) => !inTurn(entry))
+    const named = new Set(this.entries.flatMap((entry) => [entry.before, entry.after]))
+    let blobs = 0
+    let freedBytes = 0
+    for (const [hash, bytes] of [...this.blobs]) {
+      if (named.has(hash)) continue
+      this.blobs.delete(hash)
+      blobs += 1
+      freedBytes += bytes.byteLength
+    }
+    return { entries: before - this.entries.length, blobs, freedBytes, totalBytes: await this.blobBytes() }
+  }
+
+  private store(blobs: Map<string, Uint8Array>, blob: JournalBlob): void {
+    if (blobs.has(blob.hash)) return
+    blobs.set(blob.hash, copy(blob.bytes))
+    this.blobWrites += 1
+  }
+}
+
+/** Files by absolute path, in memory; a write can be made to fail for chosen paths. */
+export class MemoryFiles implements JournalFiles {
+  readonly files = new Map<string, Uint8Array>()
+  /** Paths whose next write or removal fails. */
+  readonly failing = new Set<string>()
+
+  async read(path: string): Promise<Uint8Array | undefined> {
+    const bytes = this.files.get(path)
+    return bytes === undefined ? undefined : copy(bytes)
+  }
+
+  async write(path: string, bytes: Uint8Array): Promise<void> {
+    this.fail(path)
+    this.files.set(path, copy(bytes))
+  }
+
+  async remove(path: string): Promise<void> {
+    this.fail(path)
+    this.files.delete(path)
+  }
+
+  /** A plain copy of the tree, for comparisons. */
+  tree(): Record<string, number[]> {
+    return Object.fromEntries([...this.files].sort(([a], [b]) => a.localeCompare(b)).map(([path, bytes]) => [path, [...bytes]]))
+  }
+
+  private fail(path: string): void {
+    if (!this.failing.delete(path)) return
+    throw new Error(`EACCES: permission denied, open '${path}'`)
+  }
+}
+
+/** A clock the test moves by hand; every reading advances it by 1 ms so entries never share a time. */
+export class StepClock {
+  constructor(public time = 1_000) {}
+
+  now(): number {
+    this.time += 1
+    return this.time
+  }
+}

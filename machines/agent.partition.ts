@@ -8,11 +8,15 @@ import { JOB_TOOL_IDS, isForgeFamily } from "./exec.partition"
 export const PLAN_TOOL_IDS = ["plan_write", "plan_read", "plan_edit", "plan_approve", "plan_tick", "plan_close", "plan_discard"] as const
 export const GOAL_TOOL_IDS = ["goal_write", "goal_check", "goal_complete", "goal_pause", "goal_resume", "goal_discard"] as const
 export const CREW_TOOL_IDS = ["crew_begin", "crew_close"] as const
+/** The forge file tools: the forge family's own read, write, patch, remove, undo and fetch. */
+export const FILE_TOOL_IDS = ["forge_read", "forge_write", "forge_patch", "forge_remove", "forge_undo", "forge_fetch"] as const
+/** The file tools that change files: a read-only worker has them denied. */
+export const FILE_WRITE_TOOL_IDS: readonly string[] = ["forge_write", "forge_patch", "forge_remove", "forge_undo"]
 
 /** The harness state tools: the primary forge agent alone calls them. */
 export const STATE_TOOL_IDS: readonly string[] = [...PLAN_TOOL_IDS, ...GOAL_TOOL_IDS, ...CREW_TOOL_IDS]
-/** Every tool of the forge family: the state tools and the exec surface. Agents outside the family see none. */
-export const FORGE_TOOL_IDS: readonly string[] = [...STATE_TOOL_IDS, ...JOB_TOOL_IDS]
+/** Every tool of the forge family: the state tools, the exec surface and the file tools. Agents outside the family see none. */
+export const FORGE_TOOL_IDS: readonly string[] = [...STATE_TOOL_IDS, ...JOB_TOOL_IDS, ...FILE_TOOL_IDS]
 
 const STATE_TOOLS: ReadonlySet<string> = new Set(STATE_TOOL_IDS)
 const FORGE_TOOLS: ReadonlySet<string> = new Set(FORGE_TOOL_IDS)
@@ -31,7 +35,7 @@ export function forgeToolRefusal(agent: string | undefined, tool: string): strin
     if (!STATE_TOOLS.has(tool)) return null
     return `agent partition: ${tool} is primary-only — the ${agent} worker does not change harness state. Report your findings back to the orchestrating session; the primary forge agent alone calls the state tools.`
   }
-  return `agent partition: ${tool} belongs to the forge agent, and ${agent ?? "this agent"} is not in the forge family. Switch to the forge agent (Tab) to work with Forge's plans, goals, crews and jobs.`
+  return `agent partition: ${tool} belongs to the forge agent, and ${agent ?? "this agent"} is not in the forge family. Switch to the forge agent (Tab) to work with Forge's plans, goals, crews, jobs and file tools.`
 }
 
 /** The subagent a task call dispatches (opencode's task tool names it `subagent_type`). */

@@ -9,6 +9,8 @@ import type { WatchdogService } from "../services/watchdog/watchdog.service"
 import type { HostCrewsHandle } from "../adapters/opencode/crew.handle"
 import type { CrewRosterSource } from "../services/crew/crew.ports"
 import { createHostCrews } from "./crews"
+import { createHostFiles } from "./files"
+import type { HostFilesHandle } from "../adapters/opencode/file.handle"
 import { type HostGoals, createHostGoals } from "./goals"
 import { createHostJobs } from "./jobs"
 import { composeWorkspace, systemClock } from "./runtime"
@@ -44,6 +46,8 @@ export interface ForgeComposition {
   goals: HostGoals
   /** The crew harness: its service, /crew and the task belt's answers. */
   crews: HostCrewsHandle
+  /** The forge file tools: files and their undo journal, the web. */
+  files: HostFilesHandle
   /** Undefined where the host has no /proc: the watchdog stands down. */
   watchdog?: WatchdogService
   /** After the hooks' dispose: the ledgers, the host's queued records, the database, the job host's exit handlers. */
@@ -74,6 +78,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     roster: o.roster,
     repository: () => database.repository(),
   })
+  const files = createHostFiles({ clock: systemClock, connection: () => database.connection() })
   const jobs = createHostJobs({
     carryWake: (sessionId, text) => goals.loop.carryWake(sessionId, text),
     client: o.client,
@@ -92,6 +97,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     jobs: jobs.supervisor,
     goals,
     crews,
+    files,
     watchdog: watchdog?.service,
     async close() {
       goals.dispose()

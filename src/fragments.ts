@@ -1,5 +1,7 @@
 import { crewFragment } from "../adapters/opencode/crew.fragment"
 import type { HostCrewsHandle } from "../adapters/opencode/crew.handle"
+import { fileFragment } from "../adapters/opencode/file.fragment"
+import type { HostFilesHandle } from "../adapters/opencode/file.handle"
 import type { ForgeFragment, FragmentContext } from "../adapters/opencode/forge.fragment"
 import { goalFragment } from "../adapters/opencode/goal.fragment"
 import type { HostGoalsHandle } from "../adapters/opencode/goal.handle"
@@ -30,6 +32,8 @@ export interface ForgeLifecycles {
   goals?: Lazy<HostGoalsHandle>
   /** The crew harness of this workspace, built on first use (a harness without it has no crew surface). */
   crews?: Lazy<HostCrewsHandle>
+  /** The forge file tools, built on first use, confined to `workspace` (a harness without them has no file tools). */
+  files?: { handle: Lazy<HostFilesHandle>; workspace: string }
   /** The forge.json workers of this host, read at every config build (a harness without them materializes none). */
   workers?: Lazy<HostWorkersHandle>
   /** The hang watchdog, built on the first watched call; undefined where the host has no /proc. */
@@ -44,6 +48,7 @@ export function forgeFragments(lifecycles: ForgeLifecycles): (context: FragmentC
     planFragment(context),
     ...(lifecycles.goals === undefined ? [] : [goalFragment(context, lifecycles.goals)]),
     ...(lifecycles.crews === undefined ? [] : [crewFragment(context, lifecycles.crews)]),
+    ...(lifecycles.files === undefined ? [] : [fileFragment(context, lifecycles.files.handle, lifecycles.files.workspace)]),
     watchdogFragment(context, lifecycles.watchdog),
   ]
 }

@@ -13,6 +13,7 @@ export type Hook<K extends keyof Hooks> = NonNullable<Hooks[K]>
 /** The hooks a fragment may handle. */
 export type FragmentHookName =
   | "config"
+  | "chat.message"
   | "chat.params"
   | "tool.execute.before"
   | "tool.execute.after"

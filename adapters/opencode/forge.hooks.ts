@@ -150,6 +150,10 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       else if (runtime === undefined && stored.holds()) schedule.started()
     },
 
+    async "chat.message"(input, output) {
+      await fanOut("chat.message", input, output)
+    },
+
     async "chat.params"(input, output) {
       if (input.agent !== "title") speakers.set(input.sessionID, input.agent)
       schedule.requested()

@@ -207,3 +207,25 @@ export class SqliteJournalStore implements JournalStore {
     )
   }
 }
+
+/** The journal store of the workspace database, opened with it on first use. */
+export function sharedJournalStore(connection: () => Promise<StorageConnection>): JournalStore {
+  let store: Promise<SqliteJournalStore> | undefined
+  const open = (): Promise<SqliteJournalStore> =>
+    (store ??= connection()
+      .then((c) => new SqliteJournalStore(c))
+      .catch((error: unknown) => {
+        store = undefined
+        throw error
+      }))
+  return {
+    putBlob: async (blob) => (await open()).putBlob(blob),
+    readBlob: async (hash) => (await open()).readBlob(hash),
+    append: async (writes) => (await open()).append(writes),
+    listByPath: async (file, options) => (await open()).listByPath(file, options),
+    listBySession: async (session, since) => (await open()).listBySession(session, since),
+    blobBytes: async () => (await open()).blobBytes(),
+    turns: async () => (await open()).turns(),
+    dropTurns: async (turns) => (await open()).dropTurns(turns),
+  }
+}

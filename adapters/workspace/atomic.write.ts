@@ -3,15 +3,15 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises"
 import path from "node:path"
 
 /**
- * Replaces a file so that readers see the old text or the new one, never a mix: the text goes to a temp file in the
- * same folder (same filesystem, so the rename is atomic) and is renamed over the target. `beforeRename` may refuse
- * the replacement at the last moment by throwing (the temp file is removed).
+ * Replaces a file (text as UTF-8, or bytes as they are) so that readers see the old content or the new one, never a
+ * mix: the content goes to a temp file in the same folder (same filesystem, so the rename is atomic) and is renamed
+ * over the target. `beforeRename` may refuse the replacement at the last moment by throwing (the temp file is removed).
  */
-export async function writeFileAtomic(file: string, text: string, beforeRename?: () => void): Promise<void> {
+export async function writeFileAtomic(file: string, text: string | Uint8Array, beforeRename?: () => void): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true })
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
   try {
-    await writeFile(temp, text, { encoding: "utf8", flag: "wx" })
+    await writeFile(temp, text, typeof text === "string" ? { encoding: "utf8", flag: "wx" } : { flag: "wx" })
     beforeRename?.()
     await rename(temp, file)
   } catch (error) {

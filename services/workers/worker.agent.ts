@@ -1,3 +1,4 @@
+import { FILE_WRITE_TOOL_IDS } from "../../machines/agent.partition"
 import { BUILTIN_SHELL_TOOLS, JOB_TOOL_IDS } from "../../machines/exec.partition"
 import { workerPrompt, workerRoleDescription } from "./worker.prompt"
 
@@ -42,8 +43,9 @@ export type WorkerAgentConfig = {
 
 const FORGE_SHELL = "forge_shell"
 const FORGE_JOBS = "forge_jobs"
-// Read-only: no file edits and no command surface at all, neither the builtin shell nor the forge family's own.
-const READONLY_DENIES: readonly string[] = ["edit", ...BUILTIN_SHELL_TOOLS, ...JOB_TOOL_IDS]
+// Read-only: no file edits (opencode's or the forge file tools') and no command surface at all, neither the builtin
+// shell nor the forge family's own.
+const READONLY_DENIES: readonly string[] = ["edit", ...FILE_WRITE_TOOL_IDS, ...BUILTIN_SHELL_TOOLS, ...JOB_TOOL_IDS]
 
 export function workerAgentConfig(spec: WorkerAgentSpec): WorkerAgentConfig {
   const permission = workerPermission(spec.shape ?? "readonly", spec.permission ?? {})

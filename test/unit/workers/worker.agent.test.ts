@@ -38,9 +38,20 @@ describe("workerAgentConfig", () => {
   })
 
   describe("permission", () => {
-    it("readonly (the default) denies edits and every command surface; task is denied last", () => {
+    it("readonly (the default) denies edits (opencode's and the forge file tools') and every command surface; task is denied last", () => {
       const { permission } = workerAgentConfig(auto)
-      expect(permission).toEqual({ edit: "deny", bash: "deny", shell: "deny", forge_shell: "deny", forge_jobs: "deny", task: "deny" })
+      expect(permission).toEqual({
+        edit: "deny",
+        forge_write: "deny",
+        forge_patch: "deny",
+        forge_remove: "deny",
+        forge_undo: "deny",
+        bash: "deny",
+        shell: "deny",
+        forge_shell: "deny",
+        forge_jobs: "deny",
+        task: "deny",
+      })
       expect(Object.keys(permission).at(-1)).toBe("task")
     })
 
@@ -53,6 +64,10 @@ describe("workerAgentConfig", () => {
       expect(permission).toEqual({
         edit: "ask",
         webfetch: "deny",
+        forge_write: "deny",
+        forge_patch: "deny",
+        forge_remove: "deny",
+        forge_undo: "deny",
         bash: "deny",
         shell: "deny",
         forge_shell: "deny",
@@ -64,11 +79,33 @@ describe("workerAgentConfig", () => {
 
     it("a user wildcard comes before the shape's denies, so it does not reopen them", () => {
       const { permission } = workerAgentConfig({ ...auto, permission: { "*": "allow" } })
-      expect(Object.keys(permission)).toEqual(["*", "edit", "bash", "shell", "forge_shell", "forge_jobs", "task"])
+      expect(Object.keys(permission)).toEqual([
+        "*",
+        "edit",
+        "forge_write",
+        "forge_patch",
+        "forge_remove",
+        "forge_undo",
+        "bash",
+        "shell",
+        "forge_shell",
+        "forge_jobs",
+        "task",
+      ])
     })
 
     it("opening forge_shell on a readonly worker opens polling its jobs too", () => {
-      expect(workerPermission("readonly", { forge_shell: "allow" })).toEqual({ forge_shell: "allow", edit: "deny", bash: "deny", shell: "deny", task: "deny" })
+      expect(workerPermission("readonly", { forge_shell: "allow" })).toEqual({
+        forge_shell: "allow",
+        edit: "deny",
+        forge_write: "deny",
+        forge_patch: "deny",
+        forge_remove: "deny",
+        forge_undo: "deny",
+        bash: "deny",
+        shell: "deny",
+        task: "deny",
+      })
       expect(workerPermission("readonly", { forge_shell: "allow", forge_jobs: "deny" })).toMatchObject({ forge_jobs: "deny" })
     })
 

@@ -1,0 +1,125 @@
+import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
+import path from "node:path"
+import * as z from "zod"
+import { FILE_TOOL_IDS } from "../../machines/agent.partition"
+import type { FileOutcome, ForgeFiles } from "../../services/files/forge.files"
+import type { WebFetch } from "../../services/files/fetch.ports"
+import { DEFAULT_FETCH_MAX_LENGTH, fetchAnswer } from "../../services/files/fetch.page"
+import { FileToolError } from "../../services/files/file.errors"
+import type { JournalActor } from "../../services/files/journal"
+import { patchListSchema } from "../../services/files/patch.schema"
+import { resolveToolPath } from "../workspace/tool.paths"
+import { type ForgeToolResult, forgeTool } from "./tool.args"
+import { screenText } from "./tool.screen"
+
+// The forge file tools. Each is a thin shell: its args are parsed by forgeTool (the partition asked first), its path
+// resolved to a real path and confined to the session's workspace (outside it, the user's external_directory
+// permission decides, as for opencode's own tools), then the files service acts and journals.
+
+export { FILE_TOOL_IDS }
+
+const absolutePath = z.string().min(1).describe("Absolute path of the file")
+
+export interface FileToolsDeps {
+  /** The session's workspace: the git worktree root, or the folder itself. */
+  workspace: string
+  files: () => Promise<ForgeFiles>
+  web: () => Promise<WebFetch>
+  /** Who a change is journaled for: the root session, the call's message, the user turn it belongs to. */
+  actor(ctx: ToolContext): Promise<JournalActor>
+}
+
+export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_IDS)[number], ToolDefinition> {
+  /** The real path of the call's file, once it is inside the workspace or the user allowed the folder outside it. */
+  const confined = async (tool: string, raw: string, ctx: ToolContext): Promise<string> => {
+    const resolved = await resolveToolPath(tool, raw, deps.workspace)
+    if (resolved.inside) return resolved.real
+    const folder = path.dirname(resolved.real)
+    try {
+      await ctx.ask({
+        permission: "external_directory",
+        patterns: [`${folder}/*`],
+        always: [`${folder}/*`],
+        metadata: { filepath: resolved.real, parentDir: folder },
+      })
+    } catch {
+      throw new FileToolError(
+        `${tool}: ${raw} is outside this session's workspace (${deps.workspace}) and access to ${folder} was not allowed (the external_directory permission).`,
+      )
+    }
+    return resolved.real
+  }
+  return {
+    forge_read: forgeTool("forge_read", {
+      description:
+        "Read a text file by absolute path: its lines numbered, up to 2,000 at a time (offset and limit page on). Binary files are refused with their kind and size; a file that is not UTF-8 is refused at its first bad byte, never shown mangled.",
+      args: {
+        path: absolutePath,
+        offset: z.number().int().min(1).optional().describe("First line to show, from 1"),
+        limit: z.number().int().min(1).optional().describe("Lines to show; 2,000 by default"),
+      },
+      async execute(args, ctx) {
+        const file = await confined("forge_read", args.path, ctx)
+        return answer(await (await deps.files()).read(file, { offset: args.offset, limit: args.limit }), file)
+      },
+    }),
+    forge_write: forgeTool("forge_write", {
+      description:
+        "Write a whole file by absolute path, creating its folders. An existing file is refused unless overwrite is true. Atomic (never half written) and journaled: forge_undo takes it back.",
+      args: {
+        path: absolutePath,
+        content: z.string().describe("The file's whole new content"),
+        overwrite: z.boolean().default(false).describe("Replace an existing file"),
+      },
+      async execute(args, ctx) {
+        const file = await confined("forge_write", args.path, ctx)
+        return answer(await (await deps.files()).write(file, args.content, args.overwrite, await deps.actor(ctx)), file)
+      },
+    }),
+    forge_patch: forgeTool("forge_patch", {
+      description:
+        "Change a text file by exact text matches (never fuzzy): prepend, append or replace `content` at `search`, or swap `search` with `with`. A text found more than once needs its `occurrence`; a text not found is refused and named. All patches of a call apply together or none does; line endings and the final newline are kept. Journaled: forge_undo takes it back.",
+      args: { path: absolutePath, patches: patchListSchema },
+      async execute(args, ctx) {
+        const file = await confined("forge_patch", args.path, ctx)
+        return answer(await (await deps.files()).patch(file, args.patches, await deps.actor(ctx)), file)
+      },
+    }),
+    forge_remove: forgeTool("forge_remove", {
+      description: "Remove a file by absolute path (not a folder). Journaled: forge_undo restores it.",
+      args: { path: absolutePath },
+      async execute(args, ctx) {
+        const file = await confined("forge_remove", args.path, ctx)
+        return answer(await (await deps.files()).remove(file, await deps.actor(ctx)), file)
+      },
+    }),
+    forge_undo: forgeTool("forge_undo", {
+      description:
+        "Revert the most recent Forge change of a file (write, patch, remove); call again to walk further back. Undoing a creation removes the file, undoing a removal restores it. Refused when the file changed since that change.",
+      args: { path: absolutePath },
+      async execute(args, ctx) {
+        const file = await confined("forge_undo", args.path, ctx)
+        return answer(await (await deps.files()).undo(file, await deps.actor(ctx)), file)
+      },
+    }),
+    forge_fetch: forgeTool("forge_fetch", {
+      description:
+        "Fetch an http(s) URL: HTML as markdown (raw: true for the page as served), text and JSON as they are; other content is refused. Long content comes in windows of max_length characters: start_index pages on.",
+      args: {
+        url: z.string().min(1).describe("http:// or https:// URL"),
+        raw: z.boolean().default(false).describe("The content as served instead of markdown"),
+        max_length: z.number().int().min(1).max(1_000_000).default(DEFAULT_FETCH_MAX_LENGTH).describe("Characters to return"),
+        start_index: z.number().int().min(0).default(0).describe("First character to return, for paging"),
+      },
+      async execute(args) {
+        const fetched = await (await deps.web()).fetch(args.url, { raw: args.raw })
+        const output = fetchAnswer(fetched, { startIndex: args.start_index, maxLength: args.max_length })
+        return { output, title: screenText(`Fetched ${fetched.finalUrl}`, 120), metadata: { url: fetched.finalUrl } }
+      },
+    }),
+  }
+}
+
+function answer(outcome: FileOutcome, file: string): ForgeToolResult {
+  return { output: outcome.output, title: screenText(outcome.title, 120), metadata: { path: file } }
+}

@@ -1,0 +1,39 @@
+import { realpath } from "node:fs/promises"
+import path from "node:path"
+import { FileToolError } from "../../services/files/file.errors"
+
+/** A file tool's path: as given (absolute, normalized), its real path (links resolved), and whether that is inside. */
+export interface ToolPath {
+  path: string
+  real: string
+  /** Inside the session's workspace, by real path: a link out of it is outside. */
+  inside: boolean
+}
+
+/**
+ * Resolves a file tool's `path` argument: only absolute paths are taken; the real path resolves every link (for a
+ * file not there yet, its nearest existing folder's), so `..` and links cannot leave the workspace unseen.
+ */
+export async function resolveToolPath(tool: string, raw: string, workspace: string): Promise<ToolPath> {
+  if (!path.isAbsolute(raw)) throw new FileToolError(`${tool}: path "${raw}" is relative: give the absolute path (e.g. ${path.join(workspace, raw)}).`)
+  const normal = path.resolve(raw)
+  const real = await realOf(normal)
+  const root = await realOf(path.resolve(workspace))
+  return { path: normal, real, inside: real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep) }
+}
+
+/** The real path of `file`, or of its nearest existing ancestor joined with the rest. */
+async function realOf(file: string): Promise<string> {
+  const rest: string[] = []
+  for (let at = file; ; ) {
+    try {
+      return path.join(await realpath(at), ...rest.reverse())
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      const parent = path.dirname(at)
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === at) return file
+      rest.push(path.basename(at))
+      at = parent
+    }
+  }
+}

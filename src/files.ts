@@ -1,0 +1,14 @@
+import type { HostFilesHandle } from "../adapters/opencode/file.handle"
+import { createWebFetch } from "../adapters/network/web.fetch"
+import type { StorageConnection } from "../adapters/storage/storage.connection"
+import { sharedJournalStore } from "../adapters/storage/journal.repository"
+import { fsToolFiles } from "../adapters/workspace/tool.files"
+import { ForgeFiles } from "../services/files/forge.files"
+import { FileJournal } from "../services/files/journal"
+import type { Clock } from "../services/lifecycle/lifecycle.ports"
+
+/** The forge file tools of one workspace: files on disk, their journal in the workspace database, the web. */
+export function createHostFiles(options: { clock: Clock; connection: () => Promise<StorageConnection> }): HostFilesHandle {
+  const journal = new FileJournal({ store: sharedJournalStore(options.connection), files: fsToolFiles, clock: options.clock })
+  return { files: new ForgeFiles({ files: fsToolFiles, journal }), web: createWebFetch() }
+}

@@ -1,0 +1,143 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { type Server, createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import path from "node:path"
+import type { ToolDefinition } from "@opencode-ai/plugin"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { createFileTools } from "../../../adapters/opencode/file.tools"
+import { createWebFetch } from "../../../adapters/network/web.fetch"
+import { SqliteJournalStore } from "../../../adapters/storage/journal.repository"
+import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { fsToolFiles } from "../../../adapters/workspace/tool.files"
+import { ForgeFiles } from "../../../services/files/forge.files"
+import { FileJournal } from "../../../services/files/journal"
+import { callRaw, toolContext } from "../opencode/tool.context"
+import { tempDir } from "../../temp.dir"
+
+// The forge file tools as opencode calls them (raw args, the tool context), over real files, the real journal in
+// SQLite and a real web server on 127.0.0.1.
+
+describe("forge file tools", () => {
+  let work: string
+  let outside: string
+  let db: LifecycleStore
+  let tools: Record<string, ToolDefinition>
+  let asked: string[]
+
+  const call = (tool: string, args: unknown) => callRaw(tools[tool], args, toolContext("ses_1", work, asked))
+  const file = (name: string) => path.join(work, name)
+
+  beforeEach(async () => {
+    const root = tempDir("forge-file-tools-")
+    work = path.join(root, "work")
+    outside = path.join(root, "outside")
+    mkdirSync(work)
+    mkdirSync(outside)
+    asked = []
+    db = await openLifecycleStore(path.join(root, "db"))
+    let tick = 1_700_000_000_000
+    const journal = new FileJournal({ store: new SqliteJournalStore(db.connection), files: fsToolFiles, clock: { now: () => ++tick } })
+    const files = new ForgeFiles({ files: fsToolFiles, journal })
+    tools = createFileTools({
+      workspace: work,
+      files: async () => files,
+      web: async () => createWebFetch({ timeoutMs: 2_000 }),
+      actor: async (ctx) => ({ session: ctx.sessionID, message: ctx.messageID, turn: "turn_1" }),
+    })
+  })
+  afterEach(async () => db.close())
+
+  it("writes a new file with its folders, refuses to overwrite unless told, and undoes step by step back to nothing", async () => {
+    const target = file("src/deep/a.txt")
+    expect(await call("forge_write", { path: target, content: "one\n" })).toBe(`Created ${target} (1 lines, 4 bytes).`)
+    await expect(call("forge_write", { path: target, content: "two\n" })).rejects.toThrow(/exists \(4 bytes\); nothing was written\. Pass overwrite: true/)
+    await call("forge_write", { path: target, content: "two\n", overwrite: true })
+    await call("forge_patch", { path: target, patches: [{ operation: "append", search: "two\n", content: "three\n" }] })
+    await call("forge_remove", { path: target })
+    expect(existsSync(target)).toBe(false)
+    expect(await call("forge_undo", { path: target })).toContain("Undid forge_remove")
+    expect(readFileSync(target, "utf8")).toBe("two\nthree\n")
+    await call("forge_undo", { path: target })
+    expect(readFileSync(target, "utf8")).toBe("two\n")
+    await call("forge_undo", { path: target })
+    expect(readFileSync(target, "utf8")).toBe("one\n")
+    expect(await call("forge_undo", { path: target })).toContain("removed (that change had created it)")
+    expect(existsSync(target)).toBe(false)
+    await expect(call("forge_undo", { path: target })).rejects.toThrow(/^forge_undo: .*nothing/i)
+  })
+
+  it("patches exactly or not at all, keeping CRLF line endings; an ambiguous or missing text writes nothing", async () => {
+    const target = file("crlf.txt")
+    writeFileSync(target, "a = 1\r\nb = 1\r\n")
+    await expect(call("forge_patch", { path: target, patches: [{ operation: "replace", search: "= 1", content: "= 2" }] })).rejects.toThrow(
+      /occurs 2 times \(lines 1, 2\)/,
+    )
+    await expect(
+      call("forge_patch", {
+        path: target,
+        patches: [
+          { operation: "replace", search: "a = 1", content: "a = 2" },
+          { operation: "replace", search: "c = 1", content: "c = 2" },
+        ],
+      }),
+    ).rejects.toThrow(/1 of 2 patches failed, so none was applied/)
+    expect(readFileSync(target, "utf8")).toBe("a = 1\r\nb = 1\r\n")
+    await call("forge_patch", { path: target, patches: [{ operation: "replace", search: "b = 1\n", content: "b = 2\nc = 3\n" }] })
+    expect(readFileSync(target, "utf8")).toBe("a = 1\r\nb = 2\r\nc = 3\r\n")
+  })
+
+  it("reads text windowed and refuses binary files, folders and missing files by name", async () => {
+    writeFileSync(file("t.txt"), "x\ny\n")
+    writeFileSync(file("b.bin"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1]))
+    expect(await call("forge_read", { path: file("t.txt") })).toBe("1: x\n2: y")
+    await expect(call("forge_read", { path: file("b.bin") })).rejects.toThrow(/binary file \(ELF executable, 6 bytes\)/)
+    await expect(call("forge_read", { path: work })).rejects.toThrow(/is a folder, not a file/)
+    await expect(call("forge_remove", { path: file("nope.txt") })).rejects.toThrow(/nope\.txt does not exist/)
+    await expect(call("forge_patch", { path: file("b.bin"), patches: [{ operation: "replace", search: "E", content: "F" }] })).rejects.toThrow(
+      /binary file .* only text files are patched/,
+    )
+  })
+
+  it("takes absolute paths only, and asks the external_directory permission for one outside the workspace, links included", async () => {
+    await expect(call("forge_read", { path: "src/a.txt" })).rejects.toThrow(
+      `forge_read: path "src/a.txt" is relative: give the absolute path (e.g. ${file("src/a.txt")})`,
+    )
+    writeFileSync(path.join(outside, "o.txt"), "outside\n")
+    symlinkSync(outside, file("link"))
+    expect(await call("forge_read", { path: file("link/o.txt") })).toBe("1: outside")
+    expect(await call("forge_read", { path: `${work}/../outside/o.txt` })).toBe("1: outside")
+    expect(asked).toEqual(["external_directory", "external_directory"])
+    const denied = toolContext("ses_1", work)
+    denied.ask = async () => {
+      throw new Error("rejected")
+    }
+    await expect(callRaw(tools.forge_write, { path: path.join(outside, "new.txt"), content: "x" }, denied)).rejects.toThrow(
+      /is outside this session's workspace .* was not allowed \(the external_directory permission\)/,
+    )
+    expect(existsSync(path.join(outside, "new.txt"))).toBe(false)
+  })
+
+  describe("forge_fetch", () => {
+    let server: Server
+    let base: string
+    beforeEach(async () => {
+      server = createServer((req, res) => {
+        if (req.url === "/page") res.writeHead(200, { "content-type": "text/html" }).end("<html><title>T</title><body><h1>Hello</h1><p>World</p></body></html>")
+        else res.writeHead(404, { "content-type": "text/plain" }).end("no such page")
+      })
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    })
+    afterEach(async () => new Promise<void>((resolve) => server.close(() => resolve())))
+
+    it("answers HTML as markdown, pages with start_index, and reports an HTTP error plainly", async () => {
+      const page = await call("forge_fetch", { url: `${base}/page` })
+      expect(page).toContain("# Hello")
+      expect(page).toContain("World")
+      const first = await call("forge_fetch", { url: `${base}/page`, max_length: 5 })
+      expect(first).toMatch(/call forge_fetch again with start_index=5/)
+      await expect(call("forge_fetch", { url: `${base}/missing` })).rejects.toThrow(/404/)
+      await expect(call("forge_fetch", { url: "file:///etc/passwd" })).rejects.toThrow(/file:/)
+    })
+  })
+})

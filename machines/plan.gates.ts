@@ -18,7 +18,16 @@ const BANNED_BUILTIN_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "bas
  * Forge's own exec and mutating file tools: a draft plan bans them exactly like the builtins. crew_begin too: a crew
  * registered under a draft would carry out work the user has not approved.
  */
-const BANNED_FORGE_TOOLS: ReadonlySet<string> = new Set(["forge_shell", "forge_jobs", "forge_write", "forge_patch", "forge_remove", "forge_undo", "crew_begin"])
+const BANNED_FORGE_TOOLS: ReadonlySet<string> = new Set([
+  "forge_shell",
+  "forge_jobs",
+  "forge_write",
+  "forge_patch",
+  "forge_remove",
+  "forge_undo",
+  "forge_rewind",
+  "crew_begin",
+])
 
 /** Whether a draft plan's write-ban refuses this tool. Any tool named like a patch tool counts as a writer. */
 export function isWriteBannedTool(tool: string): boolean {

@@ -1,10 +1,16 @@
+import path from "node:path"
+import { writtenPaths } from "../../machines/agent.partition"
+import { resolveToolPath } from "../workspace/tool.paths"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
 import type { HostFilesHandle } from "./file.handle"
 import { FILE_TOOL_IDS, createFileTools } from "./file.tools"
 import type { Lazy } from "./lazy"
+import { userTurnsOf } from "./session.messages"
 
 /** User turns kept per session for the journal (the newest of each session; bounded like the session tree's cache). */
 const TURNS_KEPT = 1_000
+/** opencode's own calls in flight whose files were read before they ran (a call that never ends is dropped past this). */
+const CALLS_KEPT = 200
 
 /**
  * The forge file tools' part of the plugin: the tools, and the user turn each change belongs to (the journal keeps it,
@@ -12,6 +18,17 @@ const TURNS_KEPT = 1_000
  */
 export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>, workspace: string): ForgeFragment {
   const turns = new Map<string, string>()
+  /** Per call of opencode's own write/edit/apply_patch: each file it names, with its bytes before the call. */
+  const pending = new Map<string, { path: string; before: Uint8Array | undefined }[]>()
+  const rootOf = async (sessionID: string) => ctx.tree.knownRootOf(sessionID) ?? (await ctx.tree.rootOf(sessionID))
+  // Journaling another tool's change is best effort: Forge's trouble never stops or fails opencode's own tools.
+  const besteffort = async (what: string, run: () => Promise<void>) => {
+    try {
+      await run()
+    } catch (error) {
+      ctx.log.warn(`file journal: ${what}: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
   return {
     id: "files",
     toolIds: FILE_TOOL_IDS,
@@ -19,12 +36,40 @@ export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>,
       workspace,
       files: async () => (await files.get()).files,
       web: async () => (await files.get()).web,
+      userTurns: (session) => userTurnsOf(ctx.client, session),
       async actor(tool) {
-        const session = ctx.tree.knownRootOf(tool.sessionID) ?? (await ctx.tree.rootOf(tool.sessionID))
+        const session = await rootOf(tool.sessionID)
         return { session, message: tool.messageID, turn: turns.get(session) }
       },
     }),
     hooks: {
+      // opencode's own file tools are journaled like Forge's: the files they name are read before the call runs.
+      async "tool.execute.before"(input, output) {
+        const named = writtenPaths(input.tool, output.args)
+        if (named.length === 0) return
+        await besteffort(`${input.tool} before ${input.callID}`, async () => {
+          const host = await files.get()
+          const seen = []
+          for (const raw of named) {
+            const { real } = await resolveToolPath(input.tool, path.resolve(ctx.directory, raw), workspace)
+            seen.push({ path: real, before: await host.files.snapshot(real) })
+          }
+          pending.set(input.callID, seen)
+          if (pending.size > CALLS_KEPT) pending.delete(pending.keys().next().value as string)
+        })
+      },
+
+      async "tool.execute.after"(input) {
+        const seen = pending.get(input.callID)
+        if (seen === undefined) return
+        pending.delete(input.callID)
+        await besteffort(`${input.tool} after ${input.callID}`, async () => {
+          const host = await files.get()
+          const session = await rootOf(input.sessionID)
+          for (const { path: file, before } of seen) await host.files.recordExternal(input.tool, file, before, { session, turn: turns.get(session) })
+        })
+      },
+
       async "chat.message"(input, output) {
         const id = (output.message as { id?: unknown } | undefined)?.id
         if (typeof id !== "string") return

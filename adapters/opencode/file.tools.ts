@@ -27,6 +27,8 @@ export interface FileToolsDeps {
   web: () => Promise<WebFetch>
   /** Who a change is journaled for: the root session, the call's message, the user turn it belongs to. */
   actor(ctx: ToolContext): Promise<JournalActor>
+  /** The session's user turns, oldest first (the id of each user message and when it was sent). */
+  userTurns(session: string): Promise<{ id: string; at: number }[]>
 }
 
 export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_IDS)[number], ToolDefinition> {
@@ -100,6 +102,31 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
       async execute(args, ctx) {
         const file = await confined("forge_undo", args.path, ctx)
         return answer(await (await deps.files()).undo(file, await deps.actor(ctx)), file)
+      },
+    }),
+    forge_rewind: forgeTool("forge_rewind", {
+      description:
+        "Take every file this session changed since a user turn back to how it was when that turn was sent, in one step: the turn by number (1 = the session's first user message) or by message id. Forge's own changes and opencode's write, edit and apply_patch count; creations are removed and removals restored. A file someone else changed since is reported as a conflict and left alone, unless force is true.",
+      args: {
+        turn: z.number().int().min(1).optional().describe("The user turn, counted from 1"),
+        message: z.string().min(1).optional().describe("The user message id of the turn"),
+        force: z.boolean().default(false).describe("Restore conflicting files too"),
+      },
+      async execute(args, ctx) {
+        if ((args.turn === undefined) === (args.message === undefined))
+          throw new FileToolError("forge_rewind: give either turn (a number from 1) or message (a user message id), one of them.")
+        const actor = await deps.actor(ctx)
+        const turns = await deps.userTurns(actor.session)
+        const target = args.turn !== undefined ? turns[args.turn - 1] : turns.find((t) => t.id === args.message)
+        if (target === undefined)
+          throw new FileToolError(
+            args.turn !== undefined
+              ? `forge_rewind: the session has ${turns.length} user turn(s); turn ${args.turn} is not one of them.`
+              : `forge_rewind: ${args.message} is no user message of this session.`,
+          )
+        const label = `turn ${turns.indexOf(target) + 1} (${target.id})`
+        const outcome = await (await deps.files()).rewind(label, target.at, args.force, actor)
+        return { output: outcome.output, title: screenText(outcome.title, 120), metadata: { turn: label } }
       },
     }),
     forge_fetch: forgeTool("forge_fetch", {

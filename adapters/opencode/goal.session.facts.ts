@@ -1,21 +1,8 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import type { GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
+import { messagesOf } from "./session.messages"
 
 // What the goal loop asks opencode about a session, and how it speaks into one.
-
-interface MessageInfo {
-  role?: string
-  agent?: string
-  time?: { created?: number }
-  cost?: number
-  tokens?: { input?: number; output?: number; reasoning?: number }
-}
-
-async function messagesOf(client: PluginInput["client"], sessionId: string): Promise<MessageInfo[]> {
-  const result = await client.session.messages({ path: { id: sessionId } })
-  if (result.error || result.data === undefined) throw new Error(`session.messages failed: ${JSON.stringify(result.error)}`)
-  return result.data.map((m) => m.info as MessageInfo)
-}
 
 export function createSessionFacts(client: PluginInput["client"], hasDraftPlan: (sessionId: string) => Promise<boolean>): SessionFacts {
   return {

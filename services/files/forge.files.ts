@@ -2,7 +2,7 @@ import { FileToolError } from "./file.errors"
 import type { ToolFiles } from "./file.ports"
 import { type ReadRequest, readAnswer } from "./file.read"
 import { binaryKindOf, sizeText } from "./file.kind"
-import { type FileJournal, JournalError, type JournalActor, type RestoreAction } from "./journal"
+import { type FileJournal, JournalError, type JournalActor, type RestoreAction, type RewindReport } from "./journal"
 import { applyPatches } from "./patch.apply"
 import type { Patch } from "./patch.schema"
 
@@ -90,6 +90,39 @@ export class ForgeFiles {
     })
   }
 
+  /**
+   * forge_rewind: every file the session changed since `since` (when the user turn `turn` was sent) back as it was
+   * then, in one step; a file someone else changed since is a conflict left alone unless `force`.
+   */
+  async rewind(turn: string, since: number, force: boolean, actor: JournalActor): Promise<FileOutcome> {
+    let report: RewindReport
+    try {
+      report = await this.deps.journal.rewind({ ...actor, since, force })
+    } catch (error) {
+      if (error instanceof JournalError) throw new FileToolError(`forge_rewind: ${error.message}`)
+      throw error
+    }
+    return { output: rewindText(turn, report), title: `Rewound to ${turn}: ${report.restored.length} file(s)` }
+  }
+
+  /**
+   * Journals a change another tool made (opencode's own write, edit, apply_patch), from the bytes seen before the call
+   * and the file as it is after it, so forge_undo and a rewind can take it back too.
+   */
+  recordExternal(tool: string, path: string, before: Uint8Array | undefined, actor: JournalActor): Promise<void> {
+    return this.serial(path, async () => {
+      const kind = await this.deps.files.kind(path)
+      const after = kind === "file" ? await this.deps.files.read(path) : undefined
+      if (kind !== "file" && kind !== "missing") return
+      await this.deps.journal.record({ ...actor, tool, path, before, after })
+    })
+  }
+
+  /** The bytes of a file about to be changed by another tool; undefined when it is no file (not there yet). */
+  async snapshot(path: string): Promise<Uint8Array | undefined> {
+    return (await this.deps.files.kind(path)) === "file" ? this.deps.files.read(path) : undefined
+  }
+
   /** Refuses a path that is no regular file, naming what it is. */
   private async requireFile(tool: string, path: string): Promise<void> {
     const kind = await this.deps.files.kind(path)
@@ -126,4 +159,17 @@ function textOf(tool: string, path: string, bytes: Uint8Array): string {
 function lineCount(text: string): number {
   if (text === "") return 0
   return text.split("\n").length - (text.endsWith("\n") ? 1 : 0)
+}
+
+function rewindText(turn: string, report: RewindReport): string {
+  const lines = [`Rewound the session's files to ${turn}:`]
+  for (const r of report.restored) lines.push(`- ${r.path}: ${r.action}${r.overrode === undefined ? "" : ` (forced over: ${r.overrode})`}`)
+  for (const path of report.unchanged) lines.push(`- ${path}: already as it was`)
+  for (const c of report.conflicts) lines.push(`- ${c.path}: conflict: ${c.why}`)
+  if (lines.length === 1) lines.push("- nothing: the session changed no file since then")
+  if (report.conflicts.length > 0)
+    lines.push(
+      `${report.conflicts.length} conflict(s): call forge_rewind again with force: true to restore them too (the overwritten content stays in the journal).`,
+    )
+  return lines.join("\n")
 }

@@ -2,9 +2,12 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { type Server, createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import path from "node:path"
-import type { ToolDefinition } from "@opencode-ai/plugin"
+import type { Hooks, ToolDefinition } from "@opencode-ai/plugin"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { fileFragment } from "../../../adapters/opencode/file.fragment"
 import { createFileTools } from "../../../adapters/opencode/file.tools"
+import type { FragmentContext } from "../../../adapters/opencode/forge.fragment"
+import { ready } from "../../../adapters/opencode/lazy"
 import { createWebFetch } from "../../../adapters/network/web.fetch"
 import { SqliteJournalStore } from "../../../adapters/storage/journal.repository"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
@@ -12,6 +15,7 @@ import { fsToolFiles } from "../../../adapters/workspace/tool.files"
 import { ForgeFiles } from "../../../services/files/forge.files"
 import { FileJournal } from "../../../services/files/journal"
 import { callRaw, toolContext } from "../opencode/tool.context"
+import { memoryLogger } from "../plan/plan.helpers"
 import { tempDir } from "../../temp.dir"
 
 // The forge file tools as opencode calls them (raw args, the tool context), over real files, the real journal in
@@ -23,6 +27,8 @@ describe("forge file tools", () => {
   let db: LifecycleStore
   let tools: Record<string, ToolDefinition>
   let asked: string[]
+  let tick: number
+  let userTurns: { id: string; at: number }[]
 
   const call = (tool: string, args: unknown) => callRaw(tools[tool], args, toolContext("ses_1", work, asked))
   const file = (name: string) => path.join(work, name)
@@ -35,14 +41,16 @@ describe("forge file tools", () => {
     mkdirSync(outside)
     asked = []
     db = await openLifecycleStore(path.join(root, "db"))
-    let tick = 1_700_000_000_000
+    tick = 1_700_000_000_000
+    userTurns = []
     const journal = new FileJournal({ store: new SqliteJournalStore(db.connection), files: fsToolFiles, clock: { now: () => ++tick } })
     const files = new ForgeFiles({ files: fsToolFiles, journal })
     tools = createFileTools({
       workspace: work,
       files: async () => files,
       web: async () => createWebFetch({ timeoutMs: 2_000 }),
-      actor: async (ctx) => ({ session: ctx.sessionID, message: ctx.messageID, turn: "turn_1" }),
+      actor: async (ctx) => ({ session: ctx.sessionID, message: ctx.messageID, turn: userTurns.at(-1)?.id }),
+      userTurns: async () => userTurns,
     })
   })
   afterEach(async () => db.close())
@@ -117,6 +125,33 @@ describe("forge file tools", () => {
     expect(existsSync(path.join(outside, "new.txt"))).toBe(false)
   })
 
+  it("rewinds every file the session changed since a user turn, leaving a file changed by someone else alone unless forced", async () => {
+    writeFileSync(file("notes.txt"), "v1\n")
+    userTurns.push({ id: "msg_1", at: tick })
+    await call("forge_write", { path: file("a.txt"), content: "a\n" })
+    await call("forge_patch", { path: file("notes.txt"), patches: [{ operation: "replace", search: "v1", content: "v2" }] })
+    userTurns.push({ id: "msg_2", at: ++tick })
+    await call("forge_write", { path: file("b.txt"), content: "b\n" })
+    await call("forge_remove", { path: file("notes.txt") })
+    expect(await call("forge_rewind", { turn: 2 })).toBe(
+      `Rewound the session's files to turn 2 (msg_2):\n- ${file("b.txt")}: removed\n- ${file("notes.txt")}: recreated`,
+    )
+    expect(readFileSync(file("notes.txt"), "utf8")).toBe("v2\n")
+    expect(existsSync(file("b.txt"))).toBe(false)
+    // Someone else changes a.txt: rewinding to turn 1 restores notes.txt and leaves a.txt as a conflict.
+    writeFileSync(file("a.txt"), "theirs\n")
+    const rewound = await call("forge_rewind", { message: "msg_1" })
+    expect(rewound).toContain(`- ${file("notes.txt")}: restored`)
+    expect(rewound).toContain(`- ${file("a.txt")}: conflict: its content is not what Forge left there`)
+    expect(rewound).toContain("1 conflict(s): call forge_rewind again with force: true")
+    expect(readFileSync(file("a.txt"), "utf8")).toBe("theirs\n")
+    expect(readFileSync(file("notes.txt"), "utf8")).toBe("v1\n")
+    expect(await call("forge_rewind", { turn: 1, force: true })).toContain(`- ${file("a.txt")}: removed (forced over:`)
+    expect(existsSync(file("a.txt"))).toBe(false)
+    await expect(call("forge_rewind", { turn: 3 })).rejects.toThrow("forge_rewind: the session has 2 user turn(s); turn 3 is not one of them.")
+    await expect(call("forge_rewind", { turn: 1, message: "msg_1" })).rejects.toThrow("give either turn")
+  })
+
   describe("forge_fetch", () => {
     let server: Server
     let base: string
@@ -139,5 +174,46 @@ describe("forge file tools", () => {
       await expect(call("forge_fetch", { url: `${base}/missing` })).rejects.toThrow(/404/)
       await expect(call("forge_fetch", { url: "file:///etc/passwd" })).rejects.toThrow(/file:/)
     })
+  })
+})
+
+describe("opencode's own file tools in the journal", () => {
+  it("journals write and apply_patch through the fragment's hooks, so forge_undo and forge_rewind take them back", async () => {
+    const root = tempDir("forge-file-hooks-")
+    const work = path.join(root, "work")
+    mkdirSync(work)
+    const db = await openLifecycleStore(path.join(root, "db"))
+    try {
+      const journal = new FileJournal({ store: new SqliteJournalStore(db.connection), files: fsToolFiles, clock: { now: () => Date.now() } })
+      const ctx = {
+        directory: work,
+        log: memoryLogger(),
+        tree: { knownRootOf: (id: string) => id, rootOf: async (id: string) => id },
+      } as unknown as FragmentContext
+      const fragment = fileFragment(ctx, ready({ files: new ForgeFiles({ files: fsToolFiles, journal }), web: createWebFetch() }), work)
+      const before = fragment.hooks?.["tool.execute.before"] as NonNullable<Hooks["tool.execute.before"]>
+      const after = fragment.hooks?.["tool.execute.after"] as NonNullable<Hooks["tool.execute.after"]>
+      const target = path.join(work, "a.txt")
+      writeFileSync(target, "mine\n")
+      // opencode's write: the hook reads the file before the call, the tool writes, the after hook journals.
+      await before({ tool: "write", sessionID: "ses_1", callID: "c1" }, { args: { filePath: target, content: "theirs\n" } })
+      writeFileSync(target, "theirs\n")
+      await after({ tool: "write", sessionID: "ses_1", callID: "c1", args: {} }, { title: "", output: "", metadata: {} })
+      // apply_patch names workspace-relative files in its headers; one it adds did not exist before.
+      const patchText = "*** Begin Patch\n*** Add File: src/new.txt\n+hello\n*** End Patch"
+      await before({ tool: "apply_patch", sessionID: "ses_1", callID: "c2" }, { args: { patchText } })
+      mkdirSync(path.join(work, "src"))
+      writeFileSync(path.join(work, "src/new.txt"), "hello\n")
+      await after({ tool: "apply_patch", sessionID: "ses_1", callID: "c2", args: {} }, { title: "", output: "", metadata: {} })
+      const undo = (file: string) => callRaw(fragment.tools?.forge_undo, { path: file }, toolContext("ses_1", work))
+      expect(await undo(target)).toContain("Undid write")
+      expect(readFileSync(target, "utf8")).toBe("mine\n")
+      expect(await undo(path.join(work, "src/new.txt"))).toContain("Undid apply_patch")
+      expect(existsSync(path.join(work, "src/new.txt"))).toBe(false)
+      // A call the hooks never saw begin is no one's to journal.
+      await after({ tool: "edit", sessionID: "ses_1", callID: "unknown", args: {} }, { title: "", output: "", metadata: {} })
+    } finally {
+      await db.close()
+    }
   })
 })

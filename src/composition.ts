@@ -78,7 +78,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     roster: o.roster,
     repository: () => database.repository(),
   })
-  const files = createHostFiles({ clock: systemClock, connection: () => database.connection() })
+  const files = createHostFiles({ clock: systemClock, connection: () => database.connection(), journalMaxMB: o.options.files.journalMaxMB })
   const jobs = createHostJobs({
     carryWake: (sessionId, text) => goals.loop.carryWake(sessionId, text),
     client: o.client,

@@ -8,7 +8,8 @@ import { FileJournal } from "../services/files/journal"
 import type { Clock } from "../services/lifecycle/lifecycle.ports"
 
 /** The forge file tools of one workspace: files on disk, their journal in the workspace database, the web. */
-export function createHostFiles(options: { clock: Clock; connection: () => Promise<StorageConnection> }): HostFilesHandle {
+export function createHostFiles(options: { clock: Clock; connection: () => Promise<StorageConnection>; journalMaxMB: number }): HostFilesHandle {
   const journal = new FileJournal({ store: sharedJournalStore(options.connection), files: fsToolFiles, clock: options.clock })
-  return { files: new ForgeFiles({ files: fsToolFiles, journal }), web: createWebFetch() }
+  const journalLimitBytes = options.journalMaxMB * 1024 * 1024
+  return { files: new ForgeFiles({ files: fsToolFiles, journal, journalLimitBytes }), web: createWebFetch() }
 }

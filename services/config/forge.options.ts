@@ -15,6 +15,8 @@ const optionSchemas = {
     .positive()
     .transform((ms) => Math.max(ms, 60_000))
     .default(600_000),
+  // The undo journal's size (each version's bytes, once); past it the oldest turns are pruned first.
+  "files.journalMaxMB": z.number().int().min(1).default(256),
 } as const
 
 type OptionKey = keyof typeof optionSchemas
@@ -23,6 +25,7 @@ type OptionValues = { [K in OptionKey]: z.output<(typeof optionSchemas)[K]> }
 export interface ForgeOptions {
   jobs: { mode: OptionValues["jobs.mode"]; keepBuiltinShell: boolean; survive: OptionValues["jobs.survive"] }
   watchdog: { mode: OptionValues["watchdog.mode"]; stallMs: number }
+  files: { journalMaxMB: number }
 }
 
 export interface ParsedOptions {
@@ -76,6 +79,7 @@ export function parseForgeOptions(raw: unknown): ParsedOptions {
     options: {
       jobs: { mode: v["jobs.mode"], keepBuiltinShell: v["jobs.keepBuiltinShell"], survive: v["jobs.survive"] },
       watchdog: { mode: v["watchdog.mode"], stallMs: v["watchdog.stallMs"] },
+      files: { journalMaxMB: v["files.journalMaxMB"] },
     },
     warnings,
   }

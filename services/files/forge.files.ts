@@ -26,10 +26,17 @@ const UNDONE: Record<RestoreAction, string> = {
   recreated: "recreated (that change had removed it)",
 }
 
+export interface ForgeFilesDeps {
+  files: ToolFiles
+  journal: FileJournal
+  /** The journal's bound in bytes (each version once); unbounded when absent. */
+  journalLimitBytes?: number
+}
+
 export class ForgeFiles {
   private readonly queues = new Map<string, Promise<unknown>>()
 
-  constructor(private readonly deps: { files: ToolFiles; journal: FileJournal }) {}
+  constructor(private readonly deps: ForgeFilesDeps) {}
 
   async read(path: string, request: ReadRequest = {}): Promise<FileOutcome> {
     await this.requireFile("forge_read", path)
@@ -49,7 +56,7 @@ export class ForgeFiles {
         )
       const after = ENCODER.encode(content)
       await this.deps.files.write(path, after)
-      await this.deps.journal.record({ ...actor, tool: "forge_write", path, before, after })
+      await this.journaled({ ...actor, tool: "forge_write", path, before, after })
       const verb = before === undefined ? "Created" : "Overwrote"
       return { output: `${verb} ${path} (${lineCount(content)} lines, ${sizeText(after.length)}).`, title: `${verb} ${path}` }
     })
@@ -62,7 +69,7 @@ export class ForgeFiles {
       const result = applyPatches(textOf("forge_patch", path, before), patches)
       const after = ENCODER.encode(result.text)
       await this.deps.files.write(path, after)
-      await this.deps.journal.record({ ...actor, tool: "forge_patch", path, before, after })
+      await this.journaled({ ...actor, tool: "forge_patch", path, before, after })
       const where = result.changes.map((c) => `${c.op} at line ${c.line}${c.otherLine === undefined ? "" : ` and ${c.otherLine}`}`).join(", ")
       return { output: `Patched ${path}: ${where}.`, title: `Patched ${path} (${result.changes.length})` }
     })
@@ -73,7 +80,7 @@ export class ForgeFiles {
       await this.requireFile("forge_remove", path)
       const before = await this.deps.files.read(path)
       await this.deps.files.remove(path)
-      await this.deps.journal.record({ ...actor, tool: "forge_remove", path, before, after: undefined })
+      await this.journaled({ ...actor, tool: "forge_remove", path, before, after: undefined })
       return { output: `Removed ${path} (forge_undo restores it).`, title: `Removed ${path}` }
     })
   }
@@ -114,13 +121,21 @@ export class ForgeFiles {
       const kind = await this.deps.files.kind(path)
       const after = kind === "file" ? await this.deps.files.read(path) : undefined
       if (kind !== "file" && kind !== "missing") return
-      await this.deps.journal.record({ ...actor, tool, path, before, after })
+      await this.journaled({ ...actor, tool, path, before, after })
     })
   }
 
   /** The bytes of a file about to be changed by another tool; undefined when it is no file (not there yet). */
   async snapshot(path: string): Promise<Uint8Array | undefined> {
     return (await this.deps.files.kind(path)) === "file" ? this.deps.files.read(path) : undefined
+  }
+
+  /** Journals a change, then keeps the journal within its bound (the oldest turns go first). */
+  private async journaled(input: Parameters<FileJournal["record"]>[0]): Promise<void> {
+    await this.deps.journal.record(input)
+    const limit = this.deps.journalLimitBytes
+    // The change is on disk and journaled: a prune that fails leaves the journal large, and the next change tries again.
+    if (limit !== undefined) await this.deps.journal.prune(limit).catch(() => undefined)
   }
 
   /** Refuses a path that is no regular file, naming what it is. */

@@ -217,3 +217,28 @@ describe("opencode's own file tools in the journal", () => {
     }
   })
 })
+
+describe("the journal's bound", () => {
+  it("drops the oldest turns once the journal holds more than its bound, never the newest", async () => {
+    const root = tempDir("forge-file-bound-")
+    const db = await openLifecycleStore(path.join(root, "db"))
+    try {
+      const store = new SqliteJournalStore(db.connection)
+      const journal = new FileJournal({ store, files: fsToolFiles, clock: { now: () => Date.now() } })
+      const files = new ForgeFiles({ files: fsToolFiles, journal, journalLimitBytes: 1_000 })
+      const big = (c: string) => c.repeat(400)
+      const target = path.join(root, "a.txt")
+      await files.write(target, big("a"), false, { session: "s", turn: "t1" })
+      await files.write(target, big("b"), true, { session: "s", turn: "t2" })
+      await files.write(target, big("c"), true, { session: "s", turn: "t3" })
+      expect(await store.blobBytes()).toBeLessThanOrEqual(1_000)
+      expect((await store.turns()).map((t) => t.turn)).toEqual(["t3"])
+      // What is left can still be undone; what was pruned cannot.
+      await files.undo(target, { session: "s" })
+      expect(readFileSync(target, "utf8")).toBe(big("b"))
+      await expect(files.undo(target, { session: "s" })).rejects.toThrow(/forge_undo: /)
+    } finally {
+      await db.close()
+    }
+  })
+})

@@ -7,7 +7,15 @@ describe("plugin options", () => {
     expect(defaultForgeOptions).toEqual({
       jobs: { mode: "auto", keepBuiltinShell: false, survive: "never" },
       watchdog: { mode: "kill", stallMs: 600_000 },
+      files: { journalMaxMB: 256 },
     })
+  })
+
+  it("the journal's bound is a whole number of MB from 1; anything else falls back, named", () => {
+    expect(parseForgeOptions({ files: { journalMaxMB: 16 } }).options.files.journalMaxMB).toBe(16)
+    const { options, warnings } = parseForgeOptions({ files: { journalMaxMB: 0.5 } })
+    expect(options.files.journalMaxMB).toBe(256)
+    expect(warnings[0]).toMatch(/^option files\.journalMaxMB: 0\.5 is invalid .*using the default 256$/)
   })
 
   it("valid values are taken", () => {

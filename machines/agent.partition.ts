@@ -13,8 +13,11 @@ export const FILE_TOOL_IDS = ["forge_read", "forge_write", "forge_patch", "forge
 /** The file tools that change files: a read-only worker has them denied. */
 export const FILE_WRITE_TOOL_IDS: readonly string[] = ["forge_write", "forge_patch", "forge_remove", "forge_undo", "forge_rewind"]
 
+/** attempt_completion may complete the session's goal: a state tool too. */
+export const COMPLETION_TOOL_IDS = ["attempt_completion"] as const
+
 /** The harness state tools: the primary forge agent alone calls them. */
-export const STATE_TOOL_IDS: readonly string[] = [...PLAN_TOOL_IDS, ...GOAL_TOOL_IDS, ...CREW_TOOL_IDS]
+export const STATE_TOOL_IDS: readonly string[] = [...PLAN_TOOL_IDS, ...GOAL_TOOL_IDS, ...CREW_TOOL_IDS, ...COMPLETION_TOOL_IDS]
 /** Every tool of the forge family: the state tools, the exec surface and the file tools. Agents outside the family see none. */
 export const FORGE_TOOL_IDS: readonly string[] = [...STATE_TOOL_IDS, ...JOB_TOOL_IDS, ...FILE_TOOL_IDS]
 

@@ -10,6 +10,7 @@ import type { HostCrewsHandle } from "../adapters/opencode/crew.handle"
 import type { CrewRosterSource } from "../services/crew/crew.ports"
 import { createHostCrews } from "./crews"
 import { createHostFiles } from "./files"
+import { Completions } from "../services/completion/completion"
 import type { HostFilesHandle } from "../adapters/opencode/file.handle"
 import { type HostGoals, createHostGoals } from "./goals"
 import { createHostJobs } from "./jobs"
@@ -48,6 +49,8 @@ export interface ForgeComposition {
   crews: HostCrewsHandle
   /** The forge file tools: files and their undo journal, the web. */
   files: HostFilesHandle
+  /** attempt_completion's results and the goal's completion gate. */
+  completions: Completions
   /** Undefined where the host has no /proc: the watchdog stands down. */
   watchdog?: WatchdogService
   /** After the hooks' dispose: the ledgers, the host's queued records, the database, the job host's exit handlers. */
@@ -78,6 +81,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     roster: o.roster,
     repository: () => database.repository(),
   })
+  const completions = new Completions({ store: ledgers, clock: systemClock, goals: async () => goals.service })
   const files = createHostFiles({ clock: systemClock, connection: () => database.connection(), journalMaxMB: o.options.files.journalMaxMB })
   const jobs = createHostJobs({
     carryWake: (sessionId, text) => goals.loop.carryWake(sessionId, text),
@@ -98,6 +102,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     goals,
     crews,
     files,
+    completions,
     watchdog: watchdog?.service,
     async close() {
       goals.dispose()

@@ -1,5 +1,6 @@
 import { crewFragment } from "../adapters/opencode/crew.fragment"
 import type { HostCrewsHandle } from "../adapters/opencode/crew.handle"
+import { completionFragment } from "../adapters/opencode/completion.fragment"
 import { fileFragment } from "../adapters/opencode/file.fragment"
 import type { HostFilesHandle } from "../adapters/opencode/file.handle"
 import type { ForgeFragment, FragmentContext } from "../adapters/opencode/forge.fragment"
@@ -12,6 +13,7 @@ import { planFragment } from "../adapters/opencode/plan.fragment"
 import { watchdogFragment } from "../adapters/opencode/watchdog.fragment"
 import { workerFragment } from "../adapters/opencode/worker.fragment"
 import type { HostWorkersHandle } from "../adapters/opencode/worker.handle"
+import type { Completions } from "../services/completion/completion"
 import type { JobSupervisor } from "../services/jobs/job.supervisor"
 import type { LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../services/watchdog/watchdog.service"
@@ -34,6 +36,8 @@ export interface ForgeLifecycles {
   crews?: Lazy<HostCrewsHandle>
   /** The forge file tools, built on first use, confined to `workspace` (a harness without them has no file tools). */
   files?: { handle: Lazy<HostFilesHandle>; workspace: string }
+  /** attempt_completion's service, built on first use (a harness without it has no attempt_completion). */
+  completions?: Lazy<Completions>
   /** The forge.json workers of this host, read at every config build (a harness without them materializes none). */
   workers?: Lazy<HostWorkersHandle>
   /** The hang watchdog, built on the first watched call; undefined where the host has no /proc. */
@@ -49,6 +53,7 @@ export function forgeFragments(lifecycles: ForgeLifecycles): (context: FragmentC
     ...(lifecycles.goals === undefined ? [] : [goalFragment(context, lifecycles.goals)]),
     ...(lifecycles.crews === undefined ? [] : [crewFragment(context, lifecycles.crews)]),
     ...(lifecycles.files === undefined ? [] : [fileFragment(context, lifecycles.files.handle, lifecycles.files.workspace)]),
+    ...(lifecycles.completions === undefined ? [] : [completionFragment(context, lifecycles.completions)]),
     watchdogFragment(context, lifecycles.watchdog),
   ]
 }

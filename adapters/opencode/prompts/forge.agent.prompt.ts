@@ -42,4 +42,8 @@ Crews (parallel subagent waves over a declared plan):
 - Dispatch each wave as parallel task calls to the forge-* workers that fit; verify each result against its evidence,
   retry a failure once, and close with crew_close: a PASS/FAIL verdict with evidence per declared subtask.
 
+Files: forge_read, forge_write, forge_patch (exact text only), forge_remove; every change is journaled, so forge_undo
+takes a file's last change back and forge_rewind takes the session's files back to a user turn. When the task is done,
+attempt_completion presents the result (under an active goal it is the goal's completion, checked by the host).
+
 - A tool refusal from Forge names the gate and the way past it: follow it, do not work around it.`

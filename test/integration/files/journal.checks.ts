@@ -1,40 +1,17 @@
 // The undo journal over the real SQLite store (the workspace database's connection) and real files, driver-agnostic:
 // run under Node (sqlite3) by journal.store.test.ts and under opencode's Bun (bun:sqlite) by journal.bun.ts. Each
 // check gets a fresh folder it may fill; the caller removes it.
+import { fsToolFiles } from "../../../adapters/workspace/tool.files"
 import assert from "node:assert/strict"
 import { randomBytes } from "node:crypto"
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import path from "node:path"
 import { SqliteJournalStore } from "../../../adapters/storage/journal.repository"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { FileJournal, JournalError, UNDO_TOOL } from "../../../services/files/journal"
 import type { JournalFiles } from "../../../services/files/journal.ports"
 
-/** The journal's files on the real file system: atomic writes (temp file, then rename), parents created. */
-export const diskFiles: JournalFiles = {
-  async read(file) {
-    try {
-      return await readFile(file)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
-      throw error
-    }
-  },
-  async write(file, bytes) {
-    await mkdir(path.dirname(file), { recursive: true })
-    const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
-    try {
-      await writeFile(temp, bytes, { flag: "wx" })
-      await rename(temp, file)
-    } catch (error) {
-      await rm(temp, { force: true })
-      throw error
-    }
-  },
-  async remove(file) {
-    await rm(file, { force: true })
-  },
-}
+/** The forge file tools' own files on disk: the journal checks run against what the tools use. */
+export const diskFiles: JournalFiles = fsToolFiles
 
 interface Setup {
   db: LifecycleStore

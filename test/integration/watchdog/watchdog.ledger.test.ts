@@ -1,17 +1,14 @@
 // The watchdog ledger in SQLite (the "watchdog" ledger of the ledger_entries table): bounded at 200, shared by
 // connections, opened lazily, migrated from the old watchdog_ledger table — on sqlite3 under Node and on bun:sqlite
 // inside opencode's Bun. A bad entry fails with a message that names it; a bad row is reported by id and skipped.
-import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
-import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
+import { runUnderOpencodeBun } from "../../bun.script"
 import { openSqliteDriver } from "../../../adapters/storage/sqlite.driver"
 import { openWatchdogLedger } from "../../../adapters/storage/watchdog.ledger.repository"
 import { entry, ledgerChecks } from "./ledger.checks"
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
 
 describe("watchdog ledger on sqlite3", () => {
   for (const [name, body] of Object.entries(ledgerChecks)) it(name, body)
@@ -58,13 +55,7 @@ describe("watchdog ledger on sqlite3", () => {
 })
 
 it("passes every ledger check on bun:sqlite inside opencode's Bun", () => {
-  const result = spawnSync(path.join(root, "node_modules/opencode-linux-x64/bin/opencode"), ["test/integration/watchdog/ledger.bun.ts"], {
-    cwd: root,
-    env: { ...process.env, BUN_BE_BUN: "1" },
-    encoding: "utf8",
-    timeout: 25_000,
-  })
-  const output = `${result.stdout}\n${result.stderr}`
-  expect(result.status, output).toBe(0)
+  const { status, output } = runUnderOpencodeBun("test/integration/watchdog/ledger.bun.ts")
+  expect(status, output).toBe(0)
   expect(output).toContain(`LEDGER passed=${Object.keys(ledgerChecks).length} failed=0`)
 }, 30_000)

@@ -64,9 +64,11 @@ export interface RestoredFate {
 export function restoredFateOf(snapshot: SnapshotFrom<JobMachine>, processes: JobProcesses): RestoredFate {
   const { context } = snapshot
   const processAlive = context.pid !== null && context.startedAt !== null && processes.isSameProcess(context.pid, context.startedAt)
-  const kept = processAlive || !context.survive ? null : processes.keptExit(context.logFile)
-  // A shim that still runs is about to keep the status of the shell it just reaped: the watch waits for it.
+  // A shim that still runs is about to keep the status of the shell it just reaped: the watch waits for it. Asked
+  // before the kept status is looked for: a shim that writes the status and exits between the two looks is then seen
+  // either running or done, never neither.
   const shimRuns = context.shim !== null && processes.isSameProcess(context.shim.pid, context.shim.startedAt)
+  const kept = processAlive || !context.survive ? null : processes.keptExit(context.logFile)
   const fate = restoredJobFate({
     starting: snapshot.value === "starting",
     live: snapshot.hasTag("alive"),

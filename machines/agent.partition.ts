@@ -8,8 +8,8 @@ import { JOB_TOOL_IDS, isForgeFamily } from "./exec.partition"
 export const PLAN_TOOL_IDS = ["plan_write", "plan_read", "plan_edit", "plan_approve", "plan_tick", "plan_close", "plan_discard"] as const
 export const GOAL_TOOL_IDS = ["goal_write", "goal_check", "goal_complete", "goal_pause", "goal_resume", "goal_discard"] as const
 export const CREW_TOOL_IDS = ["crew_begin", "crew_close"] as const
-/** The forge file tools: the forge family's own read, write, patch, remove, undo, rewind and fetch. */
-export const FILE_TOOL_IDS = ["forge_read", "forge_write", "forge_patch", "forge_remove", "forge_undo", "forge_rewind", "forge_fetch"] as const
+/** The forge file tools: the forge family's own read, write, patch, remove, undo, rewind, search and fetch. */
+export const FILE_TOOL_IDS = ["forge_read", "forge_write", "forge_patch", "forge_remove", "forge_undo", "forge_rewind", "forge_search", "forge_fetch"] as const
 /** The file tools that change files: a read-only worker has them denied. */
 export const FILE_WRITE_TOOL_IDS: readonly string[] = ["forge_write", "forge_patch", "forge_remove", "forge_undo", "forge_rewind"]
 

@@ -36,6 +36,7 @@ export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>,
       workspace,
       files: async () => (await files.get()).files,
       web: async () => (await files.get()).web,
+      search: async (request) => (await files.get()).search(request),
       userTurns: (session) => userTurnsOf(ctx.client, session),
       async actor(tool) {
         const session = await rootOf(tool.sessionID)

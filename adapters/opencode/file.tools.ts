@@ -7,6 +7,7 @@ import type { WebFetch } from "../../services/files/fetch.ports"
 import { DEFAULT_FETCH_MAX_LENGTH, fetchAnswer } from "../../services/files/fetch.page"
 import { FileToolError } from "../../services/files/file.errors"
 import type { JournalActor } from "../../services/files/journal"
+import type { SearchAnswer, SearchRequest } from "../../services/files/search"
 import { patchListSchema } from "../../services/files/patch.schema"
 import { resolveToolPath } from "../workspace/tool.paths"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
@@ -25,6 +26,7 @@ export interface FileToolsDeps {
   workspace: string
   files: () => Promise<ForgeFiles>
   web: () => Promise<WebFetch>
+  search: (request: SearchRequest) => Promise<SearchAnswer>
   /** Who a change is journaled for: the root session, the call's message, the user turn it belongs to. */
   actor(ctx: ToolContext): Promise<JournalActor>
   /** The session's user turns, oldest first (the id of each user message and when it was sent). */
@@ -127,6 +129,20 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
         const label = `turn ${turns.indexOf(target) + 1} (${target.id})`
         const outcome = await (await deps.files()).rewind(label, target.at, args.force, actor)
         return { output: outcome.output, title: screenText(outcome.title, 120), metadata: { turn: label } }
+      },
+    }),
+    forge_search: forgeTool("forge_search", {
+      description:
+        "Search a folder (recursively) or one file for a JavaScript regular expression, line by line: bare (useState\\() or /source/flags (/todo/i). .gitignore is honoured, binary and huge files are skipped, file_pattern (a glob: *.ts, src/**/*.ts) narrows the files. At most 200 matching lines are shown, grouped by file with line numbers; a closing note says what was cut.",
+      args: {
+        path: z.string().min(1).describe("Absolute path of the folder (or file) to search"),
+        regex: z.string().describe("JavaScript regular expression, bare or /source/flags"),
+        file_pattern: z.string().optional().describe("Glob of the files to search, e.g. *.ts"),
+      },
+      async execute(args, ctx) {
+        const root = await confined("forge_search", args.path, ctx)
+        const answer = await deps.search({ path: root, regex: args.regex, filePattern: args.file_pattern })
+        return { output: answer.text, title: screenText(`${answer.matches} matches in ${answer.files} files`, 120), metadata: { path: root } }
       },
     }),
     forge_fetch: forgeTool("forge_fetch", {

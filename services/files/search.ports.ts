@@ -30,3 +30,23 @@ export interface SearchFiles {
    */
   entries(scope: SearchScope): AsyncIterable<SearchEntry>
 }
+
+/** A matching line: its 0-based index in the file and where its first match starts. */
+export interface LineHit {
+  line: number
+  index: number
+}
+
+export type LinesMatched = { status: "matched"; hits: LineHit[] } | { status: "timed-out"; budgetMs: number }
+
+/**
+ * Tests a file's lines against the search regex. The adapter runs it off opencode's event loop with a time budget
+ * per file, so a regex that backtracks without end costs one stopped search, never a frozen host.
+ */
+export interface LineMatcher {
+  match(lines: readonly string[]): Promise<LinesMatched>
+  close(): void
+}
+
+/** Makes the matcher of one search for its regex (`source` and `flags` as the search read them). */
+export type LineMatcherFactory = (regex: { source: string; flags: string }) => LineMatcher

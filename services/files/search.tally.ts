@@ -1,5 +1,5 @@
 // What a search found, kept within its bounds as it runs: the lines to show, and counts of everything else.
-import type { SearchSkipReason } from "./search.ports"
+import type { LineHit, SearchSkipReason } from "./search.ports"
 import { cutIndex } from "./text.cut"
 
 export interface SearchBounds {
@@ -46,31 +46,23 @@ export class SearchTally {
     this.skipped[reason].push(entry)
   }
 
-  /** Tests every line of one file's text; CRLF and LF line ends both work, a final line end opens no empty line. */
-  addFile(path: string, text: string, regex: RegExp): void {
+  /** Counts one file's matching lines (`hits` in line order) and keeps those within the bound to show. */
+  addFile(path: string, lines: readonly string[], hits: readonly LineHit[]): void {
     this.searched++
-    const lines = text.split("\n")
-    if (lines.at(-1) === "") lines.pop()
     let shownHere: FileMatches | undefined
     let hiddenHere = false
-    for (const [index, raw] of lines.entries()) {
-      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw
-      if (this.shown >= this.bounds.maxMatches) {
-        // Past the bound only counting is left; test() is cheaper than exec().
-        if (!regex.test(line)) continue
-        this.matches++
+    for (const hit of hits) {
+      this.matches++
+      if (this.shown > this.bounds.maxMatches) {
         this.hiddenMatches++
         hiddenHere = true
         continue
       }
-      const match = regex.exec(line)
-      if (!match) continue
-      this.matches++
       if (!shownHere) {
         shownHere = { path, lines: [] }
         this.shownFiles.push(shownHere)
       }
-      shownHere.lines.push({ number: index + 1, text: this.window(line, match.index) })
+      shownHere.lines.push({ number: hit.line + 1, text: this.window(lines[hit.line] ?? "", hit.index) })
     }
     if (shownHere || hiddenHere) this.files++
     if (hiddenHere) this.hiddenFiles++
@@ -85,4 +77,11 @@ export class SearchTally {
     const end = cutIndex(line, start + max)
     return `${start > 0 ? "…" : ""}${line.slice(start, end)}${end < line.length ? "…" : ""}`
   }
+}
+
+/** A file's lines as the search tests them: CRLF and LF both end a line, and a final line end opens no empty line. */
+export function searchLines(text: string): string[] {
+  const lines = text.split("\n")
+  if (lines.at(-1) === "") lines.pop()
+  return lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line))
 }

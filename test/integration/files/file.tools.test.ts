@@ -14,6 +14,10 @@ import { type LifecycleStore, openLifecycleStore } from "../../../adapters/stora
 import { fsToolFiles } from "../../../adapters/workspace/tool.files"
 import { ForgeFiles } from "../../../services/files/forge.files"
 import { FileJournal } from "../../../services/files/journal"
+import { workerLineMatcher } from "../../../adapters/process/search.matcher"
+import { createSearchFiles } from "../../../adapters/workspace/search.files"
+import { runSearch } from "../../../services/files/search"
+import { SEARCH_BOUNDS } from "../../../services/files/search.tally"
 import { callRaw, toolContext } from "../opencode/tool.context"
 import { memoryLogger } from "../plan/plan.helpers"
 import { tempDir } from "../../temp.dir"
@@ -51,6 +55,7 @@ describe("forge file tools", () => {
       web: async () => createWebFetch({ timeoutMs: 2_000 }),
       actor: async (ctx) => ({ session: ctx.sessionID, message: ctx.messageID, turn: userTurns.at(-1)?.id }),
       userTurns: async () => userTurns,
+      search: (request) => runSearch(createSearchFiles(), request, SEARCH_BOUNDS, workerLineMatcher({ fileBudgetMs: 1_000 })),
     })
   })
   afterEach(async () => db.close())
@@ -152,6 +157,21 @@ describe("forge file tools", () => {
     await expect(call("forge_rewind", { turn: 1, message: "msg_1" })).rejects.toThrow("give either turn")
   })
 
+  it("searches the workspace, .gitignore honoured; a regex that backtracks without end stops the search, naming the file", async () => {
+    writeFileSync(file(".gitignore"), "ignored.txt\n")
+    writeFileSync(file("a.ts"), "const useState = 1\nother\n")
+    writeFileSync(file("ignored.txt"), "useState\n")
+    const found = await call("forge_search", { path: work, regex: "useState" })
+    expect(found).toContain("a.ts\n1: const useState = 1")
+    expect(found).not.toContain("ignored.txt")
+    writeFileSync(file("b.txt"), `${"a".repeat(40)}!\n`)
+    const started = Date.now()
+    const stopped = await call("forge_search", { path: work, regex: "(a+)+$", file_pattern: "*.txt" })
+    expect(stopped).toMatch(/The search stopped at b\.txt: testing its lines took longer than 1 s/)
+    expect(Date.now() - started).toBeLessThan(15_000)
+    await expect(call("forge_search", { path: work, regex: "(" })).rejects.toThrow(/is not a valid JavaScript regular expression/)
+  })
+
   describe("forge_fetch", () => {
     let server: Server
     let base: string
@@ -190,7 +210,11 @@ describe("opencode's own file tools in the journal", () => {
         log: memoryLogger(),
         tree: { knownRootOf: (id: string) => id, rootOf: async (id: string) => id },
       } as unknown as FragmentContext
-      const fragment = fileFragment(ctx, ready({ files: new ForgeFiles({ files: fsToolFiles, journal }), web: createWebFetch() }), work)
+      const fragment = fileFragment(
+        ctx,
+        ready({ files: new ForgeFiles({ files: fsToolFiles, journal }), web: createWebFetch(), search: async () => never() }),
+        work,
+      )
       const before = fragment.hooks?.["tool.execute.before"] as NonNullable<Hooks["tool.execute.before"]>
       const after = fragment.hooks?.["tool.execute.after"] as NonNullable<Hooks["tool.execute.after"]>
       const target = path.join(work, "a.txt")
@@ -242,3 +266,7 @@ describe("the journal's bound", () => {
     }
   })
 })
+
+function never(): never {
+  throw new Error("this test does not search")
+}

@@ -76,4 +76,12 @@ export const migrations: readonly EmbeddedMigration[] = [
       "CREATE INDEX `file_journal_session_idx` ON `file_journal` (`session_id`,`at`);",
     ],
   },
+  {
+    tag: "0007_blob_sizes",
+    folderMillis: 1796202083477,
+    hash: "8331fbde57e4feb6e841dec52d819fa3dd3b7f7c7a94ac54f24a49598202477c",
+    sql: [
+      "CREATE INDEX `file_blobs_size_idx` ON `file_blobs` (`size`);",
+    ],
+  },
 ]

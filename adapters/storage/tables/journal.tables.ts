@@ -3,13 +3,19 @@
 import { blob, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core"
 
 /** File contents by their sha256: written once (INSERT OR IGNORE), removed when no journal entry names them any more. */
-export const fileBlobs = sqliteTable("file_blobs", {
-  /** sha256 of `bytes`, lower-case hex. */
-  hash: text("hash").primaryKey(),
-  bytes: blob("bytes", { mode: "buffer" }).notNull(),
-  /** Length of `bytes`: what the journal's size limit counts. */
-  size: integer("size").notNull(),
-})
+export const fileBlobs = sqliteTable(
+  "file_blobs",
+  {
+    /** sha256 of `bytes`, lower-case hex. */
+    hash: text("hash").primaryKey(),
+    bytes: blob("bytes", { mode: "buffer" }).notNull(),
+    /** Length of `bytes`: what the journal's size limit counts. */
+    size: integer("size").notNull(),
+  },
+  // The bound's total is asked after every change: summed from this index, it never reads the blobs' pages
+  // (without it, ~0.5 ms per MiB of journal).
+  (table) => [index("file_blobs_size_idx").on(table.size)],
+)
 
 /** One mutation of one file; the autoincrement id gives the order. */
 export const fileJournal = sqliteTable(

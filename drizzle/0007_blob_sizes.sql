@@ -1,0 +1,1 @@
+CREATE INDEX `file_blobs_size_idx` ON `file_blobs` (`size`);

@@ -215,27 +215,27 @@ describe("opencode's own file tools in the journal", () => {
         ready({ files: new ForgeFiles({ files: fsToolFiles, journal }), web: createWebFetch(), search: async () => never() }),
         work,
       )
-      const before = fragment.hooks?.["tool.execute.before"] as NonNullable<Hooks["tool.execute.before"]>
-      const after = fragment.hooks?.["tool.execute.after"] as NonNullable<Hooks["tool.execute.after"]>
+      const beforeCall = fragment.hooks?.["tool.execute.before"] as NonNullable<Hooks["tool.execute.before"]>
+      const afterCall = fragment.hooks?.["tool.execute.after"] as NonNullable<Hooks["tool.execute.after"]>
       const target = path.join(work, "a.txt")
       writeFileSync(target, "mine\n")
       // opencode's write: the hook reads the file before the call, the tool writes, the after hook journals.
-      await before({ tool: "write", sessionID: "ses_1", callID: "c1" }, { args: { filePath: target, content: "theirs\n" } })
+      await beforeCall({ tool: "write", sessionID: "ses_1", callID: "c1" }, { args: { filePath: target, content: "theirs\n" } })
       writeFileSync(target, "theirs\n")
-      await after({ tool: "write", sessionID: "ses_1", callID: "c1", args: {} }, { title: "", output: "", metadata: {} })
+      await afterCall({ tool: "write", sessionID: "ses_1", callID: "c1", args: {} }, { title: "", output: "", metadata: {} })
       // apply_patch names workspace-relative files in its headers; one it adds did not exist before.
       const patchText = "*** Begin Patch\n*** Add File: src/new.txt\n+hello\n*** End Patch"
-      await before({ tool: "apply_patch", sessionID: "ses_1", callID: "c2" }, { args: { patchText } })
+      await beforeCall({ tool: "apply_patch", sessionID: "ses_1", callID: "c2" }, { args: { patchText } })
       mkdirSync(path.join(work, "src"))
       writeFileSync(path.join(work, "src/new.txt"), "hello\n")
-      await after({ tool: "apply_patch", sessionID: "ses_1", callID: "c2", args: {} }, { title: "", output: "", metadata: {} })
+      await afterCall({ tool: "apply_patch", sessionID: "ses_1", callID: "c2", args: {} }, { title: "", output: "", metadata: {} })
       const undo = (file: string) => callRaw(fragment.tools?.forge_undo, { path: file }, toolContext("ses_1", work))
       expect(await undo(target)).toContain("Undid write")
       expect(readFileSync(target, "utf8")).toBe("mine\n")
       expect(await undo(path.join(work, "src/new.txt"))).toContain("Undid apply_patch")
       expect(existsSync(path.join(work, "src/new.txt"))).toBe(false)
       // A call the hooks never saw begin is no one's to journal.
-      await after({ tool: "edit", sessionID: "ses_1", callID: "unknown", args: {} }, { title: "", output: "", metadata: {} })
+      await afterCall({ tool: "edit", sessionID: "ses_1", callID: "unknown", args: {} }, { title: "", output: "", metadata: {} })
     } finally {
       await db.close()
     }

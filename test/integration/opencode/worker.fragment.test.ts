@@ -35,7 +35,9 @@ describe("the forge.json workers' fragment", () => {
   const forgeJson = (text: string) => writeFileSync(path.join(project, ".opencode", "forge.json"), text)
   const params = async (sessionID: string, agent: string): Promise<Record<string, unknown>> => {
     const output = { temperature: undefined, topP: undefined, topK: undefined, maxOutputTokens: undefined, options: {} as Record<string, unknown> }
-    await (hooks?.["chat.params"] as ParamsHook)({ sessionID, agent, model: MODEL } as unknown as ParamsInput, output as unknown as Parameters<ParamsHook>[1])
+    const hook = hooks?.["chat.params"] as ParamsHook | undefined
+    if (hook === undefined) throw new Error("the workers fragment has no chat.params hook")
+    await hook({ sessionID, agent, model: MODEL } as unknown as ParamsInput, output as unknown as Parameters<ParamsHook>[1])
     return output.options
   }
 

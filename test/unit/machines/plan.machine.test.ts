@@ -57,9 +57,12 @@ describe("draft write-ban (tool.use)", () => {
     expect(text).toContain("both need the user")
   })
 
-  it.each(["read", "grep", "glob", "webfetch", "plan_write", "plan_read", "plan_edit", "plan_approve", "todowrite", "crew_close"])("allows %s in draft", (tool) => {
-    expect(run().can({ type: "tool.use", tool })).toBe(true)
-  })
+  it.each(["read", "grep", "glob", "webfetch", "plan_write", "plan_read", "plan_edit", "plan_approve", "todowrite", "crew_close"])(
+    "allows %s in draft",
+    (tool) => {
+      expect(run().can({ type: "tool.use", tool })).toBe(true)
+    },
+  )
 
   it("holds while the approval dialog is open, and lifts once approved", () => {
     expect(run({ type: "plan.approve" }).can({ type: "tool.use", tool: "bash" })).toBe(false)

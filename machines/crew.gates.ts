@@ -27,6 +27,11 @@ export function subtaskKey(title: string): string {
   return title.trim().replace(/\s+/g, " ").toLowerCase()
 }
 
+/** What is wrong with a registration's objective and declared plan. Empty when it may register. */
+export function registrationProblems(objective: string, subtasks: readonly CrewSubtask[]): string[] {
+  return [...(objective.trim() === "" ? ["the crew needs an objective"] : []), ...declaredPlanProblems(subtasks)]
+}
+
 /** What is wrong with a declared plan: empty or duplicate titles, no subtask at all. Empty when it may register. */
 export function declaredPlanProblems(subtasks: readonly CrewSubtask[]): string[] {
   if (subtasks.length === 0) return ["the crew declares no subtask: give each piece of work one titled subtask"]

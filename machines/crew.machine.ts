@@ -1,13 +1,23 @@
 import { and, assertEvent, assign, emit, setup } from "xstate"
-import { type CrewSubtask, type CrewVerdict, isCompleteReport } from "./crew.gates"
+import { type CrewSubtask, type CrewVerdict, isCompleteReport, registrationProblems } from "./crew.gates"
 
 // The crew lifecycle: a declared plan of subtasks run as parallel subagent waves. Registration pends: every task
 // dispatch of the session is refused until the user arms the waves (or converts the crew to a goal, or abandons it).
 // The close cross-checks the report against the declared plan. Under an active goal of the session the goal's own arm
-// is the user's authorization: a crew is born armed, and its close and abandon need no dialog.
+// is the user's authorization: a crew is born armed, and its close and abandon need no dialog. A registration the
+// machine refuses (an unfit declared plan, or an execution asked in the same call without the goal's authorization)
+// ends at birth in `refused`, and the host commits nothing of it.
 
 /** Bumped whenever a change would make an older persisted snapshot unfit for this definition. */
-export const CREW_MACHINE_VERSION = "1"
+export const CREW_MACHINE_VERSION = "2"
+
+/** How a crew_begin call registered the crew: what the birth gate decides on. */
+export interface CrewRegistration {
+  /** The execution asked in the registering call itself: legal only as "waves", and only under the session's goal. */
+  execution: "waves" | "goal" | null
+  /** Whether an active goal owned by the session governed it then (the goal machine's answer). */
+  governed: boolean
+}
 
 export interface CrewInput {
   /** Workspace-relative path of the crew record; the instance id. */
@@ -17,8 +27,7 @@ export interface CrewInput {
   subtasks: CrewSubtask[]
   /** The plan (or other artifact) the crew's macro contract descends from, as the orchestrator named it. */
   lineage: string | null
-  /** Registered and armed in one call under an active goal of the session: the crew never pends. */
-  bornArmed: boolean
+  registration: CrewRegistration
   createdAt: number
   /** The record the crew starts with: written by the `writeRecord` effect, never kept in the context. */
   record: string
@@ -55,6 +64,8 @@ export type CrewEmitted = { type: "dispatch.permitted" }
 /** What a step changes in the crew record, for the `writeRecord` effect. */
 export type CrewRecordChange = "created" | "armed" | "converted" | "closed" | "abandoned" | "restored"
 
+const created = { type: "writeRecord", params: { change: "created" } } as const
+
 export const crewMachine = setup({
   types: {
     context: {} as CrewContext,
@@ -64,7 +75,12 @@ export const crewMachine = setup({
     emitted: {} as CrewEmitted,
   },
   guards: {
-    isBornArmed: ({ context }) => context.bornArmed,
+    hasDeclaredPlan: ({ context }) => registrationProblems(context.objective, context.subtasks).length === 0,
+    // Registering and arming in one call is the goal's authorization alone; otherwise the user chooses after seeing the plan.
+    isArmedByGoal: ({ context: { registration } }) => registration.execution === "waves" && registration.governed,
+    isRegistrationOnly: ({ context }) => context.registration.execution === null,
+    canBeBornArmed: and(["hasDeclaredPlan", "isArmedByGoal"]),
+    canPend: and(["hasDeclaredPlan", "isRegistrationOnly"]),
     isGoverned: ({ event }) => {
       assertEvent(event, ["crew.arm", "crew.convert", "crew.close", "crew.abandon"])
       return event.governed
@@ -112,11 +128,14 @@ export const crewMachine = setup({
   context: ({ input: { record: _record, ...input } }) => ({ ...input, pendingReport: null, pendingReason: null, report: null, reason: null }),
   initial: "registering",
   states: {
-    // Only a new crew passes here: the record is written, then the crew pends, or starts at once under a goal (its
-    // record is written as executing then: born armed in the same write as its creation).
+    // Only a new crew passes here: the birth gate. The record is written, then the crew pends, or starts at once under
+    // a goal (its record is written as executing then: born armed in the same write as its creation).
     registering: {
-      entry: { type: "writeRecord", params: { change: "created" } },
-      always: [{ guard: "isBornArmed", target: "executing" }, { target: "pending" }],
+      always: [
+        { guard: "canBeBornArmed", target: "executing", actions: created },
+        { guard: "canPend", target: "pending", actions: created },
+        { target: "refused" },
+      ],
     },
     pending: {
       tags: ["live", "dispatch-belt"],
@@ -194,6 +213,8 @@ export const crewMachine = setup({
     closed: { type: "final" },
     abandoned: { type: "final" },
     converted: { type: "final" },
+    // A registration the birth gate refused: never recorded, no record written.
+    refused: { type: "final" },
   },
 })
 

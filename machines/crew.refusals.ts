@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from "xstate"
-import { FAIL_REPORTS_REQUIRED, reportCoverage } from "./crew.gates"
+import { FAIL_REPORTS_REQUIRED, registrationProblems, reportCoverage } from "./crew.gates"
 import type { CrewEvent, crewMachine } from "./crew.machine"
 import { crewStatusOf } from "./crew.status"
 import { stateToString } from "./state.text"
@@ -55,6 +55,16 @@ export function explainCrewRefusal(snapshot: CrewSnapshot, event: CrewEvent): st
     case "dialog.reject":
       return `crew ${crew} is not waiting on a user dialog (it is ${state}).`
   }
+}
+
+/** Why the birth gate refused a registration (the machine's first step ended in `refused`). */
+export function explainCrewBirthRefusal(snapshot: CrewSnapshot): string {
+  const { objective, subtasks, registration } = snapshot.context
+  const problems = registrationProblems(objective, subtasks)
+  if (problems.length > 0) return `crew_begin: ${problems.join("; ")}.`
+  if (registration.governed)
+    return `crew_begin: the session's active goal governs it already, so execution "goal" is refused. Register with execution "waves" (born armed).`
+  return "crew_begin: registration and execution in one call is legal only under an active goal of this session. Register without execution, show the user the record path and the choices, and end your turn: the user picks waves, goal, or standby."
 }
 
 function quoted(titles: readonly string[]): string {

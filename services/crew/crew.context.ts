@@ -1,5 +1,6 @@
 import * as z from "zod"
-import type { CrewContext } from "../../machines/crew.machine"
+import { CREW_MACHINE_VERSION, type CrewContext } from "../../machines/crew.machine"
+import type { PersistedShape } from "../lifecycle/lifecycle.definition"
 
 // The shape a persisted crew context must have before an actor is started from it: a row that does not fit (a
 // damaged or hand-edited database) is refused at restore and named, never run.
@@ -17,7 +18,7 @@ export const crewContextSchema = z.object({
   objective: z.string(),
   subtasks: z.array(z.object({ title: z.string().min(1), agent: z.string().min(1).nullable() })).min(1),
   lineage: z.string().min(1).nullable(),
-  bornArmed: z.boolean(),
+  registration: z.object({ execution: z.enum(["waves", "goal"]).nullable(), governed: z.boolean() }),
   createdAt: z.number(),
   pendingReport: z.array(verdict).nullable(),
   pendingReason: z.string().nullable(),
@@ -29,4 +30,18 @@ export const crewContextSchema = z.object({
 export function crewContextProblem(context: unknown): string | null {
   const parsed = crewContextSchema.safeParse(context)
   return parsed.success ? null : `persisted context does not fit: ${z.prettifyError(parsed.error).replace(/\n/g, " ")}`
+}
+
+/**
+ * Version 1 records said only whether the crew was born armed (registered with execution "waves" under the session's
+ * goal); version 2 keeps the registration the birth gate decided on. A live crew is past that gate either way.
+ */
+export function upgradeCrewRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
+  if (fromVersion === CREW_MACHINE_VERSION) return persisted
+  if (fromVersion !== "1") throw new Error(`no upgrade from crew machine version ${fromVersion}`)
+  const context = persisted.context
+  if (context === null || typeof context !== "object" || Array.isArray(context)) throw new Error("its context is not an object")
+  const { bornArmed, ...rest } = context as { bornArmed?: unknown }
+  const armed = bornArmed === true
+  return { value: persisted.value, context: { ...rest, registration: { execution: armed ? "waves" : null, governed: armed } } }
 }

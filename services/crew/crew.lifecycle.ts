@@ -1,9 +1,9 @@
 import type { SnapshotFrom } from "xstate"
 import { type CrewMachine, crewMachine } from "../../machines/crew.machine"
-import { explainCrewRefusal } from "../../machines/crew.refusals"
+import { explainCrewBirthRefusal, explainCrewRefusal } from "../../machines/crew.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
-import { crewContextProblem } from "./crew.context"
+import { crewContextProblem, upgradeCrewRecord } from "./crew.context"
 import { type CrewImplementationDeps, createCrewImplementations } from "./crew.implementations"
 
 export type CrewSnapshot = SnapshotFrom<CrewMachine>
@@ -19,12 +19,14 @@ export function defineCrewLifecycle(host: LifecycleHost, deps: CrewImplementatio
     machine: crewMachine,
     implementations: createCrewImplementations(deps),
     explain: explainCrewRefusal,
+    explainBirth: explainCrewBirthRefusal,
     metaOf: (snapshot) => ({
       sessionId: snapshot.context.sessionId,
       document: snapshot.context.crewPath,
       exclusiveKey: liveCrewKey(snapshot.context.sessionId, snapshot.hasTag("live")),
     }),
     contextProblem: crewContextProblem,
+    upgrade: upgradeCrewRecord,
     // Any opencode process on the workspace may step a crew (a TUI beside `opencode run`): each step is decided on the
     // latest committed record, and the belt of a crew armed elsewhere lifts at the next task call.
     shared: true,

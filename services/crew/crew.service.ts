@@ -1,5 +1,5 @@
-import { type CrewSubtask, type CrewVerdict, declaredPlanProblems } from "../../machines/crew.gates"
-import type { CrewEvent, CrewMachine } from "../../machines/crew.machine"
+import type { CrewSubtask, CrewVerdict } from "../../machines/crew.gates"
+import type { CrewEvent, CrewInput, CrewMachine } from "../../machines/crew.machine"
 import { explainCrewRefusal } from "../../machines/crew.refusals"
 import { crewStatusOf } from "../../machines/crew.status"
 import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
@@ -104,27 +104,27 @@ export class CrewService {
   }
 
   private async register(sessionId: string, request: CrewBeginRequest, governed: boolean): Promise<CrewOutcome> {
-    const objective = request.objective?.trim() ?? ""
-    const subtasks = request.subtasks ?? []
-    const problems = [...(objective === "" ? ["the crew needs an objective"] : []), ...declaredPlanProblems(subtasks)]
-    if (problems.length > 0) throw new Error(`crew_begin: ${problems.join("; ")}.`)
-    // Registering and arming in one call is the goal's authorization alone; otherwise the user chooses after seeing the plan.
-    if (request.execution === "goal" && governed)
-      throw new Error(`crew_begin: the session's active goal governs it already, so execution "goal" is refused. Register with execution "waves" (born armed).`)
-    if (request.execution !== undefined && !governed)
-      throw new Error(
-        `crew_begin: registration and execution in one call is legal only under an active goal of this session. Register without execution, show the user the record path and the choices, and end your turn: the user picks waves, goal, or standby.`,
-      )
+    const now = this.deps.clock.now()
+    const born: CrewInput = {
+      crewPath: "",
+      sessionId,
+      objective: request.objective?.trim() ?? "",
+      subtasks: request.subtasks ?? [],
+      lineage: request.lineage?.trim() || null,
+      registration: { execution: request.execution ?? null, governed },
+      createdAt: now,
+      record: "",
+    }
+    // The machine's birth gate first (it throws the refusal): nothing is read or written for a refused registration.
+    const bornArmed = this.lifecycle.birth(born).matches("executing")
     const live = this.liveFor(sessionId)
     if (live !== undefined) throw liveCrewError(live)
     const roster = await this.deps.roster.roster()
     if (roster.dispatchable === 0) throw new Error(crewSetupGuidance(roster))
-    const now = this.deps.clock.now()
     const at = new Date(now).toISOString()
+    const { objective, subtasks, lineage } = born
     const taken = new Set((await this.deps.files.list()).map((p) => p.slice(CREW_DIR.length + 1)))
     const crewPath = `${CREW_DIR}/${planFileName(at.slice(0, 10), slugify(headline(objective)), taken)}`
-    const bornArmed = request.execution === "waves"
-    const lineage = request.lineage?.trim() || null
     const record = renderCrewRecord({
       frontmatter: {
         status: bornArmed ? "executing" : "pending",
@@ -141,7 +141,7 @@ export class CrewService {
         ? `${at} registered and armed under the session's active goal (supervised waves).`
         : `${at} registered: pending, waiting for the user's choice (waves, goal, or standby).`,
     })
-    await this.dispatchCreate(crewPath, { crewPath, sessionId, objective, subtasks, lineage, bornArmed, createdAt: now, record })
+    await this.dispatchCreate(crewPath, { ...born, crewPath, record })
     return { crewPath, output: crewRegisteredText({ crewPath, objective, subtasks, lineage, roster, bornArmed }) }
   }
 

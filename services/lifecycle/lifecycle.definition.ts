@@ -41,6 +41,11 @@ export interface LifecycleDefinition<TMachine extends AnyStateMachine> {
   implementations: Implementations<TMachine>
   /** Says why `can(event)` was false, in words that name the gate and the way past it. */
   explain: (snapshot: SnapshotFrom<TMachine>, event: EventFromLogic<TMachine>) => string
+  /**
+   * Says why the machine refused a new instance: its first step landed in a final state at once (a birth gate, such as
+   * a crew's registration). Without it such a birth is refused in the kernel's words.
+   */
+  explainBirth?: (snapshot: SnapshotFrom<TMachine>) => string
   /** Reads the session and document back out of a snapshot, so bindings made by events are persisted. */
   metaOf: (snapshot: SnapshotFrom<TMachine>) => InstanceMeta
   /** Says what is wrong with a persisted context (null: it fits), so a damaged row is refused before an actor runs on it. */

@@ -89,20 +89,42 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     if (!(snapshot as AnyMachineSnapshot).can(event)) throw this.refusal(snapshot, event)
   }
 
+  /**
+   * The snapshot a new instance would start in, computed purely (nothing runs, nothing is recorded), so a service can
+   * read the machine's birth decision before it prepares the instance. Throws the machine's refusal when the birth
+   * lands in a final state at once: such an instance is never created.
+   */
+  birth(input: InputFrom<TMachine>): SnapshotFrom<TMachine> {
+    return this.initial(input)[0]
+  }
+
+  private initial(input: InputFrom<TMachine>): [SnapshotFrom<TMachine>, readonly RequestedEffect[]] {
+    const [first, requested] = initialTransition(this.machine, input)
+    const snapshot = first as SnapshotFrom<TMachine>
+    if ((first as AnyMachineSnapshot).status === "done")
+      throw new GateRefusal(
+        this.machine.id,
+        "xstate.init",
+        this.definition.explainBirth?.(snapshot) ??
+          `${this.machine.id} refused the new instance (it would start ${stateToString((first as AnyMachineSnapshot).value)})`,
+      )
+    return [snapshot, requested]
+  }
+
   /** Starts a new instance: its initial effects (e.g. writing the document) run before anything is recorded. */
   async create(instanceId: string, input: InputFrom<TMachine>): Promise<SnapshotFrom<TMachine>> {
     if (this.shared) {
       return this.serialize(instanceId, () =>
         this.stepShared(instanceId, async (current) => {
           if (current !== undefined || this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
-          const [first, requested] = initialTransition(this.machine, input)
+          const [first, requested] = this.initial(input)
           return { after: first as SnapshotFrom<TMachine>, from: NO_STATE, event: "xstate.init", requested }
         }),
       )
     }
     return this.serialize(instanceId, async () => {
       if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
-      const [, requested] = initialTransition(this.machine, input)
+      const [, requested] = this.initial(input)
       await this.runEffects(requested, "await")
       const first = this.actors.spawn(instanceId, { input })
       await this.recorder.record(instanceId, first, NO_STATE, "xstate.init")
@@ -114,7 +136,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   /** Starts a new instance at once; its record is queued and its initial effects started. */
   start(instanceId: string, input: InputFrom<TMachine>): SnapshotFrom<TMachine> {
     if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
-    const [, requested] = initialTransition(this.machine, input)
+    const [, requested] = this.initial(input)
     const first = this.actors.spawn(instanceId, { input })
     this.recorder.recordLater(instanceId, first, NO_STATE, "xstate.init")
     this.listeners.notify(instanceId, first)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { createTestModel } from "xstate/graph"
 import type { CrewVerdict } from "../../machines/crew.gates"
-import { type CrewEvent, type CrewInput, crewMachine } from "../../machines/crew.machine"
+import { type CrewEvent, type CrewInput, type CrewRegistration, crewMachine } from "../../machines/crew.machine"
 import { SESSION, startCrewSut } from "./crew.sut"
 import { describeModel } from "./model.template"
 
@@ -10,8 +10,10 @@ import { describeModel } from "./model.template"
 // History) and database row and log must agree with the model (crew.sut.ts). Fakes only at the edges: the clock, the
 // roster (two dispatchable workers) and the goal's governance (the SUT sets it from each event's `governed`).
 //
-// Two configs: a crew registered pending (crew_begin {objective, subtasks}), and one born armed under the session's
-// active goal (crew_begin {objective, subtasks, execution: "waves"}, governance on).
+// Two configs live: a crew registered pending (crew_begin {objective, subtasks}), and one born armed under the
+// session's active goal (crew_begin {objective, subtasks, execution: "waves"}, governance on). Four more end at the
+// birth gate: execution asked in the registering call without the goal (waves, goal), execution "goal" under the goal,
+// and a declared plan with a repeated title. Nothing of them is written or recorded.
 //
 // Reached through the service's side roads, or asked only:
 // - crew.dispatch is never sent: the task belt asks `can()` (CrewService.dispatchRefusal); the SUT replays it as that
@@ -22,19 +24,33 @@ import { describeModel } from "./model.template"
 
 const T0 = Date.parse("2026-11-30T03:00:00.000Z")
 
-const inputFor = (bornArmed: boolean): CrewInput => ({
+const SUBTASKS: CrewInput["subtasks"] = [
+  { title: "Write the parser", agent: "forge-coder" },
+  { title: "Survey prior art", agent: null },
+]
+
+const inputFor = (registration: CrewRegistration, subtasks = SUBTASKS): CrewInput => ({
   crewPath: ".opencode/crew/2026-11-30-ship-the-parser.md",
   sessionId: SESSION,
   objective: "Ship the parser",
-  subtasks: [
-    { title: "Write the parser", agent: "forge-coder" },
-    { title: "Survey prior art", agent: null },
-  ],
+  subtasks,
   lineage: ".opencode/plan/2026-11-29-parser.md",
-  bornArmed,
+  registration,
   createdAt: T0,
   record: "",
 })
+
+const configs = [
+  { name: "born pending", input: inputFor({ execution: null, governed: false }) },
+  { name: "born armed under a goal", input: inputFor({ execution: "waves", governed: true }) },
+  { name: "refused: waves asked without a goal", input: inputFor({ execution: "waves", governed: false }) },
+  { name: "refused: goal asked without a goal", input: inputFor({ execution: "goal", governed: false }) },
+  { name: "refused: goal asked under a goal", input: inputFor({ execution: "goal", governed: true }) },
+  {
+    name: "refused: a repeated subtask title",
+    input: inputFor({ execution: null, governed: false }, [...SUBTASKS, { title: "write  the parser", agent: null }]),
+  },
+]
 
 /** One PASS and one FAIL with both failure reports: the report closes the crew. */
 const complete: CrewVerdict[] = [
@@ -62,10 +78,10 @@ const eventCases: CrewEvent[] = [
 ]
 
 describe("crew machine", () => {
-  it("reaches every state of the machine from the two configs", () => {
+  it("reaches every state of the machine from the configs", () => {
     const reached = new Set<string>()
-    for (const bornArmed of [false, true]) {
-      const paths = createTestModel(crewMachine, { input: inputFor(bornArmed), events: eventCases }).getShortestPaths({
+    for (const { input } of configs) {
+      const paths = createTestModel(crewMachine, { input, events: eventCases }).getShortestPaths({
         limit: 5000,
         allowDuplicatePaths: true,
       })
@@ -81,6 +97,7 @@ describe("crew machine", () => {
       "closed",
       "abandoned",
       "converted",
+      "refused",
     ]) {
       expect(reached).toContain(JSON.stringify(value))
     }
@@ -89,10 +106,7 @@ describe("crew machine", () => {
 
 describeModel({
   machine: crewMachine,
-  configs: [
-    { name: "born pending", input: inputFor(false) },
-    { name: "born armed under a goal", input: inputFor(true) },
-  ],
+  configs,
   events: eventCases,
   start: startCrewSut,
   limit: 5000,

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
 import { type SnapshotFrom, initialTransition } from "xstate"
@@ -6,12 +6,13 @@ import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/
 import { FsCrewFiles } from "../../adapters/workspace/crew.files"
 import type { CrewVerdict } from "../../machines/crew.gates"
 import { type CrewEvent, type CrewInput, type CrewRecordChange, crewMachine } from "../../machines/crew.machine"
-import { explainCrewRefusal } from "../../machines/crew.refusals"
+import { explainCrewBirthRefusal, explainCrewRefusal } from "../../machines/crew.refusals"
 import { crewStatusOf } from "../../machines/crew.status"
 import { stateToString } from "../../machines/state.text"
 import { crewFrontmatterCodec } from "../../services/crew/crew.frontmatter"
 import { defineCrewLifecycle } from "../../services/crew/crew.lifecycle"
 import type { CrewRoster, CrewRosterSource } from "../../services/crew/crew.ports"
+import { CREW_DIR } from "../../services/crew/crew.paths"
 import { restoreCrews } from "../../services/crew/crew.restore"
 import { CrewService, NoCrewError } from "../../services/crew/crew.service"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
@@ -98,6 +99,8 @@ class CrewSut implements ModelSut<CrewModel> {
   private execution: "waves" | "goal" | undefined
   /** A restart found the crew finished: the new process does not hold it (its record and row are history). */
   private forgotten = false
+  /** The birth gate refused the registration: no crew, no record, no row, whatever comes after. */
+  private unborn = false
   private reader: LifecycleStore | undefined
 
   private constructor(
@@ -109,29 +112,43 @@ class CrewSut implements ModelSut<CrewModel> {
     private readonly input: CrewInput,
   ) {
     this.updatedAt = input.createdAt
-    this.execution = input.bornArmed ? "waves" : undefined
+    this.execution = input.registration.execution === "waves" ? "waves" : undefined
     this.log = [{ event: "xstate.init", to: stateToString(initialTransition(crewMachine, input)[0].value) }]
   }
 
   static async start(input: CrewInput): Promise<CrewSut> {
     const dir = tempDir("forge-crew-model-")
     const clock = new FakeClock(input.createdAt)
-    const goal: Governance = { governs: input.bornArmed }
+    const goal: Governance = { governs: input.registration.governed }
     const process = await openProcess(dir, clock, goal)
-    // crew_begin {objective, subtasks}: pending; under the session's goal with execution "waves": born armed.
-    const registered = await process.service.begin(
+    // crew_begin {objective, subtasks}: pending; under the session's goal with execution "waves": born armed; anything
+    // else the birth gate refuses, in the machine's words.
+    const born = initialTransition(crewMachine, input)[0]
+    const registering = process.service.begin(
       SESSION,
       {
         objective: input.objective,
         subtasks: input.subtasks,
         ...(input.lineage === null ? {} : { lineage: input.lineage }),
-        ...(input.bornArmed ? { execution: "waves" as const } : {}),
+        ...(input.registration.execution === null ? {} : { execution: input.registration.execution }),
       },
       neverAsked,
     )
+    if (born.matches("refused")) {
+      const error = await registering.then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(error, "the birth gate refuses the registration").toBeInstanceOf(GateRefusal)
+      expect((error as Error).message, "the machine's refusal").toBe(explainCrewBirthRefusal(born))
+      const sut = new CrewSut(dir, clock, goal, process, input)
+      sut.unborn = true
+      return sut
+    }
+    const registered = await registering
     expect(registered.crewPath, "the crew's path").toBe(input.crewPath)
     expect(registered.output.split("\n")[0], "the registration answer leads with the record path").toBe(`Crew record: ${input.crewPath}`)
-    expect(registered.output).toContain(input.bornArmed ? "EXECUTING — born armed" : "PENDING — nothing runs yet")
+    expect(registered.output).toContain(born.matches("executing") ? "EXECUTING — born armed" : "PENDING — nothing runs yet")
     return new CrewSut(dir, clock, goal, process, input)
   }
 
@@ -259,6 +276,7 @@ class CrewSut implements ModelSut<CrewModel> {
     const { service, rt } = this.process
     await rt.host.idle()
     const live = model.hasTag("live")
+    if (this.unborn) return this.agreesUnborn(model)
 
     // The service.
     const snapshot = service.lifecycle.snapshot(this.crewPath)
@@ -309,6 +327,18 @@ class CrewSut implements ModelSut<CrewModel> {
       transitions.map(({ event, to }) => ({ event, to })),
       "transition rows",
     ).toEqual(this.log)
+  }
+
+  /** A refused registration left nothing: no crew in the service, no record file, no database row. */
+  private async agreesUnborn(model: Snapshot): Promise<void> {
+    const { service } = this.process
+    expect(model.value, "the model stays refused").toBe("refused")
+    expect(service.lifecycle.snapshot(this.crewPath), "no crew in the service").toBeUndefined()
+    expect(service.liveFor(SESSION), "no live crew in the session").toBeUndefined()
+    expect(existsSync(path.join(this.dir, CREW_DIR)), "no crew record written").toBe(false)
+    this.reader ??= await openLifecycleStore(this.dir)
+    expect(await this.reader.repository.getSnapshot("crew", this.crewPath), "no database row").toBeUndefined()
+    expect(await this.reader.repository.listTransitions({ instanceId: this.crewPath }), "no transition rows").toEqual([])
   }
 
   async stop(): Promise<void> {

@@ -19,6 +19,7 @@ const counterMachine = setup({
     events: {} as { type: "count.add"; by: number } | { type: "count.noise" } | { type: "count.finish" },
   },
   guards: {
+    hasRoom: ({ context }) => context.limit > 0,
     isUnderLimit: ({ context, event }) => event.type === "count.add" && context.count + event.by <= context.limit,
   },
   actions: {
@@ -31,8 +32,11 @@ const counterMachine = setup({
   id: "counter",
   version: "3",
   context: ({ input }) => ({ ...input, count: 0 }),
-  initial: "counting",
+  initial: "born",
   states: {
+    // The birth gate: a counter with no room is refused before it exists.
+    born: { always: [{ guard: "hasRoom", target: "counting" }, { target: "refused" }] },
+    refused: { type: "final" },
     counting: {
       entry: { type: "announce", params: { what: "started" } },
       on: {
@@ -66,7 +70,15 @@ describe("the lifecycle host", () => {
     },
   } satisfies Implementations<CounterMachine>
 
-  const hostWith = (extra: { quietEvents?: string[]; retention?: { keep: number; every: number }; persist?: boolean } = {}) => {
+  const hostWith = (
+    extra: {
+      quietEvents?: string[]
+      retention?: { keep: number; every: number }
+      persist?: boolean
+      shared?: boolean
+      explainBirth?: (snapshot: { context: { owner: string } }) => string
+    } = {},
+  ) => {
     const host = new LifecycleHost({ repository: async () => store.repository, clock: { now: () => now }, log: memoryLogger() })
     const lifecycle = host.define({
       machine: counterMachine,
@@ -113,6 +125,28 @@ describe("the lifecycle host", () => {
     await expect(lifecycle.dispatch("a", { type: "count.add", by: 1 })).rejects.toThrow(/cannot announce at 1/)
     expect(lifecycle.snapshot("a")?.context.count).toBe(0)
     expect((await store.repository.listTransitions({ instanceId: "a" })).length).toBe(1)
+  })
+
+  it("a birth the machine refuses (its first step lands in a final state) is never created: no effect, no record", async () => {
+    for (const shared of [false, true]) {
+      const { lifecycle } = hostWith({ shared, explainBirth: (snapshot) => `a counter for ${snapshot.context.owner} needs room` })
+      expect(lifecycle.birth({ owner: "s1", limit: 2 }).value).toBe("counting")
+      const refusal = new GateRefusal("counter", "xstate.init", "a counter for s1 needs room")
+      expect(() => lifecycle.birth({ owner: "s1", limit: 0 })).toThrow(refusal)
+      await expect(lifecycle.create(`z${shared}`, { owner: "s1", limit: 0 })).rejects.toThrow(refusal)
+      expect(lifecycle.has(`z${shared}`)).toBe(false)
+      expect(await store.repository.getSnapshot("counter", `z${shared}`)).toBeUndefined()
+      expect(await store.repository.listTransitions({ instanceId: `z${shared}` })).toEqual([])
+      expect(announced).toEqual([])
+    }
+  })
+
+  it("a refused birth without explainBirth is refused in the kernel's words, and start refuses it too", () => {
+    const { lifecycle } = hostWith({ persist: false })
+    expect(() => lifecycle.start("z", { owner: "s1", limit: 0 })).toThrow(
+      new GateRefusal("counter", "xstate.init", "counter refused the new instance (it would start refused)"),
+    )
+    expect(lifecycle.has("z")).toBe(false)
   })
 
   it("send moves at once, records nothing for a refused event or a quiet one that kept the state, and queues the rest", async () => {

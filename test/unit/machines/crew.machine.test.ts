@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, initialTransition, transition } from "xstate"
 import type { CrewVerdict } from "../../../machines/crew.gates"
-import { type CrewEvent, type CrewInput, type CrewRecordChange, crewMachine } from "../../../machines/crew.machine"
-import { explainCrewRefusal } from "../../../machines/crew.refusals"
+import { type CrewEvent, type CrewInput, type CrewRecordChange, type CrewRegistration, crewMachine } from "../../../machines/crew.machine"
+import { explainCrewBirthRefusal, explainCrewRefusal } from "../../../machines/crew.refusals"
 import { crewStatusOf } from "../../../machines/crew.status"
 import { defined } from "../../defined"
 
@@ -13,7 +13,9 @@ import { defined } from "../../defined"
 type Snapshot = SnapshotFrom<typeof crewMachine>
 
 const CREW = ".opencode/crew/2026-11-30-ship-the-parser.md"
-const input = (bornArmed = false): CrewInput => ({
+const PENDING: CrewRegistration = { execution: null, governed: false }
+const ARMED_BY_GOAL: CrewRegistration = { execution: "waves", governed: true }
+const input = (bornArmed = false, registration = bornArmed ? ARMED_BY_GOAL : PENDING): CrewInput => ({
   crewPath: CREW,
   sessionId: "s1",
   objective: "Ship the parser",
@@ -22,7 +24,7 @@ const input = (bornArmed = false): CrewInput => ({
     { title: "Survey prior art", agent: null },
   ],
   lineage: null,
-  bornArmed,
+  registration,
   createdAt: Date.parse("2026-11-30T03:00:00.000Z"),
   record: "---\nstatus: pending\n---\n",
 })
@@ -110,6 +112,41 @@ describe("registration", () => {
     expect(snapshot.value).toEqual({ executing: "working" })
     expect(actions.filter((a) => a.type === "writeRecord").map((a) => a.params)).toEqual([{ change: "created" }])
     expect(crewStatusOf(snapshot.value)).toBe("executing")
+  })
+
+  it("pends under a goal too when no execution was asked in the registering call", () => {
+    const [snapshot] = initialTransition(crewMachine, input(false, { execution: null, governed: true }))
+    expect(snapshot.value).toEqual({ pending: "standby" })
+  })
+
+  it.each([
+    [
+      "execution waves without a goal",
+      input(false, { execution: "waves", governed: false }),
+      "crew_begin: registration and execution in one call is legal only under an active goal of this session. Register without execution, show the user the record path and the choices, and end your turn: the user picks waves, goal, or standby.",
+    ],
+    [
+      "execution goal without a goal",
+      input(false, { execution: "goal", governed: false }),
+      "crew_begin: registration and execution in one call is legal only under an active goal of this session. Register without execution, show the user the record path and the choices, and end your turn: the user picks waves, goal, or standby.",
+    ],
+    [
+      "execution goal under a goal",
+      input(false, { execution: "goal", governed: true }),
+      'crew_begin: the session\'s active goal governs it already, so execution "goal" is refused. Register with execution "waves" (born armed).',
+    ],
+    [
+      "no objective and a repeated title (even born armed)",
+      { ...input(true), objective: "  ", subtasks: [...input().subtasks, { title: "survey prior  art", agent: null }] },
+      'crew_begin: the crew needs an objective; subtask 3 repeats the title "survey prior  art" (titles must be unique).',
+    ],
+    ["no subtask", { ...input(), subtasks: [] }, "crew_begin: the crew declares no subtask: give each piece of work one titled subtask."],
+  ])("the birth gate refuses %s: it ends in refused with no record written", (_, born, message) => {
+    const [snapshot, actions] = initialTransition(crewMachine, born)
+    expect(snapshot.value).toBe("refused")
+    expect(snapshot.status).toBe("done")
+    expect(actions.filter((a) => a.type === "writeRecord")).toEqual([])
+    expect(explainCrewBirthRefusal(snapshot)).toBe(message)
   })
 
   it("maps every state to its record status (registering reads as pending)", () => {

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest"
+import { CREW_MACHINE_VERSION } from "../../../machines/crew.machine"
+import { crewContextProblem, upgradeCrewRecord } from "../../../services/crew/crew.context"
+
+// Version 1 crew records said only `bornArmed`; version 2 keeps the registration the birth gate decided on. A live
+// crew restored from a version 1 row must come back fit for the machine, with what its registration was.
+
+const v1Context = (bornArmed: boolean) => ({
+  crewPath: ".opencode/crew/2026-11-30-ship.md",
+  sessionId: "ses_1",
+  objective: "Ship",
+  subtasks: [{ title: "Write it", agent: null }],
+  lineage: null,
+  bornArmed,
+  createdAt: 1,
+  pendingReport: null,
+  pendingReason: null,
+  report: null,
+  reason: null,
+})
+
+describe("upgradeCrewRecord", () => {
+  it.each([
+    [true, { execution: "waves", governed: true }],
+    [false, { execution: null, governed: false }],
+  ])("reads a version 1 record born armed=%s as its registration, fit for the machine", (bornArmed, registration) => {
+    const upgraded = upgradeCrewRecord({ value: { executing: "working" }, context: v1Context(bornArmed) }, "1")
+    expect(upgraded.value).toEqual({ executing: "working" })
+    expect(upgraded.context).toMatchObject({ registration })
+    expect(upgraded.context).not.toHaveProperty("bornArmed")
+    expect(crewContextProblem(upgraded.context)).toBeNull()
+  })
+
+  it("passes a record of this version through untouched", () => {
+    const persisted = { value: "closed", context: { registration: { execution: null, governed: false } } }
+    expect(upgradeCrewRecord(persisted, CREW_MACHINE_VERSION)).toBe(persisted)
+  })
+
+  it("refuses a version it does not know, and a context that is not an object", () => {
+    expect(() => upgradeCrewRecord({ value: "closed", context: {} }, "7")).toThrow("no upgrade from crew machine version 7")
+    expect(() => upgradeCrewRecord({ value: "closed", context: [] }, "1")).toThrow("its context is not an object")
+  })
+
+  it("finds a version 1 context unfit without the upgrade", () => {
+    expect(crewContextProblem(v1Context(false))).toMatch(/registration/)
+  })
+})

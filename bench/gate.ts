@@ -21,6 +21,7 @@ import { defaultForgeOptions } from "../services/config/forge.options"
 import { createHostJobs } from "../src/jobs"
 import { ready } from "../adapters/opencode/lazy"
 import { forgeFragments } from "../src/fragments"
+import { machineLine } from "./bench.machine"
 
 const PLAN_FILES = 1_000
 const SESSIONS = 50
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
     const ratio99 = b.p99 / f.p99
     const c = populated.counts
     const mark = (ok: boolean): string => (ok ? "yes" : "NO")
-    console.log(`draft write-ban gate (tool.execute.before) — node ${process.version}, ${os.cpus()[0]?.model ?? "unknown cpu"}`)
+    console.log(`draft write-ban gate (tool.execute.before) — ${machineLine()}`)
     console.log(
       `workspace: ${files} plan files (${c.draft} draft, ${c.approved} approved, ${c.done} done, ${c.abandoned} abandoned, ${c.superseded} superseded), ` +
         `${populated.sessions.length} live sessions; set up through the plan service in ${setupSeconds.toFixed(1)} s`,

@@ -9,6 +9,7 @@ import { GOAL_DEBOUNCE_MS } from "../machines/goal.gates"
 import { formatMicros, formatTable, percentileMicros } from "./bench.stats"
 import { type Contender, commandContenders, containsContenders, interleave, leftovers, processCount } from "./goal.checks"
 import { type BareSample, type CycleSample, GOAL_MAX_TURNS, type LoopBench, createLoopBench } from "./goal.loop"
+import { machineLine } from "./bench.machine"
 
 const SESSIONS = 20
 /** Goals driven from their second turn to their last (the first turn of every goal is the warm-up). */
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
     const contains = await containsContenders(workspace, problems)
     const containsSamples = await interleave(contains.contenders, CONTAINS_ROUNDS, CONTAINS_WARM_UP)
 
-    console.log(`goal harness — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "unknown cpu"}, load ${os.loadavg()[0]?.toFixed(1)}`)
+    console.log(`goal harness — ${machineLine()}`)
     console.log(
       `workspace: real runtime (SQLite in the temp folder), real goal documents; ${SESSIONS} goals armed by the user (max_turns ${GOAL_MAX_TURNS}) ` +
         `in ${setupSeconds.toFixed(1)} s\n`,

@@ -3,7 +3,6 @@
 // to restore. Per run: time from spawn to the session's first model request, and opencode's peak RSS.
 // Run: npm run bench:startup [-- --rounds N] [-- --bundle]. Figures are printed, never asserted against timers.
 import { existsSync } from "node:fs"
-import os from "node:os"
 import path from "node:path"
 import { PLAN_TOOL_IDS } from "../adapters/opencode/plan.tools"
 import { withE2eLock } from "../test/e2e/e2e.lock"
@@ -11,6 +10,7 @@ import { opencodeBinary, opencodeVersion, REPO_ROOT } from "../test/e2e/sandbox"
 import { formatTable } from "./bench.stats"
 import { type RunSample, measureRun } from "./startup.run"
 import { seedLiveRecords } from "./startup.workspace"
+import { machineLine } from "./bench.machine"
 
 const RECORDS = 1_000
 const DEFAULT_ROUNDS = 5
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const samples: Record<ConfigName, RunSample[]> = { baseline: [], empty: [], records: [] }
   const wrong: string[] = []
   try {
-    console.log(`opencode start-up with and without Forge — opencode ${hostVersion}, node ${process.version}, ${os.cpus()[0]?.model ?? "unknown cpu"}`)
+    console.log(`opencode start-up with and without Forge — opencode ${hostVersion}, ${machineLine()}`)
     console.log(`plugin: file://${pluginPath}; restore workspace: ${seeded.describe}; written through the plan service in ${seeded.seconds.toFixed(1)} s`)
     // One untimed run first: the 185 MB opencode binary and the plugin's sources come into the page cache.
     await withE2eLock(async () => void (await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: true, pluginPath })))

@@ -11,6 +11,7 @@ import { EDITS, type JournalFigures, measureJournal } from "./tools.journal"
 import { type PatchFigures, measurePatch } from "./tools.patch"
 import { SEARCH_REGEX, type SearchFigures, type SearchTree, buildSearchTree, measureSearch } from "./tools.search"
 import { type BenchFiles, count, fixedMs, medianMs, mib, openBenchFiles, times, versionOf } from "./tools.harness"
+import { machineLine } from "./bench.machine"
 
 const DEFAULT_ROUNDS = 5
 const NO_TARGET = "issue 12 sets no target: a report, not a pass or fail"
@@ -140,8 +141,7 @@ async function main(): Promise<void> {
     return { dir, bench }
   }
   try {
-    const cpus = os.cpus()
-    console.log(`forge file tools — node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? "unknown cpu"}, load ${os.loadavg()[0]?.toFixed(1)}`)
+    console.log(`forge file tools — ${machineLine()}`)
     console.log(`baselines: ${versionOf("sed")}; ${versionOf("grep")}; ${versionOf("git")}`)
     console.log(
       `data in ${temp} (removed at the end); parts 1 and 3 each on a workspace database of their own (openLifecycleStore), journal bound the default 256 MiB\n`,

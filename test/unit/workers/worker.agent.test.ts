@@ -12,6 +12,20 @@ const pinned: WorkerAgentSpec = {
 }
 const auto: WorkerAgentSpec = { id: "scout", agentId: "forge-scout", kind: "auto" }
 
+/** What a readonly worker is denied, in order: every edit surface (opencode's and the forge file tools'), then every command surface. */
+const READONLY_DENIES = {
+  edit: "deny",
+  forge_write: "deny",
+  forge_patch: "deny",
+  forge_remove: "deny",
+  forge_undo: "deny",
+  forge_rewind: "deny",
+  bash: "deny",
+  shell: "deny",
+  forge_shell: "deny",
+  forge_jobs: "deny",
+} as const
+
 describe("workerAgentConfig", () => {
   it("a pinned worker: a subagent on its model", () => {
     const entry = workerAgentConfig(pinned)
@@ -40,19 +54,7 @@ describe("workerAgentConfig", () => {
   describe("permission", () => {
     it("readonly (the default) denies edits (opencode's and the forge file tools') and every command surface; task is denied last", () => {
       const { permission } = workerAgentConfig(auto)
-      expect(permission).toEqual({
-        edit: "deny",
-        forge_write: "deny",
-        forge_patch: "deny",
-        forge_remove: "deny",
-        forge_undo: "deny",
-        forge_rewind: "deny",
-        bash: "deny",
-        shell: "deny",
-        forge_shell: "deny",
-        forge_jobs: "deny",
-        task: "deny",
-      })
+      expect(permission).toEqual({ ...READONLY_DENIES, task: "deny" })
       expect(Object.keys(permission).at(-1)).toBe("task")
     })
 
@@ -62,54 +64,18 @@ describe("workerAgentConfig", () => {
 
     it("an explicit map overrides the shape default key by key", () => {
       const { permission } = workerAgentConfig({ ...auto, permission: { edit: "ask", webfetch: "deny" } })
-      expect(permission).toEqual({
-        edit: "ask",
-        webfetch: "deny",
-        forge_write: "deny",
-        forge_patch: "deny",
-        forge_remove: "deny",
-        forge_undo: "deny",
-        forge_rewind: "deny",
-        bash: "deny",
-        shell: "deny",
-        forge_shell: "deny",
-        forge_jobs: "deny",
-        task: "deny",
-      })
+      expect(permission).toEqual({ ...READONLY_DENIES, edit: "ask", webfetch: "deny", task: "deny" })
       expect(workerAgentConfig({ ...auto, shape: "write", permission: { bash: "deny" } }).permission).toEqual({ bash: "deny", task: "deny" })
     })
 
     it("a user wildcard comes before the shape's denies, so it does not reopen them", () => {
       const { permission } = workerAgentConfig({ ...auto, permission: { "*": "allow" } })
-      expect(Object.keys(permission)).toEqual([
-        "*",
-        "edit",
-        "forge_write",
-        "forge_patch",
-        "forge_remove",
-        "forge_undo",
-        "forge_rewind",
-        "bash",
-        "shell",
-        "forge_shell",
-        "forge_jobs",
-        "task",
-      ])
+      expect(Object.keys(permission)).toEqual(["*", ...Object.keys(READONLY_DENIES), "task"])
     })
 
     it("opening forge_shell on a readonly worker opens polling its jobs too", () => {
-      expect(workerPermission("readonly", { forge_shell: "allow" })).toEqual({
-        forge_shell: "allow",
-        edit: "deny",
-        forge_write: "deny",
-        forge_patch: "deny",
-        forge_remove: "deny",
-        forge_undo: "deny",
-        forge_rewind: "deny",
-        bash: "deny",
-        shell: "deny",
-        task: "deny",
-      })
+      const { forge_shell: _shell, forge_jobs: _jobs, ...rest } = READONLY_DENIES
+      expect(workerPermission("readonly", { forge_shell: "allow" })).toEqual({ ...rest, forge_shell: "allow", task: "deny" })
       expect(workerPermission("readonly", { forge_shell: "allow", forge_jobs: "deny" })).toMatchObject({ forge_jobs: "deny" })
     })
 

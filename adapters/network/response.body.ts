@@ -38,9 +38,12 @@ export interface DecodedText {
   note?: string
 }
 
-/** The bytes as text in `charset` (a label from a header or a <meta>); a BOM is dropped. */
+/**
+ * The bytes as text in `charset` (a label from a header or a <meta>); a byte order mark, as in browsers (the Encoding
+ * standard's decode), outranks any label, and is dropped.
+ */
 export function decodeBody(bytes: Uint8Array, charset: string | undefined, html: boolean): DecodedText {
-  const label = charset ?? (html ? metaCharset(bytes) : undefined) ?? "utf-8"
+  const label = bomCharset(bytes) ?? charset ?? (html ? metaCharset(bytes) : undefined) ?? "utf-8"
   try {
     const decoder = new TextDecoder(label)
     return { text: decoder.encoding === "windows-1252" ? decodeWindows1252(bytes) : decoder.decode(bytes) }
@@ -55,6 +58,14 @@ const WINDOWS_1252_HIGH = "€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\
 
 function decodeWindows1252(bytes: Uint8Array): string {
   return new TextDecoder("windows-1252").decode(bytes).replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80] as string)
+}
+
+/** The charset a byte order mark at the start names: UTF-8, UTF-16LE or UTF-16BE. */
+export function bomCharset(bytes: Uint8Array): string | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return "utf-8"
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le"
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be"
+  return undefined
 }
 
 function metaCharset(bytes: Uint8Array): string | undefined {

@@ -6,7 +6,7 @@ import type { FetchedContent, WebFetch } from "../../services/files/fetch.ports"
 import { type MediaType, mediaTypeOf } from "../../services/files/fetch.media"
 import { FetchRefusal, networkFailure } from "./fetch.errors"
 import { htmlToMarkdown } from "./html.markdown"
-import { decodeBody, readBody } from "./response.body"
+import { bomCharset, decodeBody, readBody } from "./response.body"
 
 export interface WebFetchOptions {
   /** The whole fetch (connecting, redirects, the body), in ms. */
@@ -15,9 +15,14 @@ export interface WebFetchOptions {
   maxBytes?: number
   /** Redirects followed at most. */
   maxRedirects?: number
+  /**
+   * HTML bytes converted to markdown at most; a larger page is given as served, with a note. turndown runs on the
+   * host's thread, beyond the timeout's reach: 8 MB of HTML held it for 24 s, 2 MB for about 2.5 s.
+   */
+  maxConvertBytes?: number
 }
 
-export const WEB_FETCH_LIMITS = { timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, maxRedirects: 5 } as const
+export const WEB_FETCH_LIMITS = { timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, maxRedirects: 5, maxConvertBytes: 2 * 1024 * 1024 } as const
 
 /** Of an error page, this much is read for its excerpt. */
 const ERROR_BODY_BYTES = 16 * 1024
@@ -38,7 +43,7 @@ export function createWebFetch(options: WebFetchOptions = {}): WebFetch {
       try {
         const { response, finalUrl } = await follow(start, controller.signal, limits.maxRedirects)
         if (!response.ok) throw await httpError(response, finalUrl)
-        return await readContent(response, { url, finalUrl, raw, maxBytes: limits.maxBytes })
+        return await readContent(response, { url, finalUrl, raw, maxBytes: limits.maxBytes, maxConvertBytes: limits.maxConvertBytes })
       } catch (error) {
         if (error instanceof FetchRefusal) throw error
         if (controller.signal.aborted) throw new FetchRefusal(`forge_fetch: ${url} did not finish within ${limits.timeoutMs / 1000} s (timed out).`)
@@ -74,10 +79,18 @@ async function follow(start: URL, signal: AbortSignal, maxRedirects: number): Pr
     const location = response.headers.get("location")
     if (!REDIRECTS.has(response.status) || location === null) return { response, finalUrl: current.href }
     await response.body?.cancel().catch(() => undefined)
-    if (hops >= maxRedirects) {
-      throw new FetchRefusal(`forge_fetch: ${start.href} redirected more than ${maxRedirects} times (the last to ${new URL(location, current).href}).`)
-    }
-    current = httpUrl(new URL(location, current).href, start.href)
+    const next = resolveUrl(location, current)
+    if (next === undefined) throw new FetchRefusal(`forge_fetch: ${current.href} redirected to ${JSON.stringify(location)}, which is no valid URL.`)
+    if (hops >= maxRedirects) throw new FetchRefusal(`forge_fetch: ${start.href} redirected more than ${maxRedirects} times (the last to ${next.href}).`)
+    current = httpUrl(next.href, start.href)
+  }
+}
+
+function resolveUrl(location: string, base: URL): URL | undefined {
+  try {
+    return new URL(location, base)
+  } catch {
+    return undefined
   }
 }
 
@@ -103,6 +116,7 @@ interface ReadRequest {
   finalUrl: string
   raw: boolean
   maxBytes: number
+  maxConvertBytes: number
 }
 
 async function readContent(response: Response, request: ReadRequest): Promise<FetchedContent> {
@@ -124,13 +138,18 @@ async function readContent(response: Response, request: ReadRequest): Promise<Fe
   const decoded = decodeBody(bytes, media.charset, kind === "html")
   const base = { url: request.url, finalUrl, mediaType: media.type, notes: decoded.note ? [decoded.note] : [] }
   if (kind !== "html" || request.raw) return { ...base, form: "as served", content: decoded.text }
+  if (bytes.length > request.maxConvertBytes) {
+    const note = `Note: the page is ${describeBytes(bytes.length)} of HTML, more than the ${describeBytes(request.maxConvertBytes)} converted to markdown; it is given as served.`
+    return { ...base, form: "as served", content: decoded.text, notes: [...base.notes, note] }
+  }
   const page = htmlToMarkdown(decoded.text, finalUrl)
   return { ...base, form: "markdown", content: page.markdown, title: page.title }
 }
 
 /** A response without a Content-Type: text unless a NUL in its first 8 KB says binary; HTML when it opens like HTML. */
 function sniff(bytes: Uint8Array, finalUrl: string): MediaType["kind"] {
-  if (bytes.subarray(0, 8192).includes(0)) {
+  // UTF-16 text is full of NULs; its byte order mark says it is text.
+  if (bytes.subarray(0, 8192).includes(0) && bomCharset(bytes) === undefined) {
     throw new FetchRefusal(`forge_fetch: ${finalUrl} sent binary content (${describeBytes(bytes.length)}) without a Content-Type; forge_fetch reads text only.`)
   }
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 512))

@@ -6,6 +6,11 @@ import type { LineHit, LineMatcher, LineMatcherFactory, LinesMatched } from "../
 
 /** Budget of one file's lines (ms): a plain regex takes microseconds per line; a busy 2-core host must not trip it. */
 const FILE_BUDGET_MS = 5_000
+/**
+ * Budget of the whole search's matching (ms): files each just under their budget would otherwise add up to hours.
+ * 20,000 files take about a second of it (bench/README.md).
+ */
+const SEARCH_BUDGET_MS = 60_000
 /** A worker that does not even come up in this time is broken, not slow at matching. */
 const STARTUP_MS = 10_000
 
@@ -30,9 +35,12 @@ interface WorkerReply {
   hits?: LineHit[]
 }
 
-export function workerLineMatcher(options: { fileBudgetMs?: number } = {}): LineMatcherFactory {
-  const budgetMs = options.fileBudgetMs ?? FILE_BUDGET_MS
+export function workerLineMatcher(options: { fileBudgetMs?: number; searchBudgetMs?: number } = {}): LineMatcherFactory {
+  const fileBudgetMs = options.fileBudgetMs ?? FILE_BUDGET_MS
+  const searchBudgetMs = options.searchBudgetMs ?? SEARCH_BUDGET_MS
   return ({ source, flags }): LineMatcher => {
+    /** Time spent waiting for the worker's answers, this search. */
+    let spentMs = 0
     // Each line is tested alone: a g or y flag would carry lastIndex from one line to the next.
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags: flags.replace(/[gy]/g, "") } })
     // A matcher must never keep the host alive.
@@ -79,12 +87,16 @@ export function workerLineMatcher(options: { fileBudgetMs?: number } = {}): Line
             if (r instanceof Error || r.id === id) resolve(r)
           }
         })
+        const left = searchBudgetMs - spentMs
+        const scope = left < fileBudgetMs ? "search" : "file"
+        const started = performance.now()
         worker.postMessage({ id, lines })
-        const answered = await within(reply, budgetMs)
+        const answered = await within(reply, Math.max(0, Math.min(fileBudgetMs, left)))
+        spentMs += performance.now() - started
         waiting = undefined
         if (answered === undefined) {
           close()
-          return { status: "timed-out", budgetMs }
+          return { status: "timed-out", budgetMs: scope === "file" ? fileBudgetMs : searchBudgetMs, scope }
         }
         if (answered instanceof Error) throw new Error(`forge_search: the regex matcher failed: ${answered.message}`)
         return { status: "matched", hits: answered.hits ?? [] }

@@ -1,7 +1,7 @@
 // forge_search's files on disk: a walk below one folder that skips what git ignores (.gitignore files at every
 // level, see gitignore.rules.ts, and .git itself), keeps what file_pattern matches, and follows no symbolic link
 // (a linked folder can loop or leave the workspace; a linked file is searched where it really lives, or not at all).
-import { type Dirent, close, fstat, open, read } from "node:fs"
+import { type Dirent, type Stats, close, constants, fstat, open, read } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
 import path from "node:path"
 import { promisify } from "node:util"
@@ -28,6 +28,7 @@ export function createSearchFiles(options: SearchFilesOptions = {}): SearchFiles
         throw new Error(`forge_search: cannot search ${scope.root}: ${error.code === "ENOENT" ? "no such file or folder" : error.message}`)
       })
       if (!info.isDirectory()) {
+        if (!info.isFile()) throw new Error(`forge_search: cannot search ${scope.root}: it is ${specialKind(info)}, not a file or a folder`)
         // A file given by name is searched whatever .gitignore or file_pattern say.
         yield { path: path.basename(root), read: () => readText(root, maxBytes) }
         return
@@ -74,13 +75,25 @@ async function* walk(
  */
 function fileMatcher(pattern: string | undefined): (rel: string) => boolean {
   if (pattern === undefined) return () => true
+  const glob = pattern.replace(/^\.\//, "")
   let isMatch: (p: string) => boolean
   try {
-    isMatch = picomatch(pattern.replace(/^\.\//, ""), { dot: true })
+    isMatch = picomatch(glob, { dot: true })
   } catch (error) {
     throw new Error(`forge_search: file_pattern ${JSON.stringify(pattern)} is not a valid glob: ${(error as Error).message}`)
   }
+  // A negated glob ("!*.test.ts") keeps a file neither its path nor its name is excluded by: with "or", "src/a.test.ts"
+  // would pass because its path is no "*.test.ts".
+  if (picomatch.scan(glob).negated) return (rel) => isMatch(rel) && isMatch(path.posix.basename(rel))
   return (rel) => isMatch(rel) || isMatch(path.posix.basename(rel))
+}
+
+/** What a path that is neither a file nor a folder is, for the refusal. */
+function specialKind(info: Stats): string {
+  if (info.isFIFO()) return "a FIFO (named pipe)"
+  if (info.isSocket()) return "a socket"
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device"
+  return "no regular file"
 }
 
 // The callback API, promisified: a FileHandle costs a third more per file, which a 20,000-file tree adds up to seconds.
@@ -93,8 +106,11 @@ const closeFile = promisify(close)
 async function readText(file: string, maxBytes: number): Promise<SearchFileRead> {
   let fd: number | undefined
   try {
-    fd = await openFile(file, "r")
-    const { size } = await statFile(fd)
+    // Non-blocking: a FIFO that took a file's place since the listing would block the open until a writer came.
+    fd = await openFile(file, constants.O_RDONLY | constants.O_NONBLOCK)
+    const info = await statFile(fd)
+    if (!info.isFile()) return { status: "skipped", reason: "unreadable" }
+    const { size } = info
     if (size > maxBytes) return { status: "skipped", reason: "too-large", bytes: size }
     // The size stat-ed: a file that grows meanwhile is read as it was, one that shrinks as it is.
     const buffer = Buffer.allocUnsafe(size)

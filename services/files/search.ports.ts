@@ -37,11 +37,13 @@ export interface LineHit {
   index: number
 }
 
-export type LinesMatched = { status: "matched"; hits: LineHit[] } | { status: "timed-out"; budgetMs: number }
+/** `scope`: whether the file's own budget ran out, or the budget of the whole search (many slow files add up). */
+export type LinesMatched = { status: "matched"; hits: LineHit[] } | { status: "timed-out"; budgetMs: number; scope: "file" | "search" }
 
 /**
  * Tests a file's lines against the search regex. The adapter runs it off opencode's event loop with a time budget
- * per file, so a regex that backtracks without end costs one stopped search, never a frozen host.
+ * per file and one for the whole search, so a regex that backtracks without end costs one stopped search, never a
+ * frozen host or a call that does not come back.
  */
 export interface LineMatcher {
   match(lines: readonly string[]): Promise<LinesMatched>

@@ -43,7 +43,7 @@ export async function runSearch(
   const filePattern = request.filePattern?.trim() ? request.filePattern : undefined
   const tally = new SearchTally(bounds)
   const matcher = matcherFor({ source: regex.source, flags: regex.flags })
-  let stopped: { path: string; budgetMs: number } | undefined
+  let stopped: { path: string; budgetMs: number; scope: "file" | "search" } | undefined
   const pending: Array<{ path: string; read: Promise<SearchFileRead> }> = []
   const settle = async (): Promise<void> => {
     const next = pending.shift()
@@ -52,7 +52,7 @@ export async function runSearch(
     if (read.status !== "text") return tally.skip(read.reason, { path: next.path, bytes: read.bytes })
     const lines = searchLines(read.text)
     const result = await matcher.match(lines)
-    if (result.status === "timed-out") stopped = { path: next.path, budgetMs: result.budgetMs }
+    if (result.status === "timed-out") stopped = { path: next.path, budgetMs: result.budgetMs, scope: result.scope }
     else tally.addFile(next.path, lines, result.hits)
   }
   try {
@@ -66,10 +66,17 @@ export async function runSearch(
     matcher.close()
   }
   const text = searchAnswerText({ root: request.path, regex: shown, filePattern }, tally)
-  const note = stopped
-    ? `\nThe search stopped at ${stopped.path}: testing its lines took longer than ${stopped.budgetMs / 1000} s (a regex that backtracks without end?); what is above comes from the files before it. Simplify the regex, or narrow file_pattern.`
-    : ""
+  const note = stopped ? `\n${stoppedNote(stopped)}` : ""
   return { text: text + note, matches: tally.matches, files: tally.files, shown: tally.shown, searched: tally.searched }
+}
+
+function stoppedNote(stopped: { path: string; budgetMs: number; scope: "file" | "search" }): string {
+  const seconds = stopped.budgetMs / 1000
+  const why =
+    stopped.scope === "file"
+      ? `testing its lines took longer than ${seconds} s (a regex that backtracks without end?)`
+      : `testing the files' lines took longer than ${seconds} s in all (a slow regex over many files?)`
+  return `The search stopped at ${stopped.path}: ${why}; what is above comes from the files before it. Simplify the regex, or narrow the path or file_pattern.`
 }
 
 /** A read that waits in the queue must not reject unobserved (Node ends the process on an unhandled rejection). */

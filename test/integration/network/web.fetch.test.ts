@@ -1,5 +1,6 @@
 import http from "node:http"
 import type { AddressInfo } from "node:net"
+import zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createWebFetch } from "../../../adapters/network/web.fetch"
 import { fetchAnswer } from "../../../services/files/fetch.page"
@@ -39,6 +40,15 @@ const routes: Record<string, Handler> = {
     r.writeHead(200, { "content-type": "text/plain" })
     r.write("the start")
   },
+  "/to-invalid": (_q, r) => r.writeHead(301, { location: "http://[::1" }).end(),
+  "/to-file": (_q, r) => r.writeHead(302, { location: "file:///etc/passwd" }).end(),
+  "/utf16-bom.txt": (_q, r) => r.writeHead(200, { "content-type": "text/plain" }).end(Buffer.from("\ufeffhi there", "utf16le")),
+  "/utf16-untyped": (_q, r) => r.end(Buffer.from("\ufeffhi there", "utf16le")),
+  "/bom-over-header.txt": (_q, r) => r.writeHead(200, { "content-type": "text/plain; charset=iso-8859-1" }).end("\ufeffcafé"),
+  "/gzip.txt": (_q, r) => r.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" }).end(zlib.gzipSync("zipped text")),
+  "/gzip-bomb.txt": (_q, r) => r.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" }).end(zlib.gzipSync(Buffer.alloc(5000, 97))),
+  "/doc.pdf": (_q, r) => r.writeHead(200, { "content-type": "application/pdf" }).end(Buffer.from("%PDF-1.4")),
+  "/big-page.html": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(`<html><body>${"<p>para <b>x</b></p>".repeat(100)}</body></html>`),
   "/big-declared": (_q, r) => r.writeHead(200, { "content-type": "text/plain", "content-length": "5000" }).end("y".repeat(5000)),
   "/big-streamed": (_q, r) => {
     r.writeHead(200, { "content-type": "text/plain" })
@@ -103,7 +113,30 @@ describe("pages", () => {
   })
 })
 
+describe("encodings", () => {
+  it("undoes a gzip content encoding, and caps the decoded bytes, not the compressed ones", async () => {
+    expect(await web.fetch(`${base}/gzip.txt`, { raw: false })).toMatchObject({ content: "zipped text" })
+    await expect(createWebFetch({ maxBytes: 1000 }).fetch(`${base}/gzip-bomb.txt`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/gzip-bomb.txt is too large (more than 1000 bytes)`,
+    )
+  })
+
+  it("gives a large HTML page as served, with a note, rather than hold the host's thread converting it", async () => {
+    const page = await createWebFetch({ maxConvertBytes: 1000 }).fetch(`${base}/big-page.html`, { raw: false })
+    expect(page).toMatchObject({ form: "as served", mediaType: "text/html" })
+    expect(page.content.startsWith("<html><body><p>para <b>x</b></p>")).toBe(true)
+    expect(page.notes).toEqual(["Note: the page is 2.0 KB of HTML, more than the 1000 bytes converted to markdown; it is given as served."])
+    expect(await web.fetch(`${base}/big-page.html`, { raw: false })).toMatchObject({ form: "markdown" })
+  })
+})
+
 describe("charsets", () => {
+  it("reads by a byte order mark before any label, as browsers do, with or without a Content-Type", async () => {
+    expect((await web.fetch(`${base}/utf16-bom.txt`, { raw: false })).content).toBe("hi there")
+    expect((await web.fetch(`${base}/utf16-untyped`, { raw: false })).content).toBe("hi there")
+    expect((await web.fetch(`${base}/bom-over-header.txt`, { raw: false })).content).toBe("café")
+  })
+
   it("decodes by the header's charset, else an HTML page's <meta> charset", async () => {
     expect((await web.fetch(`${base}/latin1.txt`, { raw: false })).content).toBe("café")
     // windows-1252, curly quotes included (0x93 and 0x94, which Node's own decoder reads as control characters).
@@ -154,6 +187,19 @@ describe("refusals", () => {
     await expect(web.fetch("example.com/page", { raw: false })).rejects.toThrow(
       'forge_fetch: "example.com/page" is not a valid URL; give it whole, e.g. "https://example.com/page".',
     )
+  })
+
+  it("refuses a redirect to file:// and to what is no URL, naming both ends", async () => {
+    await expect(web.fetch(`${base}/to-file`, { raw: false })).rejects.toThrow(
+      `forge_fetch: the scheme "file" of file:///etc/passwd (where ${base}/to-file redirected) is not supported`,
+    )
+    await expect(web.fetch(`${base}/to-invalid`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/to-invalid redirected to "http://[::1", which is no valid URL.`,
+    )
+  })
+
+  it("refuses a PDF, naming its type", async () => {
+    await expect(web.fetch(`${base}/doc.pdf`, { raw: false })).rejects.toThrow(`forge_fetch: ${base}/doc.pdf is application/pdf (`)
   })
 
   it("follows a bounded number of redirects", async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { describe, expect, it } from "vitest"
 import { createSearchFiles } from "../../../adapters/workspace/search.files"
@@ -103,6 +103,17 @@ describe("file_pattern", () => {
     expect(await listed({ root, filePattern: "src/**/*.ts" })).toEqual(["src/b.ts", "src/deep/c.ts"])
     expect(await listed({ root, filePattern: "./src/*.ts" })).toEqual(["src/b.ts"])
   })
+
+  it("matches a globstar pattern at the folder's own level too", async () => {
+    const root = tree(tempDir("forge-search-"), files)
+    expect(await listed({ root, filePattern: "**/*.ts" })).toEqual([".eslintrc.ts", "a.ts", "src/b.ts", "src/deep/c.ts"])
+  })
+
+  it("excludes by a negated pattern at any depth, by name as by path", async () => {
+    const root = tree(tempDir("forge-search-"), files)
+    expect(await listed({ root, filePattern: "!*.ts" })).toEqual(["README.md", "docs/x.md", "src/d.tsx"])
+    expect(await listed({ root, filePattern: "!src/**" })).toEqual([".eslintrc.ts", "README.md", "a.ts", "docs/x.md"])
+  })
 })
 
 describe("what is not searched", () => {
@@ -129,6 +140,16 @@ describe("what is not searched", () => {
     expect(await listed({ root })).toEqual(["a.txt"])
   })
 
+  it("does not block on a file that became a FIFO after the listing", async () => {
+    const root = tree(tempDir("forge-search-"), { "a.txt": "foo" })
+    const entries = createSearchFiles().entries({ root })[Symbol.asyncIterator]()
+    const first = await entries.next()
+    rmSync(path.join(root, "a.txt"))
+    execFileSync(MKFIFO, [path.join(root, "a.txt")])
+    expect(first.done).toBe(false)
+    if (!first.done) expect(await first.value.read()).toEqual({ status: "skipped", reason: "unreadable" })
+  })
+
   it("skips a file over the size limit, naming it and its size", async () => {
     const root = tree(tempDir("forge-search-"), { "big.log": "foo\n".repeat(1000), "small.txt": "foo" })
     const answer = await runSearch(createSearchFiles({ maxFileBytes: 1000 }), { path: root, regex: "foo" })
@@ -142,6 +163,15 @@ describe("the searched path", () => {
     const root = tempDir("forge-search-")
     await expect(runSearch(createSearchFiles(), { path: path.join(root, "nope"), regex: "x" })).rejects.toThrow(
       `forge_search: cannot search ${path.join(root, "nope")}: no such file or folder`,
+    )
+  })
+
+  it("refuses a FIFO given by name instead of blocking on it, naming it", async () => {
+    const root = tempDir("forge-search-")
+    const pipe = path.join(root, "pipe")
+    execFileSync(MKFIFO, [pipe])
+    await expect(runSearch(createSearchFiles(), { path: pipe, regex: "x" })).rejects.toThrow(
+      `forge_search: cannot search ${pipe}: it is a FIFO (named pipe), not a file or a folder`,
     )
   })
 

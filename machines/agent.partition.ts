@@ -54,18 +54,33 @@ export function taskDispatchRefusal(agent: string | undefined, subagent: string 
   return `agent partition: ${subagent} is a forge worker, dispatched by the forge agent only, and the ${agent} agent is not in the forge family. Dispatch one of your own subagents, or switch to the forge agent (Tab).`
 }
 
-/** The harness documents' folders: the state machines govern them, so only the forge family writes there. */
-const HARNESS_FOLDERS = [".opencode/plan/", ".opencode/goal/", ".opencode/crew/"] as const
+/** The harness documents' folders, under `.opencode/`: the state machines govern them, so only the forge family writes there. */
+const HARNESS_FOLDERS: ReadonlySet<string> = new Set(["plan", "goal", "crew"])
 
 const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
 
-/** The files a builtin write tool's arguments name: `filePath`, or the file headers of a patch text. */
+/** The files a builtin write tool's arguments name: `filePath`, or the file headers of a patch text (a move's target too). */
 export function writtenPaths(tool: string, args: unknown): string[] {
   if (!FILE_WRITE_TOOLS.has(tool) || typeof args !== "object" || args === null) return []
   const { filePath, patchText } = args as { filePath?: unknown; patchText?: unknown }
   const paths: string[] = typeof filePath === "string" ? [filePath] : []
-  if (typeof patchText === "string") for (const m of patchText.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) if (m[1]) paths.push(m[1].trim())
+  if (typeof patchText === "string")
+    for (const m of patchText.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)) if (m[1]?.trim()) paths.push(m[1].trim())
   return paths
+}
+
+/**
+ * Whether a path names a file in a harness folder, however it is spelled: either slash, `//`, `.` and `..` segments
+ * resolved, and the folder names compared without case (a case-insensitive file system writes `Plan/` into `plan/`).
+ */
+function isHarnessDocument(path: string): boolean {
+  const segments: string[] = []
+  for (const segment of path.replace(/\\/g, "/").split("/")) {
+    if (segment === "" || segment === ".") continue
+    if (segment === ".." && segments.length > 0 && segments.at(-1) !== "..") segments.pop()
+    else segments.push(segment.toLowerCase())
+  }
+  return segments.some((segment, i) => segment === ".opencode" && HARNESS_FOLDERS.has(segments[i + 1] ?? "") && i + 2 < segments.length)
 }
 
 /**
@@ -74,8 +89,7 @@ export function writtenPaths(tool: string, args: unknown): string[] {
  */
 export function harnessDocumentWriteRefusal(agent: string | undefined, tool: string, paths: readonly string[]): string | null {
   if (agent === undefined || isForgeFamily(agent)) return null
-  const normalized = paths.map((p) => p.replace(/\\/g, "/"))
-  const hit = normalized.find((p) => HARNESS_FOLDERS.some((folder) => p.startsWith(folder) || p.includes(`/${folder}`)))
+  const hit = paths.find(isHarnessDocument)
   if (hit === undefined) return null
   return `agent partition: ${hit} is a Forge harness document, and the ${agent} agent is not in the forge family, so "${tool}" may not write it (reading stays open). Switch to the forge agent (Tab): its plan, goal and crew tools change these documents through their state machines.`
 }

@@ -1,6 +1,7 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 
-// A session's messages as opencode lists them, reduced to what Forge reads of them.
+// A session's messages as opencode lists them, reduced to what Forge reads of them. An entry that does not read
+// (no info object) is left out, never fatal for the whole list.
 
 export interface MessageInfo {
   id?: string
@@ -11,16 +12,46 @@ export interface MessageInfo {
   tokens?: { input?: number; output?: number; reasoning?: number }
 }
 
-export async function messagesOf(client: PluginInput["client"], sessionId: string): Promise<MessageInfo[]> {
-  const result = await client.session.messages({ path: { id: sessionId } })
-  if (result.error || result.data === undefined) throw new Error(`session.messages failed: ${JSON.stringify(result.error)}`)
-  return result.data.map((m) => m.info as MessageInfo)
+interface MessageEntry {
+  info: MessageInfo
+  parts?: unknown
 }
 
-/** The session's user turns, oldest first: each user message's id and when it was sent. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+}
+
+async function entriesOf(client: PluginInput["client"], sessionId: string): Promise<MessageEntry[]> {
+  const result = await client.session.messages({ path: { id: sessionId } })
+  if (result.error || result.data === undefined) throw new Error(`session.messages failed: ${JSON.stringify(result.error)}`)
+  const data: unknown = result.data
+  if (!Array.isArray(data)) throw new Error(`session.messages failed: no message list (got ${data === null ? "null" : typeof data})`)
+  return data.filter((m): m is MessageEntry => isRecord(m) && isRecord(m.info))
+}
+
+export async function messagesOf(client: PluginInput["client"], sessionId: string): Promise<MessageInfo[]> {
+  return (await entriesOf(client, sessionId)).map((m) => m.info)
+}
+
+/**
+ * A user-role message the user never wrote: every part is text meant only for the model (`synthetic`: a goal brief, a
+ * job's wake, opencode's own "continue" after a compaction) or a compaction marker. The TUI shows none as the user's.
+ */
+function isMachineMade(parts: unknown): boolean {
+  if (!Array.isArray(parts) || parts.length === 0) return false
+  return parts.every((p) => isRecord(p) && ((p.type === "text" && p.synthetic === true) || p.type === "compaction"))
+}
+
+/**
+ * The session's user turns, oldest first (ties in the listed order): each message the user sent, with its id and when
+ * it was sent. Text meant only for the model never counts as one, so turn N is the user's N-th message as they see it.
+ */
 export async function userTurnsOf(client: PluginInput["client"], sessionId: string): Promise<{ id: string; at: number }[]> {
-  return (await messagesOf(client, sessionId))
-    .filter((m) => m.role === "user" && typeof m.id === "string" && typeof m.time?.created === "number")
-    .map((m) => ({ id: m.id as string, at: m.time?.created as number }))
-    .sort((a, b) => a.at - b.at)
+  const turns: { id: string; at: number }[] = []
+  for (const { info, parts } of await entriesOf(client, sessionId)) {
+    const at = info.time?.created
+    if (info.role !== "user" || typeof info.id !== "string" || typeof at !== "number" || !Number.isFinite(at) || isMachineMade(parts)) continue
+    turns.push({ id: info.id, at })
+  }
+  return turns.sort((a, b) => a.at - b.at)
 }

@@ -191,8 +191,9 @@ export class GoalService {
     const goal = await this.latestLive(sessionId)
     const { goalPath, revision, contract } = goal.context
     const refusedEarly: GoalEvent = { type: "goal.complete", run: { revision, results: [] }, attestations }
-    // A goal that is not driving cannot complete whatever the checks say: ask before spending minutes on them.
-    if (!goal.hasTag("driving")) throw new GateRefusal("goal", "goal.complete", explainGoalRefusal(goal, refusedEarly))
+    // A goal that is not driving, or is waiting on the user's answer to a dialog (a completion already asked for),
+    // cannot complete whatever the checks say: ask its tags before spending minutes on them.
+    if (!goal.hasTag("driving") || goal.hasTag("awaiting-user")) throw new GateRefusal("goal", "goal.complete", explainGoalRefusal(goal, refusedEarly))
     const run = await runGoalChecks({ runner: this.deps.checks, clock: this.deps.clock, contract, revision })
     await this.dispatch(goalPath, { type: "goal.checked", entries: run.entries })
     const event: GoalEvent = { type: "goal.complete", run: { revision, results: run.entries.map((e) => ({ item: e.item, pass: e.pass })) }, attestations }

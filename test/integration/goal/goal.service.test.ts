@@ -32,6 +32,8 @@ const pass: CheckOutcome = { pass: true, summary: "exit code 0", outputTail: "" 
 function harness(ctx: ReturnType<typeof useRuntime>) {
   /** The outcomes the next checks run with, in order; a check with none scripted passes. */
   const outcomes: CheckOutcome[] = []
+  /** How many checks the runner ran. */
+  const counter = { runs: 0 }
   const log = memoryLogger()
   const files = new FsGoalFiles(ctx.ws.dir)
   const lifecycle = defineGoalLifecycle(ctx.rt.host, { files, clock: ctx.ws.clock, log, prompter: { send: async () => {} } })
@@ -41,10 +43,15 @@ function harness(ctx: ReturnType<typeof useRuntime>) {
     clock: ctx.ws.clock,
     log,
     hasDraftPlan: (session) => ctx.rt.plans.hasDraft(session),
-    checks: { run: async () => outcomes.shift() ?? pass },
+    checks: {
+      run: async () => {
+        counter.runs += 1
+        return outcomes.shift() ?? pass
+      },
+    },
   })
   const doc = (goalPath: string) => parseGoalDocument(readFileSync(path.join(ctx.ws.dir, goalPath), "utf8"), goalPath)
-  return { service, outcomes, log, doc, lifecycle }
+  return { service, outcomes, log, doc, lifecycle, counter }
 }
 
 describe("goal service", () => {
@@ -70,6 +77,28 @@ describe("goal service", () => {
     expect(done.output).toContain("Goal completed")
     expect(doc(armed.goalPath).frontmatter.status).toBe("completed")
     expect(service.liveFor("s1")).toBeUndefined()
+  })
+
+  it("a second completion while the first one's dialog is open is refused at once, no check run again", async () => {
+    const { service, counter } = harness(ctx)
+    await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    let answer: (allowed: boolean) => void = () => undefined
+    const asked = new Promise<void>((opened) => {
+      const first = service.complete("s1", [{ criterion: "zero failing tests", evidence: "npm test: 12 passed" }], () => {
+        opened()
+        return new Promise<boolean>((res) => {
+          answer = res
+        })
+      })
+      void first.catch(() => undefined)
+    })
+    await asked
+    expect(counter.runs, "the first completion ran both checks").toBe(2)
+    const second = service.complete("s1", [{ criterion: "zero failing tests", evidence: "again" }], allow)
+    await expect(second).rejects.toThrow(GateRefusal)
+    await expect(second).rejects.toThrow(/waiting on the user's answer/)
+    expect(counter.runs, "the second ran none").toBe(2)
+    answer(false)
   })
 
   it("refuses to arm while the session has a draft plan, and keeps the goal queued", async () => {

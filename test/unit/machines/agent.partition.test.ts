@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import {
   CREW_TOOL_IDS,
+  FILE_WRITE_TOOL_IDS,
   FORGE_TOOL_IDS,
   GOAL_TOOL_IDS,
   PLAN_TOOL_IDS,
@@ -11,6 +12,7 @@ import {
   taskDispatchRefusal,
   writtenPaths,
 } from "../../../machines/agent.partition"
+import { isWriteBannedTool } from "../../../machines/plan.gates"
 
 describe("agent partition: the Forge tools", () => {
   it("lets the forge agent call every Forge tool, and leaves other tools alone", () => {
@@ -39,12 +41,32 @@ describe("agent partition: the Forge tools", () => {
   })
 })
 
+describe("agent partition: the file tools", () => {
+  it("a draft plan's write ban covers every file tool that changes files", () => {
+    for (const tool of FILE_WRITE_TOOL_IDS) expect(isWriteBannedTool(tool), tool).toBe(true)
+    for (const tool of ["forge_read", "forge_search", "forge_fetch", "attempt_completion"]) expect(isWriteBannedTool(tool), tool).toBe(false)
+  })
+
+  it("the forge agent and workers call the file tools, other agents none of them; attempt_completion is primary-only", () => {
+    for (const tool of FILE_WRITE_TOOL_IDS) {
+      expect(forgeToolRefusal("forge-coder", tool)).toBeNull()
+      expect(forgeToolRefusal("general", tool)).toContain("belongs to the forge agent")
+    }
+    expect(forgeToolRefusal("forge-coder", "attempt_completion")).toMatch(/is primary-only/)
+    expect(forgeToolRefusal("forge", "attempt_completion")).toBeNull()
+  })
+})
+
 describe("agent partition: harness documents", () => {
   it("reads the paths a builtin write tool names, including a patch's file headers", () => {
     expect(writtenPaths("write", { filePath: "/w/.opencode/goal/a.md", content: "x" })).toEqual(["/w/.opencode/goal/a.md"])
     expect(
       writtenPaths("apply_patch", { patchText: "*** Begin Patch\n*** Update File: .opencode/plan/p.md\n@@\n*** Add File: src/a.ts\n*** End Patch" }),
     ).toEqual([".opencode/plan/p.md", "src/a.ts"])
+    // A patch that moves a file names where it goes too: the move writes that file.
+    expect(
+      writtenPaths("apply_patch", { patchText: "*** Begin Patch\n*** Update File: notes.md\n*** Move to: .opencode/goal/g.md\n@@\n*** End Patch" }),
+    ).toEqual(["notes.md", ".opencode/goal/g.md"])
     expect(writtenPaths("read", { filePath: "/w/.opencode/goal/a.md" })).toEqual([])
     expect(writtenPaths("edit", null)).toEqual([])
   })
@@ -58,6 +80,19 @@ describe("agent partition: harness documents", () => {
     expect(harnessDocumentWriteRefusal("forge", "write", [".opencode/goal/x.md"])).toBeNull()
     expect(harnessDocumentWriteRefusal("forge-worker", "edit", [".opencode/plan/x.md"])).toBeNull()
     expect(harnessDocumentWriteRefusal(undefined, "edit", [".opencode/plan/x.md"])).toBeNull()
+  })
+
+  it("sees a harness document however its path is spelled", () => {
+    for (const p of [
+      "/w/.opencode//plan/p.md",
+      "/w/.opencode/./goal/g.md",
+      "./.opencode/crew/c.md",
+      "/w/src/../.opencode/plan/p.md",
+      "/w/.opencode/Plan/p.md",
+      "C:\\w\\.opencode\\goal\\g.md",
+    ])
+      expect(harnessDocumentWriteRefusal("build", "write", [p]), p).toContain("is a Forge harness document")
+    expect(harnessDocumentWriteRefusal("build", "write", ["/w/.opencode/plan/../notes.md", "/w/.opencode/planning/x.md", "/w/.opencode/plan"])).toBeNull()
   })
 })
 

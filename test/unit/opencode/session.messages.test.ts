@@ -1,0 +1,64 @@
+import type { PluginInput } from "@opencode-ai/plugin"
+import { describe, expect, it } from "vitest"
+import { messagesOf, userTurnsOf } from "../../../adapters/opencode/session.messages"
+
+// The session's messages as opencode lists them: what Forge reads of them, on odd and hostile lists too.
+
+function clientOf(data: unknown, error?: unknown): PluginInput["client"] {
+  return { session: { messages: async () => ({ data, error }) } } as unknown as PluginInput["client"]
+}
+
+const user = (id: string, created: unknown, parts: unknown[] = [{ type: "text", text: "hi" }]) => ({ info: { id, role: "user", time: { created } }, parts })
+
+describe("a session's user turns", () => {
+  it("lists the user's messages oldest first, whatever order they come in (ties keep the listed order)", async () => {
+    const client = clientOf([user("m3", 30), { info: { id: "a1", role: "assistant", time: { created: 15 } }, parts: [] }, user("m1", 10), user("m2", 10)])
+    expect(await userTurnsOf(client, "s")).toEqual([
+      { id: "m1", at: 10 },
+      { id: "m2", at: 10 },
+      { id: "m3", at: 30 },
+    ])
+  })
+
+  it("counts no text meant only for the model: a goal brief, a job wake, a compaction are no user turn", async () => {
+    const client = clientOf([
+      user("m1", 10),
+      user("brief", 20, [{ type: "text", text: "[forge:goal-continue] ...", synthetic: true }]),
+      user("compaction", 25, [{ type: "compaction", auto: true }]),
+      // A /goal command: its text is for the model, the part the user sees is theirs.
+      user("command", 30, [
+        { type: "text", text: "[forge:goal] ...", synthetic: true },
+        { type: "text", text: "/goal green", ignored: true },
+      ]),
+      user("file", 40, [
+        { type: "text", text: "Called the Read tool", synthetic: true },
+        { type: "file", url: "file:///a.ts" },
+      ]),
+    ])
+    expect((await userTurnsOf(client, "s")).map((t) => t.id)).toEqual(["m1", "command", "file"])
+  })
+
+  it("skips entries it cannot read instead of failing the whole list", async () => {
+    const client = clientOf([
+      null,
+      { parts: [] },
+      { info: null },
+      user("nan", Number.NaN),
+      user("inf", Number.POSITIVE_INFINITY),
+      user("string-time", "10"),
+      { info: { role: "user", time: { created: 5 } }, parts: [] },
+      user("m1", 10),
+      { info: { id: "m2", role: "user", time: { created: 20 } } },
+    ])
+    expect(await userTurnsOf(client, "s")).toEqual([
+      { id: "m1", at: 10 },
+      { id: "m2", at: 20 },
+    ])
+    expect((await messagesOf(client, "s")).map((m) => m.id)).toEqual(["nan", "inf", "string-time", undefined, "m1", "m2"])
+  })
+
+  it("names what went wrong when opencode answers with no list", async () => {
+    await expect(userTurnsOf(clientOf(undefined, { name: "NotFoundError" }), "s")).rejects.toThrow(/^session\.messages failed: .*NotFoundError/)
+    await expect(userTurnsOf(clientOf({ items: [] }), "s")).rejects.toThrow(/^session\.messages failed: no message list \(got object\)$/)
+  })
+})

@@ -9,7 +9,7 @@ import { FileToolError } from "../../services/files/file.errors"
 import type { JournalActor } from "../../services/files/journal"
 import type { SearchAnswer, SearchRequest } from "../../services/files/search"
 import { patchListSchema } from "../../services/files/patch.schema"
-import { resolveToolPath } from "../workspace/tool.paths"
+import { type ToolPath, resolveToolPath } from "../workspace/tool.paths"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
 import { screenText } from "./tool.screen"
 
@@ -34,9 +34,8 @@ export interface FileToolsDeps {
 }
 
 export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_IDS)[number], ToolDefinition> {
-  /** The real path of the call's file, once it is inside the workspace or the user allowed the folder outside it. */
-  const confined = async (tool: string, raw: string, ctx: ToolContext): Promise<string> => {
-    const resolved = await resolveToolPath(tool, raw, deps.workspace)
+  /** The real path, once it is inside the workspace or the user allowed the folder outside it. */
+  const allowed = async (tool: string, raw: string, resolved: ToolPath, ctx: ToolContext): Promise<string> => {
     if (resolved.inside) return resolved.real
     const folder = path.dirname(resolved.real)
     try {
@@ -53,6 +52,28 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
     }
     return resolved.real
   }
+  /** The real path of the call's path (a file or a folder), confined. */
+  const confined = async (tool: string, raw: string, ctx: ToolContext): Promise<string> =>
+    allowed(tool, raw, await resolveToolPath(tool, raw, deps.workspace), ctx)
+  /**
+   * The real path of the call's file, confined. A trailing "/" names a folder (the path would otherwise lose it and
+   * name a file, so `dir/` would create a file "dir"). forge_remove takes no link: it would remove the file the link
+   * points to and leave the link dangling.
+   */
+  const confinedFile = async (tool: string, raw: string, ctx: ToolContext): Promise<string> => {
+    if (/[^/]\/+$/.test(raw))
+      throw new FileToolError(`${tool}: path "${raw}" ends with "/", so it names a folder; ${tool} takes a file: give its path without the trailing "/".`)
+    const resolved = await resolveToolPath(tool, raw, deps.workspace)
+    if (resolved.dangling !== undefined)
+      throw new FileToolError(
+        `${tool}: ${resolved.path} is a symbolic link to ${resolved.dangling}, which does not exist; nothing was changed. Give the path of the file itself (a write would replace the link with a file).`,
+      )
+    if (tool === "forge_remove" && resolved.link)
+      throw new FileToolError(
+        `${tool}: ${resolved.path} is a symbolic link to ${resolved.real}; forge_remove removes files, not links, so nothing was removed. Remove the link with forge_shell (rm), or give the file's own path to remove the file.`,
+      )
+    return allowed(tool, raw, resolved, ctx)
+  }
   return {
     forge_read: forgeTool("forge_read", {
       description:
@@ -63,7 +84,7 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
         limit: z.number().int().min(1).optional().describe("Lines to show; 2,000 by default"),
       },
       async execute(args, ctx) {
-        const file = await confined("forge_read", args.path, ctx)
+        const file = await confinedFile("forge_read", args.path, ctx)
         return answer(await (await deps.files()).read(file, { offset: args.offset, limit: args.limit }), file)
       },
     }),
@@ -76,7 +97,7 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
         overwrite: z.boolean().default(false).describe("Replace an existing file"),
       },
       async execute(args, ctx) {
-        const file = await confined("forge_write", args.path, ctx)
+        const file = await confinedFile("forge_write", args.path, ctx)
         return answer(await (await deps.files()).write(file, args.content, args.overwrite, await deps.actor(ctx)), file)
       },
     }),
@@ -85,7 +106,7 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
         "Change a text file by exact text matches (never fuzzy): prepend, append or replace `content` at `search`, or swap `search` with `with`. A text found more than once needs its `occurrence`; a text not found is refused and named. All patches of a call apply together or none does; line endings and the final newline are kept. Journaled: forge_undo takes it back.",
       args: { path: absolutePath, patches: patchListSchema },
       async execute(args, ctx) {
-        const file = await confined("forge_patch", args.path, ctx)
+        const file = await confinedFile("forge_patch", args.path, ctx)
         return answer(await (await deps.files()).patch(file, args.patches, await deps.actor(ctx)), file)
       },
     }),
@@ -93,7 +114,7 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
       description: "Remove a file by absolute path (not a folder). Journaled: forge_undo restores it.",
       args: { path: absolutePath },
       async execute(args, ctx) {
-        const file = await confined("forge_remove", args.path, ctx)
+        const file = await confinedFile("forge_remove", args.path, ctx)
         return answer(await (await deps.files()).remove(file, await deps.actor(ctx)), file)
       },
     }),
@@ -102,7 +123,7 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
         "Revert the most recent Forge change of a file (write, patch, remove); call again to walk further back. Undoing a creation removes the file, undoing a removal restores it. Refused when the file changed since that change.",
       args: { path: absolutePath },
       async execute(args, ctx) {
-        const file = await confined("forge_undo", args.path, ctx)
+        const file = await confinedFile("forge_undo", args.path, ctx)
         return answer(await (await deps.files()).undo(file, await deps.actor(ctx)), file)
       },
     }),

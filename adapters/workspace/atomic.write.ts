@@ -1,21 +1,34 @@
 import { randomBytes } from "node:crypto"
-import { mkdir, rename, rm, writeFile } from "node:fs/promises"
+import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises"
 import path from "node:path"
 
 /**
  * Replaces a file (text as UTF-8, or bytes as they are) so that readers see the old content or the new one, never a
  * mix: the content goes to a temp file in the same folder (same filesystem, so the rename is atomic) and is renamed
  * over the target. `beforeRename` may refuse the replacement at the last moment by throwing (the temp file is removed).
+ * A file replaced keeps its permission bits: a new file from a temp file would lose them (a script its +x).
  */
 export async function writeFileAtomic(file: string, text: string | Uint8Array, beforeRename?: () => void): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true })
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
   try {
     await writeFile(temp, text, typeof text === "string" ? { encoding: "utf8", flag: "wx" } : { flag: "wx" })
+    const mode = await modeOf(file)
+    if (mode !== undefined) await chmod(temp, mode)
     beforeRename?.()
     await rename(temp, file)
   } catch (error) {
     await rm(temp, { force: true })
+    throw error
+  }
+}
+
+/** The permission bits of an existing file; undefined when there is none yet. */
+async function modeOf(file: string): Promise<number | undefined> {
+  try {
+    return (await stat(file)).mode & 0o7777
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
     throw error
   }
 }

@@ -1,5 +1,5 @@
 import { readFile, rm, stat } from "node:fs/promises"
-import type { PathKind, ToolFiles } from "../../services/files/file.ports"
+import type { PathStat, ToolFiles } from "../../services/files/file.ports"
 import { writeFileAtomic } from "./atomic.write"
 
 /** The forge file tools' files on disk: whole-file reads, atomic writes (temp file and rename), removals. */
@@ -16,13 +16,13 @@ export const fsToolFiles: ToolFiles = {
   async remove(file) {
     await rm(file, { force: true })
   },
-  async kind(file): Promise<PathKind> {
+  async stat(file): Promise<PathStat> {
     try {
       const s = await stat(file)
-      return s.isFile() ? "file" : s.isDirectory() ? "folder" : "other"
+      return s.isFile() ? { kind: "file", size: s.size } : { kind: s.isDirectory() ? "folder" : "other", size: 0 }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      if (code === "ENOENT" || code === "ENOTDIR") return "missing"
+      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing", size: 0 }
       throw error
     }
   },

@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises"
+import { lstat, readlink, realpath, stat } from "node:fs/promises"
 import path from "node:path"
 import { FileToolError } from "../../services/files/file.errors"
 
@@ -8,6 +8,10 @@ export interface ToolPath {
   real: string
   /** Inside the session's workspace, by real path: a link out of it is outside. */
   inside: boolean
+  /** The path itself (its last part) is a symbolic link, so `real` is another file than the one named. */
+  link: boolean
+  /** For a link that points nowhere (its target missing): what it points to. */
+  dangling?: string
 }
 
 /**
@@ -19,7 +23,26 @@ export async function resolveToolPath(tool: string, raw: string, workspace: stri
   const normal = path.resolve(raw)
   const real = await realOf(normal)
   const root = await realOf(path.resolve(workspace))
-  return { path: normal, real, inside: real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep) }
+  const link = await lstat(normal).then(
+    (s) => s.isSymbolicLink(),
+    () => false,
+  )
+  const inside = real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
+  const resolved: ToolPath = { path: normal, real, inside, link }
+  // A dangling link's real path is the link's own (nothing to resolve it to): writing there would replace the link.
+  const dangling = link ? await danglingTarget(normal) : undefined
+  if (dangling !== undefined) resolved.dangling = dangling
+  return resolved
+}
+
+/** What the link at `file` points to when that does not exist; undefined when it does. */
+async function danglingTarget(file: string): Promise<string | undefined> {
+  try {
+    await stat(file)
+    return undefined
+  } catch {
+    return readlink(file).catch(() => "?")
+  }
 }
 
 /** The real path of `file`, or of its nearest existing ancestor joined with the rest. */

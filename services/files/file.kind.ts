@@ -30,3 +30,9 @@ export function sizeText(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 }
+
+/**
+ * The largest file the forge file tools read, change or journal: they hold it whole (and the journal keeps each
+ * version), so past this a file is refused by name and size instead of stalling opencode.
+ */
+export const MAX_FILE_BYTES = 50 * 1024 * 1024

@@ -5,6 +5,12 @@ import type { JournalFiles } from "./journal.ports"
 /** What a path names on disk (symbolic links followed). */
 export type PathKind = "file" | "folder" | "missing" | "other"
 
+/** A path's kind and, for a file, its size in bytes (0 otherwise): enough to refuse a file before reading it. */
+export interface PathStat {
+  kind: PathKind
+  size: number
+}
+
 export interface ToolFiles extends JournalFiles {
-  kind(path: string): Promise<PathKind>
+  stat(path: string): Promise<PathStat>
 }

@@ -1,3 +1,4 @@
+import { DocumentInputError } from "../documents/document.errors"
 import { readWindow } from "../documents/document.window"
 import { FileToolError } from "./file.errors"
 import { binaryKindOf, sizeText } from "./file.kind"
@@ -26,8 +27,14 @@ export function readAnswer(path: string, bytes: Uint8Array, request: ReadRequest
       `forge_read: ${path} is not UTF-8 text: byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, "0")} at offset ${at} (line ${line}) is not valid UTF-8, so it is not shown (it would be mangled). Read it with a tool that knows its encoding, e.g. forge_shell with iconv.`,
     )
   }
-  // A byte-order mark is no part of the first line.
-  return readWindow(text.replace(/^\uFEFF/, ""), { ...request, what: "file" })
+  try {
+    // A byte-order mark is no part of the first line.
+    return readWindow(text.replace(/^\uFEFF/, ""), { ...request, what: "file" })
+  } catch (error) {
+    // The window's refusal ("offset 9 is past the end") names no file: this one does.
+    if (error instanceof DocumentInputError) throw new FileToolError(`forge_read: ${path}: ${error.message}.`)
+    throw error
+  }
 }
 
 /**

@@ -1,9 +1,9 @@
 import { FileToolError } from "./file.errors"
 import type { ToolFiles } from "./file.ports"
 import { type ReadRequest, readAnswer } from "./file.read"
-import { binaryKindOf, sizeText } from "./file.kind"
-import { type FileJournal, JournalError, type JournalActor, type RestoreAction, type RewindReport } from "./journal"
-import { applyPatches } from "./patch.apply"
+import { MAX_FILE_BYTES, binaryKindOf, sizeText } from "./file.kind"
+import { type FileJournal, JournalError, type JournalActor, type RecordInput, type RestoreAction, type RewindReport } from "./journal"
+import { PatchError, type PatchResult, applyPatches } from "./patch.apply"
 import type { Patch } from "./patch.schema"
 
 // What the forge file tools do with a file, once the adapter has resolved and confined its path: read it, write it,
@@ -35,6 +35,8 @@ export interface ForgeFilesDeps {
 
 export class ForgeFiles {
   private readonly queues = new Map<string, Promise<unknown>>()
+  /** The last rewind: every call on a file that came after it waits for it (see `exclusive`). */
+  private barrier: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly deps: ForgeFilesDeps) {}
 
@@ -46,17 +48,17 @@ export class ForgeFiles {
 
   write(path: string, content: string, overwrite: boolean, actor: JournalActor): Promise<FileOutcome> {
     return this.serial(path, async () => {
-      const kind = await this.deps.files.kind(path)
+      const { kind, size } = await this.deps.files.stat(path)
       if (kind === "folder" || kind === "other")
         throw new FileToolError(`forge_write: ${path} is a ${kind === "folder" ? "folder" : "special file"}, not a file.`)
-      const before = kind === "file" ? await this.deps.files.read(path) : undefined
-      if (before !== undefined && !overwrite)
+      if (kind === "file" && !overwrite)
         throw new FileToolError(
-          `forge_write: ${path} exists (${sizeText(before.length)}); nothing was written. Pass overwrite: true to replace it (forge_undo brings the old content back), or change it with forge_patch.`,
+          `forge_write: ${path} exists (${sizeText(size)}); nothing was written. Pass overwrite: true to replace it (forge_undo brings the old content back), or change it with forge_patch.`,
         )
+      if (kind === "file") tooLarge("forge_write", path, size)
+      const before = kind === "file" ? await this.deps.files.read(path) : undefined
       const after = ENCODER.encode(content)
-      await this.deps.files.write(path, after)
-      await this.journaled({ ...actor, tool: "forge_write", path, before, after })
+      await this.commit({ ...actor, tool: "forge_write", path, before, after })
       const verb = before === undefined ? "Created" : "Overwrote"
       return { output: `${verb} ${path} (${lineCount(content)} lines, ${sizeText(after.length)}).`, title: `${verb} ${path}` }
     })
@@ -66,10 +68,9 @@ export class ForgeFiles {
     return this.serial(path, async () => {
       await this.requireFile("forge_patch", path)
       const before = (await this.deps.files.read(path)) ?? new Uint8Array()
-      const result = applyPatches(textOf("forge_patch", path, before), patches)
+      const result = patched(path, textOf("forge_patch", path, before), patches)
       const after = ENCODER.encode(result.text)
-      await this.deps.files.write(path, after)
-      await this.journaled({ ...actor, tool: "forge_patch", path, before, after })
+      await this.commit({ ...actor, tool: "forge_patch", path, before, after })
       const where = result.changes.map((c) => `${c.op} at line ${c.line}${c.otherLine === undefined ? "" : ` and ${c.otherLine}`}`).join(", ")
       return { output: `Patched ${path}: ${where}.`, title: `Patched ${path} (${result.changes.length})` }
     })
@@ -79,8 +80,7 @@ export class ForgeFiles {
     return this.serial(path, async () => {
       await this.requireFile("forge_remove", path)
       const before = await this.deps.files.read(path)
-      await this.deps.files.remove(path)
-      await this.journaled({ ...actor, tool: "forge_remove", path, before, after: undefined })
+      await this.commit({ ...actor, tool: "forge_remove", path, before, after: undefined })
       return { output: `Removed ${path} (forge_undo restores it).`, title: `Removed ${path}` }
     })
   }
@@ -104,7 +104,7 @@ export class ForgeFiles {
   async rewind(turn: string, since: number, force: boolean, actor: JournalActor): Promise<FileOutcome> {
     let report: RewindReport
     try {
-      report = await this.deps.journal.rewind({ ...actor, since, force })
+      report = await this.exclusive(() => this.deps.journal.rewind({ ...actor, since, force }))
     } catch (error) {
       if (error instanceof JournalError) throw new FileToolError(`forge_rewind: ${error.message}`)
       throw error
@@ -118,37 +118,91 @@ export class ForgeFiles {
    */
   recordExternal(tool: string, path: string, before: Uint8Array | undefined, actor: JournalActor): Promise<void> {
     return this.serial(path, async () => {
-      const kind = await this.deps.files.kind(path)
-      const after = kind === "file" ? await this.deps.files.read(path) : undefined
+      const { kind, size } = await this.deps.files.stat(path)
       if (kind !== "file" && kind !== "missing") return
+      // Throws past the bound: left unjournaled, an undo then finds the file changed since and refuses.
+      if (kind === "file") tooLarge(tool, path, size)
+      const after = kind === "file" ? await this.deps.files.read(path) : undefined
       await this.journaled({ ...actor, tool, path, before, after })
     })
   }
 
-  /** The bytes of a file about to be changed by another tool; undefined when it is no file (not there yet). */
+  /**
+   * The bytes of a file about to be changed by another tool; undefined when it is no file (not there yet). Throws for a
+   * file too large to journal, so the change is not journaled at all (never as a creation, which an undo would delete).
+   */
   async snapshot(path: string): Promise<Uint8Array | undefined> {
-    return (await this.deps.files.kind(path)) === "file" ? this.deps.files.read(path) : undefined
+    const { kind, size } = await this.deps.files.stat(path)
+    if (kind !== "file") return undefined
+    tooLarge("snapshot", path, size)
+    return this.deps.files.read(path)
+  }
+
+  /**
+   * Makes a change on disk and journals it. A journal that cannot record it gets the file put back, so no change
+   * stands that forge_undo cannot see, and the refusal says so.
+   */
+  private async commit(input: RecordInput): Promise<void> {
+    const { tool, path, before, after } = input
+    try {
+      await this.put(path, after)
+    } catch (error) {
+      throw new FileToolError(`${tool}: could not write ${path}: ${messageOf(error)}. The file was left as it was.`)
+    }
+    try {
+      await this.deps.journal.record(input)
+    } catch (error) {
+      const back = await this.put(path, before).then(
+        () => "the file was put back as it was",
+        (failure: unknown) => `and putting the file back failed too (${messageOf(failure)}): it holds the new content, unjournaled`,
+      )
+      throw new FileToolError(`${tool}: the change to ${path} could not be journaled (${messageOf(error)}); ${back}.`)
+    }
+    await this.pruned()
+  }
+
+  private async put(path: string, content: Uint8Array | undefined): Promise<void> {
+    if (content === undefined) await this.deps.files.remove(path)
+    else await this.deps.files.write(path, content)
   }
 
   /** Journals a change, then keeps the journal within its bound (the oldest turns go first). */
-  private async journaled(input: Parameters<FileJournal["record"]>[0]): Promise<void> {
+  private async journaled(input: RecordInput): Promise<void> {
     await this.deps.journal.record(input)
+    await this.pruned()
+  }
+
+  private async pruned(): Promise<void> {
     const limit = this.deps.journalLimitBytes
     // The change is on disk and journaled: a prune that fails leaves the journal large, and the next change tries again.
     if (limit !== undefined) await this.deps.journal.prune(limit).catch(() => undefined)
   }
 
-  /** Refuses a path that is no regular file, naming what it is. */
+  /** Refuses a path that is no regular file, naming what it is, and a file too large to read whole. */
   private async requireFile(tool: string, path: string): Promise<void> {
-    const kind = await this.deps.files.kind(path)
+    const { kind, size } = await this.deps.files.stat(path)
     if (kind === "missing") throw new FileToolError(`${tool}: ${path} does not exist.`)
     if (kind === "folder") throw new FileToolError(`${tool}: ${path} is a folder, not a file.`)
     if (kind === "other") throw new FileToolError(`${tool}: ${path} is a special file (a device, a pipe or a socket), not a file.`)
+    tooLarge(tool, path, size)
+  }
+
+  /**
+   * Runs alone among this object's calls on files: after every call already queued, before any that comes later. A
+   * rewind touches files it only learns while planning; a write running meanwhile would be overwritten and its entry
+   * would name content the disk no longer holds.
+   */
+  private exclusive<T>(run: () => Promise<T>): Promise<T> {
+    const next = Promise.allSettled([this.barrier, ...this.queues.values()]).then(run)
+    this.barrier = next.catch(() => undefined)
+    // Later calls on any file start a new queue, which begins with the barrier.
+    this.queues.clear()
+    return next
   }
 
   /** One call per file at a time: a read-modify-write never interleaves with another on the same file. */
   private serial<T>(path: string, run: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(path) ?? Promise.resolve()
+    const previous = this.queues.get(path) ?? this.barrier
     const next = previous.catch(() => undefined).then(run)
     this.queues.set(path, next)
     const settle = () => {
@@ -157,6 +211,16 @@ export class ForgeFiles {
     // The caller handles the call's own failure; this branch only tidies the queue.
     next.then(settle, settle)
     return next
+  }
+}
+
+/** The patched text; a refusal names the tool and the file (the engine's own message knows neither). */
+function patched(path: string, text: string, patches: readonly Patch[]): PatchResult {
+  try {
+    return applyPatches(text, patches)
+  } catch (error) {
+    if (error instanceof PatchError) throw new FileToolError(`forge_patch: ${path}: ${error.message}`)
+    throw error
   }
 }
 
@@ -170,6 +234,19 @@ function textOf(tool: string, path: string, bytes: Uint8Array): string {
     throw new FileToolError(`${tool}: ${path} is not UTF-8 text, so it is not patched (the result would be mangled).`)
   }
 }
+
+/**
+ * Refuses a file over MAX_FILE_BYTES: the tools read files whole (and the journal keeps them whole), so a huge one
+ * would stall opencode or fill the journal.
+ */
+function tooLarge(tool: string, path: string, size: number): void {
+  if (size <= MAX_FILE_BYTES) return
+  throw new FileToolError(
+    `${tool}: ${path} is ${sizeText(size)}, over the ${sizeText(MAX_FILE_BYTES)} the forge file tools read, change and journal whole; nothing was changed. Use forge_shell (head, sed, split) for a file this large.`,
+  )
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 function lineCount(text: string): number {
   if (text === "") return 0

@@ -31,12 +31,13 @@ export interface PatchProblem {
 export class PatchError extends Error {
   readonly problems: readonly PatchProblem[]
 
-  constructor(problems: readonly PatchProblem[], total: number) {
-    const head =
-      total === 0
+  constructor(problems: readonly PatchProblem[], total: number, head?: string) {
+    const first =
+      head ??
+      (total === 0
         ? "patches is empty: give at least one patch"
-        : `${problems.length} of ${total} patch${total === 1 ? "" : "es"} failed, so none was applied and the text is unchanged:`
-    super([head, ...problems.map((p) => `- patch ${p.index}: ${p.message}`)].join("\n"))
+        : `${problems.length} of ${total} patch${total === 1 ? "" : "es"} failed, so none was applied and the text is unchanged:`)
+    super([first, ...problems.map((p) => `- patch ${p.index}: ${p.message}`)].join("\n"))
     this.name = "PatchError"
     this.problems = problems
   }
@@ -60,6 +61,9 @@ interface Found {
   ends: number[]
 }
 
+const NO_CHANGE_MESSAGE =
+  "the patches together leave the text exactly as it was, so nothing was written (the final line break, or its absence, is always kept: to change only that, rewrite the file with forge_write)"
+
 const LIST_LINES = 10
 const QUOTE_CHARS = 60
 
@@ -69,8 +73,9 @@ const QUOTE_CHARS = 60
  * that succeeded left). Line endings: a line break in `search`/`with` ("\n" or "\r\n") matches either kind in the
  * text; new text (`content`) gets the input text's line ending (a mixed text's more frequent one; a text without line
  * breaks takes `content` as written); existing lines keep theirs, and a swap moves text without converting it. A
- * match never splits a CRLF pair. The final line break is kept as it was: added back if the patches removed it,
- * dropped if the text had none (an emptied text stays empty).
+ * match never splits a CRLF pair nor a surrogate pair (an emoji). The final line break is kept as it was: added back
+ * if the patches removed it, dropped if the text had none (an emptied text stays empty). A result equal to the input
+ * is refused: nothing would change.
  */
 export function applyPatches(text: string, patches: readonly Patch[]): PatchResult {
   if (patches.length === 0) throw new PatchError([], 0)
@@ -97,6 +102,9 @@ export function applyPatches(text: string, patches: readonly Patch[]): PatchResu
   })
   if (problems.length > 0) throw new PatchError(problems, patches.length)
   current = keepFinalLineBreak(text, current)
+  // Each patch changed something, yet together they may not (one undoes another, or only the final line break moved):
+  // saying "patched" then would be false.
+  if (current === text) throw new PatchError([], patches.length, NO_CHANGE_MESSAGE)
   const lines = linesOf(
     current,
     tracked.flatMap((change) => change.offsets.map((offset) => Math.min(offset, current.length))),
@@ -181,7 +189,7 @@ function locate(
 function findExact(text: string, needle: string): Found {
   const found: Found = { starts: [], ends: [] }
   const keep = (start: number, end: number): void => {
-    if (splitsLineBreak(text, start) || splitsLineBreak(text, end)) return
+    if (splitsLineBreak(text, start) || splitsLineBreak(text, end) || splitsPair(text, start) || splitsPair(text, end)) return
     found.starts.push(start)
     found.ends.push(end)
   }
@@ -220,6 +228,13 @@ function missingHint(text: string, needle: string, original: string): string {
     `; ignoring whitespace and line endings it would match ${places} (${listLines(text, starts)}), ` +
     "but patches match exactly: copy the text as the file has it, spaces, tabs and line breaks included"
   )
+}
+
+/** Whether `offset` falls inside a surrogate pair (one character such as an emoji): an edit there would mangle it. */
+function splitsPair(text: string, offset: number): boolean {
+  const high = text.charCodeAt(offset - 1)
+  const low = text.charCodeAt(offset)
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff
 }
 
 function applyEdits(text: string, edits: readonly Edit[]): string {

@@ -176,6 +176,20 @@ describe("ambiguous and missing texts", () => {
       "would change nothing",
     )
   })
+
+  it("refuse patches that together change nothing, the final line break included, instead of reporting a patch", () => {
+    const undone = refusal("a b\n", [
+      { operation: "replace", search: "a", content: "c" },
+      { operation: "replace", search: "c", content: "a" },
+    ])
+    expect(undone.message).toMatch(/^the patches together leave the text exactly as it was, so nothing was written/)
+    expect(refusal("a\nb", [{ operation: "append", search: "b", content: "\n" }]).message).toContain("to change only that, rewrite the file with forge_write")
+  })
+
+  it("never cut a character in two: half an emoji's surrogate pair is not found", () => {
+    expect(refusal("x \u{1F600} y\n", [{ operation: "replace", search: "\ud83d", content: "Z" }]).problems[0]?.message).toContain("was not found")
+    expect(apply("x \u{1F600} y\n", { operation: "replace", search: "\u{1F600}", content: "Z" }).text).toBe("x Z y\n")
+  })
 })
 
 describe("swap", () => {

@@ -33,7 +33,7 @@ export interface Sandbox {
    * which tells the fake which server asked.
    */
   envFor(server: number): NodeJS.ProcessEnv
-  /** Replaces {{project}}, {{home}} and {{root}} in every string inside `value`. */
+  /** Replaces {{project}}, {{home}}, {{root}} and {{web}} in every string inside `value`. */
   expand<T>(value: T): T
 }
 
@@ -43,6 +43,8 @@ export interface SandboxOptions {
   /** The fake model's base URL for serve-mode server N (default: `llmUrl` for every server). */
   llmUrlFor?: (server: number) => string
   hostVersion: string
+  /** The base URL of the scenario's `web` pages (`{{web}}`), when it has any. */
+  webUrl?: string
 }
 
 const DEFAULT_PLUGIN_PATH: Record<Scenario["install"], string> = {
@@ -141,7 +143,7 @@ export function buildConfig(scenario: Scenario, llmUrl: string, pluginPath: stri
 }
 
 function expandString(s: string, vars: Record<string, string>): string {
-  return s.replace(/\{\{(project|home|root)\}\}/g, (_, name: string) => vars[name] ?? "")
+  return s.replace(/\{\{(project|home|root|web)\}\}/g, (_, name: string) => vars[name] ?? "")
 }
 
 function expandDeep(value: unknown, vars: Record<string, string>): unknown {
@@ -169,7 +171,7 @@ export function createSandbox(scenario: Scenario, options: SandboxOptions): Sand
     const xdgData = path.join(home, ".local", "share")
     const configDir = path.join(xdgConfig, "opencode")
     fs.mkdirSync(project, { recursive: true })
-    const vars = { project, home, root }
+    const vars: Record<string, string> = { project, home, root, ...(options.webUrl === undefined ? {} : { web: options.webUrl }) }
     const expand = <T>(value: T): T => expandDeep(value, vars) as T
 
     const pluginPath = resolvePluginPath(scenario, options.repoRoot)

@@ -5,6 +5,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { withE2eLock } from "./e2e.lock"
 import { evaluateExpectations, type Check } from "./expectations"
+import { startWebPages, type WebPages } from "./web-pages"
 import { CLOSING_TEXT, EXHAUSTED_TEXT, serverLlmUrl, startFakeLlm, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
 import { readForgeDb, type ActorRow, type ForgeDbSnapshot, type TransitionRow } from "./forge-db"
 import { preview, type Driver, type DriverContext, type NumberedTurn, type SessionEvidence, type ToolResult } from "./opencode.driver"
@@ -146,6 +147,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
   const check = (label: string, ok: boolean, detail?: string) => checks.push(ok ? { label, ok } : { label, ok, detail })
   const steps: ModelStep[] = []
   let fake: FakeLlm | undefined
+  let web: WebPages | undefined
   let sandbox: Sandbox | undefined
   let driver: Driver | undefined
   let toolResults: ToolResult[] = []
@@ -156,10 +158,12 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
   try {
     fake = await startFakeLlm(steps, (r) => say(`  ${describeRequest(r, scenario.servers > 1)}`))
     const llmUrl = fake.url
+    if (Object.keys(scenario.web).length > 0) web = await startWebPages(scenario.web)
     try {
       sandbox = createSandbox(scenario, {
         repoRoot,
         llmUrl,
+        ...(web === undefined ? {} : { webUrl: web.url }),
         llmUrlFor: (server) => serverLlmUrl(llmUrl, server),
         hostVersion: opencodeVersion(repoRoot),
       })
@@ -217,6 +221,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
   } finally {
     await driver?.stop().catch(() => undefined)
     await fake?.close()
+    await web?.close()
     if (sandbox) releaseSandbox(sandbox, options.keep)
   }
 

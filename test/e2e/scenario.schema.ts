@@ -133,6 +133,8 @@ export const scenarioSchema = scenarioObject.superRefine((s, ctx) => {
       path: ["expect", "userMessages"],
       message: '"userMessages" needs "mode": "serve" or "tui" (run mode does not read the session\'s messages)',
     })
+  if (Object.keys(s.web).length === 0 && JSON.stringify([s.model, s.turns, s.workspace, s.env, s.config]).includes("{{web}}"))
+    ctx.addIssue({ code: "custom", path: ["web"], message: '"{{web}}" is used, but the scenario declares no "web" pages to serve' })
   if (s.install === "single-file" && s.pluginOptions !== undefined)
     ctx.addIssue({
       code: "custom",
@@ -146,6 +148,7 @@ export type ScenarioInput = z.input<typeof scenarioSchema>
 /** A validated scenario with every default filled in. */
 export type Scenario = z.output<typeof scenarioSchema>
 export type Turn = Scenario["turns"][number]
+export type WebPage = Scenario["web"][string]
 export type KeyItem = NonNullable<Turn["keys"]>[number]
 export type ModelStep = Scenario["model"][number]
 export type Expectations = Scenario["expect"]

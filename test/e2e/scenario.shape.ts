@@ -251,6 +251,17 @@ const workspace = z.strictObject({
   git: z.boolean().default(false),
 })
 
+/** One page of the scenario's `web`, served as written on 127.0.0.1 (`{{web}}` + its path). */
+const webPage = z.strictObject({
+  body: z.string(),
+  contentType: z.string().min(1).default("text/html; charset=utf-8"),
+  status: z.int().min(200).max(599).default(200),
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "not a valid header name"), z.string()).default({}),
+})
+
+/** A web path: absolute, no query (the query is not part of the match). */
+const webPath = z.string().regex(/^\/[^?#\s]*$/, "must start with / and hold no query, fragment or space")
+
 export const scenarioObject = z.strictObject({
   $schema: z.string().optional(),
   name: z.string().min(1).optional(),
@@ -262,6 +273,7 @@ export const scenarioObject = z.strictObject({
   config: jsonObject.default({}),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "not a valid environment variable name"), z.string()).default({}),
   workspace: workspace.prefault({}),
+  web: z.record(webPath, webPage).default({}),
   auto: z.boolean().default(false),
   timeoutMs: z.int().positive().default(90_000),
   settleMs: z.int().min(0).default(500),

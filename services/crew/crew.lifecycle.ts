@@ -19,7 +19,8 @@ export function defineCrewLifecycle(host: LifecycleHost, deps: CrewImplementatio
     machine: crewMachine,
     implementations: createCrewImplementations(deps),
     explain: explainCrewRefusal,
-    explainBirth: explainCrewBirthRefusal,
+    // The birth gate: a registration the machine refused ends in `refused` and is never created.
+    birthRefusal: (snapshot) => (snapshot.matches("refused") ? explainCrewBirthRefusal(snapshot) : null),
     metaOf: (snapshot) => ({
       sessionId: snapshot.context.sessionId,
       document: snapshot.context.crewPath,

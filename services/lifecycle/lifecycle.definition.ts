@@ -42,10 +42,10 @@ export interface LifecycleDefinition<TMachine extends AnyStateMachine> {
   /** Says why `can(event)` was false, in words that name the gate and the way past it. */
   explain: (snapshot: SnapshotFrom<TMachine>, event: EventFromLogic<TMachine>) => string
   /**
-   * Says why the machine refused a new instance: its first step landed in a final state at once (a birth gate, such as
-   * a crew's registration). Without it such a birth is refused in the kernel's words.
+   * A birth gate: says why the machine refused a new instance from its first snapshot (a crew whose registration
+   * ended in `refused`), or null when the birth stands. Without it every birth stands (a watch may be born finished).
    */
-  explainBirth?: (snapshot: SnapshotFrom<TMachine>) => string
+  birthRefusal?: (snapshot: SnapshotFrom<TMachine>) => string | null
   /** Reads the session and document back out of a snapshot, so bindings made by events are persisted. */
   metaOf: (snapshot: SnapshotFrom<TMachine>) => InstanceMeta
   /** Says what is wrong with a persisted context (null: it fits), so a damaged row is refused before an actor runs on it. */

@@ -91,8 +91,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /**
    * The snapshot a new instance would start in, computed purely (nothing runs, nothing is recorded), so a service can
-   * read the machine's birth decision before it prepares the instance. Throws the machine's refusal when the birth
-   * lands in a final state at once: such an instance is never created.
+   * read the machine's birth decision before it prepares the instance. Throws the machine's refusal when the
+   * lifecycle's birth gate refuses it: such an instance is never created.
    */
   birth(input: InputFrom<TMachine>): SnapshotFrom<TMachine> {
     return this.initial(input)[0]
@@ -101,13 +101,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   private initial(input: InputFrom<TMachine>): [SnapshotFrom<TMachine>, readonly RequestedEffect[]] {
     const [first, requested] = initialTransition(this.machine, input)
     const snapshot = first as SnapshotFrom<TMachine>
-    if ((first as AnyMachineSnapshot).status === "done")
-      throw new GateRefusal(
-        this.machine.id,
-        "xstate.init",
-        this.definition.explainBirth?.(snapshot) ??
-          `${this.machine.id} refused the new instance (it would start ${stateToString((first as AnyMachineSnapshot).value)})`,
-      )
+    const refusal = this.definition.birthRefusal?.(snapshot) ?? null
+    if (refusal !== null) throw new GateRefusal(this.machine.id, "xstate.init", refusal)
     return [snapshot, requested]
   }
 

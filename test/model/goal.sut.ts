@@ -147,11 +147,12 @@ class GoalSut implements ModelSut<GoalModel> {
 
   async apply({ event, before, accepted }: ModelStep<GoalModel>): Promise<void> {
     expect(stateToString(this.expected.value), "the SUT's expectation follows the model").toBe(stateToString(before.value))
-    // goal_complete on a driving goal runs every check and enters the run in the Check Log (a goal.checked step of
+    // goal_complete on a driving goal that waits on no dialog runs every check and enters the run in the Check Log (a goal.checked step of
     // its own) before it asks the completion gate: the service is then one goal.checked ahead of the model. The
     // events offer goal.complete only where that check activity cannot change a later decision (no open turn, or
     // one with activity already), so model and service still agree on every guard.
-    if (event.type === "goal.complete" && this.expected.hasTag("driving")) {
+    // A goal waiting on the user's answer (a completion or a discard asked) refuses before any check runs.
+    if (event.type === "goal.complete" && this.expected.hasTag("driving") && !this.expected.hasTag("awaiting-user")) {
       this.advance({ type: "goal.checked", entries: [] }, true)
     }
     expect(this.expected.can(event), `the service's own steps leave the model's verdict on ${event.type}`).toBe(accepted)

@@ -76,7 +76,7 @@ describe("the lifecycle host", () => {
       retention?: { keep: number; every: number }
       persist?: boolean
       shared?: boolean
-      explainBirth?: (snapshot: { context: { owner: string } }) => string
+      birthRefusal?: (snapshot: { value: unknown; context: { owner: string } }) => string | null
     } = {},
   ) => {
     const host = new LifecycleHost({ repository: async () => store.repository, clock: { now: () => now }, log: memoryLogger() })
@@ -127,9 +127,12 @@ describe("the lifecycle host", () => {
     expect((await store.repository.listTransitions({ instanceId: "a" })).length).toBe(1)
   })
 
-  it("a birth the machine refuses (its first step lands in a final state) is never created: no effect, no record", async () => {
+  it("a birth the lifecycle's birth gate refuses is never created: no effect, no record", async () => {
     for (const shared of [false, true]) {
-      const { lifecycle } = hostWith({ shared, explainBirth: (snapshot) => `a counter for ${snapshot.context.owner} needs room` })
+      const { lifecycle } = hostWith({
+        shared,
+        birthRefusal: (snapshot) => (snapshot.value === "refused" ? `a counter for ${snapshot.context.owner} needs room` : null),
+      })
       expect(lifecycle.birth({ owner: "s1", limit: 2 }).value).toBe("counting")
       const refusal = new GateRefusal("counter", "xstate.init", "a counter for s1 needs room")
       expect(() => lifecycle.birth({ owner: "s1", limit: 0 })).toThrow(refusal)
@@ -141,12 +144,11 @@ describe("the lifecycle host", () => {
     }
   })
 
-  it("a refused birth without explainBirth is refused in the kernel's words, and start refuses it too", () => {
-    const { lifecycle } = hostWith({ persist: false })
-    expect(() => lifecycle.start("z", { owner: "s1", limit: 0 })).toThrow(
-      new GateRefusal("counter", "xstate.init", "counter refused the new instance (it would start refused)"),
-    )
-    expect(lifecycle.has("z")).toBe(false)
+  it("without a birth gate every birth stands, one born finished included", async () => {
+    const { lifecycle } = hostWith()
+    const born = await lifecycle.create("z", { owner: "s1", limit: 0 })
+    expect(born.value).toBe("refused")
+    expect((await store.repository.getSnapshot("counter", "z"))?.terminal).toBe(true)
   })
 
   it("send moves at once, records nothing for a refused event or a quiet one that kept the state, and queues the rest", async () => {

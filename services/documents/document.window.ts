@@ -1,5 +1,6 @@
 // Windowed reads: what a read tool returns for a document too long for one answer, like opencode's own Read.
 
+import { cutIndex } from "../files/text.cut"
 import { DocumentInputError } from "./document.errors"
 import { splitLines } from "./markdown.scan"
 
@@ -12,6 +13,10 @@ export interface ReadWindowOptions {
   limit?: number
   /** What the text is, for errors ("offset 4 is past the end of the plan"); default "document". */
   what?: string
+  /** A line longer than this is cut, with a note of its length (a minified file is one huge line); default: none. */
+  maxLineChars?: number
+  /** The window ends early once its lines hold this many characters (one line at least); default: none. */
+  maxChars?: number
 }
 
 /**
@@ -34,9 +39,21 @@ export function readWindow(text: string, options: ReadWindowOptions = {}): strin
       `offset ${offset} is past the end of the ${options.what ?? "document"}: it has ${lines.length} line${lines.length === 1 ? "" : "s"}`,
     )
   }
-  const window = lines.slice(offset - 1, offset - 1 + limit)
-  const last = offset + window.length - 1
-  const out = window.map((line, i) => `${offset + i}: ${line}`).join("\n")
+  const shown: string[] = []
+  let chars = 0
+  for (const line of lines.slice(offset - 1, offset - 1 + limit)) {
+    const text = `${offset + shown.length}: ${cutLine(line, options.maxLineChars)}`
+    if (shown.length > 0 && options.maxChars !== undefined && chars + text.length > options.maxChars) break
+    shown.push(text)
+    chars += text.length + 1
+  }
+  const last = offset + shown.length - 1
+  const out = shown.join("\n")
   if (last >= lines.length) return out
   return `${out}\n\n(Showing lines ${offset}-${last} of ${lines.length}. Use offset=${last + 1} to read more.)`
+}
+
+function cutLine(line: string, max: number | undefined): string {
+  if (max === undefined || line.length <= max) return line
+  return `${line.slice(0, cutIndex(line, max))} … (line cut: ${line.length.toLocaleString("en-US")} characters in all)`
 }

@@ -3,7 +3,8 @@ import { readWindow } from "../documents/document.window"
 import { FileToolError } from "./file.errors"
 import { binaryKindOf, sizeText } from "./file.kind"
 
-// forge_read's answer: a text file's lines numbered and windowed (a notice names the offset that reads on); a binary
+// forge_read's answer: a text file's lines numbered and windowed (a notice names the offset that reads on; a long
+// line is cut, and a window stops early at a size bound); a binary
 // file refused with its kind and size; a file that is not UTF-8 refused at its first bad byte, never shown mangled.
 
 export interface ReadRequest {
@@ -12,6 +13,11 @@ export interface ReadRequest {
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** A line is cut past this (a minified file is one huge line), as opencode's own read does. */
+export const READ_LINE_CHARS = 2_000
+/** A window ends early past this many characters, so one read never floods the model's context. */
+export const READ_WINDOW_CHARS = 50_000
 
 export function readAnswer(path: string, bytes: Uint8Array, request: ReadRequest = {}): string {
   const kind = binaryKindOf(bytes)
@@ -29,7 +35,7 @@ export function readAnswer(path: string, bytes: Uint8Array, request: ReadRequest
   }
   try {
     // A byte-order mark is no part of the first line.
-    return readWindow(text.replace(/^\uFEFF/, ""), { ...request, what: "file" })
+    return readWindow(text.replace(/^\uFEFF/, ""), { ...request, what: "file", maxLineChars: READ_LINE_CHARS, maxChars: READ_WINDOW_CHARS })
   } catch (error) {
     // The window's refusal ("offset 9 is past the end") names no file: this one does.
     if (error instanceof DocumentInputError) throw new FileToolError(`forge_read: ${path}: ${error.message}.`)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { FileToolError } from "../../../services/files/file.errors"
 import { binaryKindOf, sizeText } from "../../../services/files/file.kind"
-import { readAnswer } from "../../../services/files/file.read"
+import { READ_LINE_CHARS, READ_WINDOW_CHARS, readAnswer } from "../../../services/files/file.read"
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 const refusal = (fn: () => unknown): string => {
@@ -20,6 +20,21 @@ describe("forge_read's answer", () => {
     expect(readAnswer("/w/a.txt", bytes(text))).toBe("1: line 1\n2: line 2\n3: line 3\n4: line 4\n5: line 5")
     expect(readAnswer("/w/a.txt", bytes(text), { offset: 2, limit: 2 })).toBe("2: line 2\n3: line 3\n\n(Showing lines 2-3 of 5. Use offset=4 to read more.)")
     expect(() => readAnswer("/w/a.txt", bytes(text), { offset: 9 })).toThrow("offset 9 is past the end of the file: it has 5 lines")
+  })
+
+  it("cuts a huge line with its length, never inside a character, and ends a window early at its size bound", () => {
+    const minified = `${"x".repeat(READ_LINE_CHARS - 1)}😀${"y".repeat(3_000)}`
+    const [first] = readAnswer("/w/app.min.js", bytes(`${minified}\nshort\n`)).split("\n")
+    expect(first).toBe(`1: ${"x".repeat(READ_LINE_CHARS - 1)} … (line cut: 5,001 characters in all)`)
+    // 100 lines of 1,000 characters: the window stops before 50,000 characters and names the offset that reads on.
+    const wide = Array.from({ length: 100 }, (_, i) => String(i % 10).repeat(1_000)).join("\n")
+    const answer = readAnswer("/w/wide.txt", bytes(wide))
+    const shown = answer.split("\n").filter((l) => /^\d+: /.test(l))
+    expect(shown.length).toBe(49)
+    expect(answer.length).toBeLessThan(READ_WINDOW_CHARS + 200)
+    expect(answer).toMatch(/\(Showing lines 1-49 of 100\. Use offset=50 to read more\.\)$/)
+    // One line over the bound is still shown (cut): a window never comes back empty.
+    expect(readAnswer("/w/wide.txt", bytes(wide), { offset: 50, limit: 1 })).toMatch(/^50: 9{1000}\n\n\(Showing lines 50-50 of 100/)
   })
 
   it("keeps CRLF files' lines whole, drops a byte-order mark, and reads an empty file as empty", () => {

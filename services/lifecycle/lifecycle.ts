@@ -1,18 +1,10 @@
-import {
-  type AnyMachineSnapshot,
-  type AnyStateMachine,
-  type EventFromLogic,
-  type InputFrom,
-  type SnapshotFrom,
-  type StateValue,
-  initialTransition,
-  transition,
-} from "xstate"
+import { type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom, type StateValue, transition } from "xstate"
 import { stateToString } from "../../machines/state.text"
 import { ExclusiveKeyTaken } from "./exclusive.key"
 import { GateRefusal } from "./gate.refusal"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { SnapshotRecord } from "./lifecycle.ports"
+import { firstStep } from "./lifecycle.birth"
 import { type RequestedEffect, runEffects } from "./lifecycle.effects"
 import { LifecycleRecorder } from "./lifecycle.recorder"
 import { type RestoreOutcome, resolveRecord } from "./lifecycle.restore"
@@ -89,21 +81,9 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     if (!(snapshot as AnyMachineSnapshot).can(event)) throw this.refusal(snapshot, event)
   }
 
-  /**
-   * The snapshot a new instance would start in, computed purely (nothing runs, nothing is recorded), so a service can
-   * read the machine's birth decision before it prepares the instance. Throws the machine's refusal when the
-   * lifecycle's birth gate refuses it: such an instance is never created.
-   */
+  /** The snapshot a new instance would start in, or the birth gate's refusal (pure: see `firstStep`). */
   birth(input: InputFrom<TMachine>): SnapshotFrom<TMachine> {
-    return this.initial(input)[0]
-  }
-
-  private initial(input: InputFrom<TMachine>): [SnapshotFrom<TMachine>, readonly RequestedEffect[]] {
-    const [first, requested] = initialTransition(this.machine, input)
-    const snapshot = first as SnapshotFrom<TMachine>
-    const refusal = this.definition.birthRefusal?.(snapshot) ?? null
-    if (refusal !== null) throw new GateRefusal(this.machine.id, "xstate.init", refusal)
-    return [snapshot, requested]
+    return firstStep(this.definition, input)[0]
   }
 
   /** Starts a new instance: its initial effects (e.g. writing the document) run before anything is recorded. */
@@ -112,14 +92,14 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       return this.serialize(instanceId, () =>
         this.stepShared(instanceId, async (current) => {
           if (current !== undefined || this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
-          const [first, requested] = this.initial(input)
+          const [first, requested] = firstStep(this.definition, input)
           return { after: first as SnapshotFrom<TMachine>, from: NO_STATE, event: "xstate.init", requested }
         }),
       )
     }
     return this.serialize(instanceId, async () => {
       if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
-      const [, requested] = this.initial(input)
+      const [, requested] = firstStep(this.definition, input)
       await this.runEffects(requested, "await")
       const first = this.actors.spawn(instanceId, { input })
       await this.recorder.record(instanceId, first, NO_STATE, "xstate.init")
@@ -131,7 +111,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   /** Starts a new instance at once; its record is queued and its initial effects started. */
   start(instanceId: string, input: InputFrom<TMachine>): SnapshotFrom<TMachine> {
     if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
-    const [, requested] = this.initial(input)
+    const [, requested] = firstStep(this.definition, input)
     const first = this.actors.spawn(instanceId, { input })
     this.recorder.recordLater(instanceId, first, NO_STATE, "xstate.init")
     this.listeners.notify(instanceId, first)

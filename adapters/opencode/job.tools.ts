@@ -1,6 +1,6 @@
-import { existsSync, statSync } from "node:fs"
+import { existsSync, realpathSync, statSync } from "node:fs"
 import path from "node:path"
-import type { ToolDefinition } from "@opencode-ai/plugin"
+import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS } from "../../machines/job.gates"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import { NATIVE_MODE_REFUSAL, isSupervisorEnabled } from "../../machines/exec.partition"
@@ -59,6 +59,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
       async execute(args, ctx) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
         const request = toShellRequest(args, { cwd: ctx.directory, survive: deps.options.jobs.survive }, (cwd) => resolveCwd(ctx.directory, cwd))
+        await askOutsideCwd(request.cwd, ctx)
         await ctx.ask({
           permission: "forge_shell",
           patterns: [request.command],
@@ -134,4 +135,25 @@ function resolveCwd(base: string, cwd: string): string {
   const absolute = path.resolve(base, cwd)
   if (!existsSync(absolute) || !statSync(absolute).isDirectory()) throw new Error(`forge_shell: cwd "${cwd}" is not a directory (resolved to ${absolute})`)
   return absolute
+}
+
+/**
+ * A cwd outside the session's project asks opencode's external_directory permission first, as opencode's own shell
+ * does for its workdir (by real path: a link out of the project is outside). A worktree of "/" (no git) covers nothing.
+ */
+async function askOutsideCwd(cwd: string, ctx: ToolContext): Promise<void> {
+  const real = realpathSync(cwd)
+  const roots = [ctx.directory, ctx.worktree].filter((root) => root !== undefined && root !== "" && root !== path.parse(root).root)
+  const inside = (root: string) => {
+    const base = existsSync(root) ? realpathSync(root) : path.resolve(root)
+    return real === base || real.startsWith(base.endsWith(path.sep) ? base : base + path.sep)
+  }
+  if (roots.some(inside)) return
+  try {
+    await ctx.ask({ permission: "external_directory", patterns: [`${real}/*`], always: [`${real}/*`], metadata: { filepath: real, parentDir: real } })
+  } catch {
+    throw new Error(
+      `forge_shell: cwd ${cwd} is outside this session's project (${ctx.directory}) and running there was not allowed (the external_directory permission).`,
+    )
+  }
 }

@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync, symlinkSync } from "node:fs"
 import path from "node:path"
 import type { PluginInput } from "@opencode-ai/plugin"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
@@ -62,6 +63,27 @@ describe("job tools parse their raw arguments at the boundary", () => {
     )
     expect(asked).toEqual([])
     expect(await jobs({ action: "list" })).toMatch(/no jobs/i)
+  })
+
+  it("forge_shell in a cwd outside the project asks external_directory first (a link out counts), and a no runs nothing", async () => {
+    const outside = tempDir("forge-job-outside-")
+    symlinkSync(outside, path.join(dir, "out"))
+    mkdirSync(path.join(dir, "sub"))
+    expect(await shell({ command: "pwd", cwd: "sub" })).toContain(`cwd: ${path.join(dir, "sub")}`)
+    expect(asked, "inside the project: only the shell's own ask").toEqual(["forge_shell"])
+    asked.length = 0
+    expect(await shell({ command: "pwd", cwd: "out" })).toContain("status: exited with exit code 0")
+    expect(asked).toEqual(["external_directory", "forge_shell"])
+    const refusing = {
+      ...toolContext("s1", dir),
+      ask: async (input: { permission: string }) => {
+        if (input.permission === "external_directory") throw new Error("rejected")
+      },
+    }
+    await expect(callRaw(tools.forge_shell, { command: "touch made-outside", cwd: outside }, refusing)).rejects.toThrow(
+      `forge_shell: cwd ${outside} is outside this session's project (${dir}) and running there was not allowed (the external_directory permission).`,
+    )
+    expect(existsSync(path.join(outside, "made-outside"))).toBe(false)
   })
 
   it("defaults are applied by the parse: a bare command runs in the foreground, forge_jobs log pages from line 1", async () => {

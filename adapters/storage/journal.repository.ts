@@ -1,7 +1,7 @@
 // The undo journal's store in SQLite, on the workspace database's connection (both drivers through drizzle's
 // sqlite-proxy): entries in `file_journal`, contents once each in `file_blobs` under their sha256. Every call runs
 // alone on the connection; the calls that write several statements run them in one IMMEDIATE transaction.
-import { and, asc, desc, eq, gte, inArray, isNull, notInArray, type SQL, sql } from "drizzle-orm"
+import { and, asc, desc, eq, gte, inArray, isNull, lt, notInArray, type SQL, sql } from "drizzle-orm"
 import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, JournalStore, JournalTurn, JournalWrite } from "../../services/files/journal.ports"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { fileBlobs, fileJournal } from "./tables/journal.tables"
@@ -115,6 +115,14 @@ export class SqliteJournalStore implements JournalStore {
                 `the journal of ${write.entry.path} changed meanwhile: ${reverts.length - marked} of the entries to revert ` +
                   `(${reverts.join(", ")}) are undone or gone already`,
               )
+            }
+            const restandBefore = write.restandBefore
+            for (let at = 0; restandBefore !== undefined && at < reverts.length; at += SLICE) {
+              const slice = reverts.slice(at, at + SLICE)
+              await tx
+                .update(fileJournal)
+                .set({ undoneBy: null })
+                .where(and(inArray(fileJournal.undoneBy, slice), lt(fileJournal.at, restandBefore)))
             }
             stored.push(fromRow(row))
           }

@@ -45,6 +45,11 @@ export interface JournalWrite {
    * process undid or pruned it meanwhile) fails the whole append and nothing is written.
    */
   reverts?: readonly number[]
+  /**
+   * Entries made before this time (ms) that one of `reverts` had undone stand again: reverting an undo (a rewind past
+   * a forge_undo, or past an earlier rewind) brings back the change it had taken away.
+   */
+  restandBefore?: number
 }
 
 /**

@@ -228,7 +228,8 @@ export class FileJournal {
    * Puts every file the session changed at or after `since` back as it was before its first change in that range,
    * in one step: planned first (a file whose content is not what the session's newest change left there is a
    * conflict, left alone unless `force`), then written, then journaled (one entry per file, the rewound entries
-   * marked undone). A failed write puts back what was already restored and throws.
+   * marked undone, and a change before the range that an undo in it had taken away standing again). A failed write
+   * puts back what was already restored and throws.
    */
   async rewind(input: RewindInput): Promise<RewindReport> {
     if (!Number.isFinite(input.since)) throw new JournalError(`rewind: since must be a time in epoch milliseconds, got ${input.since}`)
@@ -293,6 +294,8 @@ export class FileJournal {
               entry: { ...this.actor(input), tool: REWIND_TOOL, path: step.path, before: step.currentHash, after: step.targetHash, at },
               blobs: blobsOf([step.current, step.currentHash], [step.target, step.targetHash]),
               reverts: step.reverts,
+              // A change before the turn that an undo in it took away is back on disk now: it stands again.
+              restandBefore: input.since,
             }),
           ),
         )

@@ -160,6 +160,25 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
     }
   },
 
+  async "a rewind past an undo brings back the change the undo took away, and undo walks on from it"(dir) {
+    const { db, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "a.txt")
+      await change(journal, file, "one", "turn_0")
+      await change(journal, file, "two", "turn_0")
+      const since = tick + 1
+      await journal.undo(file, { session: "ses_1", turn: "turn_1" })
+      assert.equal(await onDisk(file), "one")
+      await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
+      assert.equal(await onDisk(file), "two")
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_journal WHERE turn_id = 'turn_0' AND undone_by IS NULL"), [[2]])
+      await journal.undo(file)
+      assert.equal(await onDisk(file), "one")
+    } finally {
+      await db.close()
+    }
+  },
+
   async "prune drops the oldest turns and the blobs no entry names any more, never the newest turn"(dir) {
     const { db, store, journal, work } = await open(dir)
     try {

@@ -48,6 +48,10 @@ export class MemoryJournalStore implements JournalStore {
         if (reverted === undefined || reverted.undoneBy !== null) throw new Error(`entry ${id} is undone or gone already`)
         reverted.undoneBy = entry.id
       }
+      const reverts = new Set(write.reverts ?? [])
+      const before = write.restandBefore
+      if (before !== undefined)
+        for (const older of entries) if (older.undoneBy !== null && reverts.has(older.undoneBy) && older.at < before) older.undoneBy = null
       entries.push(entry)
       stored.push({ ...entry })
     }

@@ -241,6 +241,36 @@ describe("rewind", () => {
     expect((await journal.undo("/w/a.txt")).reverted.turn).toBe("turn_0")
   })
 
+  it("brings back what an undo in the turn took away: forge_undo then walks on from there", async () => {
+    await change("/w/a.txt", "one", { turn: "turn_0" })
+    await change("/w/a.txt", "two", { turn: "turn_0", tool: "forge_patch" })
+    clock.time += 1_000
+    const since = clock.time
+    await journal.undo("/w/a.txt", { session: "ses_1", turn: "turn_1" })
+    expect(content("/w/a.txt")).toBe("one")
+    const report = await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
+    expect(report.restored).toEqual([{ path: "/w/a.txt", action: "restored" }])
+    expect(content("/w/a.txt")).toBe("two")
+    // The patch stands again: the next undo takes it back, the one after takes back the write.
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe("forge_patch")
+    expect(content("/w/a.txt")).toBe("one")
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe("forge_write")
+    expect(files.files.has("/w/a.txt")).toBe(false)
+  })
+
+  it("keeps a change made and undone inside the turn undone: only changes before it stand again", async () => {
+    await change("/w/a.txt", "zero", { turn: "turn_0" })
+    clock.time += 1_000
+    const since = clock.time
+    await change("/w/a.txt", "one", { turn: "turn_1", tool: "forge_patch" })
+    await journal.undo("/w/a.txt", { session: "ses_1", turn: "turn_1" })
+    await change("/w/a.txt", "two", { turn: "turn_1", tool: "forge_patch" })
+    await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
+    expect(content("/w/a.txt")).toBe("zero")
+    expect(store.entries.filter((e) => e.turn === "turn_1").every((e) => e.undoneBy !== null)).toBe(true)
+    expect((await journal.undo("/w/a.txt")).reverted.turn).toBe("turn_0")
+  })
+
   it("writes nothing and journals nothing when nothing was changed since", async () => {
     await change("/w/a.txt", "a0")
     expect(await journal.rewind({ session: "ses_1", since: clock.time + 1 })).toEqual({ restored: [], unchanged: [], conflicts: [] })

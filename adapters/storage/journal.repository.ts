@@ -1,10 +1,11 @@
 // The undo journal's store in SQLite, on the workspace database's connection (both drivers through drizzle's
 // sqlite-proxy): entries in `file_journal`, contents once each in `file_blobs` under their sha256. Every call runs
 // alone on the connection; the calls that write several statements run them in one IMMEDIATE transaction.
-import { and, asc, desc, eq, gte, inArray, isNull, lt, notInArray, type SQL, sql } from "drizzle-orm"
+import { and, asc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm"
 import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, JournalStore, JournalTurn, JournalWrite } from "../../services/files/journal.ports"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
-import { fileBlobs, fileJournal } from "./tables/journal.tables"
+import { type JournalRevert, undoneByOf } from "../../services/files/journal.standing"
+import { fileBlobs, fileJournal, fileReverts } from "./tables/journal.tables"
 
 // A transaction handle offers the same query builders as the database.
 type Queryable = Pick<ForgeDatabase, "insert" | "select" | "update" | "delete">
@@ -14,7 +15,7 @@ const SLICE = 500
 
 type JournalRow = typeof fileJournal.$inferSelect
 
-function fromRow(row: JournalRow): JournalEntry {
+function fromRow(row: JournalRow, undoneBy: number | null): JournalEntry {
   return {
     id: row.id,
     session: row.sessionId,
@@ -25,7 +26,7 @@ function fromRow(row: JournalRow): JournalEntry {
     before: row.beforeHash,
     after: row.afterHash,
     at: row.at,
-    undoneBy: row.undoneBy,
+    undoneBy,
   }
 }
 
@@ -51,6 +52,43 @@ async function insertBlob(db: Queryable, blob: JournalBlob): Promise<void> {
 async function totalBytes(db: Queryable): Promise<number> {
   const rows = await db.select({ total: sql<number>`coalesce(sum(${fileBlobs.size}), 0)`.as("total") }).from(fileBlobs)
   return Number(rows[0]?.total ?? 0)
+}
+
+/**
+ * Every entry of the given files with its `undoneBy` as it stands (journal.standing.ts), oldest first. What stands is
+ * decided per file over all of its entries and reverts, whoever made them.
+ */
+async function entriesOf(db: Queryable, paths: readonly string[]): Promise<JournalEntry[]> {
+  const entries: JournalEntry[] = []
+  for (let at = 0; at < paths.length; at += SLICE) {
+    const rows = await db
+      .select()
+      .from(fileJournal)
+      .where(inArray(fileJournal.path, paths.slice(at, at + SLICE)))
+      .orderBy(asc(fileJournal.id))
+    const ids = rows.map((row) => row.id)
+    const reverts: JournalRevert[] = []
+    for (let from = 0; from < ids.length; from += SLICE) {
+      const slice = ids.slice(from, from + SLICE)
+      reverts.push(
+        ...(await db
+          .select({ reverter: fileReverts.reverterId, reverted: fileReverts.revertedId })
+          .from(fileReverts)
+          .where(inArray(fileReverts.revertedId, slice))),
+      )
+    }
+    const byPath = new Map<string, JournalRow[]>()
+    for (const row of rows) byPath.set(row.path, [...(byPath.get(row.path) ?? []), row])
+    for (const own of byPath.values()) {
+      const ownIds = new Set(own.map((row) => row.id))
+      const undoneBy = undoneByOf(
+        [...ownIds],
+        reverts.filter((r) => ownIds.has(r.reverted)),
+      )
+      for (const row of own) entries.push(fromRow(row, undoneBy.get(row.id) ?? null))
+    }
+  }
+  return entries.sort((a, b) => a.id - b.id)
 }
 
 /** The entries of one pruning unit: a session's turn, or the one entry recorded outside any turn. */
@@ -100,31 +138,18 @@ export class SqliteJournalStore implements JournalStore {
               .returning()
             if (row === undefined) throw new Error(`journal entry for ${write.entry.path} was not stored`)
             const reverts = [...new Set(write.reverts ?? [])]
-            let marked = 0
-            for (let at = 0; at < reverts.length; at += SLICE) {
-              const slice = reverts.slice(at, at + SLICE)
-              const rows = await tx
-                .update(fileJournal)
-                .set({ undoneBy: row.id })
-                .where(and(inArray(fileJournal.id, slice), isNull(fileJournal.undoneBy)))
-                .returning({ id: fileJournal.id })
-              marked += rows.length
+            if (reverts.length > 0) {
+              // Each must still stand: another process may have undone it (or pruned it) since the caller looked.
+              const standing = new Map((await entriesOf(tx, [write.entry.path])).map((entry) => [entry.id, entry.undoneBy]))
+              const gone = reverts.filter((id) => standing.get(id) !== null)
+              if (gone.length > 0)
+                throw new Error(
+                  `the journal of ${write.entry.path} changed meanwhile: ${gone.length} of the entries to revert (${gone.join(", ")}) are undone or gone already`,
+                )
             }
-            if (marked !== reverts.length) {
-              throw new Error(
-                `the journal of ${write.entry.path} changed meanwhile: ${reverts.length - marked} of the entries to revert ` +
-                  `(${reverts.join(", ")}) are undone or gone already`,
-              )
-            }
-            const restandBefore = write.restandBefore
-            for (let at = 0; restandBefore !== undefined && at < reverts.length; at += SLICE) {
-              const slice = reverts.slice(at, at + SLICE)
-              await tx
-                .update(fileJournal)
-                .set({ undoneBy: null })
-                .where(and(inArray(fileJournal.undoneBy, slice), lt(fileJournal.at, restandBefore)))
-            }
-            stored.push(fromRow(row))
+            const edges = [...new Set([...reverts, ...(write.covers ?? [])])].map((reverted) => ({ reverterId: row.id, revertedId: reverted }))
+            for (let at = 0; at < edges.length; at += SLICE) await tx.insert(fileReverts).values(edges.slice(at, at + SLICE))
+            stored.push(fromRow(row, null))
           }
           return stored
         },
@@ -134,29 +159,24 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async listByPath(path: string, options: JournalListOptions = {}): Promise<JournalEntry[]> {
-    const excluded =
-      options.excludeTools === undefined || options.excludeTools.length === 0 ? undefined : notInArray(fileJournal.tool, [...options.excludeTools])
-    const rows = await this.connection.exclusive((db) =>
-      db
-        .select()
-        .from(fileJournal)
-        .where(and(eq(fileJournal.path, path), isNull(fileJournal.undoneBy), excluded))
-        .orderBy(desc(fileJournal.id))
-        // SQLite reads a negative LIMIT as no limit.
-        .limit(options.limit ?? -1),
-    )
-    return rows.map(fromRow)
+    const excluded = new Set(options.excludeTools ?? [])
+    const entries = await this.connection.exclusive((db) => entriesOf(db, [path]))
+    const standing = entries.filter((entry) => entry.undoneBy === null && !excluded.has(entry.tool)).reverse()
+    return options.limit === undefined ? standing : standing.slice(0, options.limit)
   }
 
   async listBySession(session: string, since: number): Promise<JournalEntry[]> {
-    const rows = await this.connection.exclusive((db) =>
-      db
-        .select()
+    return this.connection.exclusive(async (db) => {
+      const rows = await db
+        .selectDistinct({ path: fileJournal.path })
         .from(fileJournal)
         .where(and(eq(fileJournal.sessionId, session), gte(fileJournal.at, since)))
-        .orderBy(asc(fileJournal.id)),
-    )
-    return rows.map(fromRow)
+      const entries = await entriesOf(
+        db,
+        rows.map((row) => row.path),
+      )
+      return entries.filter((entry) => entry.session === session && entry.at >= since)
+    })
   }
 
   blobBytes(): Promise<number> {
@@ -198,7 +218,13 @@ export class SqliteJournalStore implements JournalStore {
       db.transaction(
         async (tx) => {
           let entries = 0
-          for (const turn of turns) entries += (await tx.delete(fileJournal).where(turnWhere(turn)).returning({ id: fileJournal.id })).length
+          for (const turn of turns) {
+            const dropped = (await tx.delete(fileJournal).where(turnWhere(turn)).returning({ id: fileJournal.id })).map((row) => row.id)
+            entries += dropped.length
+            // A dropped entry's own reverts go with it; a dropped reverter's stay (what it took back stays taken back).
+            for (let at = 0; at < dropped.length; at += SLICE)
+              await tx.delete(fileReverts).where(inArray(fileReverts.revertedId, dropped.slice(at, at + SLICE)))
+          }
           // Every blob no remaining entry names goes (whichever deletion left it unnamed).
           const named = sql`select ${fileJournal.beforeHash} from ${fileJournal} where ${fileJournal.beforeHash} is not null
             union select ${fileJournal.afterHash} from ${fileJournal} where ${fileJournal.afterHash} is not null`

@@ -84,4 +84,15 @@ export const migrations: readonly EmbeddedMigration[] = [
       "CREATE INDEX `file_blobs_size_idx` ON `file_blobs` (`size`);",
     ],
   },
+  {
+    tag: "0008_journal_reverts",
+    folderMillis: 1796209172369,
+    hash: "fcda8dfa5c323b8c18d86f9503c1144076dbdff79357510eb68c5d1f4332631e",
+    sql: [
+      "CREATE TABLE `file_reverts` (\n\t`reverter_id` integer NOT NULL,\n\t`reverted_id` integer NOT NULL,\n\tPRIMARY KEY(`reverter_id`, `reverted_id`)\n);",
+      "CREATE INDEX `file_reverts_reverted_idx` ON `file_reverts` (`reverted_id`);",
+      "INSERT INTO `file_reverts` (`reverter_id`, `reverted_id`) SELECT `undone_by`, `id` FROM `file_journal` WHERE `undone_by` IS NOT NULL;",
+      "ALTER TABLE `file_journal` DROP COLUMN `undone_by`;",
+    ],
+  },
 ]

@@ -22,7 +22,7 @@ export interface JournalEntry {
   after: string | null
   /** Milliseconds since the epoch. */
   at: number
-  /** The entry that reverted this one; null while it stands. */
+  /** The standing entry (an undo or a rewind; a pruned one counts) that keeps this one reverted; null while it stands. */
   undoneBy: number | null
 }
 
@@ -41,15 +41,15 @@ export interface JournalWrite {
   /** Stored once each (a hash already stored is skipped); every hash the entry names must be here or stored already. */
   blobs: readonly JournalBlob[]
   /**
-   * Entries this one reverts: marked undone by it. Each must still stand (not undone); one that does not (another
-   * process undid or pruned it meanwhile) fails the whole append and nothing is written.
+   * Entries this one reverts that stand: each must still stand; one that does not (another process undid or pruned it
+   * meanwhile) fails the whole append and nothing is written.
    */
   reverts?: readonly number[]
   /**
-   * Entries made before this time (ms) that one of `reverts` had undone stand again: reverting an undo (a rewind past
-   * a forge_undo, or past an earlier rewind) brings back the change it had taken away.
+   * Entries this one reverts as well, standing or not: a rewind covers its whole range, so a change an undo inside the
+   * range had taken back stays taken back when that undo is reverted.
    */
-  restandBefore?: number
+  covers?: readonly number[]
 }
 
 /**

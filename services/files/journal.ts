@@ -133,7 +133,10 @@ interface RewindStep {
   currentHash: string | null
   target: Uint8Array | undefined
   targetHash: string | null
+  /** The range's entries that stand: each must still stand when the rewind is journaled. */
   reverts: number[]
+  /** The range's entries already taken back (by an undo inside it): reverted too, unchecked. */
+  covers: number[]
   overrode?: string
 }
 
@@ -227,9 +230,9 @@ export class FileJournal {
   /**
    * Puts every file the session changed at or after `since` back as it was before its first change in that range,
    * in one step: planned first (a file whose content is not what the session's newest change left there is a
-   * conflict, left alone unless `force`), then written, then journaled (one entry per file, the rewound entries
-   * marked undone, and a change before the range that an undo in it had taken away standing again). A failed write
-   * puts back what was already restored and throws.
+   * conflict, left alone unless `force`), then written, then journaled (one entry per file reverting every entry of
+   * the range; see journal.standing.ts for how a revert of a revert lets a change stand again). A failed write puts
+   * back what was already restored and throws.
    */
   async rewind(input: RewindInput): Promise<RewindReport> {
     if (!Number.isFinite(input.since)) throw new JournalError(`rewind: since must be a time in epoch milliseconds, got ${input.since}`)
@@ -256,7 +259,10 @@ export class FileJournal {
         }
         const currentHash = hashOf(current)
         const reverts = entries.filter((entry) => entry.undoneBy === null).map((entry) => entry.id)
-        const step: RewindStep = { path: file, current, currentHash, target: undefined, targetHash: earliest.before, reverts }
+        // The range's changes an undo inside it had taken back: covered too, so reverting that undo later (a rewind
+        // to a turn before it) does not bring them back.
+        const covers = entries.filter((entry) => entry.undoneBy !== null).map((entry) => entry.id)
+        const step: RewindStep = { path: file, current, currentHash, target: undefined, targetHash: earliest.before, reverts, covers }
         if (currentHash === earliest.before) {
           // Already as it was: nothing to write, but the turn's changes no longer stand.
           report.unchanged.push(file)
@@ -294,8 +300,7 @@ export class FileJournal {
               entry: { ...this.actor(input), tool: REWIND_TOOL, path: step.path, before: step.currentHash, after: step.targetHash, at },
               blobs: blobsOf([step.current, step.currentHash], [step.target, step.targetHash]),
               reverts: step.reverts,
-              // A change before the turn that an undo in it took away is back on disk now: it stands again.
-              restandBefore: input.since,
+              covers: step.covers,
             }),
           ),
         )

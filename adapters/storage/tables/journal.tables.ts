@@ -1,6 +1,6 @@
 // The undo journal of the forge file tools: every file mutation as one row, the file contents it names stored once
 // each in a content-addressed blob table (a large file edited many times stores each version once).
-import { blob, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core"
+import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core"
 
 /** File contents by their sha256: written once (INSERT OR IGNORE), removed when no journal entry names them any more. */
 export const fileBlobs = sqliteTable(
@@ -37,8 +37,19 @@ export const fileJournal = sqliteTable(
     afterHash: text("after_hash"),
     /** Milliseconds since the epoch. */
     at: integer("at").notNull(),
-    /** The entry that reverted this one (an undo or a rewind); NULL while it stands. */
-    undoneBy: integer("undone_by"),
   },
   (table) => [index("file_journal_path_idx").on(table.path, table.id), index("file_journal_session_idx").on(table.sessionId, table.at)],
+)
+
+/**
+ * Which entry reverted which: an undo reverts one entry, a rewind every entry of its range. What stands is decided
+ * from these (services/files/journal.standing.ts): an entry stands unless a standing entry reverts it.
+ */
+export const fileReverts = sqliteTable(
+  "file_reverts",
+  {
+    reverterId: integer("reverter_id").notNull(),
+    revertedId: integer("reverted_id").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.reverterId, table.revertedId] }), index("file_reverts_reverted_idx").on(table.revertedId)],
 )

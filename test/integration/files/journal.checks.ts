@@ -3,10 +3,13 @@
 // check gets a fresh folder it may fill; the caller removes it.
 import { fsToolFiles } from "../../../adapters/workspace/tool.files"
 import assert from "node:assert/strict"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import path from "node:path"
 import { SqliteJournalStore } from "../../../adapters/storage/journal.repository"
-import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { type LifecycleStore, createLifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { migrate } from "../../../adapters/storage/migrator"
+import { migrations } from "../../../adapters/storage/migrations.generated"
+import { openSqliteDriver } from "../../../adapters/storage/sqlite.driver"
 import { FileJournal, JournalError, UNDO_TOOL } from "../../../services/files/journal"
 import type { JournalFiles } from "../../../services/files/journal.ports"
 
@@ -57,7 +60,7 @@ function version(base: Buffer, n: number): Buffer {
 
 export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
   async "100 edits between the same two contents store two blobs, and undos store none"(dir) {
-    const { db, journal, work } = await open(dir)
+    const { db, store, journal, work } = await open(dir)
     try {
       const file = path.join(work, "toggle.txt")
       await change(journal, file, "A")
@@ -70,7 +73,7 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
         assert.equal(await onDisk(file), expected)
       }
       assert.deepEqual(await rows(db, "SELECT count(*) FROM file_blobs"), [[2]])
-      assert.deepEqual(await rows(db, `SELECT count(*) FROM file_journal WHERE undone_by IS NOT NULL OR tool = '${UNDO_TOOL}'`), [[6]])
+      assert.equal((await store.listBySession("ses_1", 0)).filter((e) => e.undoneBy !== null || e.tool === UNDO_TOOL).length, 6)
     } finally {
       await db.close()
     }
@@ -121,7 +124,7 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
   },
 
   async "rewind restores a turn's creations, edits and removals in one step; a conflict is left alone unless forced"(dir) {
-    const { db, journal, work } = await open(dir)
+    const { db, store, journal, work } = await open(dir)
     try {
       const [a, b, c] = ["a.txt", "new/b.txt", "c.txt"].map((name) => path.join(work, name)) as [string, string, string]
       await change(journal, a, "a0", "turn_0")
@@ -154,14 +157,14 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
         [[a, "restored", true]],
       )
       assert.equal(await onDisk(a), "a0")
-      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_journal WHERE turn_id = 'turn_1' AND undone_by IS NULL"), [[0]])
+      assert.equal((await store.listBySession("ses_1", 0)).filter((e) => e.turn === "turn_1" && e.undoneBy === null).length, 0)
     } finally {
       await db.close()
     }
   },
 
   async "a rewind past an undo brings back the change the undo took away, and undo walks on from it"(dir) {
-    const { db, journal, work } = await open(dir)
+    const { db, store, journal, work } = await open(dir)
     try {
       const file = path.join(work, "a.txt")
       await change(journal, file, "one", "turn_0")
@@ -171,9 +174,47 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
       assert.equal(await onDisk(file), "one")
       await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
       assert.equal(await onDisk(file), "two")
-      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_journal WHERE turn_id = 'turn_0' AND undone_by IS NULL"), [[2]])
+      assert.equal((await store.listBySession("ses_1", 0)).filter((e) => e.turn === "turn_0" && e.undoneBy === null).length, 2)
       await journal.undo(file)
       assert.equal(await onDisk(file), "one")
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "a journal written before the revert table keeps what stands, and undo walks on from it"(dir) {
+    // Migrations up to 0007 kept one `undone_by` per entry; 0008 moves them into file_reverts.
+    const driver = await openSqliteDriver(path.join(dir, "old.db"))
+    const upTo = migrations.findIndex((m) => m.tag.startsWith("0008"))
+    assert.ok(upTo > 0, "migration 0008 exists")
+    await migrate(driver, migrations.slice(0, upTo))
+    const [one, two] = ["one", "two"].map((text) => ({ hash: createHash("sha256").update(text).digest("hex"), text }))
+    for (const blob of [one, two])
+      await driver.run("INSERT INTO file_blobs (hash, bytes, size) VALUES (?, ?, ?)", [blob?.hash ?? "", Buffer.from(blob?.text ?? ""), 3])
+    const file = path.join(dir, "work", "a.txt")
+    const insert = "INSERT INTO file_journal (session_id, turn_id, tool, path, before_hash, after_hash, at, undone_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    await driver.run(insert, ["ses_1", "t0", "forge_write", file, null, one?.hash ?? "", 1, null])
+    await driver.run(insert, ["ses_1", "t0", "forge_patch", file, one?.hash ?? "", two?.hash ?? "", 2, 3])
+    await driver.run(insert, ["ses_1", "t1", UNDO_TOOL, file, two?.hash ?? "", one?.hash ?? "", 3, null])
+    const db = await createLifecycleStore(driver)
+    try {
+      assert.deepEqual(
+        db.appliedMigrations,
+        migrations.slice(upTo).map((m) => m.tag),
+      )
+      assert.deepEqual(await rows(db, "SELECT reverter_id, reverted_id FROM file_reverts"), [[3, 2]])
+      const store = new SqliteJournalStore(db.connection)
+      assert.deepEqual(
+        (await store.listByPath(file)).map((e) => [e.id, e.tool]),
+        [
+          [3, UNDO_TOOL],
+          [1, "forge_write"],
+        ],
+      )
+      await diskFiles.write(file, Buffer.from("one"))
+      const journal = new FileJournal({ store, files: diskFiles, clock })
+      assert.equal((await journal.undo(file)).reverted.tool, "forge_write")
+      assert.equal(await onDisk(file), undefined)
     } finally {
       await db.close()
     }
@@ -256,10 +297,8 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
         /the journal of \/w\/x changed meanwhile: 1 of the entries to revert \(1\) are undone or gone already/,
       )
       await assert.rejects(store.append([{ entry: { ...entry, after: "c".repeat(64) }, blobs: [] }]), /names content c+, which is neither given nor stored/)
-      assert.deepEqual(await rows(db, "SELECT id, undone_by FROM file_journal ORDER BY id"), [
-        [1, 2],
-        [2, null],
-      ])
+      assert.deepEqual(await rows(db, "SELECT id FROM file_journal ORDER BY id"), [[1], [2]])
+      assert.deepEqual(await rows(db, "SELECT reverter_id, reverted_id FROM file_reverts"), [[2, 1]])
       assert.deepEqual(await rows(db, "SELECT hash FROM file_blobs"), [[blob.hash]])
       assert.deepEqual(
         (await store.listBySession("s", 2)).map((e) => e.id),

@@ -10,12 +10,15 @@ import type {
   JournalTurn,
   JournalWrite,
 } from "../../../services/files/journal.ports"
+import { type JournalRevert, undoneByOf } from "../../../services/files/journal.standing"
 
 const copy = (bytes: Uint8Array): Uint8Array => Uint8Array.from(bytes)
 
 export class MemoryJournalStore implements JournalStore {
   readonly blobs = new Map<string, Uint8Array>()
-  entries: JournalEntry[] = []
+  /** The stored entries (their `undoneBy` is computed on reading, as the SQLite store does: see `entries`). */
+  private rows: JournalEntry[] = []
+  reverts: JournalRevert[] = []
   /** How many blob writes actually stored bytes. */
   blobWrites = 0
   /** Set to make the next append fail (after its checks, before anything is kept). */
@@ -34,7 +37,8 @@ export class MemoryJournalStore implements JournalStore {
   async append(writes: readonly JournalWrite[]): Promise<JournalEntry[]> {
     // Work on copies and keep them only when every write succeeded: one transaction.
     const blobs = new Map(this.blobs)
-    const entries = this.entries.map((entry) => ({ ...entry }))
+    const entries = this.rows.map((entry) => ({ ...entry }))
+    const reverts = [...this.reverts]
     let nextId = this.nextId
     const stored: JournalEntry[] = []
     for (const write of writes) {
@@ -43,15 +47,11 @@ export class MemoryJournalStore implements JournalStore {
         if (hash !== null && !blobs.has(hash)) throw new Error(`entry for ${write.entry.path} names unknown content ${hash}`)
       }
       const entry: JournalEntry = { ...write.entry, id: nextId++, undoneBy: null }
+      const standing = standingIn(entries, reverts)
       for (const id of new Set(write.reverts ?? [])) {
-        const reverted = entries.find((candidate) => candidate.id === id)
-        if (reverted === undefined || reverted.undoneBy !== null) throw new Error(`entry ${id} is undone or gone already`)
-        reverted.undoneBy = entry.id
+        if (standing.get(id) !== null) throw new Error(`entry ${id} is undone or gone already`)
       }
-      const reverts = new Set(write.reverts ?? [])
-      const before = write.restandBefore
-      if (before !== undefined)
-        for (const older of entries) if (older.undoneBy !== null && reverts.has(older.undoneBy) && older.at < before) older.undoneBy = null
+      for (const id of new Set([...(write.reverts ?? []), ...(write.covers ?? [])])) reverts.push({ reverter: entry.id, reverted: id })
       entries.push(entry)
       stored.push({ ...entry })
     }
@@ -62,22 +62,26 @@ export class MemoryJournalStore implements JournalStore {
     }
     this.blobs.clear()
     for (const [hash, bytes] of blobs) this.blobs.set(hash, bytes)
-    this.entries = entries
+    this.rows = entries
+    this.reverts = reverts
     this.nextId = nextId
     return stored
   }
 
+  /** Every entry, oldest first, with its `undoneBy` as it stands now. */
+  get entries(): JournalEntry[] {
+    const undoneBy = standingIn(this.rows, this.reverts)
+    return this.rows.map((entry) => ({ ...entry, undoneBy: undoneBy.get(entry.id) ?? null }))
+  }
+
   async listByPath(path: string, options: JournalListOptions = {}): Promise<JournalEntry[]> {
     const excluded = new Set(options.excludeTools ?? [])
-    const found = this.entries
-      .filter((entry) => entry.path === path && entry.undoneBy === null && !excluded.has(entry.tool))
-      .reverse()
-      .map((entry) => ({ ...entry }))
+    const found = this.entries.filter((entry) => entry.path === path && entry.undoneBy === null && !excluded.has(entry.tool)).reverse()
     return options.limit === undefined ? found : found.slice(0, options.limit)
   }
 
   async listBySession(session: string, since: number): Promise<JournalEntry[]> {
-    return this.entries.filter((entry) => entry.session === session && entry.at >= since).map((entry) => ({ ...entry }))
+    return this.entries.filter((entry) => entry.session === session && entry.at >= since)
   }
 
   async blobBytes(): Promise<number> {
@@ -86,7 +90,7 @@ export class MemoryJournalStore implements JournalStore {
 
   async turns(): Promise<JournalTurn[]> {
     const turns = new Map<string, JournalTurn>()
-    for (const entry of this.entries) {
+    for (const entry of this.rows) {
       const key = entry.turn === null ? `#${entry.id}` : `${entry.session}\u0000${entry.turn}`
       const turn = turns.get(key)
       if (turn === undefined) {
@@ -102,11 +106,14 @@ export class MemoryJournalStore implements JournalStore {
   }
 
   async dropTurns(turns: readonly JournalTurn[]): Promise<JournalPruned> {
-    const before = this.entries.length
+    const before = this.rows.length
     const inTurn = (entry: JournalEntry) =>
       turns.some((turn) => (turn.turn === null ? entry.id === turn.firstId && entry.turn === null : entry.session === turn.session && entry.turn === turn.turn))
-    this.entries = this.entries.filter((entry) => !inTurn(entry))
-    const named = new Set(this.entries.flatMap((entry) => [entry.before, entry.after]))
+    this.rows = this.rows.filter((entry) => !inTurn(entry))
+    // A dropped entry's own reverts go with it; a dropped reverter's stay (what it took back stays taken back).
+    const kept = new Set(this.rows.map((entry) => entry.id))
+    this.reverts = this.reverts.filter((revert) => kept.has(revert.reverted))
+    const named = new Set(this.rows.flatMap((entry) => [entry.before, entry.after]))
     let blobs = 0
     let freedBytes = 0
     for (const [hash, bytes] of [...this.blobs]) {
@@ -115,7 +122,7 @@ export class MemoryJournalStore implements JournalStore {
       blobs += 1
       freedBytes += bytes.byteLength
     }
-    return { entries: before - this.entries.length, blobs, freedBytes, totalBytes: await this.blobBytes() }
+    return { entries: before - this.rows.length, blobs, freedBytes, totalBytes: await this.blobBytes() }
   }
 
   private store(blobs: Map<string, Uint8Array>, blob: JournalBlob): void {
@@ -123,6 +130,22 @@ export class MemoryJournalStore implements JournalStore {
     blobs.set(blob.hash, copy(blob.bytes))
     this.blobWrites += 1
   }
+}
+
+/** Per entry id, the standing reverter that keeps it undone: computed per file, as the SQLite store does. */
+function standingIn(entries: readonly JournalEntry[], reverts: readonly JournalRevert[]): Map<number, number | null> {
+  const byPath = new Map<string, number[]>()
+  for (const entry of entries) byPath.set(entry.path, [...(byPath.get(entry.path) ?? []), entry.id])
+  const undoneBy = new Map<number, number | null>()
+  for (const ids of byPath.values()) {
+    const own = new Set(ids)
+    for (const [id, by] of undoneByOf(
+      ids,
+      reverts.filter((r) => own.has(r.reverted)),
+    ))
+      undoneBy.set(id, by)
+  }
+  return undoneBy
 }
 
 /** Files by absolute path, in memory; a write can be made to fail for chosen paths. */

@@ -6,6 +6,7 @@ import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, Jour
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { type JournalRevert, undoneByOf } from "../../services/files/journal.standing"
 import { fileBlobs, fileJournal, fileReverts } from "./tables/journal.tables"
+import { keyValue } from "./tables/keyvalue.tables"
 
 // A transaction handle offers the same query builders as the database.
 type Queryable = Pick<ForgeDatabase, "insert" | "select" | "update" | "delete">
@@ -89,6 +90,26 @@ async function entriesOf(db: Queryable, paths: readonly string[]): Promise<Journ
     }
   }
   return entries.sort((a, b) => a.id - b.id)
+}
+
+/** key_value names of the per-session prune marks: the time of each session's newest dropped change. */
+const PRUNED_KEY = "file_journal.pruned:"
+
+async function prunedUntilIn(db: Queryable, session: string): Promise<number | undefined> {
+  const rows = await db
+    .select({ value: keyValue.value })
+    .from(keyValue)
+    .where(eq(keyValue.name, `${PRUNED_KEY}${session}`))
+    .limit(1)
+  const value = rows[0]?.value
+  if (value === undefined) return undefined
+  try {
+    const at = (JSON.parse(value) as { at?: unknown }).at
+    return typeof at === "number" && Number.isFinite(at) ? at : undefined
+  } catch {
+    // A damaged mark says nothing; the rewind goes on without its note.
+    return undefined
+  }
 }
 
 /** The entries of one pruning unit: a session's turn, or the one entry recorded outside any turn. */
@@ -213,17 +234,35 @@ export class SqliteJournalStore implements JournalStore {
     }))
   }
 
+  prunedUntil(session: string): Promise<number | undefined> {
+    return this.connection.exclusive((db) => prunedUntilIn(db, session))
+  }
+
   async dropTurns(turns: readonly JournalTurn[]): Promise<JournalPruned> {
     return this.connection.exclusive((db) =>
       db.transaction(
         async (tx) => {
           let entries = 0
+          const prunedAt = new Map<string, number>()
           for (const turn of turns) {
-            const dropped = (await tx.delete(fileJournal).where(turnWhere(turn)).returning({ id: fileJournal.id })).map((row) => row.id)
+            const deleted = await tx
+              .delete(fileJournal)
+              .where(turnWhere(turn))
+              .returning({ id: fileJournal.id, session: fileJournal.sessionId, at: fileJournal.at })
+            const dropped = deleted.map((row) => row.id)
             entries += dropped.length
+            for (const row of deleted) prunedAt.set(row.session, Math.max(prunedAt.get(row.session) ?? 0, row.at))
             // A dropped entry's own reverts go with it; a dropped reverter's stay (what it took back stays taken back).
             for (let at = 0; at < dropped.length; at += SLICE)
               await tx.delete(fileReverts).where(inArray(fileReverts.revertedId, dropped.slice(at, at + SLICE)))
+          }
+          for (const [session, at] of prunedAt) {
+            const name = `${PRUNED_KEY}${session}`
+            const value = JSON.stringify({ at: Math.max(at, (await prunedUntilIn(tx, session)) ?? 0) })
+            await tx
+              .insert(keyValue)
+              .values({ name, value, updatedAt: at })
+              .onConflictDoUpdate({ target: keyValue.name, set: { value, updatedAt: at } })
           }
           // Every blob no remaining entry names goes (whichever deletion left it unnamed).
           const named = sql`select ${fileJournal.beforeHash} from ${fileJournal} where ${fileJournal.beforeHash} is not null
@@ -261,5 +300,6 @@ export function sharedJournalStore(connection: () => Promise<StorageConnection>)
     blobBytes: async () => (await open()).blobBytes(),
     turns: async () => (await open()).turns(),
     dropTurns: async (turns) => (await open()).dropTurns(turns),
+    prunedUntil: async (session) => (await open()).prunedUntil(session),
   }
 }

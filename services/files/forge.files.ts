@@ -259,6 +259,10 @@ function rewindText(turn: string, report: RewindReport): string {
   for (const path of report.unchanged) lines.push(`- ${path}: already as it was`)
   for (const c of report.conflicts) lines.push(`- ${c.path}: conflict: ${c.why}`)
   if (lines.length === 1) lines.push("- nothing: the session changed no file since then")
+  if (report.prunedUntil !== undefined)
+    lines.push(
+      `Not all of it: the journal had dropped this session's changes up to ${new Date(report.prunedUntil).toISOString()} to stay within its size bound (files.journalMaxMB), so those changes (and files only they touched) were not rewound.`,
+    )
   if (report.conflicts.length > 0)
     lines.push(
       `${report.conflicts.length} conflict(s): call forge_rewind again with force: true to restore them too (the overwritten content stays in the journal).`,

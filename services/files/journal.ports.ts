@@ -97,8 +97,13 @@ export interface JournalStore {
   blobBytes(): Promise<number>
   /** Every turn of the journal, oldest first (by first entry). */
   turns(): Promise<JournalTurn[]>
-  /** Deletes the turns' entries, then every blob no remaining entry names, in one transaction. */
+  /**
+   * Deletes the turns' entries, then every blob no remaining entry names, in one transaction; and keeps, per session,
+   * the time of its newest dropped entry (see `prunedUntil`).
+   */
   dropTurns(turns: readonly JournalTurn[]): Promise<JournalPruned>
+  /** The time of the session's newest change the journal dropped to stay within its bound; undefined: none. */
+  prunedUntil(session: string): Promise<number | undefined>
 }
 
 /** The files the journal restores, by absolute path. */

@@ -81,6 +81,11 @@ export interface RewindReport {
   unchanged: string[]
   /** Files left alone because somebody else changed them since (only without `force`). */
   conflicts: RewindConflict[]
+  /**
+   * When the journal had dropped changes of this session made since the turn (to stay within its bound): the time of
+   * the newest one. Those changes, and files only they touched, were not rewound.
+   */
+  prunedUntil?: number
 }
 
 export interface PruneReport {
@@ -244,6 +249,8 @@ export class FileJournal {
         byPath.set(entry.path, list)
       }
       const report: RewindReport = { restored: [], unchanged: [], conflicts: [] }
+      const prunedUntil = await this.store.prunedUntil(input.session)
+      if (prunedUntil !== undefined && prunedUntil >= input.since) report.prunedUntil = prunedUntil
       const steps: RewindStep[] = []
       for (const file of [...byPath.keys()].sort()) {
         const entries = byPath.get(file) ?? []

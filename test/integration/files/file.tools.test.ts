@@ -261,6 +261,11 @@ describe("the journal's bound", () => {
       await files.undo(target, { session: "s" })
       expect(readFileSync(target, "utf8")).toBe(big("b"))
       await expect(files.undo(target, { session: "s" })).rejects.toThrow(/forge_undo: /)
+      // A rewind to the first turn cannot reach the changes pruned since, and says so.
+      const rewound = await files.rewind("turn 1 (t1)", 0, false, { session: "s", turn: "t4" })
+      expect(rewound.output).toMatch(
+        /\nNot all of it: the journal had dropped this session's changes up to \S+ to stay within its size bound \(files\.journalMaxMB\), so those changes \(and files only they touched\) were not rewound\.$/,
+      )
     } finally {
       await db.close()
     }

@@ -249,8 +249,15 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
       assert.deepEqual(await rows(db, "SELECT count(*), sum(size) FROM file_blobs"), [[2, 2048]])
       const nothing = await journal.prune(0)
       assert.deepEqual(nothing.dropped, [])
+      // The session's newest dropped change (t2's) is marked: a rewind to before it says it could not go that far.
+      const t2At = Number((await rows(db, "SELECT max(at) FROM file_journal"))[0]?.[0]) - 1
+      assert.equal(await store.prunedUntil("ses_1"), t2At)
+      assert.equal(await store.prunedUntil("ses_other"), undefined)
       await journal.undo(file)
       assert.ok(Buffer.from((await diskFiles.read(file)) ?? []).equals(kb(3)))
+      await change(journal, file, kb(5), "t4")
+      assert.equal((await journal.rewind({ session: "ses_1", since: t2At + 1, turn: "t5" })).prunedUntil, undefined)
+      assert.equal((await journal.rewind({ session: "ses_1", since: 0, turn: "t6" })).prunedUntil, t2At)
     } finally {
       await db.close()
     }

@@ -19,6 +19,8 @@ export class MemoryJournalStore implements JournalStore {
   /** The stored entries (their `undoneBy` is computed on reading, as the SQLite store does: see `entries`). */
   private rows: JournalEntry[] = []
   reverts: JournalRevert[] = []
+  /** Per session, the time of its newest dropped entry. */
+  private readonly pruned = new Map<string, number>()
   /** How many blob writes actually stored bytes. */
   blobWrites = 0
   /** Set to make the next append fail (after its checks, before anything is kept). */
@@ -109,6 +111,7 @@ export class MemoryJournalStore implements JournalStore {
     const before = this.rows.length
     const inTurn = (entry: JournalEntry) =>
       turns.some((turn) => (turn.turn === null ? entry.id === turn.firstId && entry.turn === null : entry.session === turn.session && entry.turn === turn.turn))
+    for (const entry of this.rows.filter(inTurn)) this.pruned.set(entry.session, Math.max(this.pruned.get(entry.session) ?? 0, entry.at))
     this.rows = this.rows.filter((entry) => !inTurn(entry))
     // A dropped entry's own reverts go with it; a dropped reverter's stay (what it took back stays taken back).
     const kept = new Set(this.rows.map((entry) => entry.id))
@@ -123,6 +126,10 @@ export class MemoryJournalStore implements JournalStore {
       freedBytes += bytes.byteLength
     }
     return { entries: before - this.rows.length, blobs, freedBytes, totalBytes: await this.blobBytes() }
+  }
+
+  async prunedUntil(session: string): Promise<number | undefined> {
+    return this.pruned.get(session)
   }
 
   private store(blobs: Map<string, Uint8Array>, blob: JournalBlob): void {

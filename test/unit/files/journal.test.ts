@@ -334,6 +334,20 @@ describe("prune", () => {
     expect(files.files.get("/w/a.bin")).toEqual(kb(2))
   })
 
+  it("marks the newest dropped change per session, so a rewind across it says it could not go that far", async () => {
+    await change("/w/a.bin", kb(1), { turn: "t1" })
+    const t1 = clock.time
+    await change("/w/a.bin", kb(2), { turn: "t2" })
+    await journal.prune(0)
+    expect(await store.prunedUntil("ses_1")).toBe(t1)
+    expect(await store.prunedUntil("ses_2")).toBeUndefined()
+    const across = await journal.rewind({ session: "ses_1", since: t1, turn: "t3" })
+    expect(across.prunedUntil).toBe(t1)
+    expect(across.restored).toEqual([{ path: "/w/a.bin", action: "restored" }])
+    expect(files.files.get("/w/a.bin")).toEqual(kb(1))
+    expect((await journal.rewind({ session: "ses_1", since: t1 + 1, turn: "t4" })).prunedUntil).toBeUndefined()
+  })
+
   it("counts entries outside any turn one by one, and refuses a limit that is no size", async () => {
     await journal.record({ session: "s", tool: "edit", path: "/w/x", before: undefined, after: kb(1) })
     await journal.record({ session: "s", tool: "edit", path: "/w/y", before: undefined, after: kb(2) })

@@ -10,7 +10,7 @@ import { opencodeBinary, opencodeVersion, REPO_ROOT } from "../test/e2e/sandbox"
 import { formatTable } from "./bench.stats"
 import { type RunSample, measureRun } from "./startup.run"
 import { seedLiveRecords } from "./startup.workspace"
-import { machineLine } from "./bench.machine"
+import { machineLine, roundsArg } from "./bench.machine"
 
 const RECORDS = 1_000
 const DEFAULT_ROUNDS = 5
@@ -26,14 +26,6 @@ const CONFIGS: readonly { name: ConfigName; label: string }[] = [
   { name: "empty", label: "plugin, empty workspace" },
   { name: "records", label: `plugin, ${RECORDS.toLocaleString("en-US")} live plans to restore` },
 ]
-
-function roundsArg(argv: readonly string[]): number {
-  const i = argv.indexOf("--rounds")
-  if (i < 0) return DEFAULT_ROUNDS
-  const n = Number(argv[i + 1])
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds needs a whole number ≥ 1, got ${JSON.stringify(argv[i + 1])}`)
-  return n
-}
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
@@ -66,7 +58,7 @@ function checkRun(name: ConfigName, run: RunSample): string[] {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
-  const rounds = roundsArg(argv)
+  const rounds = roundsArg(argv, DEFAULT_ROUNDS)
   // --bundle: the built plugin (what the npm package installs) instead of the TypeScript sources the e2e tests load.
   const pluginPath = argv.includes("--bundle") ? "dist/server.js" : "src/server.ts"
   if (!existsSync(path.join(REPO_ROOT, pluginPath))) throw new Error(`${pluginPath} not found: run \`npm run build\` first`)

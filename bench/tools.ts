@@ -11,18 +11,10 @@ import { EDITS, type JournalFigures, measureJournal } from "./tools.journal"
 import { type PatchFigures, measurePatch } from "./tools.patch"
 import { SEARCH_REGEX, type SearchFigures, type SearchTree, buildSearchTree, measureSearch } from "./tools.search"
 import { type BenchFiles, count, fixedMs, medianMs, mib, openBenchFiles, times, versionOf } from "./tools.harness"
-import { machineLine } from "./bench.machine"
+import { machineLine, roundsArg } from "./bench.machine"
 
 const DEFAULT_ROUNDS = 5
 const NO_TARGET = "issue 12 sets no target: a report, not a pass or fail"
-
-function roundsArg(argv: readonly string[]): number {
-  const i = argv.indexOf("--rounds")
-  if (i < 0) return DEFAULT_ROUNDS
-  const n = Number(argv[i + 1])
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--rounds needs a whole number ≥ 1, got ${JSON.stringify(argv[i + 1])}`)
-  return n
-}
 
 const ms = (ns: Float64Array, p: number): number => percentileMicros(ns, p) / 1000
 const range = (ns: Float64Array): string[] => [fixedMs(ms(ns, 0)), fixedMs(ms(ns, 1))]
@@ -129,7 +121,7 @@ function printJournal(figures: JournalFigures): void {
 
 async function main(): Promise<void> {
   const started = process.hrtime.bigint()
-  const rounds = roundsArg(process.argv.slice(2))
+  const rounds = roundsArg(process.argv.slice(2), DEFAULT_ROUNDS)
   const temp = mkdtempSync(path.join(os.tmpdir(), "forge-bench-tools-"))
   const problems: string[] = []
   const opened: BenchFiles[] = []

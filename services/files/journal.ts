@@ -3,10 +3,10 @@
 // back every file a session changed since a user turn, and `prune` keeps the journal under a size limit. Nothing is
 // ever written over a change somebody else made since: a file that no longer holds what the journal says Forge left
 // there is refused (undo) or reported as a conflict (rewind) unless forced.
-import { createHash } from "node:crypto"
 import path from "node:path"
 import type { Clock } from "../lifecycle/lifecycle.ports"
-import type { JournalBlob, JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
+import { type RestoreAction, actionOf, blobsOf, difference, hashOf, messageOf, when } from "./journal.content"
+import type { JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
 
 /** The tool name of the entries `undo` records. */
 export const UNDO_TOOL = "forge_undo"
@@ -45,7 +45,6 @@ export interface RecordInput extends JournalActor {
 }
 
 /** What a restoration did to the file: put older content back, removed it (undoing a creation), or re-created it. */
-export type RestoreAction = "restored" | "removed" | "recreated"
 
 export interface UndoResult {
   path: string
@@ -101,34 +100,6 @@ export interface FileJournalDeps {
   store: JournalStore
   files: JournalFiles
   clock: Clock
-}
-
-/** sha256 of the content, hex; null for no file. */
-function hashOf(bytes: Uint8Array | undefined): string | null {
-  return bytes === undefined ? null : createHash("sha256").update(bytes).digest("hex")
-}
-
-/** The blobs of some contents, each hash once (no file names no blob). */
-function blobsOf(...contents: readonly [Uint8Array | undefined, string | null][]): JournalBlob[] {
-  const blobs = new Map<string, JournalBlob>()
-  for (const [bytes, hash] of contents) if (bytes !== undefined && hash !== null) blobs.set(hash, { hash, bytes })
-  return [...blobs.values()]
-}
-
-function actionOf(current: string | null, target: string | null): RestoreAction {
-  if (target === null) return "removed"
-  return current === null ? "recreated" : "restored"
-}
-
-const sizeOf = (bytes: number): string => `${bytes} byte${bytes === 1 ? "" : "s"}`
-const when = (at: number): string => new Date(at).toISOString()
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
-/** How the file on disk differs from what the journal says Forge left there. */
-function difference(disk: Uint8Array | undefined, expected: string | null): string {
-  if (disk === undefined) return "it has been removed"
-  if (expected === null) return `it was removed but exists again (${sizeOf(disk.byteLength)})`
-  return `its content is not what Forge left there (now ${sizeOf(disk.byteLength)})`
 }
 
 /** One file a rewind will restore: its content now and the content to put back. */

@@ -1,0 +1,35 @@
+// What the journal says about contents: their hashes and blobs, what a restore does, and how the disk differs from
+// what Forge left there (for refusals).
+import { createHash } from "node:crypto"
+import type { JournalBlob } from "./journal.ports"
+
+/** What putting a file back does to it. */
+export type RestoreAction = "restored" | "removed" | "recreated"
+
+/** sha256 of the content, hex; null for no file. */
+export function hashOf(bytes: Uint8Array | undefined): string | null {
+  return bytes === undefined ? null : createHash("sha256").update(bytes).digest("hex")
+}
+
+/** The blobs of some contents, each hash once (no file names no blob). */
+export function blobsOf(...contents: readonly [Uint8Array | undefined, string | null][]): JournalBlob[] {
+  const blobs = new Map<string, JournalBlob>()
+  for (const [bytes, hash] of contents) if (bytes !== undefined && hash !== null) blobs.set(hash, { hash, bytes })
+  return [...blobs.values()]
+}
+
+export function actionOf(current: string | null, target: string | null): RestoreAction {
+  if (target === null) return "removed"
+  return current === null ? "recreated" : "restored"
+}
+
+const sizeOf = (bytes: number): string => `${bytes} byte${bytes === 1 ? "" : "s"}`
+export const when = (at: number): string => new Date(at).toISOString()
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** How the file on disk differs from what the journal says Forge left there. */
+export function difference(disk: Uint8Array | undefined, expected: string | null): string {
+  if (disk === undefined) return "it has been removed"
+  if (expected === null) return `it was removed but exists again (${sizeOf(disk.byteLength)})`
+  return `its content is not what Forge left there (now ${sizeOf(disk.byteLength)})`
+}

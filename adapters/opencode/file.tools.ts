@@ -10,6 +10,7 @@ import type { JournalActor } from "../../services/files/journal"
 import type { SearchAnswer, SearchRequest } from "../../services/files/search"
 import { patchListSchema } from "../../services/files/patch.schema"
 import { type ToolPath, resolveToolPath } from "../workspace/tool.paths"
+import { allowsExternalDirectory } from "./external.directory"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
 import { screenText } from "./tool.screen"
 
@@ -38,18 +39,10 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
   const allowed = async (tool: string, raw: string, resolved: ToolPath, ctx: ToolContext): Promise<string> => {
     if (resolved.inside) return resolved.real
     const folder = path.dirname(resolved.real)
-    try {
-      await ctx.ask({
-        permission: "external_directory",
-        patterns: [`${folder}/*`],
-        always: [`${folder}/*`],
-        metadata: { filepath: resolved.real, parentDir: folder },
-      })
-    } catch {
+    if (!(await allowsExternalDirectory(ctx, folder, resolved.real)))
       throw new FileToolError(
         `${tool}: ${raw} is outside this session's workspace (${deps.workspace}) and access to ${folder} was not allowed (the external_directory permission).`,
       )
-    }
     return resolved.real
   }
   /** The real path of the call's path (a file or a folder), confined. */

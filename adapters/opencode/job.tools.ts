@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, statSync } from "node:fs"
+import { existsSync, statSync } from "node:fs"
 import path from "node:path"
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS } from "../../machines/job.gates"
@@ -7,6 +7,8 @@ import { NATIVE_MODE_REFUSAL, isSupervisorEnabled } from "../../machines/exec.pa
 import type { JobSupervisor } from "../../services/jobs/job.supervisor"
 import { toShellRequest } from "../../services/jobs/job.request"
 import { jobAnswerFacts } from "../../services/jobs/job.report"
+import { isWithin, realOf } from "../workspace/tool.paths"
+import { allowsExternalDirectory } from "./external.directory"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
 import { screenText } from "./tool.screen"
 import * as z from "zod"
@@ -142,18 +144,11 @@ function resolveCwd(base: string, cwd: string): string {
  * does for its workdir (by real path: a link out of the project is outside). A worktree of "/" (no git) covers nothing.
  */
 async function askOutsideCwd(cwd: string, ctx: ToolContext): Promise<void> {
-  const real = realpathSync(cwd)
+  const real = await realOf(cwd)
   const roots = [ctx.directory, ctx.worktree].filter((root) => root !== undefined && root !== "" && root !== path.parse(root).root)
-  const inside = (root: string) => {
-    const base = existsSync(root) ? realpathSync(root) : path.resolve(root)
-    return real === base || real.startsWith(base.endsWith(path.sep) ? base : base + path.sep)
-  }
-  if (roots.some(inside)) return
-  try {
-    await ctx.ask({ permission: "external_directory", patterns: [`${real}/*`], always: [`${real}/*`], metadata: { filepath: real, parentDir: real } })
-  } catch {
+  for (const root of roots) if (isWithin(real, await realOf(path.resolve(root)))) return
+  if (!(await allowsExternalDirectory(ctx, real, real)))
     throw new Error(
       `forge_shell: cwd ${cwd} is outside this session's project (${ctx.directory}) and running there was not allowed (the external_directory permission).`,
     )
-  }
 }

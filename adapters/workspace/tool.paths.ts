@@ -27,7 +27,7 @@ export async function resolveToolPath(tool: string, raw: string, workspace: stri
     (s) => s.isSymbolicLink(),
     () => false,
   )
-  const inside = real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
+  const inside = isWithin(real, root)
   const resolved: ToolPath = { path: normal, real, inside, link }
   // A dangling link's real path is the link's own (nothing to resolve it to): writing there would replace the link.
   const dangling = link ? await danglingTarget(normal) : undefined
@@ -45,8 +45,13 @@ async function danglingTarget(file: string): Promise<string | undefined> {
   }
 }
 
+/** Whether the real path `real` is the real folder `root` or inside it. */
+export function isWithin(real: string, root: string): boolean {
+  return real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
+}
+
 /** The real path of `file`, or of its nearest existing ancestor joined with the rest. */
-async function realOf(file: string): Promise<string> {
+export async function realOf(file: string): Promise<string> {
   const rest: string[] = []
   for (let at = file; ; ) {
     try {

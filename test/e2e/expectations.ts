@@ -7,6 +7,7 @@ import { parse as parseYaml } from "yaml"
 import type { ModelRequestRecord } from "./fake-llm"
 import type { ForgeDbSnapshot, TransitionRow } from "./forge-db"
 import { findFiles, globMatches } from "./glob"
+import { describeWanted, matchActor, stateMatches } from "./lifecycle.match"
 import { preview, type ToolResult, type UserMessage } from "./opencode.driver"
 import { textProblems } from "./text-match"
 import type {
@@ -227,10 +228,6 @@ function checkLedgerEntry(db: ForgeDbSnapshot, e: WatchdogLedgerExpectation, i: 
 }
 
 /** A state matches itself and its nested states: "approved" matches "approved.working". */
-function stateMatches(want: string, got: string): boolean {
-  return got === want || got.startsWith(`${want}.`)
-}
-
 function describeTransition(t: TransitionRow): string {
   return `${t.machine} ${t.instance}: ${t.from} --${t.event}--> ${t.to}`
 }
@@ -244,15 +241,8 @@ export function evaluateExpectations(expect: Expectations, ev: Evidence): Check[
     checks.push({ label: `toolCounts ${tool} = ${count}`, ok: got === count, detail: `ran ${got} time(s)` })
   }
   expect.lifecycles.forEach((e, i) => {
-    const label = `lifecycles[${i}] ${e.machine}${e.instance ? ` ${e.instance}` : ""} is ${e.state}${e.terminal === undefined ? "" : e.terminal ? " (terminal)" : " (live)"}`
-    const candidates = ev.db.actors.filter((a) => a.machine === e.machine && (e.instance === undefined || globMatches(e.instance, a.instance)))
-    const ok = candidates.some((a) => stateMatches(e.state, a.state) && (e.terminal === undefined || a.terminal === e.terminal))
-    const detail = !ev.db.exists
-      ? "no lifecycle store (database file missing)"
-      : candidates.length === 0
-        ? `no ${e.machine} actor${e.instance ? ` matching ${e.instance}` : ""}`
-        : `found ${candidates.map((a) => `${a.instance}=${a.state}${a.terminal ? " (terminal)" : ""}`).join(", ")}`
-    checks.push({ label, ok, detail })
+    const { ok, detail } = matchActor(e, ev.db.actors, ev.db.exists)
+    checks.push({ label: `lifecycles[${i}] ${describeWanted(e)}`, ok, detail })
   })
   let cursor = 0
   expect.transitions.forEach((e, i) => {

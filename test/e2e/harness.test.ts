@@ -291,6 +291,28 @@ describe.sequential("e2e harness", () => {
     ])
   })
 
+  it("until: a serve-mode turn's wait for a lifecycle state, strict as an expect.lifecycles entry, refused in run and TUI mode", () => {
+    expect(
+      problemsOf({
+        mode: "serve",
+        turns: [
+          { prompt: "x", until: { machine: "loop", state: "completed", terminal: true } },
+          { restart: true, until: { machine: "goal", state: "paused" } },
+        ],
+      }),
+    ).toEqual([])
+    expect(problemsOf({ mode: "serve", turns: [{ prompt: "x", until: { machine: "loop", stat: "completed" } }] })).toEqual([
+      "turns[0].until.state: missing (expected string)",
+      'turns[0].until.stat: unknown key "stat"',
+    ])
+    expect(problemsOf({ mode: "run", turns: [{ prompt: "x", until: { machine: "loop", state: "completed" } }] })).toEqual([
+      'turns[0].until: "until" applies to serve mode only',
+    ])
+    expect(problemsOf({ mode: "tui", turns: [{ prompt: "x", until: { machine: "loop", state: "completed" } }] })).toEqual([
+      'turns[0].until: "until" applies to serve mode only',
+    ])
+  })
+
   it("validates servers, the server of turns, steps, permission replies and tool results, and wait: false groups", () => {
     expect(
       problemsOf({

@@ -69,7 +69,7 @@ function refineNotServe(s: ScenarioShape, ctx: z.RefinementCtx): void {
           : 'restart turns need "mode": "serve" (TUI mode keeps one opencode for the whole scenario)',
       })
     // A TUI turn settles on the session's idle like a serve-mode turn, so settleMs applies there.
-    for (const key of run ? (["settleMs", "server", "wait"] as const) : (["server", "wait"] as const))
+    for (const key of run ? (["settleMs", "server", "wait", "until"] as const) : (["server", "wait", "until"] as const))
       if (t[key] !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, key], message: `"${key}" applies to serve mode only` })
   })
   if (s.servers !== 1) ctx.addIssue({ code: "custom", path: ["servers"], message: '"servers" applies to serve mode only' })

@@ -85,6 +85,13 @@ const modelStep = z.union([
     }),
 ])
 
+const lifecycleExpectation = z.strictObject({
+  machine: z.string().min(1),
+  instance: z.string().min(1).optional(),
+  state: z.string().min(1),
+  terminal: z.boolean().optional(),
+})
+
 const turn = z
   .strictObject({
     prompt: z.string().min(1).optional(),
@@ -100,6 +107,7 @@ const turn = z
     settleMs: z.int().min(0).optional(),
     server: serverNumber.optional(),
     wait: z.literal(false, '"wait" can only be false (leave it out for a turn that is waited for)').optional(),
+    until: lifecycleExpectation.optional(),
   })
   .superRefine((t, ctx) => {
     const kinds = [t.prompt !== undefined, t.command !== undefined, t.restart !== undefined, t.keys !== undefined].filter(Boolean).length
@@ -155,13 +163,6 @@ const userMessageExpectation = z.strictObject({
   message: z.union([z.int().min(1), z.literal("last")]).default("last"),
   shown: textMatch.optional(),
   hidden: textMatch.optional(),
-})
-
-const lifecycleExpectation = z.strictObject({
-  machine: z.string().min(1),
-  instance: z.string().min(1).optional(),
-  state: z.string().min(1),
-  terminal: z.boolean().optional(),
 })
 
 const transitionExpectation = z

@@ -2,6 +2,9 @@
 // All turns share one session; a turn goes to its `server`, and turns marked `wait: false` run at the same time as
 // the turns after them. A restart turn stops its server and starts a new one. Permission asks are answered from
 // the scenario's `permissions` list (serve-mode.server.ts).
+import path from "node:path"
+import { readForgeDb } from "./forge-db"
+import { describeWanted, matchActor } from "./lifecycle.match"
 import { turnLabel, type Driver, type DriverContext, type NumberedTurn } from "./opencode.driver"
 import { killStrays, withTimeout } from "./processes"
 import type { Turn } from "./scenario.schema"
@@ -45,6 +48,27 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
     if (server && sessionId) await reader.collect(server.client, sessionId, n)
   }
 
+  /**
+   * A turn's `until`: polls the lifecycle store until an actor is as the turn wants (work the plugin carries on in
+   * other sessions, such as a loop's passes), within the turn's deadline. False (with a failed check) when it never is.
+   */
+  const waitUntil = async (turn: Turn, n: number, deadline: number): Promise<boolean> => {
+    if (turn.until === undefined) return true
+    const dbFile = path.join(sandbox.project, scenario.dbPath)
+    let last = { ok: false, detail: "not read yet" }
+    while (Date.now() < deadline) {
+      const db = await readForgeDb(dbFile).catch((err: unknown) => ({ exists: false, actors: [], error: String(err) }))
+      last = matchActor(turn.until, db.actors, db.exists)
+      if (last.ok) {
+        ctx.say(`turn ${n} until ${describeWanted(turn.until)}: reached`)
+        return true
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    ctx.check(`turn ${n}: until ${describeWanted(turn.until)}`, false, `not within the turn's timeout; ${last.detail}`)
+    return false
+  }
+
   /** Sends one turn to its server and waits until the session settles there; false when it did not finish. */
   const send = async (turn: Turn, n: number): Promise<boolean> => {
     const number = turn.server ?? 1
@@ -75,7 +99,7 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
       ctx.check(`turn ${n}: finished`, false, timedOut ? `session not idle within ${timeoutMs} ms (aborted)` : String(err))
       return false
     }
-    return true
+    return waitUntil(turn, n, deadline)
   }
 
   return {
@@ -101,10 +125,17 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
       await stopServer(number, "restart")
       if (!(await start(number))) return false
       const server = servers.get(number)
-      if (turn.settleMs === undefined || !server || !sessionId) return true
       const timeoutMs = turn.timeoutMs ?? scenario.timeoutMs
+      const deadline = Date.now() + timeoutMs
+      // Nobody prompts the session after a restart: what the plugin takes up by itself is waited for first, then the
+      // session's idle.
+      const reached = await waitUntil(turn, n, deadline)
+      if (!reached || turn.settleMs === undefined || !server || !sessionId) {
+        await collect(n).catch(() => undefined)
+        return reached
+      }
       try {
-        await server.settle(sessionId, turn.settleMs, Date.now() + timeoutMs)
+        await server.settle(sessionId, turn.settleMs, deadline)
       } catch (err) {
         ctx.check(`turn ${n}: session idle after the restart`, false, String(err))
         await collect(n).catch(() => undefined)

@@ -8,6 +8,8 @@ import { JOB_TOOL_IDS, isForgeFamily } from "./exec.partition"
 export const PLAN_TOOL_IDS = ["plan_write", "plan_read", "plan_edit", "plan_approve", "plan_tick", "plan_close", "plan_discard"] as const
 export const GOAL_TOOL_IDS = ["goal_write", "goal_check", "goal_complete", "goal_pause", "goal_resume", "goal_discard"] as const
 export const CREW_TOOL_IDS = ["crew_begin", "crew_close"] as const
+/** The loop tools: start, status and cancel for the session that runs loops; handoff and adjust for a loop's passes. */
+export const LOOP_TOOL_IDS = ["loop_start", "loop_status", "loop_cancel", "loop_handoff", "loop_adjust"] as const
 /** The forge file tools: the forge family's own read, write, patch, remove, undo, rewind, search and fetch. */
 export const FILE_TOOL_IDS = ["forge_read", "forge_write", "forge_patch", "forge_remove", "forge_undo", "forge_rewind", "forge_search", "forge_fetch"] as const
 /** The file tools that change files: a read-only worker has them denied. */
@@ -17,7 +19,7 @@ export const FILE_WRITE_TOOL_IDS: readonly string[] = ["forge_write", "forge_pat
 export const COMPLETION_TOOL_IDS = ["attempt_completion"] as const
 
 /** The harness state tools: the primary forge agent alone calls them. */
-export const STATE_TOOL_IDS: readonly string[] = [...PLAN_TOOL_IDS, ...GOAL_TOOL_IDS, ...CREW_TOOL_IDS, ...COMPLETION_TOOL_IDS]
+export const STATE_TOOL_IDS: readonly string[] = [...PLAN_TOOL_IDS, ...GOAL_TOOL_IDS, ...CREW_TOOL_IDS, ...LOOP_TOOL_IDS, ...COMPLETION_TOOL_IDS]
 /** Every tool of the forge family: the state tools, the exec surface and the file tools. Agents outside the family see none. */
 export const FORGE_TOOL_IDS: readonly string[] = [...STATE_TOOL_IDS, ...JOB_TOOL_IDS, ...FILE_TOOL_IDS]
 

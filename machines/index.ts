@@ -2,6 +2,7 @@ import type { AnyStateMachine } from "xstate"
 import { crewMachine } from "./crew.machine"
 import { goalMachine } from "./goal.machine"
 import { jobMachine } from "./job.machine"
+import { loopMachine } from "./loop.machine"
 import { planMachine } from "./plan.machine"
 import { watchdogMachine } from "./watchdog.machine"
 
@@ -17,6 +18,10 @@ export * from "./goal.refusals"
 export * from "./goal.status"
 export * from "./job.gates"
 export * from "./job.machine"
+export * from "./loop.gates"
+export * from "./loop.machine"
+export * from "./loop.refusals"
+export * from "./loop.status"
 export * from "./plan.gates"
 export * from "./plan.machine"
 export * from "./plan.refusals"
@@ -26,4 +31,4 @@ export * from "./watchdog.gates"
 export * from "./watchdog.machine"
 
 /** Every lifecycle machine, for diagrams, inspection and embedding harnesses. */
-export const machineCatalog: readonly AnyStateMachine[] = [planMachine, jobMachine, watchdogMachine, goalMachine, crewMachine]
+export const machineCatalog: readonly AnyStateMachine[] = [planMachine, jobMachine, watchdogMachine, goalMachine, crewMachine, loopMachine]

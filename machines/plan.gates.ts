@@ -15,8 +15,8 @@ export interface CriterionCheck {
 const BANNED_BUILTIN_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "bash", "shell", "task", "patch", "apply_patch", "applypatch", "multiedit"])
 
 /**
- * Forge's own exec and mutating file tools: a draft plan bans them exactly like the builtins. crew_begin too: a crew
- * registered under a draft would carry out work the user has not approved.
+ * Forge's own exec and mutating file tools: a draft plan bans them exactly like the builtins. crew_begin and loop_start
+ * too: a crew or loop started under a draft would carry out work the user has not approved.
  */
 const BANNED_FORGE_TOOLS: ReadonlySet<string> = new Set([
   "forge_shell",
@@ -27,6 +27,7 @@ const BANNED_FORGE_TOOLS: ReadonlySet<string> = new Set([
   "forge_undo",
   "forge_rewind",
   "crew_begin",
+  "loop_start",
 ])
 
 /** Whether a draft plan's write-ban refuses this tool. Any tool named like a patch tool counts as a writer. */

@@ -1,0 +1,124 @@
+// Pure predicates behind the loop machine's guards: the records a phase's session hands off, and the auditor's
+// amendment of the pending sections. Plain functions so they read (and port) without XState.
+
+/** At most this many sections: a plan decomposed into more keeps the first ones (the loop start says so). */
+export const MAX_LOOP_SECTIONS = 24
+/** Turns a phase session may end without a handoff before the loop stalls: each one is answered with a reminder. */
+export const MAX_LOOP_NUDGES = 2
+
+export type LoopPhase = "coding" | "auditing" | "final_auditing" | "final_audit_fix"
+export type LoopRole = "coder" | "auditor"
+
+export interface LoopSectionPlan {
+  title: string
+  /** The executable requirement: what the section's coder implements and its auditor checks. */
+  content: string
+}
+
+export interface LoopSection extends LoopSectionPlan {
+  status: "pending" | "done"
+}
+
+export interface LoopChange {
+  summary: string
+  reason: string
+}
+
+export interface LoopDeviation {
+  planItem: string
+  actual: string
+  reason: string
+}
+
+export interface LoopVerification {
+  command: string
+  /** Worktree-relative. */
+  cwd: string
+  outcome: "pass" | "fail" | "not-run"
+  /** Whether code changed after the check ran. */
+  changedAfter: boolean
+}
+
+export interface LoopFinding {
+  /** A bug blocks the audit; a warning is carried to the coder and does not. */
+  severity: "bug" | "warning"
+  /** Worktree-relative, when the finding is about one file. */
+  file: string | null
+  line: number | null
+  description: string
+}
+
+export interface LoopAuditSummary {
+  done: string[]
+  deviations: string[]
+  followUps: string[]
+}
+
+export interface CoderHandoff {
+  role: "coder"
+  changes: LoopChange[]
+  deviations: LoopDeviation[]
+  verification: LoopVerification[]
+  notes: string | null
+}
+
+export interface AuditorHandoff {
+  role: "auditor"
+  findings: LoopFinding[]
+  summary: LoopAuditSummary | null
+  notes: string | null
+}
+
+export type LoopHandoff = CoderHandoff | AuditorHandoff
+
+export function roleOfPhase(phase: LoopPhase): LoopRole {
+  return phase === "coding" || phase === "final_audit_fix" ? "coder" : "auditor"
+}
+
+/** Whether an auditor's findings block the audit: any bug does. */
+export function hasBlockingFindings(findings: readonly LoopFinding[]): boolean {
+  return findings.some((f) => f.severity === "bug")
+}
+
+/** Whether a handoff is a clean audit (an auditor's, with no bug among its findings). */
+export function isCleanAudit(handoff: LoopHandoff | null): boolean {
+  return handoff?.role === "auditor" && !hasBlockingFindings(handoff.findings)
+}
+
+/** What is wrong with a handoff for a phase. Empty when the phase's session may record it. */
+export function handoffProblems(phase: LoopPhase, handoff: LoopHandoff): string[] {
+  const role = roleOfPhase(phase)
+  if (handoff.role !== role) return [`the ${phase} phase takes the ${role}'s handoff, not the ${handoff.role}'s`]
+  if (handoff.role === "coder") {
+    return [
+      ...(handoff.changes.length === 0 ? ["a coder handoff names at least one change (summary and reason)"] : []),
+      ...(handoff.verification.length === 0 ? ["a coder handoff names at least one verification (command, cwd, outcome)"] : []),
+    ]
+  }
+  const blocking = hasBlockingFindings(handoff.findings)
+  if (blocking && handoff.summary !== null) return ["a summary is forbidden while bug findings remain: the section is not done"]
+  if (!blocking && phase === "auditing" && handoff.summary === null) return ["a clean section audit needs its summary (done, deviations, followUps)"]
+  if (handoff.summary !== null && handoff.summary.done.length === 0) return ["a summary names at least one thing done"]
+  return []
+}
+
+/** What is wrong with an amendment of the pending sections. Empty when the auditor may make it. */
+export function adjustProblems(sections: readonly LoopSection[], sectionIndex: number, pending: readonly LoopSectionPlan[], rationale: string): string[] {
+  const total = sectionIndex + 1 + pending.length
+  return [
+    ...(rationale.trim() === "" ? ["an amendment needs its rationale"] : []),
+    ...(total > MAX_LOOP_SECTIONS ? [`the plan would have ${total} sections (at most ${MAX_LOOP_SECTIONS})`] : []),
+    ...(sections[sectionIndex]?.status === "done" ? [`section ${sectionIndex + 1} is done already`] : []),
+    ...pending.flatMap((s, i) => (s.title.trim() === "" || s.content.trim() === "" ? [`pending section ${i + 1} needs a title and content`] : [])),
+  ]
+}
+
+/** Whether an absolute path (as its real path) is the folder or inside it. */
+export function isInsideFolder(file: string, folder: string): boolean {
+  return file === folder || file.startsWith(folder.endsWith("/") ? folder : `${folder}/`)
+}
+
+/** The paths a coder's tool call names outside the loop's worktree (empty: it stays inside, or names none). */
+export function pathsOutsideWorktree(paths: readonly string[], worktree: string): string[] {
+  return paths.filter((p) => !isInsideFolder(p, worktree))
+}

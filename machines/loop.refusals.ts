@@ -1,0 +1,77 @@
+import type { SnapshotFrom } from "xstate"
+import { adjustProblems, handoffProblems, MAX_LOOP_SECTIONS, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
+import { type LoopEvent, type loopMachine, loopPhaseOf } from "./loop.machine"
+import { loopStatusOf } from "./loop.status"
+
+type LoopSnapshot = SnapshotFrom<typeof loopMachine>
+
+// When `snapshot.can(event)` says no, these texts say which gate refused and how to get past it.
+// They describe the machine's decision; they never make it.
+
+export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): string {
+  const { context } = snapshot
+  const loop = `loop ${context.loopName}`
+  const status = loopStatusOf(snapshot.value)
+  if (snapshot.status === "done") return `${loop} is ${status}: a finished loop accepts no further changes. Start a new one with loop_start.`
+  const phase = loopPhaseOf(snapshot.value)
+  switch (event.type) {
+    case "loop.handoff":
+    case "loop.adjust": {
+      const tool = event.type === "loop.handoff" ? "loop_handoff" : "loop_adjust"
+      if (context.session === null || !snapshot.hasTag("working"))
+        return `${loop} is opening its next ${phase} session: ${tool} is taken only from the phase's session, once it runs.`
+      if (event.session !== context.session)
+        return `loop handoff gate: only ${loop}'s current ${phase} session (${context.session}) may call ${tool}; this session is not it.`
+      if (event.type === "loop.handoff" && phase !== undefined) {
+        const problems = handoffProblems(phase, event.handoff)
+        return `loop handoff gate: ${loop} is in its ${phase} phase (the ${roleOfPhase(phase)}'s turn): ${problems.join("; ")}.`
+      }
+      if (event.type === "loop.adjust") {
+        if (phase !== "auditing") return `loop adjust gate: only the auditor of a section audit amends the pending sections; ${loop} is in its ${phase} phase.`
+        if (context.pending !== null) return `loop adjust gate: the audit's handoff is recorded already; amend the sections before you hand off.`
+        return `loop adjust gate: ${adjustProblems(context.sections, context.sectionIndex, event.pending, event.rationale).join("; ")}.`
+      }
+      return `${loop} does not take this now (${phase}).`
+    }
+    case "loop.cancel":
+    case "loop.fail":
+      return `${loop} is ${status}: only a running loop can end.`
+    case "loop.session.opened":
+    case "loop.session.failed":
+    case "loop.restored":
+      return `${loop} is not opening a session (it is in its ${phase} phase).`
+    case "tool.use": {
+      if (phase === "auditing" || phase === "final_auditing")
+        return (
+          `loop audit write-ban: this session is the auditor of loop ${context.loopName} (${phase} phase), which is read-only, so "${event.tool}" is refused. ` +
+          "Report what must change as findings in loop_handoff: a coder session makes the changes."
+        )
+      const outside = pathsOutsideWorktree(event.paths, context.worktree.dir)
+      return (
+        `loop worktree gate: the coder of loop ${context.loopName} works only in its worktree ${context.worktree.dir}, and "${event.tool}" names ${outside.join(", ")} outside it. ` +
+        "Use a path under the worktree (for forge_shell, set cwd to it)."
+      )
+    }
+    case "loop.idle":
+      return `${loop}: the idle of a session that is not its current one changes nothing.`
+  }
+}
+
+/** attempt_completion inside a running loop: the loop advances only by recorded handoffs. */
+export function loopCompletionRefusal(snapshot: LoopSnapshot): string {
+  const phase = loopPhaseOf(snapshot.value)
+  return (
+    `attempt_completion is refused inside loop ${snapshot.context.loopName} (${phase} phase): a loop advances only by recorded handoffs. ` +
+    "Record this phase's work with loop_handoff, then end your turn; the loop decides what comes next."
+  )
+}
+
+/** Why the birth gate refused a loop (the machine's first step ended in `refused`). */
+export function explainLoopBirthRefusal(snapshot: LoopSnapshot): string {
+  const { askedFrom, planPath, planStatus, sections } = snapshot.context
+  if (askedFrom !== null) return `loop_start is refused inside loop ${askedFrom}: a running loop never starts another. Finish this phase with loop_handoff.`
+  if (planPath !== null && planStatus !== "approved")
+    return `loop_start: the plan ${planPath} is ${planStatus ?? "unreadable"}; a loop executes only an approved plan. Approve it first (plan_approve), or give the plan inline.`
+  if (sections.length === 0) return "loop_start: the plan has no section to execute (write its work under `## Phase N: Title` headings, or give it some text)."
+  return `loop_start: the plan has ${sections.length} sections; a loop takes at most ${MAX_LOOP_SECTIONS}. Merge some phases first.`
+}

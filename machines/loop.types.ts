@@ -1,0 +1,91 @@
+import type { LoopHandoff, LoopSection, LoopSectionPlan } from "./loop.gates"
+
+// The loop machine's data: what a loop starts from, what it holds, what it is told, and what its effects are asked.
+
+export interface LoopWorktree {
+  /** Absolute path of the loop's git worktree. */
+  dir: string
+  branch: string
+  /** The commit the branch started from. */
+  base: string
+}
+
+export interface LoopInput {
+  /** The loop's unique name (a slug); the instance id. */
+  loopName: string
+  title: string
+  /** The session that started the loop: told when it ends. */
+  hostSession: string
+  /** The approved plan document the sections come from, or null for a plan given inline. */
+  planPath: string | null
+  /** The plan document's status when the loop was asked for (null for a plan given inline): only an approved plan runs. */
+  planStatus: string | null
+  /** The loop the asking session runs in, if any: a loop never starts another. */
+  askedFrom: string | null
+  worktree: LoopWorktree
+  sections: LoopSectionPlan[]
+  /** Passes (sessions opened) the loop may spend before it ends as errored. */
+  maxIterations: number
+  startedAt: number
+}
+
+export interface LoopAmendment {
+  at: number
+  /** The section under audit when the auditor amended the pending ones. */
+  section: number
+  rationale: string
+  before: string[]
+  after: string[]
+}
+
+export interface LoopContext extends Omit<LoopInput, "sections"> {
+  sections: LoopSection[]
+  /** 0-based index of the section being coded or audited. */
+  sectionIndex: number
+  /** The phase's current session; null while a new one is being opened. */
+  session: string | null
+  /** Every session the loop opened, oldest first. */
+  sessions: string[]
+  /** The process that opened the current session: after a restart, another live one is left to drive it. */
+  driver: string | null
+  /** Passes started (sessions opened). */
+  iteration: number
+  /** The current session's recorded handoff, applied when it goes idle. */
+  pending: LoopHandoff | null
+  /** The last applied handoff: what the next pass's brief carries (a coder's changes, an auditor's findings). */
+  last: LoopHandoff | null
+  /** Turns the current session ended without a handoff. */
+  nudges: number
+  amendments: LoopAmendment[]
+  /** Why the loop ended, once it has. */
+  reason: string | null
+}
+
+export type LoopEvent =
+  /** `driver`: the opencode process that opened the session (it runs the pass, and sees its idle). */
+  | { type: "loop.session.opened"; session: string; driver: string }
+  | { type: "loop.session.failed"; error: string }
+  /** A phase session records its handoff; it is applied when that session goes idle. */
+  | { type: "loop.handoff"; session: string; handoff: LoopHandoff }
+  | { type: "loop.idle"; session: string }
+  /** The auditor of a section replaces the pending sections after it (the master plan stays as approved). */
+  | { type: "loop.adjust"; session: string; pending: LoopSectionPlan[]; rationale: string; now: number }
+  | { type: "loop.cancel"; reason: string }
+  | { type: "loop.fail"; reason: string }
+  /** A new opencode process took the loop over: a session being opened may never have been. */
+  | { type: "loop.restored" }
+  /**
+   * Asked, never sent: `snapshot.can({ type: "tool.use", tool, paths })` is the loop's gate on its sessions' tools: an
+   * auditor changes nothing, a coder works only in the worktree. `paths`: the real paths the call writes or runs in.
+   */
+  | { type: "tool.use"; tool: string; paths: string[] }
+
+export type LoopEmitted = { type: "tool.permitted"; tool: string }
+
+export type LoopTag = "live" | "handoff-only" | "opening" | "working" | "write-ban"
+
+/** How a loop ended: its final state. */
+export type LoopOutcome = "completed" | "cancelled" | "errored" | "stalled"
+
+/** What a brief tells a phase session: the phase's own work, or a reminder that the turn ended without a handoff. */
+export type LoopBrief = "phase" | "nudge"

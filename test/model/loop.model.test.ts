@@ -1,0 +1,288 @@
+import { isDeepStrictEqual } from "node:util"
+import { afterAll, describe, expect, it } from "vitest"
+import { type SnapshotFrom, initialTransition, transition } from "xstate"
+import { createTestModel } from "xstate/graph"
+import type { LoopHandoff } from "../../machines/loop.gates"
+import { type LoopEvent, type LoopInput, loopMachine, loopPhaseOf } from "../../machines/loop.machine"
+import {
+  BRIEF_FAILED,
+  DIRECT_FAIL,
+  HOST,
+  LOOP,
+  MODEL_DRIVER,
+  MODEL_WORKTREE,
+  NUDGE_FAILED,
+  OUTER_LOOP,
+  OUTER_SESSION,
+  PLAN_PATH,
+  STRANGER,
+  TITLE,
+  passSession,
+  removeGitTemplate,
+  startLoopSut,
+} from "./loop.sut"
+import { describeModel } from "./model.template"
+
+// Paths generated from the loop machine drive the real LoopService on the workspace's one LifecycleHost (SQLite in a
+// temp workspace that is a git repository with one commit), making the loop's real worktree and branch with
+// GitLoopWorktrees; at every step service, database row, transition log and opencode's side (sessions opened, briefs
+// sent, sessions stopped, the host told) must agree with the model (loop.sut.ts). Fakes only at the edges: the clock,
+// the session's live plan (an approved plan with two phases) and opencode's sessions, whose openings the SUT settles.
+//
+// One config runs (a loop born from the approved plan, 4 passes at most); three end at the birth gate: a draft plan, a
+// start asked from inside another loop's pass, a plan without any section. Nothing of them is recorded or made.
+//
+// How each event reaches the service:
+// - loop.session.opened / loop.session.failed: the SUT resolves (with `ses_pass_<n>`) or rejects the opening the loop
+//   waits for; the service's report applies it. In a finished loop they are a late answer to an opening the loop no
+//   longer waits for (cancelled meanwhile) or, with nothing pending, a stray report (`service.report`).
+// - loop.handoff: loop_handoff (`service.handoff` with the tool's fields) from the current pass, from an earlier pass
+//   (the gate refuses), from a session of no loop (refused before the machine: not a pass); wrong-role and malformed
+//   records are refused by the gate, each with explainLoopRefusal's words.
+// - loop.idle: `service.sessionIdle`. The idle of a session that is not the current pass never reaches the machine:
+//   the service drops it first, as the machine would refuse it.
+// - loop.adjust: loop_adjust (`service.adjust`) from the current pass, the clock set to the event's time.
+// - loop.cancel: loop_cancel (`service.cancel(undefined, reason)`); a finished loop: unnamed and named, both refused.
+// - loop.fail has three roads: in `opening`, the pass's session opens and its first brief cannot be sent
+//   (BRIEF_FAILED); in `working` without a handoff and with a reminder left, the turn ends and the reminder cannot be
+//   sent (NUDGE_FAILED); elsewhere the service has no road to it, and it is dispatched to the lifecycle (DIRECT_FAIL).
+// - loop.restored is a real restart: the process closes (what it was opening is never answered to it), a new one
+//   composes the workspace on the same folder and database, defines the loop lifecycle again, runs restoreLoops
+//   (lifecycle.restore of each running record) and `service.resumeAll()`. The sessions still run their turns.
+// - tool.use is never sent: the loop's gate on its passes' tools (the audit's write-ban, the coder's worktree) asks
+//   `can()` (`service.toolRefusal` for the current pass); the SUT replays it as that question, and coverage counts it
+//   like a sent event.
+//
+// The world is bounded, so the paths stay few (each one is a real workspace, git and SQLite): at most 4 passes (and
+// budgets of 3, 2 and 1, walked with the usual records only to where each runs out); what a phase shows once (its reminders and
+// stall, its ends by cancel, by failure, by a session that cannot be opened, a restart while its session opens) is
+// explored on its first visit only, a later pass of the phase handing off its usual record; the auditor amends at most
+// once (it drops the pending sections, so the first section becomes the last and the final audit comes sooner).
+
+const T0 = Date.parse("2026-11-30T03:00:00.000Z")
+/** The budget the main config explores in full. */
+const MAX_PASSES = 4
+/** When the auditor amends the pending sections. */
+const T_ADJUST = T0 + 3_600_000
+
+const SECTIONS: LoopInput["sections"] = [
+  { title: "Parser", content: "Write a recursive-descent parser for `+ - * /` and parentheses in src/parser.ts.\n\n### Notes\nKeep the lexer as it is." },
+  { title: "Printer", content: "Print a parsed expression back with minimal parentheses in src/printer.ts." },
+]
+
+const inputFor = (overrides: Partial<LoopInput>): LoopInput => ({
+  loopName: LOOP,
+  title: TITLE,
+  hostSession: HOST,
+  planPath: PLAN_PATH,
+  planStatus: "approved",
+  askedFrom: null,
+  worktree: MODEL_WORKTREE,
+  sections: SECTIONS,
+  maxIterations: MAX_PASSES,
+  startedAt: T0,
+  ...overrides,
+})
+
+const configs = [
+  { name: "started from the approved plan", input: inputFor({}) },
+  // Budgets the first visits of each phase run out of: a dirty final audit at the last pass (3), a dirty section audit
+  // at the last pass (2), the first coder's handoff at the last pass (1).
+  { name: "a budget of 3 passes", input: inputFor({ maxIterations: 3 }) },
+  { name: "a budget of 2 passes", input: inputFor({ maxIterations: 2 }) },
+  { name: "a budget of 1 pass", input: inputFor({ maxIterations: 1 }) },
+  { name: "refused: the plan is a draft", input: inputFor({ planStatus: "draft" }) },
+  { name: "refused: asked from inside another loop", input: inputFor({ hostSession: OUTER_SESSION, askedFrom: OUTER_LOOP }) },
+  { name: "refused: the plan has no section", input: inputFor({ planPath: null, planStatus: null, sections: [] }) },
+]
+
+/** A coder's record: one change, a deviation, one passing check, notes. */
+const CODED: LoopHandoff = {
+  role: "coder",
+  changes: [{ summary: "Parser for + - * / and parentheses", reason: "the section asks for it" }],
+  deviations: [{ planItem: "Keep the lexer as it is", actual: "the lexer now emits a token for unary minus", reason: "the parser needs it" }],
+  verification: [{ command: "npm test", cwd: "", outcome: "pass", changedAfter: false }],
+  notes: "Error messages name the offending token.",
+}
+/** Malformed: a coder's record without any verification. */
+const UNVERIFIED: LoopHandoff = { ...CODED, verification: [] }
+/** A clean section audit: a warning only, and its summary. */
+const CLEAN: LoopHandoff = {
+  role: "auditor",
+  findings: [{ severity: "warning", file: "src/parser.ts", line: 40, description: "errors could name the column" }],
+  summary: { done: ["the parser reads the whole grammar"], deviations: ["unary minus token"], followUps: ["name the column in errors"] },
+  notes: null,
+}
+/** A clean audit without a summary: enough for the final audit, malformed for a section audit. */
+const BARE: LoopHandoff = { role: "auditor", findings: [], summary: null, notes: null }
+/** An audit that found a bug. */
+const BUG: LoopHandoff = {
+  role: "auditor",
+  findings: [{ severity: "bug", file: "src/parser.ts", line: 12, description: "unary minus binds looser than multiplication" }],
+  summary: null,
+  notes: "Add a test for -2*3.",
+}
+/** Malformed: a summary while a bug remains. */
+const BUG_WITH_SUMMARY: LoopHandoff = { ...BUG, summary: { done: ["most of it"], deviations: [], followUps: [] } }
+
+/** Each phase's records: the ones its gate takes (the first is the usual one), and the ones it refuses. */
+const RECORDS = {
+  coding: { valid: [CODED], refused: [UNVERIFIED, CLEAN] },
+  auditing: { valid: [CLEAN, BUG], refused: [BARE, CODED] },
+  final_auditing: { valid: [BARE, BUG], refused: [BUG_WITH_SUMMARY, CODED] },
+  final_audit_fix: { valid: [CODED], refused: [UNVERIFIED, BUG] },
+} as const
+
+const cancel: LoopEvent = { type: "loop.cancel", reason: "cancelled: the plan changed" }
+const restored: LoopEvent = { type: "loop.restored" }
+/** A pass's tool calls: a write in the worktree (a coder's work), and one in the project itself (never a pass's). */
+const OUTSIDE = "/work/project/src/parser.ts"
+const writeInWorktree: LoopEvent = { type: "tool.use", tool: "forge_write", paths: [`${MODEL_WORKTREE.dir}/src/parser.ts`] }
+const dropPending = (session: string, rationale: string): LoopEvent => ({
+  type: "loop.adjust",
+  session,
+  pending: [],
+  rationale,
+  now: T_ADJUST,
+})
+
+type Snapshot = SnapshotFrom<typeof loopMachine>
+
+/**
+ * Whether the loop is in this phase for the first time: what a phase shows once (its reminders and stall, its ends by
+ * cancel or failure) is explored there only.
+ */
+function firstVisit(state: Snapshot, phase: Phase): boolean {
+  const c = state.context
+  if (phase === "coding") return c.iteration === 1
+  if (phase === "auditing") return c.iteration === 2
+  // The final audit the section audits led to (not the one after a fix); a fix comes once in 4 passes.
+  if (phase === "final_auditing") return c.last?.role === "auditor"
+  return true
+}
+
+type Phase = keyof typeof RECORDS
+
+/** The events the world can produce in a state (see the header for the bounds). */
+function eventsIn(state: Snapshot): LoopEvent[] {
+  const c = state.context
+  if (state.matches("refused")) return []
+  const last = c.sessions.at(-1) ?? STRANGER
+  if (state.status === "done") {
+    return [
+      cancel,
+      { type: "loop.fail", reason: DIRECT_FAIL },
+      restored,
+      { type: "loop.handoff", session: last, handoff: CODED },
+      { type: "loop.session.opened", session: "ses_late", driver: MODEL_DRIVER },
+      writeInWorktree,
+    ]
+  }
+  const phase = loopPhaseOf(state.value) as Phase
+  // The smaller budgets only walk to where they run out: each phase's records, its idle, the auditor's amendment.
+  if (c.maxIterations < MAX_PASSES) return budgetWalk(state, phase)
+  const first = firstVisit(state, phase)
+  if (state.hasTag("opening")) {
+    const events: LoopEvent[] = [{ type: "loop.session.opened", session: passSession(c.iteration), driver: MODEL_DRIVER }]
+    if (first) events.push({ type: "loop.session.failed", error: "session.create failed: 503" }, { type: "loop.fail", reason: BRIEF_FAILED }, cancel)
+    // A process restarts while it opens a phase's first pass: the session is opened again, on the same pass.
+    if (first) events.push(restored)
+    if (c.sessions.length > 0) events.push({ type: "loop.handoff", session: last, handoff: CODED })
+    return events
+  }
+  const current = c.session as string
+  const previous = c.sessions.at(-2)
+  const { valid, refused } = RECORDS[phase]
+  const handoff = (session: string, record: LoopHandoff): LoopEvent => ({ type: "loop.handoff", session, handoff: record })
+  const events: LoopEvent[] = [
+    // A reminded pass hands off only its phase's usual record; a twice-reminded one never does (it stalls).
+    ...(c.nudges === 0 && first ? valid : c.nudges <= 1 ? valid.slice(0, 1) : []).map((record) => handoff(current, record)),
+    ...refused.map((record) => handoff(current, record)),
+    handoff(STRANGER, valid[0]),
+    ...(previous === undefined ? [] : [handoff(previous, valid[0])]),
+    // The turn ends: it applies the handoff, or (first visit only) is reminded, or stalls.
+    ...(c.pending !== null || first ? [{ type: "loop.idle", session: current } as const] : []),
+    { type: "loop.idle", session: previous ?? STRANGER },
+    { type: "tool.use", tool: "forge_read", paths: [] },
+    writeInWorktree,
+    { type: "tool.use", tool: "forge_write", paths: [OUTSIDE] },
+  ]
+  if (phase === "auditing" && c.amendments.length === 0 && c.nudges === 0)
+    events.push(dropPending(current, "The printer moves to a plan of its own."), dropPending(current, "  "))
+  if (phase === "coding") events.push(dropPending(current, "A coder may not amend."))
+  if (first && c.nudges === 0 && c.pending === null) events.push(cancel, { type: "loop.fail", reason: NUDGE_FAILED })
+  if (first && c.nudges === 0 && c.pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })
+  events.push(restored)
+  return events
+}
+
+function budgetWalk(state: Snapshot, phase: Phase): LoopEvent[] {
+  const c = state.context
+  if (state.hasTag("opening")) return [{ type: "loop.session.opened", session: passSession(c.iteration), driver: MODEL_DRIVER }]
+  const current = c.session as string
+  if (c.pending !== null) return [{ type: "loop.idle", session: current }]
+  const events: LoopEvent[] = RECORDS[phase].valid.map((handoff) => ({ type: "loop.handoff", session: current, handoff }))
+  if (phase === "auditing" && c.amendments.length === 0) events.push(dropPending(current, "The printer moves to a plan of its own."))
+  return events
+}
+
+describe("loop machine", () => {
+  it("reaches every state of the machine from the configs", () => {
+    const reached = new Set<string>()
+    for (const { input } of configs) {
+      const model = createTestModel(loopMachine, {
+        input,
+        events: eventsIn,
+        // xstate/graph adds a bare `{ type }` for each event type a state handles and the cases lack: those never happen.
+        filterEvents: (state: Snapshot, event: LoopEvent) => state.status === "active" && eventsIn(state).some((e) => isDeepStrictEqual(e, event)),
+      })
+      const paths = model.getShortestPaths({ limit: 20_000, allowDuplicatePaths: true })
+      for (const p of paths) reached.add(JSON.stringify(p.state.value))
+    }
+    for (const phase of ["coding", "auditing", "final_auditing", "final_audit_fix"]) {
+      for (const sub of ["opening", "working"]) expect(reached).toContain(JSON.stringify({ running: { [phase]: sub } }))
+    }
+    for (const end of ["completed", "cancelled", "errored", "stalled", "refused"]) expect(reached).toContain(JSON.stringify(end))
+  })
+})
+
+afterAll(removeGitTemplate)
+
+describeModel({
+  machine: loopMachine,
+  configs,
+  events: eventsIn,
+  start: startLoopSut,
+  // One extension set per state value, from the first path that reaches it: every probe a state takes (the refusals
+  // above all); what depends on the rest of the context (reminders left, the last section, the budget) has paths of
+  // its own.
+  extensionKey: (state) => JSON.stringify(state.value),
+  limit: 20_000,
+})
+
+// maxIterations is "passes (sessions opened) the loop may spend before it ends as errored", and the brief tells each
+// pass "pass N of at most M". A restart while a pass's session is being opened opens it again on the same pass: it
+// neither spends a pass nor ends the loop (it once spent one without asking the budget, so a process that kept
+// restarting while a session opened spent passes without end).
+describe("the loop's pass budget across restarts", () => {
+  it("a restart while a pass's session is being opened never takes the loop past maxIterations", async () => {
+    const input = inputFor({ maxIterations: 1 })
+    const sut = await startLoopSut(input)
+    try {
+      let before = initialTransition(loopMachine, input)[0]
+      for (const event of [restored, { type: "loop.session.opened", session: passSession(2), driver: MODEL_DRIVER }] satisfies LoopEvent[]) {
+        const [after, actions] = transition(loopMachine, before, event)
+        await sut.apply({ event, before, after, accepted: before.can(event), actions })
+        await sut.agreesWith(after)
+        before = after
+      }
+      const loop = sut.current()
+      expect(loop?.value).toEqual({ running: { coding: "working" } })
+      // A pass is a session opened: the restart opened the second one of a loop allowed one.
+      expect(loop?.context.iteration, "passes spent").toBeLessThanOrEqual(input.maxIterations)
+      expect(sut.briefs().at(-1)?.text.split("\n")[0]).not.toContain("pass 2 of at most 1")
+    } finally {
+      await sut.stop()
+    }
+  })
+})

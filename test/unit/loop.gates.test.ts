@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest"
+import {
+  type AuditorHandoff,
+  type CoderHandoff,
+  type LoopFinding,
+  type LoopPhase,
+  type LoopSection,
+  MAX_LOOP_SECTIONS,
+  adjustProblems,
+  handoffProblems,
+  hasBlockingFindings,
+  isCleanAudit,
+  roleOfPhase,
+} from "../../machines/loop.gates"
+
+// The loop machine's guards as plain predicates: the records a phase takes, and the auditor's amendment.
+
+const bug: LoopFinding = { severity: "bug", file: "src/parser.ts", line: 12, description: "unary minus binds looser than multiplication" }
+const warning: LoopFinding = { severity: "warning", file: null, line: null, description: "errors could name the column" }
+
+const coder = (overrides: Partial<CoderHandoff> = {}): CoderHandoff => ({
+  role: "coder",
+  changes: [{ summary: "Parser", reason: "section 1" }],
+  deviations: [],
+  verification: [{ command: "npm test", cwd: "", outcome: "pass", changedAfter: false }],
+  notes: null,
+  ...overrides,
+})
+
+const summary = { done: ["the parser reads the grammar"], deviations: [], followUps: [] }
+const auditor = (overrides: Partial<AuditorHandoff> = {}): AuditorHandoff => ({ role: "auditor", findings: [], summary, notes: null, ...overrides })
+
+const PHASES: LoopPhase[] = ["coding", "auditing", "final_auditing", "final_audit_fix"]
+
+describe("roleOfPhase", () => {
+  it("a coder codes a section and fixes the final audit's findings; an auditor audits a section and the whole", () => {
+    expect(PHASES.map(roleOfPhase)).toEqual(["coder", "auditor", "auditor", "coder"])
+  })
+})
+
+describe("hasBlockingFindings and isCleanAudit", () => {
+  it("a bug blocks; warnings alone do not", () => {
+    expect(hasBlockingFindings([])).toBe(false)
+    expect(hasBlockingFindings([warning, warning])).toBe(false)
+    expect(hasBlockingFindings([warning, bug])).toBe(true)
+  })
+
+  it("only an auditor's handoff without a bug is a clean audit", () => {
+    expect(isCleanAudit(auditor())).toBe(true)
+    expect(isCleanAudit(auditor({ findings: [warning], summary: null }))).toBe(true)
+    expect(isCleanAudit(auditor({ findings: [warning, bug], summary: null }))).toBe(false)
+    // A coder's record is no audit, however good; no record is none either.
+    expect(isCleanAudit(coder())).toBe(false)
+    expect(isCleanAudit(null)).toBe(false)
+  })
+})
+
+describe("handoffProblems", () => {
+  it("a phase takes its own role's record only", () => {
+    expect(handoffProblems("coding", auditor())).toEqual(["the coding phase takes the coder's handoff, not the auditor's"])
+    expect(handoffProblems("final_audit_fix", auditor())).toEqual(["the final_audit_fix phase takes the coder's handoff, not the auditor's"])
+    expect(handoffProblems("auditing", coder())).toEqual(["the auditing phase takes the auditor's handoff, not the coder's"])
+    expect(handoffProblems("final_auditing", coder())).toEqual(["the final_auditing phase takes the auditor's handoff, not the coder's"])
+  })
+
+  it("takes a coder's record with a change and a verification, in both coder phases", () => {
+    expect(handoffProblems("coding", coder())).toEqual([])
+    expect(handoffProblems("final_audit_fix", coder({ verification: [{ command: "npm test", cwd: "pkg", outcome: "fail", changedAfter: true }] }))).toEqual([])
+  })
+
+  it("a coder's record names at least one change and at least one verification (both said at once)", () => {
+    const change = "a coder handoff names at least one change (summary and reason)"
+    const check = "a coder handoff names at least one verification (command, cwd, outcome)"
+    expect(handoffProblems("coding", coder({ changes: [] }))).toEqual([change])
+    expect(handoffProblems("coding", coder({ verification: [] }))).toEqual([check])
+    expect(handoffProblems("final_audit_fix", coder({ changes: [], verification: [] }))).toEqual([change, check])
+  })
+
+  it("a bug sends the work back: the audit that finds one hands off its findings, without a summary", () => {
+    expect(handoffProblems("auditing", auditor({ findings: [bug], summary: null }))).toEqual([])
+    expect(handoffProblems("final_auditing", auditor({ findings: [bug, warning], summary: null }))).toEqual([])
+    for (const phase of ["auditing", "final_auditing"] as const) {
+      expect(handoffProblems(phase, auditor({ findings: [bug] }))).toEqual(["a summary is forbidden while bug findings remain: the section is not done"])
+    }
+  })
+
+  it("a clean section audit needs its summary; the final audit may go without one", () => {
+    expect(handoffProblems("auditing", auditor({ findings: [warning], summary: null }))).toEqual([
+      "a clean section audit needs its summary (done, deviations, followUps)",
+    ])
+    expect(handoffProblems("auditing", auditor({ findings: [warning] }))).toEqual([])
+    expect(handoffProblems("final_auditing", auditor({ summary: null }))).toEqual([])
+    expect(handoffProblems("final_auditing", auditor())).toEqual([])
+  })
+
+  it("a summary names at least one thing done, whichever audit gives it", () => {
+    for (const phase of ["auditing", "final_auditing"] as const) {
+      expect(handoffProblems(phase, auditor({ summary: { done: [], deviations: ["none"], followUps: [] } }))).toEqual([
+        "a summary names at least one thing done",
+      ])
+    }
+  })
+})
+
+describe("adjustProblems", () => {
+  const sections = (...statuses: LoopSection["status"][]): LoopSection[] =>
+    statuses.map((status, i) => ({ title: `S${i + 1}`, content: `do ${i + 1}`, status }))
+  const plan = (count: number) => Array.from({ length: count }, (_, i) => ({ title: `New ${i + 1}`, content: `new work ${i + 1}` }))
+
+  it("takes a rationale and titled, written pending sections after the section under audit", () => {
+    expect(adjustProblems(sections("pending", "pending"), 0, plan(2), "split the printer")).toEqual([])
+    // Dropping every pending section is an amendment too: the section under audit becomes the last.
+    expect(adjustProblems(sections("done", "pending", "pending"), 1, [], "the rest moves to its own plan")).toEqual([])
+  })
+
+  it("needs a rationale that is not blank", () => {
+    expect(adjustProblems(sections("pending", "pending"), 0, plan(1), "")).toEqual(["an amendment needs its rationale"])
+    expect(adjustProblems(sections("pending", "pending"), 0, plan(1), " \n\t")).toEqual(["an amendment needs its rationale"])
+  })
+
+  it("keeps the plan within MAX_LOOP_SECTIONS, counting the sections kept", () => {
+    expect(adjustProblems(sections("pending"), 0, plan(MAX_LOOP_SECTIONS - 1), "more")).toEqual([])
+    expect(adjustProblems(sections("pending"), 0, plan(MAX_LOOP_SECTIONS), "more")).toEqual([`the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`])
+    expect(adjustProblems(sections("done", "done", "pending"), 2, plan(MAX_LOOP_SECTIONS - 2), "more")).toEqual([
+      `the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`,
+    ])
+  })
+
+  it("refuses to amend after the section under audit is done", () => {
+    expect(adjustProblems(sections("done", "pending"), 0, plan(1), "late")).toEqual(["section 1 is done already"])
+  })
+
+  it("names each pending section without a title or content by its place", () => {
+    const pending = [
+      { title: "Printer", content: "print" },
+      { title: "  ", content: "x" },
+      { title: "Docs", content: "" },
+    ]
+    expect(adjustProblems(sections("pending", "pending"), 0, pending, "why")).toEqual([
+      "pending section 2 needs a title and content",
+      "pending section 3 needs a title and content",
+    ])
+  })
+
+  it("says every problem at once, in order", () => {
+    expect(adjustProblems(sections("done"), 0, [...plan(MAX_LOOP_SECTIONS - 1), { title: "", content: "" }], "")).toEqual([
+      "an amendment needs its rationale",
+      `the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`,
+      "section 1 is done already",
+      `pending section ${MAX_LOOP_SECTIONS} needs a title and content`,
+    ])
+  })
+})

@@ -1,11 +1,15 @@
 import * as z from "zod"
 import { goalStatusOf } from "../../machines/goal.status"
+import { loopCompletionRefusal } from "../../machines/loop.refusals"
 import type { GoalService } from "../goal/goal.service"
+import type { LoopSnapshot } from "../loop/loop.lifecycle"
+import type { LoopService } from "../loop/loop.service"
 import { Ledger, type LedgerDefinition } from "../lifecycle/ledger"
 import type { LedgerStore } from "../lifecycle/ledger.ports"
 import type { Clock, Confirm } from "../lifecycle/lifecycle.ports"
 
-// attempt_completion: the model presents the result of the task. Under an active goal of the session the claim is no
+// attempt_completion: the model presents the result of the task. Inside a running loop it is refused in favour of
+// loop_handoff (the loop machine's `handoff-only` tag). Under an active goal of the session the claim is no
 // proof: the goal's own fail-closed completion gate decides (the host re-runs every check; the result is the evidence
 // offered for each success criterion; then the user's dialog). Otherwise the result is recorded (a paused goal is named:
 // this is not its completion) and the model is told to end its turn: opencode 1.18.33 runs the model again after
@@ -25,11 +29,14 @@ export const completionLedgerDefinition: LedgerDefinition<CompletionEntry> = {
 export class Completions {
   private readonly ledger: Ledger<CompletionEntry>
 
-  constructor(private readonly deps: { store: LedgerStore; clock: Clock; goals: () => Promise<GoalService> }) {
+  constructor(private readonly deps: { store: LedgerStore; clock: Clock; goals: () => Promise<GoalService>; loops?: () => Promise<LoopService> }) {
     this.ledger = new Ledger(deps.store, completionLedgerDefinition)
   }
 
   async attempt(sessionId: string, result: string, confirm: Confirm): Promise<string> {
+    // Inside a running loop the loop machine's own tag answers: a loop advances only by recorded handoffs.
+    const loop = await this.loopOf(sessionId)
+    if (loop?.hasTag("handoff-only")) throw new Error(loopCompletionRefusal(loop))
     const goals = await this.deps.goals()
     // Fail-closed: when the session's goals cannot be read, nothing is recorded as done past them (this throws).
     await goals.refresh()
@@ -53,6 +60,13 @@ export class Completions {
       return `Result presented, not recorded: ${why}.${paused} ${end}`
     }
     return `Result recorded.${paused} ${end}`
+  }
+
+  private async loopOf(sessionId: string): Promise<LoopSnapshot | undefined> {
+    if (this.deps.loops === undefined) return undefined
+    const loops = await this.deps.loops()
+    await loops.refresh()
+    return loops.loopOf(sessionId)
   }
 
   /** The results recorded for a session, oldest first. */

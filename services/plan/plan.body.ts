@@ -19,7 +19,8 @@ export const isCriteriaTitle = (title: string): boolean => CRITERIA_TITLES.has(n
 export const TASK_LINE = /^[-*+][ \t]+\[([ xX])\][ \t]+(\d+)\.(?:[ \t]+(.*))?$/
 /** The tick stamp `tickTask` appends to a task line. */
 export const TICK_STAMP = /[ \t]*<!--[ \t]*ticked:[ \t]*(.*?)[ \t]*-->[ \t]*$/
-const PHASE_TITLE = /^phase[ \t]+(\d+)(?:[ \t]*[:.\-–—][ \t]*|[ \t]+)?(.*)$/i
+/** A `Phase N: Title` heading; group 1 is N, 2 the title. */
+export const PHASE_TITLE = /^phase[ \t]+(\d+)(?:[ \t]*[:.\-–—][ \t]*|[ \t]+)?(.*)$/i
 
 /** What keeps a body from approval, as data: empty when it has at least one task and one criterion. */
 export function approvalProblems(body: Pick<PlanBody, "tasks" | "criteria">): string[] {

@@ -1,0 +1,137 @@
+import { execFile } from "node:child_process"
+import { realpathSync } from "node:fs"
+import { lstat, rm } from "node:fs/promises"
+import path from "node:path"
+import { promisify } from "node:util"
+import type { LoopWorktree } from "../../machines/loop.machine"
+import type { LoopWorktrees } from "../../services/loop/loop.ports"
+import { writeFileAtomic } from "./atomic.write"
+
+// A loop works in a git worktree and on a branch of its own, so its passes never touch the user's checkout. These
+// are made by the real git: no shell, bounded in time, and never redirected to another repository by a GIT_DIR (or
+// GIT_WORK_TREE, GIT_INDEX_FILE, …) the user's environment happens to carry.
+
+const run = promisify(execFile)
+const GIT_TIMEOUT_MS = 30_000
+/** How much of git's stderr an error carries. */
+const STDERR_LINES = 10
+const WORKTREES_DIR = path.join(".opencode", "forge", "worktrees")
+const BRANCH_PREFIX = "forge/loop/"
+const LOOP_NAME = /^[a-z0-9][a-z0-9-]*$/
+const REDIRECTING_ENV = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+]
+
+interface GitOutcome {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export class GitLoopWorktrees implements LoopWorktrees {
+  constructor(private readonly workspace: string) {}
+
+  async head(): Promise<string> {
+    // Asked first so that "not a repository" and "no commit yet" get different advice.
+    const inside = await this.git(["rev-parse", "--is-inside-work-tree"])
+    if (inside.code !== 0 || inside.stdout.trim() !== "true") {
+      throw new Error(`loop_start needs a git repository: ${this.workspace} is not inside a git work tree${detail(inside.stderr)}; run \`git init\` and commit`)
+    }
+    const head = await this.git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+    if (head.code !== 0) {
+      throw new Error(`loop_start needs a commit to start from: the git repository at ${this.workspace} has none yet${detail(head.stderr)}; commit once first`)
+    }
+    return head.stdout.trim()
+  }
+
+  placeFor(loopName: string): { dir: string; branch: string } {
+    if (!LOOP_NAME.test(loopName)) throw new Error(`loop name ${JSON.stringify(loopName)} is not a slug ([a-z0-9-]): no worktree can be named after it`)
+    // By real path: the loop's worktree gate compares the real paths a pass's tools name with it.
+    return { dir: path.join(realWorkspace(this.workspace), WORKTREES_DIR, loopName), branch: `${BRANCH_PREFIX}${loopName}` }
+  }
+
+  async isTaken(loopName: string): Promise<boolean> {
+    const { dir, branch } = this.placeFor(loopName)
+    return (await exists(dir)) || (await this.branchExists(branch))
+  }
+
+  async create({ dir, branch, base }: LoopWorktree): Promise<void> {
+    // `*` ignores everything beside it, itself included: the main checkout's `git status` never lists a worktree.
+    const ignore = path.join(this.workspace, WORKTREES_DIR, ".gitignore")
+    if (!(await exists(ignore))) await writeFileAtomic(ignore, "*\n")
+    const failed = (outcome: GitOutcome) =>
+      new Error(`could not add the loop worktree ${dir} on branch ${branch}: ${tail(outcome.stderr) || `git exited with code ${outcome.code}`}`)
+    // The branch first, on its own: once it is made, it is ours (a concurrent create of the same loop fails here), so
+    // undoing a failed add never removes what someone else made.
+    const branched = await this.git(["branch", "--no-track", "--", branch, base])
+    if (branched.code !== 0) throw failed(branched)
+    const dirExisted = await exists(dir)
+    const added = await this.git(["worktree", "add", "--", dir, branch])
+    if (added.code === 0) return
+    if (!dirExisted && (await exists(dir))) {
+      await this.git(["worktree", "remove", "--force", "--", dir]).catch(() => undefined)
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined)
+      await this.git(["worktree", "prune"]).catch(() => undefined)
+    }
+    await this.git(["branch", "-D", "--", branch]).catch(() => undefined)
+    throw failed(added)
+  }
+
+  private async branchExists(branch: string): Promise<boolean> {
+    const shown = await this.git(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`])
+    if (shown.code === 0 || shown.code === 1) return shown.code === 0
+    throw new Error(`could not tell whether the branch ${branch} exists in ${this.workspace}${detail(shown.stderr)}`)
+  }
+
+  /** Runs git on the workspace; a non-zero exit is an outcome, git missing or hanging is an error. */
+  private async git(args: string[]): Promise<GitOutcome> {
+    const env = { ...process.env }
+    for (const key of REDIRECTING_ENV) delete env[key]
+    try {
+      const { stdout, stderr } = await run("git", ["-C", this.workspace, ...args], { env, timeout: GIT_TIMEOUT_MS, encoding: "utf8" })
+      return { code: 0, stdout, stderr }
+    } catch (error) {
+      const failure = error as { code?: unknown; killed?: boolean; signal?: string | null; stdout?: string; stderr?: string }
+      if (failure.code === "ENOENT") throw new Error("loop_start needs git, and no `git` command was found on PATH: install git")
+      if (failure.killed) throw new Error(`git ${args.join(" ")} did not finish within ${GIT_TIMEOUT_MS / 1000} s (killed)`)
+      if (typeof failure.code === "number") return { code: failure.code, stdout: failure.stdout ?? "", stderr: failure.stderr ?? "" }
+      throw error
+    }
+  }
+}
+
+/** Whether anything (file, folder, link, even a dangling one) is at `file`. */
+async function exists(file: string): Promise<boolean> {
+  try {
+    await lstat(file)
+    return true
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === "ENOENT" || code === "ENOTDIR") return false
+    throw error
+  }
+}
+
+function tail(stderr: string): string {
+  return stderr.trim().split("\n").slice(-STDERR_LINES).join("\n")
+}
+
+function detail(stderr: string): string {
+  const text = tail(stderr)
+  return text === "" ? "" : ` (git: ${text})`
+}
+
+function realWorkspace(workspace: string): string {
+  try {
+    return realpathSync(workspace)
+  } catch {
+    return workspace
+  }
+}

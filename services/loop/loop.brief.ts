@@ -1,0 +1,96 @@
+import { type LoopHandoff, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop.gates"
+import type { LoopBrief, LoopContext, LoopOutcome } from "../../machines/loop.machine"
+import type { LoopPhase } from "../../machines/loop.gates"
+
+// What a loop tells its sessions: each pass's brief (the section, the worktree, what the last pass handed off) and
+// the reminder for a turn that ended without a handoff; and what it tells the user when it ends. For the model only:
+// the sessions get them as synthetic prompts.
+
+/** The first line of every brief, so a reader (and a test) can tell a loop's prompt from anything else. */
+export const LOOP_BRIEF_TAG = "[forge:loop]"
+
+export function loopBriefText(context: LoopContext, phase: LoopPhase, brief: LoopBrief): string {
+  if (brief === "nudge") return nudgeText(context, phase)
+  const { sections, sectionIndex, worktree } = context
+  const role = roleOfPhase(phase)
+  const section = sections[sectionIndex]
+  const final = phase === "final_auditing" || phase === "final_audit_fix"
+  const what = final ? "final audit of the whole plan" : `section ${sectionIndex + 1} of ${sections.length}: ${section?.title ?? ""}`
+  const lines = [
+    `${LOOP_BRIEF_TAG} Loop ${context.loopName} — ${what} (pass ${context.iteration} of at most ${context.maxIterations}, ${role}).`,
+    "",
+    `You are the ${role} of a Forge loop. The loop's git worktree is ${worktree.dir} (branch ${worktree.branch}): work only there, with absolute paths under it; run commands with forge_shell and its cwd set to it.`,
+    "",
+    ...(final ? wholePlan(context) : [`## Section ${sectionIndex + 1}: ${section?.title ?? ""}`, "", section?.content ?? ""]),
+    "",
+    ...lastHandoff(context.last, role),
+    ...(role === "coder" ? coderDuty(final) : auditorDuty(phase)),
+  ]
+  return lines.join("\n")
+}
+
+function wholePlan(context: LoopContext): string[] {
+  return ["## The plan", "", ...context.sections.flatMap((s, i) => [`### Section ${i + 1}: ${s.title}`, "", s.content, ""])]
+}
+
+function lastHandoff(last: LoopHandoff | null, role: "coder" | "auditor"): string[] {
+  if (last === null) return []
+  if (last.role === "auditor") {
+    if (role !== "coder" || last.findings.length === 0) return []
+    return [
+      "## Findings of the last audit (fix every bug; weigh each warning)",
+      "",
+      ...last.findings.map((f) => `- ${f.severity}${f.file === null ? "" : ` ${f.file}${f.line === null ? "" : `:${f.line}`}`}: ${f.description}`),
+      "",
+    ]
+  }
+  if (role !== "auditor") return []
+  return [
+    "## The coder's handoff",
+    "",
+    ...last.changes.map((c) => `- change: ${c.summary} (why: ${c.reason})`),
+    ...last.deviations.map((d) => `- deviation from "${d.planItem}": ${d.actual} (why: ${d.reason})`),
+    ...last.verification.map(
+      (v) => `- verified \`${v.command}\` in ${v.cwd === "" ? "." : v.cwd}: ${v.outcome}${v.changedAfter ? " (code changed after)" : ""}`,
+    ),
+    ...(last.notes === null ? [] : [`- notes: ${last.notes}`]),
+    "",
+  ]
+}
+
+function coderDuty(final: boolean): string[] {
+  return [
+    `When ${final ? "the final audit's findings are fixed" : "the section is implemented and verified"}, commit your work on the loop's branch, then call loop_handoff with`,
+    "changes [{summary, reason}], deviations [{planItem, actual, reason}] and verification [{command, cwd (worktree-relative), outcome pass|fail|not-run, changedAfter}],",
+    "and end your turn. The loop takes it from there: never call attempt_completion in a loop.",
+  ]
+}
+
+function auditorDuty(phase: LoopPhase): string[] {
+  const section = phase === "auditing"
+  return [
+    "You are read-only: do not change any file (writes are refused in an audit). Check the work against the plan: read the code, run the checks.",
+    "Then call loop_handoff with findings [{severity bug|warning, file, line, description}] (a bug sends the work back to a coder)",
+    section
+      ? "and, when no bug remains, a summary {done, deviations, followUps}. Before handing off you may amend the sections still pending with loop_adjust (with a rationale; never to weaken the plan)."
+      : "and, when no bug remains, optionally a summary {done, deviations, followUps}.",
+    "Then end your turn: never call attempt_completion in a loop.",
+  ]
+}
+
+function nudgeText(context: LoopContext, phase: LoopPhase): string {
+  return [
+    `${LOOP_BRIEF_TAG} Loop ${context.loopName}: your turn ended without a handoff (reminder ${context.nudges} of ${MAX_LOOP_NUDGES}; after that the loop stalls).`,
+    `Finish the ${phase} work in ${context.worktree.dir}, call loop_handoff with the ${roleOfPhase(phase)}'s record, and end your turn.`,
+  ].join("\n")
+}
+
+/** What the user reads in the session that started the loop when it ends. */
+export function loopEndText(context: LoopContext, outcome: LoopOutcome): string {
+  const done = context.sections.filter((s) => s.status === "done").length
+  const why = outcome === "completed" ? "every section passed its audit and the final audit is clean" : (context.reason ?? "no reason recorded")
+  return [
+    `${LOOP_BRIEF_TAG} Loop ${context.loopName} ${outcome}: ${why}.`,
+    `${done} of ${context.sections.length} sections done in ${context.iteration} passes. The work is on branch ${context.worktree.branch}, in the worktree ${context.worktree.dir}.`,
+  ].join("\n")
+}

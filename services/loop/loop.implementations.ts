@@ -1,0 +1,53 @@
+import type { LoopPhase, LoopRole } from "../../machines/loop.gates"
+import type { LoopBrief, LoopEvent, LoopMachine, LoopOutcome } from "../../machines/loop.machine"
+import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
+import type { Logger } from "../lifecycle/lifecycle.ports"
+import { loopBriefText, loopEndText } from "./loop.brief"
+import type { LoopSessions, LoopWorktrees } from "./loop.ports"
+
+// The loop machine's effects, supplied by the harness. The worktree is made before a new loop is recorded (a loop
+// whose worktree failed never exists); a session is opened in the background and reported back as an event, so the
+// step that asked for it is committed first; a brief that cannot be sent fails its step.
+
+export interface LoopImplementationDeps {
+  worktrees: LoopWorktrees
+  sessions: LoopSessions
+  /** Hands an event an effect produced back to the loop; it is applied after the step that asked for the effect. */
+  report: (loopName: string, event: LoopEvent) => void
+  /** This process, as the driver of the sessions it opens. */
+  driver: string
+  log: Logger
+}
+
+export function createLoopImplementations(deps: LoopImplementationDeps) {
+  return {
+    actions: {
+      createWorktree: async ({ context }: EffectArgs<LoopMachine>) => {
+        await deps.worktrees.create(context.worktree)
+      },
+      openSession: ({ context }: EffectArgs<LoopMachine>, { role }: { role: LoopRole }) => {
+        const { loopName, iteration, title } = context
+        deps.sessions.open(`Loop ${loopName} · pass ${iteration} · ${role} · ${title}`).then(
+          (session) => deps.report(loopName, { type: "loop.session.opened", session, driver: deps.driver }),
+          (error: unknown) => deps.report(loopName, { type: "loop.session.failed", error: error instanceof Error ? error.message : String(error) }),
+        )
+      },
+      sendBrief: async ({ context }: EffectArgs<LoopMachine>, { brief, phase }: { brief: LoopBrief; phase: LoopPhase }) => {
+        if (context.session === null) throw new Error(`loop ${context.loopName} has no session to brief`)
+        await deps.sessions.send(context.session, loopBriefText(context, phase, brief))
+      },
+      // Ending a loop never waits on its session: a session that cannot be stopped is logged and left.
+      stopSession: async ({ context }: EffectArgs<LoopMachine>) => {
+        if (context.session === null) return
+        await deps.sessions
+          .stop(context.session)
+          .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not stop ${context.session}: ${String(error)}`))
+      },
+      announce: async ({ context }: EffectArgs<LoopMachine>, { outcome }: { outcome: LoopOutcome }) => {
+        await deps.sessions
+          .tell(context.hostSession, loopEndText(context, outcome))
+          .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not tell ${context.hostSession} it ${outcome}: ${String(error)}`))
+      },
+    },
+  } satisfies Implementations<LoopMachine>
+}

@@ -1,0 +1,218 @@
+import { type LoopSectionPlan, roleOfPhase } from "../../machines/loop.gates"
+import { type LoopEvent, type LoopInput, type LoopMachine, loopPhaseOf } from "../../machines/loop.machine"
+import type { Lifecycle } from "../lifecycle/lifecycle"
+import { GateRefusal } from "../lifecycle/gate.refusal"
+import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
+import { explainLoopRefusal } from "../../machines/loop.refusals"
+import { slugify } from "../plan/plan.naming"
+import { type HandoffFields, handoffFrom } from "./loop.handoff"
+import type { LoopSnapshot } from "./loop.lifecycle"
+import type { LoopDriver, LoopPlans, LoopSessions, LoopWorktrees } from "./loop.ports"
+import { sectionsOfPlan } from "./loop.sections"
+import { loopDetailText, loopLineText, loopStartedText } from "./loop.text"
+
+export interface LoopServiceDeps {
+  lifecycle: Lifecycle<LoopMachine>
+  worktrees: LoopWorktrees
+  sessions: LoopSessions
+  plans: LoopPlans
+  driver: LoopDriver
+  clock: Clock
+  log: Logger
+}
+
+/** loop_start's arguments after their schema. */
+export interface LoopStartRequest {
+  title: string
+  /** A plan given inline; without it the session's live plan runs (it must be approved). */
+  plan?: string
+  name?: string
+  maxIterations?: number
+}
+
+export const DEFAULT_LOOP_ITERATIONS = 15
+
+// Every loop tool and the loop's session events go through here: the machine decides (its birth gate, the handoff
+// gate, the adjust gate), the effects run in the same step, and only then the step is committed.
+
+export class LoopService {
+  readonly lifecycle: Lifecycle<LoopMachine>
+
+  constructor(private readonly deps: LoopServiceDeps) {
+    this.lifecycle = deps.lifecycle
+  }
+
+  async refresh(): Promise<void> {
+    await this.lifecycle.refresh()
+  }
+
+  /** The running loop a session belongs to (any of its passes), as this process knows it. */
+  loopOf(sessionId: string): LoopSnapshot | undefined {
+    for (const [, snapshot] of this.lifecycle.instances()) if (snapshot.hasTag("live") && snapshot.context.sessions.includes(sessionId)) return snapshot
+    return undefined
+  }
+
+  /**
+   * The loop's gate on a tool call of its current session (the audit's write-ban, the coder's worktree): null when it
+   * may run, else the machine's refusal. `paths`: the real paths the call writes or runs in.
+   */
+  async toolRefusal(sessionId: string, tool: string, paths: string[]): Promise<string | null> {
+    if (this.loopOf(sessionId) === undefined) return null
+    await this.refresh()
+    const loop = this.loopOf(sessionId)
+    if (loop === undefined || loop.context.session !== sessionId) return null
+    const event: LoopEvent = { type: "tool.use", tool, paths }
+    return loop.can(event) ? null : explainLoopRefusal(loop, event)
+  }
+
+  /** loop_start: the plan's sections in a new git worktree, the first coder session opened. */
+  async start(hostSession: string, request: LoopStartRequest): Promise<string> {
+    await this.refresh()
+    const plan = request.plan === undefined ? await this.deps.plans.liveFor(hostSession) : undefined
+    if (request.plan === undefined && plan === undefined)
+      throw new Error("loop_start: this session has no plan. Write and approve one (plan_write, plan_approve), or give the plan inline (plan).")
+    const title = request.title.trim()
+    const { sections, dropped } = plan === undefined ? sectionsOfPlan(request.plan ?? "", title) : sectionsOfPlan(plan.body, plan.title)
+    const born: LoopInput = {
+      loopName: "",
+      title,
+      hostSession,
+      planPath: plan?.planPath ?? null,
+      planStatus: plan?.status ?? null,
+      askedFrom: this.loopOf(hostSession)?.context.loopName ?? null,
+      worktree: { dir: "", branch: "", base: "" },
+      sections,
+      maxIterations: request.maxIterations ?? DEFAULT_LOOP_ITERATIONS,
+      startedAt: this.deps.clock.now(),
+    }
+    // The machine's birth gate first (it throws the refusal): nothing is made for a refused start.
+    this.lifecycle.birth(born)
+    const base = await this.deps.worktrees.head()
+    const loopName = await this.freeName(request.name?.trim() || title)
+    const worktree = { ...this.deps.worktrees.placeFor(loopName), base }
+    const started = await this.lifecycle.create(loopName, { ...born, loopName, worktree })
+    return loopStartedText(started.context, dropped)
+  }
+
+  /** loop_handoff: the phase session's record, applied when its turn ends (the last one of a turn wins). */
+  async handoff(sessionId: string, fields: HandoffFields): Promise<string> {
+    const loop = await this.requireLoopOf(sessionId, "loop_handoff")
+    const phase = loopPhaseOf(loop.value)
+    const handoff = handoffFrom(fields, phase === undefined ? "coder" : roleOfPhase(phase))
+    const replaced = loop.context.pending !== null && loop.context.session === sessionId
+    await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.handoff", session: sessionId, handoff })
+    return `Handoff recorded${replaced ? " (it replaces the one recorded earlier this turn)" : ""} — end your turn now; make no further changes.`
+  }
+
+  /** loop_adjust: the auditor of a section replaces the pending sections after it. */
+  async adjust(sessionId: string, pending: LoopSectionPlan[], rationale: string): Promise<string> {
+    const loop = await this.requireLoopOf(sessionId, "loop_adjust")
+    const after = await this.lifecycle.dispatch(loop.context.loopName, {
+      type: "loop.adjust",
+      session: sessionId,
+      pending,
+      rationale,
+      now: this.deps.clock.now(),
+    })
+    const { sections, sectionIndex } = after.context
+    const rest = sections.slice(sectionIndex + 1).map((s, i) => `${sectionIndex + i + 2}. ${s.title}`)
+    return `Sections amended (amendment ${after.context.amendments.length}). Pending after section ${sectionIndex + 1}: ${rest.length === 0 ? "none" : rest.join("; ")}.`
+  }
+
+  /** loop_cancel: the named loop, or the only running one. */
+  async cancel(name: string | undefined, reason: string): Promise<string> {
+    await this.refresh()
+    const loop = this.pick(name)
+    const after = await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.cancel", reason: `cancelled: ${reason}` })
+    return `Loop ${after.context.loopName} cancelled. Its work stays on branch ${after.context.worktree.branch} (${after.context.worktree.dir}).`
+  }
+
+  /** loop_status: every loop in a line, or one in detail. */
+  async status(name: string | undefined): Promise<string> {
+    await this.refresh()
+    if (name !== undefined) return loopDetailText(this.named(name))
+    const loops = [...this.lifecycle.instances()].map(([, s]) => s)
+    if (loops.length === 0) return "No loop in this workspace. Start one from an approved plan with loop_start."
+    return loops.map(loopLineText).join("\n")
+  }
+
+  /** A session went idle: its loop applies the recorded handoff (or reminds it once more, or stalls). */
+  async sessionIdle(sessionId: string): Promise<void> {
+    const loop = this.loopOf(sessionId)
+    if (loop === undefined || loop.context.session !== sessionId) return
+    await this.step(loop.context.loopName, { type: "loop.idle", session: sessionId })
+  }
+
+  /**
+   * After a restore: a loop whose pass another live process drives is left to it. Of the others, a session being
+   * opened is opened again, and a pass whose session runs nothing takes its idle now (opencode sends none for a
+   * session it did not run since it started).
+   */
+  async resumeAll(): Promise<void> {
+    const { driver } = this.deps
+    for (const [loopName, snapshot] of this.lifecycle.instances()) {
+      const holder = snapshot.context.driver
+      if (holder !== null && holder !== driver.id && driver.isAlive(holder)) continue
+      if (snapshot.hasTag("opening")) await this.step(loopName, { type: "loop.restored" })
+      const session = snapshot.context.session
+      if (!snapshot.hasTag("working") || session === null) continue
+      try {
+        if (await this.deps.sessions.isIdle(session)) await this.sessionIdle(session)
+      } catch (error) {
+        this.deps.log.warn(`loop ${loopName}: could not tell whether ${session} is idle after the restore: ${String(error)}`)
+      }
+    }
+  }
+
+  /** An effect's report (a session opened or not): applied after the step that asked for it. */
+  report(loopName: string, event: LoopEvent): void {
+    void this.step(loopName, event)
+  }
+
+  /**
+   * One event the loop itself produced; a step that fails (a brief that could not be sent) ends the loop as errored.
+   * Dispatched, never pre-asked: it queues behind the step in flight (an opened session's report may arrive before the
+   * loop's first record is committed), and a refusal is the machine saying the event changes nothing now.
+   */
+  private async step(loopName: string, event: LoopEvent): Promise<void> {
+    try {
+      await this.lifecycle.dispatch(loopName, event)
+    } catch (error) {
+      if (error instanceof GateRefusal) return
+      const reason = `${event.type} failed: ${error instanceof Error ? error.message : String(error)}`
+      this.deps.log.warn(`loop ${loopName}: ${reason}`)
+      await this.lifecycle.dispatch(loopName, { type: "loop.fail", reason }).catch((e: unknown) => this.deps.log.warn(`loop ${loopName}: ${String(e)}`))
+    }
+  }
+
+  private async requireLoopOf(sessionId: string, tool: string): Promise<LoopSnapshot> {
+    await this.refresh()
+    const loop = this.loopOf(sessionId)
+    if (loop === undefined)
+      throw new Error(`${tool}: this session (${sessionId}) is not a pass of a running loop; ${tool} is for a loop's coder and auditor sessions.`)
+    return loop
+  }
+
+  private pick(name: string | undefined): LoopSnapshot {
+    if (name !== undefined) return this.named(name)
+    const running = [...this.lifecycle.instances()].map(([, s]) => s).filter((s) => s.hasTag("live"))
+    if (running.length === 1 && running[0] !== undefined) return running[0]
+    if (running.length === 0) throw new Error("no loop is running in this workspace.")
+    throw new Error(`${running.length} loops are running (${running.map((s) => s.context.loopName).join(", ")}): name the one to cancel.`)
+  }
+
+  private named(name: string): LoopSnapshot {
+    const snapshot = this.lifecycle.snapshot(name)
+    if (snapshot === undefined) throw new Error(`no loop named "${name}" in this workspace (loop_status lists them).`)
+    return snapshot
+  }
+
+  /** A slug no loop, worktree folder or branch has: `name`, `name-2`, `name-3`, … */
+  private async freeName(wanted: string): Promise<string> {
+    const slug = slugify(wanted).replace(/[^a-z0-9-]/g, "") || "loop"
+    for (let n = 1; ; n++) {
+      const name = n === 1 ? slug : `${slug}-${n}`
+      if (!this.lifecycle.has(name) && !(await this.deps.worktrees.isTaken(name))) return name
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { roleOfPhase } from "../../machines/loop.gates"
+import { type LoopContext, loopPhaseOf } from "../../machines/loop.machine"
+import { loopStatusOf } from "../../machines/loop.status"
+import type { LoopSnapshot } from "./loop.lifecycle"
+
+// What the loop tools answer: a started loop, a loop in a line, a loop in detail.
+
+export function loopStartedText(context: LoopContext, dropped: readonly string[]): string {
+  const { loopName, sections, worktree } = context
+  return [
+    `Loop ${loopName} started: ${sections.length} section${sections.length === 1 ? "" : "s"}, at most ${context.maxIterations} passes.`,
+    `Worktree ${worktree.dir} on branch ${worktree.branch} (from ${worktree.base.slice(0, 12)}).`,
+    ...sections.map((s, i) => `${i + 1}. ${s.title}`),
+    ...(dropped.length === 0 ? [] : [`Left out (a loop takes at most ${sections.length} sections): ${dropped.join("; ")}.`]),
+    "A coder session opens for section 1; each pass runs in a session of its own, and this session is told when the loop ends. loop_status shows where it stands; loop_cancel stops it.",
+  ].join("\n")
+}
+
+export function loopLineText(snapshot: LoopSnapshot): string {
+  const { loopName, sections, sectionIndex, iteration, maxIterations } = snapshot.context
+  const done = sections.filter((s) => s.status === "done").length
+  return `${loopName}: ${where(snapshot)} — ${done}/${sections.length} sections done, pass ${iteration}/${maxIterations}${
+    snapshot.hasTag("live") ? ` (section ${sectionIndex + 1})` : ""
+  }`
+}
+
+export function loopDetailText(snapshot: LoopSnapshot): string {
+  const c = snapshot.context
+  return [
+    loopLineText(snapshot),
+    `title: ${c.title}`,
+    `plan: ${c.planPath ?? "given inline"}`,
+    `worktree: ${c.worktree.dir} (branch ${c.worktree.branch}, from ${c.worktree.base.slice(0, 12)})`,
+    `current session: ${c.session ?? "(none)"}${c.pending === null ? "" : " — handoff recorded, applied when its turn ends"}`,
+    ...(c.reason === null ? [] : [`ended: ${c.reason}`]),
+    "sections:",
+    ...c.sections.map((s, i) => `  ${i + 1}. [${s.status === "done" ? "x" : " "}] ${s.title}`),
+    ...(c.amendments.length === 0 ? [] : [`amendments: ${c.amendments.map((a) => `at section ${a.section}: ${a.rationale}`).join("; ")}`]),
+    `sessions: ${c.sessions.join(", ") || "(none yet)"}`,
+  ].join("\n")
+}
+
+function where(snapshot: LoopSnapshot): string {
+  const phase = loopPhaseOf(snapshot.value)
+  if (phase === undefined) return loopStatusOf(snapshot.value)
+  return `running, ${phase} (${roleOfPhase(phase)})${snapshot.hasTag("opening") ? ", opening its session" : ""}`
+}

@@ -1,0 +1,196 @@
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { GitLoopWorktrees } from "../../../adapters/workspace/loop.worktrees"
+
+// A loop's worktree and branch, made with the real git in throwaway repositories.
+
+const roots: string[] = []
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true })
+})
+
+function tempDir(): string {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), "forge-worktrees-")))
+  roots.push(root)
+  return root
+}
+
+function git(cwd: string, ...args: string[]): string {
+  const identity = ["-c", "user.name=forge-test", "-c", "user.email=forge-test@localhost", "-c", "commit.gpgsign=false"]
+  return execFileSync("git", ["-C", cwd, ...identity, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
+}
+
+/** A repository with one commit holding hello.txt; resolves its root and that commit. */
+function committedRepo(): { root: string; base: string } {
+  const root = tempDir()
+  git(root, "init", "-q")
+  writeFileSync(path.join(root, "hello.txt"), "hello\n")
+  git(root, "add", "hello.txt")
+  git(root, "commit", "-q", "-m", "first")
+  return { root, base: git(root, "rev-parse", "HEAD") }
+}
+
+const branchExists = (root: string, branch: string) => {
+  try {
+    git(root, "show-ref", "--verify", "--quiet", `refs/heads/${branch}`)
+    return true
+  } catch {
+    return false
+  }
+}
+const worktreeCount = (root: string) =>
+  git(root, "worktree", "list", "--porcelain")
+    .split("\n")
+    .filter((line) => line.startsWith("worktree ")).length
+
+/** Runs `body` with some environment variables replaced, restoring them afterwards. */
+async function withEnv(vars: Record<string, string>, body: () => Promise<void>): Promise<void> {
+  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]))
+  Object.assign(process.env, vars)
+  try {
+    await body()
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+  }
+}
+
+describe("head", () => {
+  it("refuses a folder that is no git repository, saying to git init and commit", async () => {
+    const root = tempDir()
+    const error = await new GitLoopWorktrees(root).head().catch((e: Error) => e)
+    expect(error).toBeInstanceOf(Error)
+    expect((error as Error).message).toContain("loop_start needs a git repository")
+    expect((error as Error).message).toContain(root)
+    expect((error as Error).message).toContain("run `git init` and commit")
+  })
+
+  it("refuses a repository without a commit, saying to commit once first", async () => {
+    const root = tempDir()
+    git(root, "init", "-q")
+    const error = await new GitLoopWorktrees(root).head().catch((e: Error) => e)
+    expect((error as Error).message).toContain("has none yet")
+    expect((error as Error).message).toContain("commit once first")
+    expect((error as Error).message).not.toContain("git init")
+  })
+
+  it("resolves the full sha of HEAD once there is a commit", async () => {
+    const { root, base } = committedRepo()
+    expect(base).toMatch(/^[0-9a-f]{40}$/)
+    await expect(new GitLoopWorktrees(root).head()).resolves.toBe(base)
+  })
+
+  it("is not redirected by GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE in the environment", async () => {
+    const { root, base } = committedRepo()
+    const other = committedRepo()
+    git(other.root, "commit", "-q", "--allow-empty", "-m", "second")
+    const elsewhere = { GIT_DIR: path.join(other.root, ".git"), GIT_WORK_TREE: other.root, GIT_INDEX_FILE: path.join(other.root, ".git", "index") }
+    await withEnv(elsewhere, async () => {
+      await expect(new GitLoopWorktrees(root).head()).resolves.toBe(base)
+    })
+  })
+
+  it("says to install git when there is none on PATH", async () => {
+    const { root } = committedRepo()
+    await withEnv({ PATH: tempDir() }, async () => {
+      await expect(new GitLoopWorktrees(root).head()).rejects.toThrow(/no `git` command was found on PATH: install git/)
+    })
+  })
+})
+
+describe("placeFor", () => {
+  it("puts a loop under .opencode/forge/worktrees/<name> on the branch forge/loop/<name>", () => {
+    const root = tempDir()
+    expect(new GitLoopWorktrees(root).placeFor("fix-login-2")).toEqual({
+      dir: path.join(root, ".opencode", "forge", "worktrees", "fix-login-2"),
+      branch: "forge/loop/fix-login-2",
+    })
+  })
+
+  it("refuses a name that is not a slug, naming it", () => {
+    const worktrees = new GitLoopWorktrees(tempDir())
+    for (const name of ["", "../escape", "a/b", "Upper", "-dash", "with space"]) {
+      expect(() => worktrees.placeFor(name)).toThrow(`loop name ${JSON.stringify(name)} is not a slug`)
+    }
+  })
+})
+
+describe("create", () => {
+  it("adds a worktree on the new branch at base, hidden from the main checkout's git status", async () => {
+    const { root, base } = committedRepo()
+    const worktrees = new GitLoopWorktrees(root)
+    const place = worktrees.placeFor("first")
+    expect(await worktrees.isTaken("first")).toBe(false)
+
+    await worktrees.create({ ...place, base })
+
+    expect(readFileSync(path.join(place.dir, "hello.txt"), "utf8")).toBe("hello\n")
+    expect(git(place.dir, "rev-parse", "--abbrev-ref", "HEAD")).toBe("forge/loop/first")
+    expect(git(place.dir, "rev-parse", "HEAD")).toBe(base)
+    expect(readFileSync(path.join(root, ".opencode", "forge", "worktrees", ".gitignore"), "utf8")).toBe("*\n")
+    expect(git(root, "status", "--porcelain")).toBe("")
+    expect(await worktrees.isTaken("first")).toBe(true)
+  })
+
+  it("keeps a .gitignore already in the worktrees folder", async () => {
+    const { root, base } = committedRepo()
+    const ignore = path.join(root, ".opencode", "forge", "worktrees", ".gitignore")
+    mkdirSync(path.dirname(ignore), { recursive: true })
+    writeFileSync(ignore, "*\n# kept\n")
+    const worktrees = new GitLoopWorktrees(root)
+    await worktrees.create({ ...worktrees.placeFor("first"), base })
+    expect(readFileSync(ignore, "utf8")).toBe("*\n# kept\n")
+  })
+
+  it("fails on a branch that exists, naming it, leaving no folder and the first worktree as it was", async () => {
+    const { root, base } = committedRepo()
+    const worktrees = new GitLoopWorktrees(root)
+    const first = worktrees.placeFor("first")
+    await worktrees.create({ ...first, base })
+    const otherDir = worktrees.placeFor("other").dir
+
+    await expect(worktrees.create({ dir: otherDir, branch: first.branch, base })).rejects.toThrow(
+      new RegExp(`could not add the loop worktree ${otherDir} on branch forge/loop/first: .*already exists`),
+    )
+
+    expect(existsSync(otherDir)).toBe(false)
+    expect(branchExists(root, first.branch)).toBe(true)
+    expect(git(first.dir, "rev-parse", "--abbrev-ref", "HEAD")).toBe("forge/loop/first")
+    expect(worktreeCount(root)).toBe(2)
+  })
+
+  it("refuses a non-empty folder at dir, leaving its content and no branch", async () => {
+    const { root, base } = committedRepo()
+    const worktrees = new GitLoopWorktrees(root)
+    const place = worktrees.placeFor("busy")
+    mkdirSync(place.dir, { recursive: true })
+    writeFileSync(path.join(place.dir, "mine.txt"), "keep me\n")
+
+    await expect(worktrees.create({ ...place, base })).rejects.toThrow(`could not add the loop worktree ${place.dir} on branch forge/loop/busy`)
+
+    expect(readdirSync(place.dir)).toEqual(["mine.txt"])
+    expect(readFileSync(path.join(place.dir, "mine.txt"), "utf8")).toBe("keep me\n")
+    expect(branchExists(root, place.branch)).toBe(false)
+    expect(worktreeCount(root)).toBe(1)
+  })
+})
+
+describe("isTaken", () => {
+  it("is true when only the branch exists, or only something at the folder", async () => {
+    const { root } = committedRepo()
+    const worktrees = new GitLoopWorktrees(root)
+    git(root, "branch", "forge/loop/branch-only")
+    expect(await worktrees.isTaken("branch-only")).toBe(true)
+
+    const { dir } = worktrees.placeFor("folder-only")
+    mkdirSync(path.dirname(dir), { recursive: true })
+    writeFileSync(dir, "a file where the folder would go\n")
+    expect(await worktrees.isTaken("folder-only")).toBe(true)
+    expect(await worktrees.isTaken("free")).toBe(false)
+  })
+})

@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest"
+import { initialTransition } from "xstate"
+import type { AuditorHandoff, CoderHandoff } from "../../machines/loop.gates"
+import { type LoopContext, type LoopInput, loopMachine } from "../../machines/loop.machine"
+import { LOOP_BRIEF_TAG, loopBriefText, loopEndText } from "../../services/loop/loop.brief"
+
+// What a loop tells its passes' sessions (each pass's brief, the reminder) and the session that started it (the end).
+
+const WORKTREE = { dir: "/work/repo/.opencode/forge/worktrees/ship-the-parser", branch: "forge/loop/ship-the-parser", base: "0123456789abcdef" }
+
+const input: LoopInput = {
+  loopName: "ship-the-parser",
+  title: "Ship the parser",
+  hostSession: "ses_host",
+  planPath: ".opencode/plan/2026-11-30-ship-the-parser.md",
+  planStatus: "approved",
+  askedFrom: null,
+  worktree: WORKTREE,
+  sections: [
+    { title: "Parser", content: "Write a recursive-descent parser in src/parser.ts." },
+    { title: "Printer", content: "Print with minimal parentheses in src/printer.ts." },
+  ],
+  maxIterations: 6,
+  startedAt: 0,
+}
+
+/** The loop's context as the machine starts it, with the changes a test needs. */
+const contextWith = (changes: Partial<LoopContext>): LoopContext => ({ ...initialTransition(loopMachine, input)[0].context, ...changes })
+
+const coded: CoderHandoff = {
+  role: "coder",
+  changes: [{ summary: "Parser for + - * /", reason: "section 1" }],
+  deviations: [{ planItem: "Keep the lexer", actual: "the lexer emits unary minus", reason: "the parser needs it" }],
+  verification: [
+    { command: "npm test", cwd: "", outcome: "pass", changedAfter: false },
+    { command: "npm run lint", cwd: "packages/core", outcome: "fail", changedAfter: true },
+  ],
+  notes: "Error messages name the token.",
+}
+
+const dirty: AuditorHandoff = {
+  role: "auditor",
+  findings: [
+    { severity: "bug", file: "src/parser.ts", line: 12, description: "unary minus binds looser than multiplication" },
+    { severity: "warning", file: "src/lexer.ts", line: null, description: "dead branch" },
+    { severity: "warning", file: null, line: null, description: "errors could name the column" },
+  ],
+  summary: null,
+  notes: null,
+}
+
+const lines = (text: string) => text.split("\n")
+
+describe("loopBriefText", () => {
+  it("briefs a coder on its section, with every finding of the audit that sent it back", () => {
+    const brief = loopBriefText(contextWith({ iteration: 3, session: "ses_3", last: dirty }), "coding", "phase")
+    expect(lines(brief)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser — section 1 of 2: Parser (pass 3 of at most 6, coder).`)
+    expect(brief).toContain(`The loop's git worktree is ${WORKTREE.dir} (branch ${WORKTREE.branch})`)
+    expect(brief).toContain("## Section 1: Parser\n\nWrite a recursive-descent parser in src/parser.ts.\n")
+    expect(brief).toContain(
+      [
+        "## Findings of the last audit (fix every bug; weigh each warning)",
+        "",
+        "- bug src/parser.ts:12: unary minus binds looser than multiplication",
+        "- warning src/lexer.ts: dead branch",
+        "- warning: errors could name the column",
+      ].join("\n"),
+    )
+    expect(brief).toContain("When the section is implemented and verified, commit your work on the loop's branch, then call loop_handoff with")
+    expect(brief).not.toContain("Printer")
+  })
+
+  it("briefs a coder of a later section on that section; a clean audit without findings adds nothing", () => {
+    const clean: AuditorHandoff = { role: "auditor", findings: [], summary: { done: ["parser"], deviations: [], followUps: [] }, notes: null }
+    const brief = loopBriefText(contextWith({ iteration: 3, sectionIndex: 1, last: clean }), "coding", "phase")
+    expect(lines(brief)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser — section 2 of 2: Printer (pass 3 of at most 6, coder).`)
+    expect(brief).toContain("## Section 2: Printer\n\nPrint with minimal parentheses in src/printer.ts.\n")
+    expect(brief).not.toContain("## Findings")
+  })
+
+  it("briefs an auditor with the coder's handoff: changes, deviations, checks and notes", () => {
+    const brief = loopBriefText(contextWith({ iteration: 2, last: coded }), "auditing", "phase")
+    expect(lines(brief)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser — section 1 of 2: Parser (pass 2 of at most 6, auditor).`)
+    expect(brief).toContain(
+      [
+        "## The coder's handoff",
+        "",
+        "- change: Parser for + - * / (why: section 1)",
+        '- deviation from "Keep the lexer": the lexer emits unary minus (why: the parser needs it)',
+        "- verified `npm test` in .: pass",
+        "- verified `npm run lint` in packages/core: fail (code changed after)",
+        "- notes: Error messages name the token.",
+      ].join("\n"),
+    )
+    expect(brief).toContain("You are read-only")
+    // Only a section audit amends the sections still pending, and it must summarize when clean.
+    expect(brief).toContain("a summary {done, deviations, followUps}. Before handing off you may amend the sections still pending with loop_adjust")
+  })
+
+  it("shows a coder's handoff to an auditor only, and an audit's findings to a coder only", () => {
+    expect(loopBriefText(contextWith({ last: coded }), "coding", "phase")).not.toContain("## The coder's handoff")
+    expect(loopBriefText(contextWith({ last: dirty }), "auditing", "phase")).not.toContain("## Findings")
+  })
+
+  it("briefs the final audit on every section of the plan, as amended, and on no single one", () => {
+    const sections = [
+      { title: "Parser", content: "Write a recursive-descent parser in src/parser.ts.", status: "done" as const },
+      { title: "Printer, amended", content: "Print with minimal parentheses.", status: "done" as const },
+    ]
+    const brief = loopBriefText(contextWith({ iteration: 5, sectionIndex: 1, sections, last: coded }), "final_auditing", "phase")
+    expect(lines(brief)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser — final audit of the whole plan (pass 5 of at most 6, auditor).`)
+    expect(brief).toContain(
+      [
+        "## The plan",
+        "",
+        "### Section 1: Parser",
+        "",
+        "Write a recursive-descent parser in src/parser.ts.",
+        "",
+        "### Section 2: Printer, amended",
+        "",
+        "Print with minimal parentheses.",
+      ].join("\n"),
+    )
+    expect(
+      lines(brief).filter((l) => l.startsWith("## Section")),
+      "no single section's heading",
+    ).toEqual([])
+    expect(brief).toContain("and, when no bug remains, optionally a summary {done, deviations, followUps}.")
+    expect(brief).not.toContain("loop_adjust")
+  })
+
+  it("briefs the coder who fixes the final audit's findings on the whole plan", () => {
+    const brief = loopBriefText(contextWith({ iteration: 6, sectionIndex: 1, last: dirty }), "final_audit_fix", "phase")
+    expect(lines(brief)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser — final audit of the whole plan (pass 6 of at most 6, coder).`)
+    expect(brief).toContain("### Section 2: Printer")
+    expect(brief).toContain("- bug src/parser.ts:12: unary minus binds looser than multiplication")
+    expect(brief).toContain("When the final audit's findings are fixed, commit your work")
+  })
+
+  it("reminds a pass whose turn ended without a handoff, counting the reminders", () => {
+    expect(lines(loopBriefText(contextWith({ nudges: 1 }), "coding", "nudge"))).toEqual([
+      `${LOOP_BRIEF_TAG} Loop ship-the-parser: your turn ended without a handoff (reminder 1 of 2; after that the loop stalls).`,
+      `Finish the coding work in ${WORKTREE.dir}, call loop_handoff with the coder's record, and end your turn.`,
+    ])
+    expect(loopBriefText(contextWith({ nudges: 2 }), "final_auditing", "nudge")).toContain("reminder 2 of 2")
+    expect(loopBriefText(contextWith({ nudges: 2 }), "final_auditing", "nudge")).toContain("with the auditor's record")
+  })
+})
+
+describe("loopEndText", () => {
+  it("tells a completed loop's host what was done, in how many passes, and where the work is", () => {
+    const sections = input.sections.map((s) => ({ ...s, status: "done" as const }))
+    expect(lines(loopEndText(contextWith({ sections, iteration: 5, reason: "completed" }), "completed"))).toEqual([
+      `${LOOP_BRIEF_TAG} Loop ship-the-parser completed: every section passed its audit and the final audit is clean.`,
+      `2 of 2 sections done in 5 passes. The work is on branch ${WORKTREE.branch}, in the worktree ${WORKTREE.dir}.`,
+    ])
+  })
+
+  it("tells why a loop ended otherwise", () => {
+    const sections = [
+      { ...input.sections[0], status: "done" as const },
+      { ...input.sections[1], status: "pending" as const },
+    ] as LoopContext["sections"]
+    const stalled = loopEndText(contextWith({ sections, iteration: 4, reason: "stalled: the session ended 3 turns without a handoff" }), "stalled")
+    expect(lines(stalled)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser stalled: stalled: the session ended 3 turns without a handoff.`)
+    expect(lines(stalled)[1]).toMatch(/^1 of 2 sections done in 4 passes\. /)
+    expect(lines(loopEndText(contextWith({ reason: null }), "cancelled"))[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser cancelled: no reason recorded.`)
+  })
+})

@@ -14,6 +14,8 @@ import { Completions } from "../services/completion/completion"
 import type { HostFilesHandle } from "../adapters/opencode/file.handle"
 import { type HostGoals, createHostGoals } from "./goals"
 import { createHostJobs } from "./jobs"
+import type { HostLoopsHandle } from "../adapters/opencode/loop.handle"
+import { createHostLoops } from "./loops"
 import { composeWorkspace, systemClock } from "./runtime"
 import { createHostWatchdog } from "./watchdog"
 
@@ -47,6 +49,8 @@ export interface ForgeComposition {
   goals: HostGoals
   /** The crew harness: its service, /crew and the task belt's answers. */
   crews: HostCrewsHandle
+  /** The loop harness: plans executed section by section in git worktrees. */
+  loops: HostLoopsHandle
   /** The forge file tools: files and their undo journal, the web. */
   files: HostFilesHandle
   /** attempt_completion's results and the goal's completion gate. */
@@ -81,7 +85,17 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     roster: o.roster,
     repository: () => database.repository(),
   })
-  const completions = new Completions({ store: ledgers, clock: systemClock, goals: async () => goals.service })
+  const loops = createHostLoops({
+    client: o.client,
+    log: o.log,
+    clock: systemClock,
+    workspace: o.workspace,
+    host,
+    plans: workspace.plans,
+    planFiles: workspace.files,
+    repository: () => database.repository(),
+  })
+  const completions = new Completions({ store: ledgers, clock: systemClock, goals: async () => goals.service, loops: async () => loops.service })
   const files = createHostFiles({ clock: systemClock, connection: () => database.connection(), journalMaxMB: o.options.files.journalMaxMB })
   const jobs = createHostJobs({
     carryWake: (sessionId, text) => goals.loop.carryWake(sessionId, text),
@@ -101,6 +115,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     jobs: jobs.supervisor,
     goals,
     crews,
+    loops,
     files,
     completions,
     watchdog: watchdog?.service,

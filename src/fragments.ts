@@ -7,6 +7,8 @@ import type { ForgeFragment, FragmentContext } from "../adapters/opencode/forge.
 import { goalFragment } from "../adapters/opencode/goal.fragment"
 import type { HostGoalsHandle } from "../adapters/opencode/goal.handle"
 import { jobFragment } from "../adapters/opencode/job.fragment"
+import { loopFragment } from "../adapters/opencode/loop.fragment"
+import type { HostLoopsHandle } from "../adapters/opencode/loop.handle"
 import { partitionFragment } from "../adapters/opencode/partition.fragment"
 import type { Lazy } from "../adapters/opencode/lazy"
 import { planFragment } from "../adapters/opencode/plan.fragment"
@@ -19,7 +21,7 @@ import type { LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../services/watchdog/watchdog.service"
 
 // The lifecycles' fragments, in the order their hooks run: the agent partition's belts first, then the forge.json workers (materialized at each config build), then the jobs' belt (a builtin shell call of the forge
-// agent is pointed to forge_shell), then the plan's write-ban, then the goal's loop, then the crew's pending belt on task calls, then the watchdog, which times only calls every gate
+// agent is pointed to forge_shell), then the plan's write-ban, then the goal's loop, then the crew's pending belt on task calls, then the loop audit's write-ban, then the watchdog, which times only calls every gate
 // passed. This file is part of what opencode loads at start: it imports tool definitions and hook shells, never the
 // services behind them, which arrive lazily (src/composition.ts).
 
@@ -34,6 +36,8 @@ export interface ForgeLifecycles {
   goals?: Lazy<HostGoalsHandle>
   /** The crew harness of this workspace, built on first use (a harness without it has no crew surface). */
   crews?: Lazy<HostCrewsHandle>
+  /** The loop harness of this workspace, built on first use (a harness without it has no loop surface). */
+  loops?: Lazy<HostLoopsHandle>
   /** The forge file tools, built on first use, confined to `workspace` (a harness without them has no file tools). */
   files?: { handle: Lazy<HostFilesHandle>; workspace: string }
   /** attempt_completion's service, built on first use (a harness without it has no attempt_completion). */
@@ -52,6 +56,7 @@ export function forgeFragments(lifecycles: ForgeLifecycles): (context: FragmentC
     planFragment(context),
     ...(lifecycles.goals === undefined ? [] : [goalFragment(context, lifecycles.goals)]),
     ...(lifecycles.crews === undefined ? [] : [crewFragment(context, lifecycles.crews)]),
+    ...(lifecycles.loops === undefined ? [] : [loopFragment(context, lifecycles.loops)]),
     ...(lifecycles.files === undefined ? [] : [fileFragment(context, lifecycles.files.handle, lifecycles.files.workspace)]),
     ...(lifecycles.completions === undefined ? [] : [completionFragment(context, lifecycles.completions)]),
     watchdogFragment(context, lifecycles.watchdog),

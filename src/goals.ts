@@ -15,8 +15,7 @@ import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { PlanService } from "../services/plan/plan.service"
 import { systemTimers } from "./jobs"
-import { currentHost, isHostAlive, releaseHost } from "../adapters/process/job.hosts"
-import type { GoalDriver } from "../services/goal/goal.ports"
+import { instanceDriver } from "../adapters/process/job.hosts"
 
 /** The goal harness of one workspace: the service the tools and /goal call, and the loop the session events drive. */
 export type HostGoals = HostGoalsHandle
@@ -44,15 +43,7 @@ export function createHostGoals(options: {
     checks: createGoalCheckRunner({ workspace: options.workspace, logDir: options.logDir ?? path.join(tmpdir(), "forge-goal-checks") }),
     hasDraftPlan,
   })
-  const driverHost = currentHost()
-  const driver: GoalDriver = {
-    // This plugin instance, told apart from an earlier run of the same pid by its start time and instance.
-    id: `${driverHost.pid}:${driverHost.startedAt}:${driverHost.instance}`,
-    isAlive: (holder) => {
-      const [pid, startedAt, instance] = holder.split(":")
-      return isHostAlive({ pid: Number(pid), startedAt: Number(startedAt), instance: instance ?? "" })
-    },
-  }
+  const driver = instanceDriver()
   const loop = new GoalLoop({
     lifecycle,
     clock: options.clock,
@@ -78,7 +69,7 @@ export function createHostGoals(options: {
     },
     dispose: () => {
       loop.dispose()
-      releaseHost(driverHost)
+      driver.release()
     },
   }
 }

@@ -42,6 +42,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
       jobs: { get: async () => (await core.get()).jobs, current: () => core.current()?.jobs },
       goals: { get: async () => (await core.get()).goals, current: () => core.current()?.goals },
       crews: { get: async () => (await core.get()).crews, current: () => core.current()?.crews },
+      loops: { get: async () => (await core.get()).loops, current: () => core.current()?.loops },
       completions: { get: async () => (await core.get()).completions, current: () => core.current()?.completions },
       files: { handle: { get: async () => (await core.get()).files, current: () => core.current()?.files }, workspace },
       workers,

@@ -1,0 +1,61 @@
+import type { PluginInput } from "@opencode-ai/plugin"
+import type { HostLoopsHandle } from "../adapters/opencode/loop.handle"
+import { createLoopSessions } from "../adapters/opencode/loop.sessions"
+import { GitLoopWorktrees } from "../adapters/workspace/loop.worktrees"
+import { instanceDriver } from "../adapters/process/job.hosts"
+import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
+import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
+import { defineLoopLifecycle } from "../services/loop/loop.lifecycle"
+import { loopPlansOf } from "../services/loop/loop.plans"
+import { restoreLoops } from "../services/loop/loop.restore"
+import { LoopService } from "../services/loop/loop.service"
+import type { PlanFiles } from "../services/plan/plan.ports"
+import type { PlanService } from "../services/plan/plan.service"
+
+/** The loop harness of one workspace: the service the loop tools and the passes' session events call. */
+export function createHostLoops(options: {
+  client: PluginInput["client"]
+  log: Logger
+  clock: Clock
+  workspace: string
+  host: LifecycleHost
+  plans: PlanService
+  planFiles: PlanFiles
+  /** The workspace database's lifecycle records, for the restore. */
+  repository: () => Promise<LifecycleRepository | undefined>
+}): HostLoopsHandle {
+  const worktrees = new GitLoopWorktrees(options.workspace)
+  const driver = instanceDriver()
+  const sessions = createLoopSessions(options.client)
+  // The service is the effects' reporter, and the effects are the lifecycle's: the report reaches it once it exists.
+  let service: LoopService | undefined
+  const lifecycle = defineLoopLifecycle(options.host, {
+    worktrees,
+    sessions,
+    report: (loopName, event) => service?.report(loopName, event),
+    driver: driver.id,
+    log: options.log,
+  })
+  service = new LoopService({
+    lifecycle,
+    worktrees,
+    sessions,
+    plans: loopPlansOf(options.plans, options.planFiles),
+    driver,
+    clock: options.clock,
+    log: options.log,
+  })
+  const built = service
+  return {
+    service: built,
+    async restore() {
+      const repository = await options.repository()
+      if (repository === undefined) return { restored: [], problems: [] }
+      const report = await restoreLoops(lifecycle, repository)
+      await built.resumeAll()
+      return report
+    },
+    // From now on this instance counts as gone: the next start takes its loops' passes up.
+    dispose: () => driver.release(),
+  }
+}

@@ -61,13 +61,21 @@ const HARNESS_FOLDERS: ReadonlySet<string> = new Set(["plan", "goal", "crew"])
 
 const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
 
+const PATCH_FILE_MARKERS: readonly string[] = ["*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"]
+
 /** The files a builtin write tool's arguments name: `filePath`, or the file headers of a patch text (a move's target too). */
 export function writtenPaths(tool: string, args: unknown): string[] {
   if (!FILE_WRITE_TOOLS.has(tool) || typeof args !== "object" || args === null) return []
   const { filePath, patchText } = args as { filePath?: unknown; patchText?: unknown }
   const paths: string[] = typeof filePath === "string" ? [filePath] : []
+  // Read as opencode's patch parser reads it: lines split on "\n" alone, a header is any line starting with its marker,
+  // and the path is the rest of the line trimmed (no space after the colon needed, a "\r" is part of the line).
   if (typeof patchText === "string")
-    for (const m of patchText.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)) if (m[1]?.trim()) paths.push(m[1].trim())
+    for (const line of patchText.split("\n")) {
+      const marker = PATCH_FILE_MARKERS.find((m) => line.startsWith(m))
+      const named = marker === undefined ? "" : line.slice(marker.length).trim()
+      if (named !== "") paths.push(named)
+    }
   return paths
 }
 

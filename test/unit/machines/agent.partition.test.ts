@@ -67,6 +67,12 @@ describe("agent partition: harness documents", () => {
     expect(
       writtenPaths("apply_patch", { patchText: "*** Begin Patch\n*** Update File: notes.md\n*** Move to: .opencode/goal/g.md\n@@\n*** End Patch" }),
     ).toEqual(["notes.md", ".opencode/goal/g.md"])
+    // As opencode's own parser reads headers: no space after the colon needed, a tab is trimmed, and only "\n" ends a
+    // line (a "\r" inside a path is part of it, never a cut that hides what follows).
+    expect(
+      writtenPaths("apply_patch", { patchText: "*** Begin Patch\n*** Add File:/w/src/x.ts\n*** Update File:\t/w/a.ts\n*** Move to:/w/b.ts\n*** End Patch" }),
+    ).toEqual(["/w/src/x.ts", "/w/a.ts", "/w/b.ts"])
+    expect(writtenPaths("apply_patch", { patchText: "*** Add File: wt/a\r/../../x" })).toEqual(["wt/a\r/../../x"])
     expect(writtenPaths("read", { filePath: "/w/.opencode/goal/a.md" })).toEqual([])
     expect(writtenPaths("edit", null)).toEqual([])
   })

@@ -12,7 +12,7 @@ import { writeFileAtomic } from "./atomic.write"
 // GIT_WORK_TREE, GIT_INDEX_FILE, …) the user's environment happens to carry.
 
 const run = promisify(execFile)
-const GIT_TIMEOUT_MS = 30_000
+const GIT_TIMEOUT_MS = 60_000
 /** How much of git's stderr an error carries. */
 const STDERR_LINES = 10
 const WORKTREES_DIR = path.join(".opencode", "forge", "worktrees")
@@ -73,15 +73,21 @@ export class GitLoopWorktrees implements LoopWorktrees {
     const branched = await this.git(["branch", "--no-track", "--", branch, base])
     if (branched.code !== 0) throw failed(branched)
     const dirExisted = await exists(dir)
-    const added = await this.git(["worktree", "add", "--", dir, branch])
-    if (added.code === 0) return
-    if (!dirExisted && (await exists(dir))) {
-      await this.git(["worktree", "remove", "--force", "--", dir]).catch(() => undefined)
-      await rm(dir, { recursive: true, force: true }).catch(() => undefined)
-      await this.git(["worktree", "prune"]).catch(() => undefined)
+    let added: GitOutcome | undefined
+    try {
+      added = await this.git(["worktree", "add", "--", dir, branch])
+    } finally {
+      // A failed add, or one git did not finish (killed at its timeout), leaves nothing of ours behind.
+      if (added?.code !== 0) {
+        if (!dirExisted && (await exists(dir))) {
+          await this.git(["worktree", "remove", "--force", "--", dir]).catch(() => undefined)
+          await rm(dir, { recursive: true, force: true }).catch(() => undefined)
+          await this.git(["worktree", "prune"]).catch(() => undefined)
+        }
+        await this.git(["branch", "-D", "--", branch]).catch(() => undefined)
+      }
     }
-    await this.git(["branch", "-D", "--", branch]).catch(() => undefined)
-    throw failed(added)
+    if (added.code !== 0) throw failed(added)
   }
 
   private async branchExists(branch: string): Promise<boolean> {
@@ -95,7 +101,14 @@ export class GitLoopWorktrees implements LoopWorktrees {
     const env = { ...process.env }
     for (const key of REDIRECTING_ENV) delete env[key]
     try {
-      const { stdout, stderr } = await run("git", ["-C", this.workspace, ...args], { env, timeout: GIT_TIMEOUT_MS, encoding: "utf8" })
+      // The repository's hooks and fsmonitor never run for Forge: a checkout runs nothing a repository's config names.
+      const safe = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
+      const { stdout, stderr } = await run("git", ["-C", this.workspace, ...safe, ...args], {
+        env,
+        timeout: GIT_TIMEOUT_MS,
+        maxBuffer: 16 * 1024 * 1024,
+        encoding: "utf8",
+      })
       return { code: 0, stdout, stderr }
     } catch (error) {
       const failure = error as { code?: unknown; killed?: boolean; signal?: string | null; stdout?: string; stderr?: string }

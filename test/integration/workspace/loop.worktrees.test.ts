@@ -137,6 +137,19 @@ describe("create", () => {
     expect(await worktrees.isTaken("first")).toBe(true)
   })
 
+  it("runs none of the repository's hooks: a post-checkout hook the repository names never runs", async () => {
+    const { root, base } = committedRepo()
+    const hooks = path.join(root, "hooks")
+    mkdirSync(hooks)
+    const marker = path.join(root, "hook-ran")
+    writeFileSync(path.join(hooks, "post-checkout"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 })
+    git(root, "config", "core.hooksPath", hooks)
+    const worktrees = new GitLoopWorktrees(root)
+    await worktrees.create({ ...worktrees.placeFor("hooked"), base })
+    expect(existsSync(path.join(worktrees.placeFor("hooked").dir, "hello.txt"))).toBe(true)
+    expect(existsSync(marker), "the post-checkout hook ran").toBe(false)
+  })
+
   it("keeps a .gitignore already in the worktrees folder", async () => {
     const { root, base } = committedRepo()
     const ignore = path.join(root, ".opencode", "forge", "worktrees", ".gitignore")

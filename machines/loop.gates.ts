@@ -5,6 +5,33 @@
 export const MAX_LOOP_SECTIONS = 24
 /** Turns a phase session may end without a handoff before the loop stalls: each one is answered with a reminder. */
 export const MAX_LOOP_NUDGES = 2
+/** Amendments a loop takes in all: each one is kept in its record. */
+export const MAX_LOOP_AMENDMENTS = 10
+
+/** The fewest passes a loop of `sections` still to do needs: a coder and an auditor per section, then the final audit. */
+export function passesNeeded(sections: number): number {
+  return 2 * sections + 1
+}
+
+/** Tools that change files: an auditor may read and run checks, never change a file. */
+const FILE_CHANGING_TOOLS: ReadonlySet<string> = new Set([
+  "write",
+  "edit",
+  "multiedit",
+  "patch",
+  "apply_patch",
+  "applypatch",
+  "forge_write",
+  "forge_patch",
+  "forge_remove",
+  "forge_undo",
+  "forge_rewind",
+])
+
+/** Whether a tool changes files (any tool named like a patch tool counts). */
+export function isFileChangingTool(tool: string): boolean {
+  return FILE_CHANGING_TOOLS.has(tool) || tool.includes("patch")
+}
 
 export type LoopPhase = "coding" | "auditing" | "final_auditing" | "final_audit_fix"
 export type LoopRole = "coder" | "auditor"
@@ -102,13 +129,29 @@ export function handoffProblems(phase: LoopPhase, handoff: LoopHandoff): string[
   return []
 }
 
+/** Where a loop stands when its auditor amends the pending sections. */
+export interface AdjustStanding {
+  sections: readonly LoopSection[]
+  sectionIndex: number
+  /** Passes started so far (this audit's included) and the budget. */
+  iteration: number
+  maxIterations: number
+  amendments: number
+}
+
 /** What is wrong with an amendment of the pending sections. Empty when the auditor may make it. */
-export function adjustProblems(sections: readonly LoopSection[], sectionIndex: number, pending: readonly LoopSectionPlan[], rationale: string): string[] {
-  const total = sectionIndex + 1 + pending.length
+export function adjustProblems(at: AdjustStanding, pending: readonly LoopSectionPlan[], rationale: string): string[] {
+  const total = at.sectionIndex + 1 + pending.length
+  const needed = passesNeeded(pending.length)
+  const left = at.maxIterations - at.iteration
   return [
     ...(rationale.trim() === "" ? ["an amendment needs its rationale"] : []),
     ...(total > MAX_LOOP_SECTIONS ? [`the plan would have ${total} sections (at most ${MAX_LOOP_SECTIONS})`] : []),
-    ...(sections[sectionIndex]?.status === "done" ? [`section ${sectionIndex + 1} is done already`] : []),
+    ...(at.amendments >= MAX_LOOP_AMENDMENTS ? [`the loop has taken its ${MAX_LOOP_AMENDMENTS} amendments`] : []),
+    ...(needed > left
+      ? [`${pending.length} pending sections need ${needed} more passes and the loop has ${left} left (maxIterations ${at.maxIterations})`]
+      : []),
+    ...(at.sections[at.sectionIndex]?.status === "done" ? [`section ${at.sectionIndex + 1} is done already`] : []),
     ...pending.flatMap((s, i) => (s.title.trim() === "" || s.content.trim() === "" ? [`pending section ${i + 1} needs a title and content`] : [])),
   ]
 }

@@ -40,7 +40,11 @@ export const loopMachine = loopSetup.createMachine({
       tags: ["live", "handoff-only"],
       initial: "coding",
       on: {
-        "loop.cancel": { target: "cancelled", actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "cancelled" } }] },
+        "loop.cancel": {
+          guard: "isCancelFromOutside",
+          target: "cancelled",
+          actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "cancelled" } }],
+        },
         "loop.fail": { target: "errored", actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "errored" } }] },
       },
       states: {
@@ -97,7 +101,7 @@ export const loopMachine = loopSetup.createMachine({
         // An auditor checks the section just coded, read-only; it alone may amend the sections still pending.
         auditing: {
           tags: ["write-ban"],
-          on: { "tool.use": { guard: "isReadOnlyTool", actions: "permitTool" } },
+          on: { "tool.use": { guard: "canAuditUse", actions: "permitTool" } },
           initial: "starting",
           states: {
             starting: {
@@ -159,7 +163,7 @@ export const loopMachine = loopSetup.createMachine({
         // Every section is done: an auditor checks the whole worktree against the whole plan.
         final_auditing: {
           tags: ["write-ban"],
-          on: { "tool.use": { guard: "isReadOnlyTool", actions: "permitTool" } },
+          on: { "tool.use": { guard: "canAuditUse", actions: "permitTool" } },
           initial: "starting",
           states: {
             starting: {

@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from "xstate"
-import { adjustProblems, handoffProblems, MAX_LOOP_SECTIONS, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
+import { adjustProblems, handoffProblems, isFileChangingTool, MAX_LOOP_SECTIONS, passesNeeded, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
 import { type LoopEvent, type loopMachine, loopPhaseOf } from "./loop.machine"
 import { loopStatusOf } from "./loop.status"
 
@@ -29,11 +29,12 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
       if (event.type === "loop.adjust") {
         if (phase !== "auditing") return `loop adjust gate: only the auditor of a section audit amends the pending sections; ${loop} is in its ${phase} phase.`
         if (context.pending !== null) return `loop adjust gate: the audit's handoff is recorded already; amend the sections before you hand off.`
-        return `loop adjust gate: ${adjustProblems(context.sections, context.sectionIndex, event.pending, event.rationale).join("; ")}.`
+        return `loop adjust gate: ${adjustProblems({ ...context, amendments: context.amendments.length }, event.pending, event.rationale).join("; ")}.`
       }
       return `${loop} does not take this now (${phase}).`
     }
     case "loop.cancel":
+      return `${loop}: a loop's own pass does not cancel it. Record this pass with loop_handoff and end your turn; the user (or the session that started the loop) cancels it.`
     case "loop.fail":
       return `${loop} is ${status}: only a running loop can end.`
     case "loop.session.opened":
@@ -41,14 +42,14 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
     case "loop.restored":
       return `${loop} is not opening a session (it is in its ${phase} phase).`
     case "tool.use": {
-      if (phase === "auditing" || phase === "final_auditing")
+      const outside = pathsOutsideWorktree(event.paths, context.worktree.dir)
+      if ((phase === "auditing" || phase === "final_auditing") && isFileChangingTool(event.tool))
         return (
-          `loop audit write-ban: this session is the auditor of loop ${context.loopName} (${phase} phase), which is read-only, so "${event.tool}" is refused. ` +
+          `loop audit write-ban: this session audits loop ${context.loopName} (${phase} phase) and changes no file, so "${event.tool}" is refused. ` +
           "Report what must change as findings in loop_handoff: a coder session makes the changes."
         )
-      const outside = pathsOutsideWorktree(event.paths, context.worktree.dir)
       return (
-        `loop worktree gate: the coder of loop ${context.loopName} works only in its worktree ${context.worktree.dir}, and "${event.tool}" names ${outside.join(", ")} outside it. ` +
+        `loop worktree gate: loop ${context.loopName}'s passes work only in its worktree ${context.worktree.dir}, and "${event.tool}" names ${outside.join(", ")} outside it. ` +
         "Use a path under the worktree (for forge_shell, set cwd to it)."
       )
     }
@@ -62,16 +63,18 @@ export function loopCompletionRefusal(snapshot: LoopSnapshot): string {
   const phase = loopPhaseOf(snapshot.value)
   return (
     `attempt_completion is refused inside loop ${snapshot.context.loopName} (${phase} phase): a loop advances only by recorded handoffs. ` +
-    "Record this phase's work with loop_handoff, then end your turn; the loop decides what comes next."
+    "Record this phase's work with loop_handoff (the loop's current pass does), then end your turn; the loop decides what comes next."
   )
 }
 
 /** Why the birth gate refused a loop (the machine's first step ended in `refused`). */
 export function explainLoopBirthRefusal(snapshot: LoopSnapshot): string {
-  const { askedFrom, planPath, planStatus, sections } = snapshot.context
+  const { askedFrom, planPath, planStatus, sections, maxIterations } = snapshot.context
   if (askedFrom !== null) return `loop_start is refused inside loop ${askedFrom}: a running loop never starts another. Finish this phase with loop_handoff.`
   if (planPath !== null && planStatus !== "approved")
     return `loop_start: the plan ${planPath} is ${planStatus ?? "unreadable"}; a loop executes only an approved plan. Approve it first (plan_approve), or give the plan inline.`
   if (sections.length === 0) return "loop_start: the plan has no section to execute (write its work under `## Phase N: Title` headings, or give it some text)."
+  if (sections.length <= MAX_LOOP_SECTIONS && maxIterations < passesNeeded(sections.length))
+    return `loop_start: ${sections.length} sections need at least ${passesNeeded(sections.length)} passes (a coder and an auditor each, then the final audit); maxIterations is ${maxIterations}. Give a larger maxIterations.`
   return `loop_start: the plan has ${sections.length} sections; a loop takes at most ${MAX_LOOP_SECTIONS}. Merge some phases first.`
 }

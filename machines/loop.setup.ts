@@ -7,9 +7,10 @@ import {
   type LoopRole,
   MAX_LOOP_NUDGES,
   MAX_LOOP_SECTIONS,
+  isFileChangingTool,
+  passesNeeded,
   pathsOutsideWorktree,
 } from "./loop.gates"
-import { isWriteBannedTool } from "./plan.gates"
 import type { LoopAmendment, LoopBrief, LoopContext, LoopEmitted, LoopEvent, LoopInput, LoopOutcome, LoopTag } from "./loop.types"
 
 // The loop machine's named guards (each calls a pure predicate of loop.gates.ts) and actions: context updates, and the
@@ -26,8 +27,13 @@ export const loopSetup = setup({
   guards: {
     isApprovedPlan: ({ context }) => context.planPath === null || context.planStatus === "approved",
     hasSections: ({ context }) => context.sections.length > 0 && context.sections.length <= MAX_LOOP_SECTIONS,
+    hasEnoughPasses: ({ context }) => context.maxIterations >= passesNeeded(context.sections.length),
     isAskedFromOutsideLoops: ({ context }) => context.askedFrom === null,
-    canStart: and(["isApprovedPlan", "hasSections", "isAskedFromOutsideLoops"]),
+    isCancelFromOutside: ({ context, event }) => {
+      assertEvent(event, "loop.cancel")
+      return event.session === null || !context.sessions.includes(event.session)
+    },
+    canStart: and(["isApprovedPlan", "hasSections", "hasEnoughPasses", "isAskedFromOutsideLoops"]),
     isFromCurrentSession: ({ context, event }) => {
       assertEvent(event, ["loop.handoff", "loop.idle", "loop.adjust"])
       return context.session !== null && event.session === context.session
@@ -38,9 +44,9 @@ export const loopSetup = setup({
       return context.session !== null && event.session === context.session && handoffProblems(phase, event.handoff).length === 0
     },
     hasPendingHandoff: ({ context }) => context.pending !== null,
-    isReadOnlyTool: ({ event }) => {
+    isFileChangingTool: ({ event }) => {
       assertEvent(event, "tool.use")
-      return !isWriteBannedTool(event.tool)
+      return isFileChangingTool(event.tool)
     },
     isWithinWorktree: ({ context, event }) => {
       assertEvent(event, "tool.use")
@@ -52,8 +58,10 @@ export const loopSetup = setup({
     hasNudgesLeft: ({ context }) => context.nudges < MAX_LOOP_NUDGES,
     isAcceptableAdjust: ({ context, event }) => {
       assertEvent(event, "loop.adjust")
-      return adjustProblems(context.sections, context.sectionIndex, event.pending, event.rationale).length === 0
+      return adjustProblems({ ...context, amendments: context.amendments.length }, event.pending, event.rationale).length === 0
     },
+    // An auditor reads and runs checks in the worktree; it changes no file.
+    canAuditUse: and([not("isFileChangingTool"), "isWithinWorktree"]),
     // An idle of the current session applies its recorded handoff, once.
     hasHandoffToApply: and(["isFromCurrentSession", "hasPendingHandoff"]),
     isCleanAuditToApply: and(["hasHandoffToApply", "isCleanAudit"]),

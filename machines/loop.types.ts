@@ -70,7 +70,8 @@ export type LoopEvent =
   | { type: "loop.idle"; session: string }
   /** The auditor of a section replaces the pending sections after it (the master plan stays as approved). */
   | { type: "loop.adjust"; session: string; pending: LoopSectionPlan[]; rationale: string; now: number }
-  | { type: "loop.cancel"; reason: string }
+  /** `session`: the session that asks (null: the user, outside any session); a loop's own pass never cancels it. */
+  | { type: "loop.cancel"; reason: string; session: string | null }
   | { type: "loop.fail"; reason: string }
   /** A new opencode process took the loop over: a session being opened may never have been. */
   | { type: "loop.restored" }

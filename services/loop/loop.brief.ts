@@ -1,4 +1,4 @@
-import { type LoopHandoff, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop.gates"
+import { hasBlockingFindings, type LoopHandoff, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop.gates"
 import type { LoopBrief, LoopContext, LoopOutcome } from "../../machines/loop.machine"
 import type { LoopPhase } from "../../machines/loop.gates"
 
@@ -19,7 +19,7 @@ export function loopBriefText(context: LoopContext, phase: LoopPhase, brief: Loo
   const lines = [
     `${LOOP_BRIEF_TAG} Loop ${context.loopName} — ${what} (pass ${context.iteration} of at most ${context.maxIterations}, ${role}).`,
     "",
-    `You are the ${role} of a Forge loop. The loop's git worktree is ${worktree.dir} (branch ${worktree.branch}): work only there, with absolute paths under it; run commands with forge_shell and its cwd set to it.`,
+    `You are the ${role} of a Forge loop. The loop's git worktree is ${worktree.dir} (branch ${worktree.branch}): work only there, with absolute paths under it; run commands with forge_shell and its cwd set to it (a path outside it is refused).`,
     "",
     ...(final ? wholePlan(context) : [`## Section ${sectionIndex + 1}: ${section?.title ?? ""}`, "", section?.content ?? ""]),
     "",
@@ -36,7 +36,8 @@ function wholePlan(context: LoopContext): string[] {
 function lastHandoff(last: LoopHandoff | null, role: "coder" | "auditor"): string[] {
   if (last === null) return []
   if (last.role === "auditor") {
-    if (role !== "coder" || last.findings.length === 0) return []
+    // Only a dirty audit sends work back: a clean one's warnings stay with its section.
+    if (role !== "coder" || !hasBlockingFindings(last.findings)) return []
     return [
       "## Findings of the last audit (fix every bug; weigh each warning)",
       "",
@@ -69,7 +70,7 @@ function coderDuty(final: boolean): string[] {
 function auditorDuty(phase: LoopPhase): string[] {
   const section = phase === "auditing"
   return [
-    "You are read-only: do not change any file (writes are refused in an audit). Check the work against the plan: read the code, run the checks.",
+    `You change no file (file-changing tools are refused in an audit). Check the work against the plan: read the code, and run the checks with forge_shell, cwd in the worktree.`,
     "Then call loop_handoff with findings [{severity bug|warning, file, line, description}] (a bug sends the work back to a coder)",
     section
       ? "and, when no bug remains, a summary {done, deviations, followUps}. Before handing off you may amend the sections still pending with loop_adjust (with a rationale; never to weaken the plan)."

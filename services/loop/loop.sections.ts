@@ -1,4 +1,4 @@
-import { MAX_LOOP_SECTIONS, type LoopSectionPlan } from "../../machines/loop.gates"
+import type { LoopSectionPlan } from "../../machines/loop.gates"
 import { isMarkerLine, scanMarkdown, splitLines } from "../documents/markdown.scan"
 import { PHASE_TITLE } from "../plan/plan.body"
 import { findNarrative, SECTION_MARKER } from "../plan/plan.markdown"
@@ -8,14 +8,8 @@ import { findNarrative, SECTION_MARKER } from "../plan/plan.markdown"
 // section, all of it. Deterministic: nothing here asks a model how to split the work. A loop needs no Tasks or
 // Acceptance Criteria: its sections are its contract.
 
-export interface PlanSections {
-  sections: LoopSectionPlan[]
-  /** Phases past MAX_LOOP_SECTIONS, kept out of the loop (the start says so). */
-  dropped: string[]
-}
-
-/** The sections of a plan body (the document without its frontmatter). */
-export function sectionsOfPlan(body: string, wholeTitle: string): PlanSections {
+/** The sections of a plan body (the document without its frontmatter); how many a loop takes is its birth gate's. */
+export function sectionsOfPlan(body: string, wholeTitle: string): LoopSectionPlan[] {
   const all = splitLines(body)
   const narrative = findNarrative(all)
   const lines = narrative === -1 ? all : all.slice(0, narrative)
@@ -29,13 +23,12 @@ export function sectionsOfPlan(body: string, wholeTitle: string): PlanSections {
   const phases = scan.headings.filter((h) => PHASE_TITLE.test(h.title))
   if (phases.length === 0) {
     const content = textOf(0, lines.length)
-    return { sections: content === "" ? [] : [{ title: wholeTitle, content }], dropped: [] }
+    return content === "" ? [] : [{ title: wholeTitle, content }]
   }
-  const sections = phases.map((phase) => {
+  return phases.map((phase) => {
     const end = scan.headings.find((h) => h.index > phase.index && h.level <= phase.level)?.index ?? lines.length
     const title = (PHASE_TITLE.exec(phase.title)?.[2] ?? "").trim() || phase.title
     const content = textOf(phase.index + 1, end)
     return { title, content: content === "" ? title : content }
   })
-  return { sections: sections.slice(0, MAX_LOOP_SECTIONS), dropped: sections.slice(MAX_LOOP_SECTIONS).map((s) => s.title) }
 }

@@ -1,4 +1,4 @@
-import { type LoopSectionPlan, roleOfPhase } from "../../machines/loop.gates"
+import { type LoopSectionPlan, passesNeeded, roleOfPhase } from "../../machines/loop.gates"
 import { type LoopEvent, type LoopInput, type LoopMachine, loopPhaseOf } from "../../machines/loop.machine"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import { GateRefusal } from "../lifecycle/gate.refusal"
@@ -53,14 +53,14 @@ export class LoopService {
   }
 
   /**
-   * The loop's gate on a tool call of its current session (the audit's write-ban, the coder's worktree): null when it
-   * may run, else the machine's refusal. `paths`: the real paths the call writes or runs in.
+   * The loop's gate on a tool call of one of its sessions (the audit's write-ban, the worktree): null when it may run,
+   * else the machine's refusal. `paths`: the real paths the call writes or runs in.
    */
   async toolRefusal(sessionId: string, tool: string, paths: string[]): Promise<string | null> {
     if (this.loopOf(sessionId) === undefined) return null
     await this.refresh()
     const loop = this.loopOf(sessionId)
-    if (loop === undefined || loop.context.session !== sessionId) return null
+    if (loop === undefined) return null
     const event: LoopEvent = { type: "tool.use", tool, paths }
     return loop.can(event) ? null : explainLoopRefusal(loop, event)
   }
@@ -72,7 +72,7 @@ export class LoopService {
     if (request.plan === undefined && plan === undefined)
       throw new Error("loop_start: this session has no plan. Write and approve one (plan_write, plan_approve), or give the plan inline (plan).")
     const title = request.title.trim()
-    const { sections, dropped } = plan === undefined ? sectionsOfPlan(request.plan ?? "", title) : sectionsOfPlan(plan.body, plan.title)
+    const sections = plan === undefined ? sectionsOfPlan(request.plan ?? "", title) : sectionsOfPlan(plan.body, plan.title)
     const born: LoopInput = {
       loopName: "",
       title,
@@ -82,7 +82,8 @@ export class LoopService {
       askedFrom: this.loopOf(hostSession)?.context.loopName ?? null,
       worktree: { dir: "", branch: "", base: "" },
       sections,
-      maxIterations: request.maxIterations ?? DEFAULT_LOOP_ITERATIONS,
+      // By default room for every section to be done over once.
+      maxIterations: request.maxIterations ?? Math.max(DEFAULT_LOOP_ITERATIONS, passesNeeded(sections.length) + sections.length),
       startedAt: this.deps.clock.now(),
     }
     // The machine's birth gate first (it throws the refusal): nothing is made for a refused start.
@@ -91,7 +92,7 @@ export class LoopService {
     const loopName = await this.freeName(request.name?.trim() || title)
     const worktree = { ...this.deps.worktrees.placeFor(loopName), base }
     const started = await this.lifecycle.create(loopName, { ...born, loopName, worktree })
-    return loopStartedText(started.context, dropped)
+    return loopStartedText(started.context)
   }
 
   /** loop_handoff: the phase session's record, applied when its turn ends (the last one of a turn wins). */
@@ -119,11 +120,11 @@ export class LoopService {
     return `Sections amended (amendment ${after.context.amendments.length}). Pending after section ${sectionIndex + 1}: ${rest.length === 0 ? "none" : rest.join("; ")}.`
   }
 
-  /** loop_cancel: the named loop, or the only running one. */
-  async cancel(name: string | undefined, reason: string): Promise<string> {
+  /** loop_cancel from `callerSession` (null: the user): the named loop, or the only running one. */
+  async cancel(callerSession: string | null, name: string | undefined, reason: string): Promise<string> {
     await this.refresh()
     const loop = this.pick(name)
-    const after = await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.cancel", reason: `cancelled: ${reason}` })
+    const after = await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.cancel", reason: `cancelled: ${reason}`, session: callerSession })
     return `Loop ${after.context.loopName} cancelled. Its work stays on branch ${after.context.worktree.branch} (${after.context.worktree.dir}).`
   }
 
@@ -209,7 +210,11 @@ export class LoopService {
 
   /** A slug no loop, worktree folder or branch has: `name`, `name-2`, `name-3`, … */
   private async freeName(wanted: string): Promise<string> {
-    const slug = slugify(wanted).replace(/[^a-z0-9-]/g, "") || "loop"
+    const slug =
+      slugify(wanted)
+        .replace(/[^a-z0-9-]/g, "")
+        .replace(/-{2,}/g, "-")
+        .replace(/^-+|-+$/g, "") || "loop"
     for (let n = 1; ; n++) {
       const name = n === 1 ? slug : `${slug}-${n}`
       if (!this.lifecycle.has(name) && !(await this.deps.worktrees.isTaken(name))) return name

@@ -5,13 +5,12 @@ import type { LoopSnapshot } from "./loop.lifecycle"
 
 // What the loop tools answer: a started loop, a loop in a line, a loop in detail.
 
-export function loopStartedText(context: LoopContext, dropped: readonly string[]): string {
+export function loopStartedText(context: LoopContext): string {
   const { loopName, sections, worktree } = context
   return [
     `Loop ${loopName} started: ${sections.length} section${sections.length === 1 ? "" : "s"}, at most ${context.maxIterations} passes.`,
     `Worktree ${worktree.dir} on branch ${worktree.branch} (from ${worktree.base.slice(0, 12)}).`,
     ...sections.map((s, i) => `${i + 1}. ${s.title}`),
-    ...(dropped.length === 0 ? [] : [`Left out (a loop takes at most ${sections.length} sections): ${dropped.join("; ")}.`]),
     "A coder session opens for section 1; each pass runs in a session of its own, and this session is told when the loop ends. loop_status shows where it stands; loop_cancel stops it.",
   ].join("\n")
 }

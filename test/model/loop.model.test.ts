@@ -1,5 +1,6 @@
+import path from "node:path"
 import { isDeepStrictEqual } from "node:util"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, initialTransition, transition } from "xstate"
 import { createTestModel } from "xstate/graph"
 import type { LoopHandoff } from "../../machines/loop.gates"
@@ -18,18 +19,17 @@ import {
   STRANGER,
   TITLE,
   passSession,
-  removeGitTemplate,
   startLoopSut,
 } from "./loop.sut"
 import { describeModel } from "./model.template"
 
 // Paths generated from the loop machine drive the real LoopService on the workspace's one LifecycleHost (SQLite in a
-// temp workspace that is a git repository with one commit), making the loop's real worktree and branch with
-// GitLoopWorktrees; at every step service, database row, transition log and opencode's side (sessions opened, briefs
+// temp workspace); at every step service, database row, transition log and opencode's side (sessions opened, briefs
 // sent, sessions stopped, the host told) must agree with the model (loop.sut.ts). Fakes only at the edges: the clock,
-// the session's live plan (an approved plan with two phases) and opencode's sessions, whose openings the SUT settles.
+// the session's live plan (an approved plan with two phases), opencode's sessions, whose openings the SUT settles,
+// and git's worktrees, recorded (GitLoopWorktrees is tested against real git on its own).
 //
-// One config runs (a loop born from the approved plan, 4 passes at most); three end at the birth gate: a draft plan, a
+// The main config runs (a loop born from the approved plan, 5 passes at most); three end at the birth gate: a draft plan, a
 // start asked from inside another loop's pass, a plan without any section. Nothing of them is recorded or made.
 //
 // How each event reaches the service:
@@ -42,7 +42,8 @@ import { describeModel } from "./model.template"
 // - loop.idle: `service.sessionIdle`. The idle of a session that is not the current pass never reaches the machine:
 //   the service drops it first, as the machine would refuse it.
 // - loop.adjust: loop_adjust (`service.adjust`) from the current pass, the clock set to the event's time.
-// - loop.cancel: loop_cancel (`service.cancel(undefined, reason)`); a finished loop: unnamed and named, both refused.
+// - loop.cancel: loop_cancel (`service.cancel(caller, undefined, reason)`) from the user's session, and from a pass of
+//   the loop (refused); a finished loop: unnamed and named, both refused.
 // - loop.fail has three roads: in `opening`, the pass's session opens and its first brief cannot be sent
 //   (BRIEF_FAILED); in `working` without a handoff and with a reminder left, the turn ends and the reminder cannot be
 //   sent (NUDGE_FAILED); elsewhere the service has no road to it, and it is dispatched to the lifecycle (DIRECT_FAIL).
@@ -53,15 +54,25 @@ import { describeModel } from "./model.template"
 //   `can()` (`service.toolRefusal` for the current pass); the SUT replays it as that question, and coverage counts it
 //   like a sent event.
 //
-// The world is bounded, so the paths stay few (each one is a real workspace, git and SQLite): at most 4 passes (and
-// budgets of 3, 2 and 1, walked with the usual records only to where each runs out); what a phase shows once (its reminders and
+// The world is bounded, so the paths stay few (each one is a real workspace, git and SQLite): at most 5 passes (and
+// four budget walks, each one run of usual records to where its budget runs out); what a phase shows once (its reminders and
 // stall, its ends by cancel, by failure, by a session that cannot be opened, a restart while its session opens) is
 // explored on its first visit only, a later pass of the phase handing off its usual record; the auditor amends at most
 // once (it drops the pending sections, so the first section becomes the last and the final audit comes sooner).
 
 const T0 = Date.parse("2026-11-30T03:00:00.000Z")
 /** The budget the main config explores in full. */
-const MAX_PASSES = 4
+const MAX_PASSES = 5
+/**
+ * The budget walks: each one a single run of usual records to where its budget runs out, told apart by its start time
+ * (eventsIn reads the context only). The audits a walk finds dirty: every one, none, or only the first.
+ */
+const WALKS = {
+  [T0 + 1]: { name: "the coder's fifth pass leaves no pass for its audit", maxIterations: 5, dirty: "every" },
+  [T0 + 2]: { name: "a dirty final audit at the fifth pass leaves none for its fix", maxIterations: 5, dirty: "final" },
+  [T0 + 3]: { name: "a dirty audit at the sixth pass leaves none for its fix", maxIterations: 6, dirty: "every" },
+  [T0 + 4]: { name: "the last section's audit at the sixth pass leaves none for the final audit", maxIterations: 6, dirty: "first" },
+} as const satisfies Record<number, { name: string; maxIterations: number; dirty: "every" | "final" | "first" }>
 /** When the auditor amends the pending sections. */
 const T_ADJUST = T0 + 3_600_000
 
@@ -86,14 +97,15 @@ const inputFor = (overrides: Partial<LoopInput>): LoopInput => ({
 
 const configs = [
   { name: "started from the approved plan", input: inputFor({}) },
-  // Budgets the first visits of each phase run out of: a dirty final audit at the last pass (3), a dirty section audit
-  // at the last pass (2), the first coder's handoff at the last pass (1).
-  { name: "a budget of 3 passes", input: inputFor({ maxIterations: 3 }) },
-  { name: "a budget of 2 passes", input: inputFor({ maxIterations: 2 }) },
-  { name: "a budget of 1 pass", input: inputFor({ maxIterations: 1 }) },
+  // Budgets walked with the usual records to where each runs out (WALKS).
+  ...Object.entries(WALKS).map(([at, walk]) => ({
+    name: `budget walk: ${walk.name}`,
+    input: inputFor({ maxIterations: walk.maxIterations, startedAt: Number(at) }),
+  })),
   { name: "refused: the plan is a draft", input: inputFor({ planStatus: "draft" }) },
   { name: "refused: asked from inside another loop", input: inputFor({ hostSession: OUTER_SESSION, askedFrom: OUTER_LOOP }) },
   { name: "refused: the plan has no section", input: inputFor({ planPath: null, planStatus: null, sections: [] }) },
+  { name: "refused: a budget too small for the sections", input: inputFor({ maxIterations: 4 }) },
 ]
 
 /** A coder's record: one change, a deviation, one passing check, notes. */
@@ -133,7 +145,9 @@ const RECORDS = {
   final_audit_fix: { valid: [CODED], refused: [UNVERIFIED, BUG] },
 } as const
 
-const cancel: LoopEvent = { type: "loop.cancel", reason: "cancelled: the plan changed" }
+const cancel: LoopEvent = { type: "loop.cancel", reason: "cancelled: the plan changed", session: null }
+/** A pass asks to cancel its own loop: the machine refuses it. */
+const cancelFromPass = (session: string): LoopEvent => ({ type: "loop.cancel", reason: "cancelled: stuck", session })
 const restored: LoopEvent = { type: "loop.restored" }
 /** A pass's tool calls: a write in the worktree (a coder's work), and one in the project itself (never a pass's). */
 const OUTSIDE = "/work/project/src/parser.ts"
@@ -179,8 +193,9 @@ function eventsIn(state: Snapshot): LoopEvent[] {
     ]
   }
   const phase = loopPhaseOf(state.value) as Phase
-  // The smaller budgets only walk to where they run out: each phase's records, its idle, the auditor's amendment.
-  if (c.maxIterations < MAX_PASSES) return budgetWalk(state, phase)
+  // A budget walk runs one record per pass to where its budget runs out.
+  const walk: { dirty: "every" | "final" | "first" } | undefined = (WALKS as Record<number, { dirty: "every" | "final" | "first" }>)[c.startedAt]
+  if (walk !== undefined) return budgetWalk(state, phase, walk.dirty)
   const first = firstVisit(state, phase)
   if (state.hasTag("opening")) {
     const events: LoopEvent[] = [{ type: "loop.session.opened", session: passSession(c.iteration), driver: MODEL_DRIVER }]
@@ -206,24 +221,25 @@ function eventsIn(state: Snapshot): LoopEvent[] {
     { type: "tool.use", tool: "forge_read", paths: [] },
     writeInWorktree,
     { type: "tool.use", tool: "forge_write", paths: [OUTSIDE] },
+    { type: "tool.use", tool: "forge_shell", paths: [path.dirname(OUTSIDE)] },
   ]
   if (phase === "auditing" && c.amendments.length === 0 && c.nudges === 0)
     events.push(dropPending(current, "The printer moves to a plan of its own."), dropPending(current, "  "))
   if (phase === "coding") events.push(dropPending(current, "A coder may not amend."))
-  if (first && c.nudges === 0 && c.pending === null) events.push(cancel, { type: "loop.fail", reason: NUDGE_FAILED })
+  if (first && c.nudges === 0 && c.pending === null) events.push(cancel, cancelFromPass(current), { type: "loop.fail", reason: NUDGE_FAILED })
   if (first && c.nudges === 0 && c.pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })
   events.push(restored)
   return events
 }
 
-function budgetWalk(state: Snapshot, phase: Phase): LoopEvent[] {
+function budgetWalk(state: Snapshot, phase: Phase, dirty: "every" | "final" | "first"): LoopEvent[] {
   const c = state.context
   if (state.hasTag("opening")) return [{ type: "loop.session.opened", session: passSession(c.iteration), driver: MODEL_DRIVER }]
   const current = c.session as string
   if (c.pending !== null) return [{ type: "loop.idle", session: current }]
-  const events: LoopEvent[] = RECORDS[phase].valid.map((handoff) => ({ type: "loop.handoff", session: current, handoff }))
-  if (phase === "auditing" && c.amendments.length === 0) events.push(dropPending(current, "The printer moves to a plan of its own."))
-  return events
+  const isDirty = phase === "final_auditing" ? dirty === "final" : phase === "auditing" && (dirty === "every" || (dirty === "first" && c.iteration === 2))
+  const handoff = phase === "coding" || phase === "final_audit_fix" ? CODED : isDirty ? BUG : phase === "final_auditing" ? BARE : CLEAN
+  return [{ type: "loop.handoff", session: current, handoff }]
 }
 
 describe("loop machine", () => {
@@ -246,8 +262,6 @@ describe("loop machine", () => {
   })
 })
 
-afterAll(removeGitTemplate)
-
 describeModel({
   machine: loopMachine,
   configs,
@@ -266,11 +280,11 @@ describeModel({
 // restarting while a session opened spent passes without end).
 describe("the loop's pass budget across restarts", () => {
   it("a restart while a pass's session is being opened never takes the loop past maxIterations", async () => {
-    const input = inputFor({ maxIterations: 1 })
+    const input = inputFor({ maxIterations: MAX_PASSES })
     const sut = await startLoopSut(input)
     try {
       let before = initialTransition(loopMachine, input)[0]
-      for (const event of [restored, { type: "loop.session.opened", session: passSession(2), driver: MODEL_DRIVER }] satisfies LoopEvent[]) {
+      for (const event of [restored, restored, { type: "loop.session.opened", session: passSession(1), driver: MODEL_DRIVER }] satisfies LoopEvent[]) {
         const [after, actions] = transition(loopMachine, before, event)
         await sut.apply({ event, before, after, accepted: before.can(event), actions })
         await sut.agreesWith(after)
@@ -278,9 +292,9 @@ describe("the loop's pass budget across restarts", () => {
       }
       const loop = sut.current()
       expect(loop?.value).toEqual({ running: { coding: "working" } })
-      // A pass is a session opened: the restart opened the second one of a loop allowed one.
-      expect(loop?.context.iteration, "passes spent").toBeLessThanOrEqual(input.maxIterations)
-      expect(sut.briefs().at(-1)?.text.split("\n")[0]).not.toContain("pass 2 of at most 1")
+      // Two restarts while the first pass's session opened: still the first pass.
+      expect(loop?.context.iteration, "passes spent").toBe(1)
+      expect(sut.briefs().at(-1)?.text.split("\n")[0]).toContain(`pass 1 of at most ${MAX_PASSES}`)
     } finally {
       await sut.stop()
     }

@@ -1,12 +1,9 @@
-import { execFileSync } from "node:child_process"
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
 import { type SnapshotFrom, initialTransition, transition } from "xstate"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
-import { GitLoopWorktrees } from "../../adapters/workspace/loop.worktrees"
-import { type LoopHandoff, roleOfPhase } from "../../machines/loop.gates"
+import { hasBlockingFindings, type LoopHandoff, roleOfPhase } from "../../machines/loop.gates"
 import {
   type LoopBrief,
   type LoopContext,
@@ -24,7 +21,7 @@ import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { loopBriefText, loopEndText } from "../../services/loop/loop.brief"
 import type { HandoffFields } from "../../services/loop/loop.handoff"
 import { defineLoopLifecycle } from "../../services/loop/loop.lifecycle"
-import type { LoopDriver, LoopPlan, LoopPlans, LoopSessions } from "../../services/loop/loop.ports"
+import type { LoopDriver, LoopPlan, LoopPlans, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
 import { restoreLoops } from "../../services/loop/loop.restore"
 import { LoopService } from "../../services/loop/loop.service"
 import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
@@ -205,8 +202,7 @@ export function fieldsOf(handoff: LoopHandoff): HandoffFields {
 
 /**
  * The one factory of the loop SUT: the real LoopService on the workspace's one LifecycleHost (SQLite in a temp
- * workspace that is a git repository with one commit), making real worktrees with GitLoopWorktrees; fakes only for the
- * clock, the session's live plan and opencode's sessions.
+ * workspace); fakes only for the clock, the session's live plan, opencode's sessions and git's worktrees (recorded).
  */
 export async function startLoopSut(input: LoopInput): Promise<LoopSut> {
   return LoopSut.start(input)
@@ -233,6 +229,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     private readonly clock: FakeClock,
     private readonly sessions: FakeLoopSessions,
     private readonly plans: LoopPlans,
+    private readonly worktrees: RecordingWorktrees,
     private process: LoopProcess,
     private readonly worktree: LoopWorktree,
     first: Snapshot,
@@ -242,17 +239,16 @@ export class LoopSut implements ModelSut<LoopModel> {
 
   static async start(input: LoopInput): Promise<LoopSut> {
     const dir = tempDir("forge-loop-model-")
-    const base = committedRepo(dir)
-    const worktrees = new GitLoopWorktrees(dir)
-    const worktree: LoopWorktree = { ...worktrees.placeFor(LOOP), base }
+    const worktrees = new RecordingWorktrees(dir)
+    const worktree: LoopWorktree = { ...worktrees.placeFor(LOOP), base: BASE_COMMIT }
     expect(worktree.branch, "the loop's branch").toBe(input.worktree.branch)
     const clock = new FakeClock(input.startedAt)
     const sessions = new FakeLoopSessions()
     const plan: LoopPlan | undefined =
       input.planPath === null ? undefined : { planPath: input.planPath, status: input.planStatus ?? "unreadable", title: TITLE, body: PLAN_BODY }
     const plans: LoopPlans = { liveFor: async () => plan }
-    const process = await openProcess(dir, clock, sessions, plans, processId(1))
-    const sut = new LoopSut(dir, clock, sessions, plans, process, worktree, initialTransition(loopMachine, input)[0])
+    const process = await openProcess(dir, clock, sessions, plans, worktrees, processId(1))
+    const sut = new LoopSut(dir, clock, sessions, plans, worktrees, process, worktree, initialTransition(loopMachine, input)[0])
     await sut.begin(input)
     return sut
   }
@@ -274,21 +270,21 @@ export class LoopSut implements ModelSut<LoopModel> {
       expect((error as Error).message, "the machine's refusal").toBe(explainLoopBirthRefusal(born))
       this.unborn = true
       await this.settle()
-      // Nothing is made for a refused start: no worktree folder, no branch.
+      // Nothing is made for a refused start: no worktree.
+      expect(
+        this.worktrees.created.filter((w) => w.dir === this.worktree.dir),
+        "no worktree made for it",
+      ).toEqual([])
       expect(existsSync(this.worktree.dir), "no worktree folder").toBe(false)
-      expect(branchExists(this.dir, this.worktree.branch), "no loop branch").toBe(false)
       return
     }
     const answer = await starting
     expect(answer.split("\n")[0], "the start's answer").toBe(`Loop ${LOOP} started: 2 sections, at most ${input.maxIterations} passes.`)
     expect(answer).toContain(`Worktree ${this.worktree.dir} on branch ${BRANCH} (from ${this.worktree.base.slice(0, 12)}).`)
     expect(answer).toContain("\n1. Parser\n2. Printer\n")
-    // The real worktree, as git recorded it: its own folder linked to the repository, on the loop's new branch, which
-    // points at the workspace's HEAD.
-    const admin = path.join(this.dir, ".git", "worktrees", LOOP)
-    expect(readFileSync(path.join(this.worktree.dir, ".git"), "utf8").trim(), "the worktree's link").toBe(`gitdir: ${admin}`)
-    expect(readFileSync(path.join(admin, "HEAD"), "utf8").trim(), "the worktree's branch").toBe(`ref: refs/heads/${BRANCH}`)
-    expect(readFileSync(path.join(this.dir, ".git", "refs", "heads", BRANCH), "utf8").trim(), "the branch's commit").toBe(this.worktree.base)
+    // The worktree the loop asked for: at its place, on its branch, from the workspace's HEAD (GitLoopWorktrees makes it
+    // with real git; its own integration test shows that).
+    expect(this.worktrees.created, "the worktree made").toEqual([this.worktree])
     this.expectActions(initialTransition(loopMachine, { ...input, worktree: this.worktree })[1])
     await this.settle()
   }
@@ -387,10 +383,12 @@ export class LoopSut implements ModelSut<LoopModel> {
         expect(`cancelled: ${why}`, "loop_cancel's reason is recorded behind `cancelled: `").toBe(event.reason)
         if (finished) {
           // The only loop is over: nothing to cancel unnamed, and named it refuses in the machine's words.
-          await expect(service.cancel(undefined, why)).rejects.toThrow(/^no loop is running in this workspace\.$/)
-          return expectRefusal(service.cancel(LOOP, why), before, event)
+          await expect(service.cancel(event.session, undefined, why)).rejects.toThrow(/^no loop is running in this workspace\.$/)
+          return expectRefusal(service.cancel(event.session, LOOP, why), before, event)
         }
-        return void expect(await service.cancel(undefined, why), "the cancel's answer").toBe(
+        // A loop's own pass asks: the machine refuses it.
+        if (!accepted) return expectRefusal(service.cancel(event.session, undefined, why), before, event)
+        return void expect(await service.cancel(event.session, undefined, why), "the cancel's answer").toBe(
           `Loop ${LOOP} cancelled. Its work stays on branch ${BRANCH} (${this.worktree.dir}).`,
         )
       }
@@ -458,7 +456,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     await this.process.rt.close()
     this.sessions.orphanAll()
     this.generation += 1
-    this.process = await openProcess(this.dir, this.clock, this.sessions, this.plans, processId(this.generation))
+    this.process = await openProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, processId(this.generation))
     const report = await restoreLoops(this.process.service.lifecycle, this.process.rt.repository)
     expect(report.problems, "restore problems").toEqual([])
     const running = before.status === "active" ? [LOOP] : []
@@ -579,11 +577,17 @@ export class LoopSut implements ModelSut<LoopModel> {
  * A process on the workspace: composed on the folder (its database), the loop lifecycle defined on its one host. It
  * is the only one alive: an earlier process of the SUT was closed before it started.
  */
-async function openProcess(dir: string, clock: FakeClock, sessions: LoopSessions, plans: LoopPlans, id: string): Promise<LoopProcess> {
+async function openProcess(
+  dir: string,
+  clock: FakeClock,
+  sessions: LoopSessions,
+  plans: LoopPlans,
+  worktrees: LoopWorktrees,
+  id: string,
+): Promise<LoopProcess> {
   // As src/loops.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
   const log = memoryLogger()
   const workspace = composeWorkspace({ workspace: dir, clock, log })
-  const worktrees = new GitLoopWorktrees(dir)
   const driver: LoopDriver = { id, isAlive: (holder) => holder === id }
   let service: LoopService | undefined
   const lifecycle = defineLoopLifecycle(workspace.host, { worktrees, sessions, report: (loopName, event) => service?.report(loopName, event), driver: id, log })
@@ -614,8 +618,11 @@ function expectBrief(text: string, context: LoopContext, phase: Parameters<typeo
     expect(text, "the brief carries the section's content").toContain(section?.content ?? "(none)")
   }
   const last = context.last
+  // A dirty audit's findings go to the coder who fixes them; a clean one's warnings stay with its section.
   if (last?.role === "auditor" && roleOfPhase(phase) === "coder")
-    for (const f of last.findings) expect(text, "a coder's brief carries the last audit's findings").toContain(f.description)
+    for (const f of last.findings)
+      if (hasBlockingFindings(last.findings)) expect(text, "a coder's brief carries the dirty audit's findings").toContain(f.description)
+      else expect(text, "a clean audit's warnings stay with its section").not.toContain(f.description)
   if (last?.role === "coder" && roleOfPhase(phase) === "auditor")
     for (const c of last.changes) expect(text, "an auditor's brief carries the coder's changes").toContain(c.summary)
 }
@@ -645,37 +652,28 @@ async function expectNotAPass(attempt: Promise<unknown>, session: string, tool: 
   )
 }
 
-/** A repository made once per run (git init and one commit), copied into each workspace: git is slow to start. */
-let template: { dir: string; head: string } | undefined
+/** The commit a workspace's HEAD stands for in the model paths. */
+const BASE_COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
-/** Makes `dir` a git repository with one commit (a copy of the run's template); resolves that commit. */
-function committedRepo(dir: string): string {
-  if (template === undefined) {
-    const made = mkdtempSync(path.join(tmpdir(), "forge-loop-git-"))
-    git(made, "init", "-q", "--template=")
-    git(made, "commit", "-q", "--allow-empty", "-m", "first")
-    template = { dir: made, head: git(made, "rev-parse", "HEAD") }
+/**
+ * The workspace's git worktrees, recorded: each one asked for is made as a folder at its place. Real git is
+ * GitLoopWorktrees', tested on its own (test/integration/workspace/loop.worktrees.test.ts); here it would cost every
+ * path a handful of git processes and change nothing the machine decides.
+ */
+class RecordingWorktrees implements LoopWorktrees {
+  readonly created: LoopWorktree[] = []
+  constructor(private readonly workspace: string) {}
+  async head(): Promise<string> {
+    return BASE_COMMIT
   }
-  cpSync(path.join(template.dir, ".git"), path.join(dir, ".git"), { recursive: true })
-  return template.head
-}
-
-/** Removes the run's template repository (call once, after the last test that started a SUT). */
-export function removeGitTemplate(): void {
-  if (template !== undefined) rmSync(template.dir, { recursive: true, force: true })
-  template = undefined
-}
-
-function git(cwd: string, ...args: string[]): string {
-  const identity = ["-c", "user.name=forge-test", "-c", "user.email=forge-test@localhost", "-c", "commit.gpgsign=false"]
-  return execFileSync("git", ["-C", cwd, ...identity, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
-}
-
-function branchExists(cwd: string, branch: string): boolean {
-  try {
-    git(cwd, "show-ref", "--verify", "--quiet", `refs/heads/${branch}`)
-    return true
-  } catch {
-    return false
+  placeFor(loopName: string): { dir: string; branch: string } {
+    return { dir: path.join(this.workspace, ".opencode", "forge", "worktrees", loopName), branch: `forge/loop/${loopName}` }
+  }
+  async isTaken(loopName: string): Promise<boolean> {
+    return existsSync(this.placeFor(loopName).dir)
+  }
+  async create(worktree: LoopWorktree): Promise<void> {
+    mkdirSync(worktree.dir, { recursive: true })
+    this.created.push(worktree)
   }
 }

@@ -70,12 +70,18 @@ describe("loopBriefText", () => {
     expect(brief).not.toContain("Printer")
   })
 
-  it("briefs a coder of a later section on that section; a clean audit without findings adds nothing", () => {
-    const clean: AuditorHandoff = { role: "auditor", findings: [], summary: { done: ["parser"], deviations: [], followUps: [] }, notes: null }
+  it("briefs a coder of a later section on that section; a clean audit adds nothing, its warnings stay with its section", () => {
+    const clean: AuditorHandoff = {
+      role: "auditor",
+      findings: [{ severity: "warning", file: "src/parser.ts", line: 3, description: "errors could name the column" }],
+      summary: { done: ["parser"], deviations: [], followUps: [] },
+      notes: null,
+    }
     const brief = loopBriefText(contextWith({ iteration: 3, sectionIndex: 1, last: clean }), "coding", "phase")
     expect(lines(brief)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser — section 2 of 2: Printer (pass 3 of at most 6, coder).`)
     expect(brief).toContain("## Section 2: Printer\n\nPrint with minimal parentheses in src/printer.ts.\n")
     expect(brief).not.toContain("## Findings")
+    expect(brief).not.toContain("errors could name the column")
   })
 
   it("briefs an auditor with the coder's handoff: changes, deviations, checks and notes", () => {
@@ -92,7 +98,8 @@ describe("loopBriefText", () => {
         "- notes: Error messages name the token.",
       ].join("\n"),
     )
-    expect(brief).toContain("You are read-only")
+    expect(brief).toContain("You change no file (file-changing tools are refused in an audit)")
+    expect(brief).toContain("run the checks with forge_shell, cwd in the worktree")
     // Only a section audit amends the sections still pending, and it must summarize when clean.
     expect(brief).toContain("a summary {done, deviations, followUps}. Before handing off you may amend the sections still pending with loop_adjust")
   })

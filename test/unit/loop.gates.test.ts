@@ -1,15 +1,19 @@
 import { describe, expect, it } from "vitest"
 import {
+  type AdjustStanding,
   type AuditorHandoff,
   type CoderHandoff,
   type LoopFinding,
   type LoopPhase,
   type LoopSection,
+  MAX_LOOP_AMENDMENTS,
   MAX_LOOP_SECTIONS,
   adjustProblems,
   handoffProblems,
   hasBlockingFindings,
   isCleanAudit,
+  isFileChangingTool,
+  passesNeeded,
   roleOfPhase,
 } from "../../machines/loop.gates"
 
@@ -106,28 +110,51 @@ describe("adjustProblems", () => {
   const sections = (...statuses: LoopSection["status"][]): LoopSection[] =>
     statuses.map((status, i) => ({ title: `S${i + 1}`, content: `do ${i + 1}`, status }))
   const plan = (count: number) => Array.from({ length: count }, (_, i) => ({ title: `New ${i + 1}`, content: `new work ${i + 1}` }))
+  /** The loop at that section, with passes and amendments to spare unless given. */
+  const at = (sections: LoopSection[], sectionIndex: number, more: Partial<AdjustStanding> = {}): AdjustStanding => ({
+    sections,
+    sectionIndex,
+    iteration: 2,
+    maxIterations: 100,
+    amendments: 0,
+    ...more,
+  })
+
+  it("keeps within the passes left (two per pending section and the final audit) and the amendments a loop takes", () => {
+    expect(adjustProblems(at(sections("pending", "pending"), 0, { iteration: 4, maxIterations: 9 }), plan(2), "why")).toEqual([])
+    expect(adjustProblems(at(sections("pending", "pending"), 0, { iteration: 5, maxIterations: 9 }), plan(2), "why")).toEqual([
+      "2 pending sections need 5 more passes and the loop has 4 left (maxIterations 9)",
+    ])
+    expect(passesNeeded(3)).toBe(7)
+    expect(adjustProblems(at(sections("pending"), 0, { amendments: MAX_LOOP_AMENDMENTS - 1 }), [], "why")).toEqual([])
+    expect(adjustProblems(at(sections("pending"), 0, { amendments: MAX_LOOP_AMENDMENTS }), [], "why")).toEqual([
+      `the loop has taken its ${MAX_LOOP_AMENDMENTS} amendments`,
+    ])
+  })
 
   it("takes a rationale and titled, written pending sections after the section under audit", () => {
-    expect(adjustProblems(sections("pending", "pending"), 0, plan(2), "split the printer")).toEqual([])
+    expect(adjustProblems(at(sections("pending", "pending"), 0), plan(2), "split the printer")).toEqual([])
     // Dropping every pending section is an amendment too: the section under audit becomes the last.
-    expect(adjustProblems(sections("done", "pending", "pending"), 1, [], "the rest moves to its own plan")).toEqual([])
+    expect(adjustProblems(at(sections("done", "pending", "pending"), 1), [], "the rest moves to its own plan")).toEqual([])
   })
 
   it("needs a rationale that is not blank", () => {
-    expect(adjustProblems(sections("pending", "pending"), 0, plan(1), "")).toEqual(["an amendment needs its rationale"])
-    expect(adjustProblems(sections("pending", "pending"), 0, plan(1), " \n\t")).toEqual(["an amendment needs its rationale"])
+    expect(adjustProblems(at(sections("pending", "pending"), 0), plan(1), "")).toEqual(["an amendment needs its rationale"])
+    expect(adjustProblems(at(sections("pending", "pending"), 0), plan(1), " \n\t")).toEqual(["an amendment needs its rationale"])
   })
 
   it("keeps the plan within MAX_LOOP_SECTIONS, counting the sections kept", () => {
-    expect(adjustProblems(sections("pending"), 0, plan(MAX_LOOP_SECTIONS - 1), "more")).toEqual([])
-    expect(adjustProblems(sections("pending"), 0, plan(MAX_LOOP_SECTIONS), "more")).toEqual([`the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`])
-    expect(adjustProblems(sections("done", "done", "pending"), 2, plan(MAX_LOOP_SECTIONS - 2), "more")).toEqual([
+    expect(adjustProblems(at(sections("pending"), 0), plan(MAX_LOOP_SECTIONS - 1), "more")).toEqual([])
+    expect(adjustProblems(at(sections("pending"), 0), plan(MAX_LOOP_SECTIONS), "more")).toEqual([
+      `the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`,
+    ])
+    expect(adjustProblems(at(sections("done", "done", "pending"), 2), plan(MAX_LOOP_SECTIONS - 2), "more")).toEqual([
       `the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`,
     ])
   })
 
   it("refuses to amend after the section under audit is done", () => {
-    expect(adjustProblems(sections("done", "pending"), 0, plan(1), "late")).toEqual(["section 1 is done already"])
+    expect(adjustProblems(at(sections("done", "pending"), 0), plan(1), "late")).toEqual(["section 1 is done already"])
   })
 
   it("names each pending section without a title or content by its place", () => {
@@ -136,18 +163,27 @@ describe("adjustProblems", () => {
       { title: "  ", content: "x" },
       { title: "Docs", content: "" },
     ]
-    expect(adjustProblems(sections("pending", "pending"), 0, pending, "why")).toEqual([
+    expect(adjustProblems(at(sections("pending", "pending"), 0), pending, "why")).toEqual([
       "pending section 2 needs a title and content",
       "pending section 3 needs a title and content",
     ])
   })
 
   it("says every problem at once, in order", () => {
-    expect(adjustProblems(sections("done"), 0, [...plan(MAX_LOOP_SECTIONS - 1), { title: "", content: "" }], "")).toEqual([
+    expect(adjustProblems(at(sections("done"), 0), [...plan(MAX_LOOP_SECTIONS - 1), { title: "", content: "" }], "")).toEqual([
       "an amendment needs its rationale",
       `the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`,
       "section 1 is done already",
       `pending section ${MAX_LOOP_SECTIONS} needs a title and content`,
     ])
+  })
+})
+
+describe("isFileChangingTool", () => {
+  it("names opencode's and Forge's file-changing tools, and anything named like a patch tool; reads and shells are not", () => {
+    for (const tool of ["write", "edit", "multiedit", "apply_patch", "forge_write", "forge_patch", "forge_remove", "forge_undo", "forge_rewind", "my_patcher"])
+      expect(isFileChangingTool(tool), tool).toBe(true)
+    for (const tool of ["read", "grep", "forge_read", "forge_search", "forge_shell", "bash", "task", "loop_handoff"])
+      expect(isFileChangingTool(tool), tool).toBe(false)
   })
 })

@@ -3,7 +3,8 @@ import type { LoopSessions } from "../../services/loop/loop.ports"
 
 // How a loop speaks to opencode: each pass in a fresh session of this workspace (so this plugin sees its events),
 // briefed as the forge agent with synthetic text (the TUI never shows a brief as the user's message), and the user
-// told in the session that started the loop without a model turn following.
+// told in the session that started the loop without a model turn following (as the forge agent's, so a goal of that
+// session still finds the forge agent its last speaker).
 
 export function createLoopSessions(client: PluginInput["client"]): LoopSessions {
   return {
@@ -22,7 +23,7 @@ export function createLoopSessions(client: PluginInput["client"]): LoopSessions 
       if (result.error) throw new Error(`session.abort failed: ${JSON.stringify(result.error)}`)
     },
     async tell(sessionId, text) {
-      const result = await client.session.promptAsync({ path: { id: sessionId }, body: { noReply: true, parts: [{ type: "text", text }] } })
+      const result = await client.session.promptAsync({ path: { id: sessionId }, body: { noReply: true, agent: "forge", parts: [{ type: "text", text }] } })
       if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
       await toast(client, text)
     },

@@ -12,7 +12,9 @@ import { screenText } from "./tool.screen"
 
 export { LOOP_TOOL_IDS }
 
-const text = z.string().trim().min(1)
+const text = z.string().trim().min(1).max(4_000)
+/** A section's requirement, or a plan given inline: longer, still bounded (each brief carries them). */
+const longText = z.string().trim().min(1).max(100_000)
 const change = z.strictObject({ summary: text.describe("What changed"), reason: text.describe("Why") })
 const deviation = z.strictObject({ planItem: text, actual: text, reason: text })
 const verification = z.strictObject({
@@ -32,7 +34,7 @@ const summary = z.strictObject({
   deviations: z.array(text).optional(),
   followUps: z.array(text).optional(),
 })
-const section = z.strictObject({ title: text, content: text.describe("The executable requirement") })
+const section = z.strictObject({ title: text, content: longText.describe("The executable requirement") })
 
 export interface LoopToolsDeps {
   access: ForgeRuntimeAccess
@@ -49,7 +51,7 @@ export function createLoopTools(deps: LoopToolsDeps): Record<(typeof LOOP_TOOL_I
       description: `Execute this session's approved plan as a loop in a new git worktree (branch forge/loop/<name>): each \`## Phase N\` is a section (at most ${MAX_LOOP_SECTIONS}); a coder session implements a section, an auditor session checks it, a bug sends it back, then a final audit of the whole. Each pass runs in a fresh session of its own; this session is told when the loop ends. Needs a git repository with a commit. Give plan to run a plan inline instead.`,
       args: {
         title: text.describe("A short title for the loop's sessions"),
-        plan: text.optional().describe("A plan given inline (markdown, `## Phase N: Title` sections); default: the session's approved plan"),
+        plan: longText.optional().describe("A plan given inline (markdown, `## Phase N: Title` sections); default: the session's approved plan"),
         name: text.optional().describe("The loop's name (made a unique slug); default: from the title"),
         maxIterations: z.number().int().min(1).max(100).optional().describe("Passes (sessions) the loop may spend; default 15"),
       },
@@ -70,20 +72,20 @@ export function createLoopTools(deps: LoopToolsDeps): Record<(typeof LOOP_TOOL_I
       description: "Cancel a running loop (name, or the only running one). Its worktree and branch stay as they are.",
       args: { name: text.optional().describe("The loop to cancel"), reason: text.optional().describe("Why (recorded)") },
       async execute(args, ctx) {
-        const { loops } = await open(ctx)
-        return answer(await loops.cancel(args.name, args.reason ?? "by request"))
+        const { loops, session } = await open(ctx)
+        return answer(await loops.cancel(session, args.name, args.reason ?? "by request"))
       },
     }),
     loop_handoff: forgeTool("loop_handoff", {
       description:
         "Record this loop pass's handoff, then end your turn (only the loop's current session may call it; the loop applies it when the turn ends, and the last call of a turn wins). Coder (coding, final fix): changes [{summary, reason}] (at least one), deviations, verification [{command, cwd, outcome, changedAfter}] (at least one). Auditor (section or final audit): findings [{severity bug|warning, file, line, description}] (empty when clean) and, for a clean section audit, summary {done, deviations, followUps}; a summary is forbidden while a bug remains.",
       args: {
-        changes: z.array(change).optional().describe("Coder: what changed and why"),
-        deviations: z.array(deviation).optional().describe("Coder: where the work departs from the section"),
-        verification: z.array(verification).optional().describe("Coder: the checks run"),
-        findings: z.array(finding).optional().describe("Auditor: what is wrong (empty: nothing)"),
+        changes: z.array(change).max(100).optional().describe("Coder: what changed and why"),
+        deviations: z.array(deviation).max(100).optional().describe("Coder: where the work departs from the section"),
+        verification: z.array(verification).max(100).optional().describe("Coder: the checks run"),
+        findings: z.array(finding).max(100).optional().describe("Auditor: what is wrong (empty: nothing)"),
         summary: summary.optional().describe("Auditor: the clean section's summary"),
-        notes: z.string().optional().describe("Free text for either role"),
+        notes: z.string().max(4_000).optional().describe("Free text for either role"),
       },
       async execute(args, ctx) {
         const { loops, session } = await open(ctx)
@@ -94,7 +96,7 @@ export function createLoopTools(deps: LoopToolsDeps): Record<(typeof LOOP_TOOL_I
       description:
         "Auditor of a section audit only, before its handoff: replace every section after the one under audit with these (the whole pending suffix; an omitted one is dropped). Recorded with the rationale; never to weaken the plan.",
       args: {
-        sections: z.array(section).describe("The new pending sections, in order"),
+        sections: z.array(section).max(MAX_LOOP_SECTIONS).describe("The new pending sections, in order"),
         rationale: text.describe("Why the plan changes"),
       },
       async execute(args, ctx) {

@@ -2,7 +2,6 @@ import { LOOP_TOOL_IDS } from "../../machines/agent.partition"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
 import type { HostLoopsHandle } from "./loop.handle"
 import type { Lazy } from "./lazy"
-import { loopPhaseOf } from "../../machines/loop.machine"
 import { loopCallPaths } from "./loop.call.paths"
 import { loopCallFields } from "./loop.screen"
 import { createLoopTools } from "./loop.tools"
@@ -21,12 +20,7 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
     // A loop tool's line says which loop and pass it acts for, and what a handoff hands off.
     screen({ tool, sessionID, args }) {
       if (!(LOOP_TOOL_IDS as readonly string[]).includes(tool)) return undefined
-      const loop = loops.current()?.service.loopOf(ctx.tree.knownRootOf(sessionID) ?? sessionID)
-      const phase = loop === undefined ? undefined : loopPhaseOf(loop.value)
-      const screenLoop =
-        loop === undefined
-          ? undefined
-          : { loopName: loop.context.loopName, phase: phase ?? "", section: `${loop.context.sectionIndex + 1} of ${loop.context.sections.length}` }
+      const screenLoop = loops.current()?.service.whereIs(ctx.tree.knownRootOf(sessionID) ?? sessionID)
       return loopCallFields(tool, args, screenLoop)
     },
     hooks: {

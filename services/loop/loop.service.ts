@@ -65,6 +65,14 @@ export class LoopService {
     return loop.can(event) ? null : explainLoopRefusal(loop, event)
   }
 
+  /** Where the running loop a session belongs to stands, for a tool's line: its name, phase and section. */
+  whereIs(sessionId: string): { loopName: string; phase: string; section: string } | undefined {
+    const loop = this.loopOf(sessionId)
+    if (loop === undefined) return undefined
+    const { loopName, sectionIndex, sections } = loop.context
+    return { loopName, phase: loopPhaseOf(loop.value) ?? "", section: `${sectionIndex + 1} of ${sections.length}` }
+  }
+
   /** loop_start: the plan's sections in a new git worktree, the first coder session opened. */
   async start(hostSession: string, request: LoopStartRequest): Promise<string> {
     await this.refresh()

@@ -47,6 +47,9 @@ describe("spawnJob", () => {
     // The grandchild sleeps 30 s holding the log: an exit bound to output EOF would take that long.
     expect(exit.at - job.startedAt).toBeLessThan(10_000)
     expect(exit.code).toBe(0)
+    // A process caught inside its execve shows an empty environment for a moment (seen on a loaded machine): the
+    // grandchild is looked for until it is found, not once.
+    expect(await waitFor(() => pidsWithEnv(JOB_ID_VAR, job.jobId).length === 1, 5_000)).toBe(true)
     const [grandchild] = pidsWithEnv(JOB_ID_VAR, job.jobId)
     expect(grandchild).toBeDefined()
     janitor.add(grandchild as number)

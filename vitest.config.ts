@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // Real processes and real opencode runs share 2 cores: keep e2e files serial, the rest parallel.
+    // Which files share the cores is chosen by the npm scripts: the pure and in-process tests two at a time, the tests
+    // that time real process trees (integration/process, crossprocess, jobs, watchdog, leftovers) and e2e one at a time.
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

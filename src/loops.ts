@@ -5,9 +5,9 @@ import { GitLoopWorktrees } from "../adapters/workspace/loop.worktrees"
 import { instanceDriver } from "../adapters/process/job.hosts"
 import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
+import { restoreLive } from "../services/lifecycle/lifecycle.restore.live"
 import { defineLoopLifecycle } from "../services/loop/loop.lifecycle"
 import { loopPlansOf } from "../services/loop/loop.plans"
-import { restoreLoops } from "../services/loop/loop.restore"
 import { LoopService } from "../services/loop/loop.service"
 import type { PlanFiles } from "../services/plan/plan.ports"
 import type { PlanService } from "../services/plan/plan.service"
@@ -51,7 +51,8 @@ export function createHostLoops(options: {
     async restore() {
       const repository = await options.repository()
       if (repository === undefined) return { restored: [], problems: [] }
-      const report = await restoreLoops(lifecycle, repository)
+      // Running loops come back from their records; resumeAll then takes their passes up.
+      const report = await restoreLive(lifecycle, repository)
       await built.resumeAll()
       return report
     },

@@ -71,7 +71,7 @@ export function crewFragment(ctx: FragmentContext, crews: Lazy<HostCrewsHandle>)
 
     async restore() {
       const report = await (await crews.get()).restore()
-      for (const problem of report.problems) ctx.log.warn(`crew ${problem.crewPath}: ${problem.problem}`)
+      for (const problem of report.problems) ctx.log.warn(`crew ${problem.instanceId}: ${problem.problem}`)
       if (report.restored.length > 0) ctx.log.info(`restored ${report.restored.length} live crew(s)`)
     },
   }

@@ -1,6 +1,6 @@
 import type { CrewCommandTurn } from "../../services/crew/crew.command"
 import type { CrewRosterSource } from "../../services/crew/crew.ports"
-import type { CrewRestoreReport } from "../../services/crew/crew.restore"
+import type { LiveRestoreReport } from "../../services/lifecycle/lifecycle.restore.live"
 import type { CrewService } from "../../services/crew/crew.service"
 
 /** The crew harness as the plugin's hooks see it (built in src/crews.ts, loaded on first use). */
@@ -11,5 +11,5 @@ export interface HostCrewsHandle {
   /** Carries out `/crew <arguments>` for a session: the text the model reads and the text the user's message shows. */
   command(sessionId: string, rawArguments: string): Promise<CrewCommandTurn>
   /** Restores the workspace's live crews from their records. */
-  restore(): Promise<CrewRestoreReport>
+  restore(): Promise<LiveRestoreReport>
 }

@@ -85,7 +85,7 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
 
     async restore() {
       const report = await (await goals.get()).restore()
-      for (const problem of report.problems) ctx.log.warn(`goal ${problem.goalPath}: ${problem.problem}`)
+      for (const problem of report.problems) ctx.log.warn(`goal ${problem.instanceId}: ${problem.problem}`)
       if (report.restored.length > 0) ctx.log.info(`restored ${report.restored.length} live goal(s)`)
     },
 

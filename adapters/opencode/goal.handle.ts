@@ -1,6 +1,6 @@
 import type { GoalCommandTurn } from "../../services/goal/goal.command"
 import type { GoalLoop } from "../../services/goal/goal.loop"
-import type { GoalRestoreReport } from "../../services/goal/goal.restore"
+import type { LiveRestoreReport } from "../../services/lifecycle/lifecycle.restore.live"
 import type { GoalService } from "../../services/goal/goal.service"
 
 /** The goal harness as the plugin's hooks see it (built in src/goals.ts, loaded on first use). */
@@ -12,6 +12,6 @@ export interface HostGoalsHandle {
   /** The session's live goal in a few lines for a compaction's context, if it has one. */
   compactionContext(sessionId: string): Promise<string | undefined>
   /** Restores the workspace's live goals from their records and re-arms their loops' deadlines. */
-  restore(): Promise<GoalRestoreReport>
+  restore(): Promise<LiveRestoreReport>
   dispose(): void
 }

@@ -54,7 +54,7 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
 
     async restore() {
       const report = await (await loops.get()).restore()
-      for (const problem of report.problems) ctx.log.warn(`loop ${problem.loopName}: ${problem.problem}`)
+      for (const problem of report.problems) ctx.log.warn(`loop ${problem.instanceId}: ${problem.problem}`)
       if (report.restored.length > 0) ctx.log.info(`restored ${report.restored.length} running loop(s)`)
     },
 

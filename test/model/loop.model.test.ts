@@ -48,7 +48,7 @@ import { describeModel } from "./model.template"
 //   (BRIEF_FAILED); in `working` without a handoff and with a reminder left, the turn ends and the reminder cannot be
 //   sent (NUDGE_FAILED); elsewhere the service has no road to it, and it is dispatched to the lifecycle (DIRECT_FAIL).
 // - loop.restored is a real restart: the process closes (what it was opening is never answered to it), a new one
-//   composes the workspace on the same folder and database, defines the loop lifecycle again, runs restoreLoops
+//   composes the workspace on the same folder and database, defines the loop lifecycle again, runs restoreLive
 //   (lifecycle.restore of each running record) and `service.resumeAll()`. The sessions still run their turns.
 // - tool.use is never sent: the loop's gate on its passes' tools (the audit's write-ban, the coder's worktree) asks
 //   `can()` (`service.toolRefusal` for the current pass); the SUT replays it as that question, and coverage counts it

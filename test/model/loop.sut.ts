@@ -22,7 +22,7 @@ import { loopBriefText, loopEndText } from "../../services/loop/loop.brief"
 import type { HandoffFields } from "../../services/loop/loop.handoff"
 import { defineLoopLifecycle } from "../../services/loop/loop.lifecycle"
 import type { LoopDriver, LoopPlan, LoopPlans, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
-import { restoreLoops } from "../../services/loop/loop.restore"
+import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
 import { LoopService } from "../../services/loop/loop.service"
 import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
@@ -457,7 +457,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     this.sessions.orphanAll()
     this.generation += 1
     this.process = await openProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, processId(this.generation))
-    const report = await restoreLoops(this.process.service.lifecycle, this.process.rt.repository)
+    const report = await restoreLive(this.process.service.lifecycle, this.process.rt.repository)
     expect(report.problems, "restore problems").toEqual([])
     const running = before.status === "active" ? [LOOP] : []
     expect(report.restored.sort(), "the loops restored").toEqual([...this.others, ...running].sort())

@@ -222,7 +222,7 @@ describe("crew service: the close and restarts", () => {
       expect(report.restored).toEqual([live.crewPath])
       expect(report.problems).toEqual([
         {
-          crewPath: live.crewPath,
+          instanceId: live.crewPath,
           problem: `restored, but its record was not updated: crew record ${live.crewPath} is missing: restore the file, or abandon the crew (crew_close with abandon: true)`,
         },
       ])

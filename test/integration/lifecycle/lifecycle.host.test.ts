@@ -7,6 +7,7 @@ import { type LifecycleStore, openLifecycleStore } from "../../../adapters/stora
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import type { Implementations } from "../../../services/lifecycle/lifecycle.definition"
 import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
+import { restoreLive } from "../../../services/lifecycle/lifecycle.restore.live"
 import { memoryLogger } from "../plan/plan.helpers"
 
 // The kernel every lifecycle shares, over a real SQLite database: effects declared by a machine and supplied by
@@ -247,6 +248,25 @@ describe("the lifecycle host", () => {
       problem: "counter empty: persisted snapshot has no value or context",
     })
     expect(second.lifecycle.has("old") || second.lifecycle.has("bad") || second.lifecycle.has("empty")).toBe(false)
+  })
+
+  it("restoreLive brings back every live record once, and a follow-up that throws is reported without stopping the rest", async () => {
+    const first = hostWith()
+    for (const id of ["a", "b", "c", "done"]) await first.lifecycle.create(id, { owner: id, limit: 5 })
+    await first.lifecycle.dispatch("done", { type: "count.finish" })
+    const second = hostWith()
+    const running = await store.repository.getSnapshot("counter", "c")
+    if (running === undefined) throw new Error("no record")
+    second.lifecycle.restore(running)
+    const followed: string[] = []
+    const report = await restoreLive(second.lifecycle, store.repository, async (id, snapshot) => {
+      followed.push(`${id}=${String(snapshot.value)}`)
+      if (id === "a") throw new Error("its file is gone")
+    })
+    expect(report).toEqual({ restored: ["a", "b"], problems: [{ instanceId: "a", problem: "restored, but its record was not updated: its file is gone" }] })
+    expect(followed).toEqual(["a=counting", "b=counting"])
+    expect(second.lifecycle.has("a") && second.lifecycle.has("b") && !second.lifecycle.has("done")).toBe(true)
+    expect(await restoreLive(second.lifecycle, store.repository)).toEqual({ restored: [], problems: [] })
   })
 
   it("an upgrade brings an older record to this version, or says why it cannot", async () => {

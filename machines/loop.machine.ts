@@ -21,7 +21,7 @@ export const loopMachine = loopSetup.createMachine({
     sectionIndex: 0,
     session: null,
     sessions: [],
-    driver: null,
+    driver: input.driver,
     iteration: 0,
     pending: null,
     last: null,
@@ -46,6 +46,8 @@ export const loopMachine = loopSetup.createMachine({
           actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "cancelled" } }],
         },
         "loop.fail": { target: "errored", actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "errored" } }] },
+        // A pass whose session runs: the process that takes the loop over drives it (and sees its idle) from now on.
+        "loop.restored": { guard: "canTakeOver", actions: "takeOver" },
       },
       states: {
         // A coder implements the current section (or, back from a dirty audit, fixes its findings).
@@ -71,8 +73,9 @@ export const loopMachine = loopSetup.createMachine({
                   target: "#loop.errored",
                   actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }],
                 },
-                // A session being opened when the process went: opened again, on the same pass.
-                "loop.restored": { target: "opening", reenter: true },
+                // A session being opened when its driver went: opened again, on the same pass, by the process that
+                // takes the loop over.
+                "loop.restored": { guard: "canTakeOver", target: "opening", reenter: true, actions: "takeOver" },
               },
             },
             working: {
@@ -122,8 +125,9 @@ export const loopMachine = loopSetup.createMachine({
                   target: "#loop.errored",
                   actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }],
                 },
-                // A session being opened when the process went: opened again, on the same pass.
-                "loop.restored": { target: "opening", reenter: true },
+                // A session being opened when its driver went: opened again, on the same pass, by the process that
+                // takes the loop over.
+                "loop.restored": { guard: "canTakeOver", target: "opening", reenter: true, actions: "takeOver" },
               },
             },
             working: {
@@ -184,8 +188,9 @@ export const loopMachine = loopSetup.createMachine({
                   target: "#loop.errored",
                   actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }],
                 },
-                // A session being opened when the process went: opened again, on the same pass.
-                "loop.restored": { target: "opening", reenter: true },
+                // A session being opened when its driver went: opened again, on the same pass, by the process that
+                // takes the loop over.
+                "loop.restored": { guard: "canTakeOver", target: "opening", reenter: true, actions: "takeOver" },
               },
             },
             working: {
@@ -239,8 +244,9 @@ export const loopMachine = loopSetup.createMachine({
                   target: "#loop.errored",
                   actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }],
                 },
-                // A session being opened when the process went: opened again, on the same pass.
-                "loop.restored": { target: "opening", reenter: true },
+                // A session being opened when its driver went: opened again, on the same pass, by the process that
+                // takes the loop over.
+                "loop.restored": { guard: "canTakeOver", target: "opening", reenter: true, actions: "takeOver" },
               },
             },
             working: {

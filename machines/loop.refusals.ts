@@ -39,8 +39,9 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
       return `${loop} is ${status}: only a running loop can end.`
     case "loop.session.opened":
     case "loop.session.failed":
-    case "loop.restored":
       return `${loop} is not opening a session (it is in its ${phase} phase).`
+    case "loop.restored":
+      return `loop driver gate: ${loop}'s ${phase} pass is driven by ${context.driver}, which still runs; this process leaves the loop to it (it takes the loop over once that process has ended).`
     case "tool.use": {
       const outside = pathsOutsideWorktree(event.paths, context.worktree.dir)
       if ((phase === "auditing" || phase === "final_auditing") && isFileChangingTool(event.tool))

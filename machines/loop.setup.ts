@@ -7,6 +7,7 @@ import {
   type LoopRole,
   MAX_LOOP_NUDGES,
   MAX_LOOP_SECTIONS,
+  isLoopDrivenElsewhere,
   isFileChangingTool,
   passesNeeded,
   pathsOutsideWorktree,
@@ -34,6 +35,11 @@ export const loopSetup = setup({
       return event.session === null || !context.sessions.includes(event.session)
     },
     canStart: and(["isApprovedPlan", "hasSections", "hasEnoughPasses", "isAskedFromOutsideLoops"]),
+    // A restored loop is driven by one process: the one recorded while it runs, else the first that takes it over.
+    canTakeOver: ({ context, event }) => {
+      assertEvent(event, "loop.restored")
+      return !isLoopDrivenElsewhere({ holder: context.driver, claimant: event.driver, holderAlive: event.holderAlive })
+    },
     isFromCurrentSession: ({ context, event }) => {
       assertEvent(event, ["loop.handoff", "loop.idle", "loop.adjust"])
       return context.session !== null && event.session === context.session
@@ -81,6 +87,10 @@ export const loopSetup = setup({
     recordSession: assign(({ context, event }) => {
       assertEvent(event, "loop.session.opened")
       return { session: event.session, sessions: [...context.sessions, event.session], driver: event.driver }
+    }),
+    takeOver: assign(({ event }) => {
+      assertEvent(event, "loop.restored")
+      return { driver: event.driver }
     }),
     holdHandoff: assign(({ event }) => {
       assertEvent(event, "loop.handoff")

@@ -27,6 +27,8 @@ export interface LoopInput {
   /** Passes (sessions opened) the loop may spend before it ends as errored. */
   maxIterations: number
   startedAt: number
+  /** The opencode process that starts the loop: it drives the first pass. */
+  driver: string
 }
 
 export interface LoopAmendment {
@@ -38,7 +40,7 @@ export interface LoopAmendment {
   after: string[]
 }
 
-export interface LoopContext extends Omit<LoopInput, "sections"> {
+export interface LoopContext extends Omit<LoopInput, "sections" | "driver"> {
   sections: LoopSection[]
   /** 0-based index of the section being coded or audited. */
   sectionIndex: number
@@ -46,7 +48,10 @@ export interface LoopContext extends Omit<LoopInput, "sections"> {
   session: string | null
   /** Every session the loop opened, oldest first. */
   sessions: string[]
-  /** The process that opened the current session: after a restart, another live one is left to drive it. */
+  /**
+   * The opencode process that drives the loop: the one that started it or opened the current session, or took it over
+   * after a restart (another live process leaves it to this one). Null only in records written before it was kept.
+   */
   driver: string | null
   /** Passes started (sessions opened). */
   iteration: number
@@ -73,8 +78,12 @@ export type LoopEvent =
   /** `session`: the session that asks (null: the user, outside any session); a loop's own pass never cancels it. */
   | { type: "loop.cancel"; reason: string; session: string | null }
   | { type: "loop.fail"; reason: string }
-  /** A new opencode process took the loop over: a session being opened may never have been. */
-  | { type: "loop.restored" }
+  /**
+   * An opencode process that restored the loop asks to drive it (`driver`: that process; `holderAlive`: whether the
+   * process recorded as its driver still runs). Taken over, it drives the pass from now on; a session being opened may
+   * never have been, so it is opened again.
+   */
+  | { type: "loop.restored"; driver: string; holderAlive: boolean }
   /**
    * Asked, never sent: `snapshot.can({ type: "tool.use", tool, paths })` is the loop's gate on its sessions' tools: an
    * auditor changes nothing, a coder works only in the worktree. `paths`: the real paths the call writes or runs in.

@@ -93,6 +93,7 @@ export class LoopService {
       // By default room for every section to be done over once.
       maxIterations: request.maxIterations ?? Math.max(DEFAULT_LOOP_ITERATIONS, passesNeeded(sections.length) + sections.length),
       startedAt: this.deps.clock.now(),
+      driver: this.deps.driver.id,
     }
     // The machine's birth gate first (it throws the refusal): nothing is made for a refused start.
     this.lifecycle.birth(born)
@@ -153,18 +154,21 @@ export class LoopService {
   }
 
   /**
-   * After a restore: a loop whose pass another live process drives is left to it. Of the others, a session being
-   * opened is opened again, and a pass whose session runs nothing takes its idle now (opencode sends none for a
-   * session it did not run since it started).
+   * After a restore: this process asks to drive each running loop (the machine's driver gate leaves a loop whose pass
+   * another live process drives to it). A loop taken over has its session opened again if it was being opened, and a
+   * pass whose session runs nothing takes its idle now (opencode sends none for a session it did not run since it
+   * started).
    */
   async resumeAll(): Promise<void> {
     const { driver } = this.deps
-    for (const [loopName, snapshot] of this.lifecycle.instances()) {
+    for (const [loopName, snapshot] of [...this.lifecycle.instances()]) {
+      if (!snapshot.hasTag("live")) continue
       const holder = snapshot.context.driver
-      if (holder !== null && holder !== driver.id && driver.isAlive(holder)) continue
-      if (snapshot.hasTag("opening")) await this.step(loopName, { type: "loop.restored" })
-      const session = snapshot.context.session
-      if (!snapshot.hasTag("working") || session === null) continue
+      const holderAlive = holder !== null && holder !== driver.id && driver.isAlive(holder)
+      await this.step(loopName, { type: "loop.restored", driver: driver.id, holderAlive })
+      const after = this.lifecycle.snapshot(loopName)
+      const session = after?.context.session ?? null
+      if (after === undefined || after.context.driver !== driver.id || !after.hasTag("working") || session === null) continue
       try {
         if (await this.deps.sessions.isIdle(session)) await this.sessionIdle(session)
       } catch (error) {

@@ -12,6 +12,7 @@ import {
   LOOP,
   MODEL_DRIVER,
   MODEL_WORKTREE,
+  NEIGHBOUR_DRIVER,
   NUDGE_FAILED,
   OUTER_LOOP,
   OUTER_SESSION,
@@ -49,7 +50,9 @@ import { describeModel } from "./model.template"
 //   sent (NUDGE_FAILED); elsewhere the service has no road to it, and it is dispatched to the lifecycle (DIRECT_FAIL).
 // - loop.restored is a real restart: the process closes (what it was opening is never answered to it), a new one
 //   composes the workspace on the same folder and database, defines the loop lifecycle again, runs restoreLive
-//   (lifecycle.restore of each running record) and `service.resumeAll()`. The sessions still run their turns.
+//   (lifecycle.restore of each running record) and `service.resumeAll()`, which takes the loop over (the machine's
+//   driver gate: the recorded driver is gone). The sessions still run their turns. With NEIGHBOUR_DRIVER, a second
+//   process starts beside the live driver and does the same: the gate leaves the loop to the live one.
 // - tool.use is never sent: the loop's gate on its passes' tools (the audit's write-ban, the coder's worktree) asks
 //   `can()` (`service.toolRefusal` for the current pass); the SUT replays it as that question, and coverage counts it
 //   like a sent event.
@@ -92,6 +95,7 @@ const inputFor = (overrides: Partial<LoopInput>): LoopInput => ({
   sections: SECTIONS,
   maxIterations: MAX_PASSES,
   startedAt: T0,
+  driver: MODEL_DRIVER,
   ...overrides,
 })
 
@@ -148,7 +152,10 @@ const RECORDS = {
 const cancel: LoopEvent = { type: "loop.cancel", reason: "cancelled: the plan changed", session: null }
 /** A pass asks to cancel its own loop: the machine refuses it. */
 const cancelFromPass = (session: string): LoopEvent => ({ type: "loop.cancel", reason: "cancelled: stuck", session })
-const restored: LoopEvent = { type: "loop.restored" }
+/** The SUT's next process takes the loop over (the one before it was closed). */
+const restored: LoopEvent = { type: "loop.restored", driver: MODEL_DRIVER, holderAlive: false }
+/** A process started beside the live driver asks to drive the loop: the driver gate leaves it to the live one. */
+const besideDriver: LoopEvent = { type: "loop.restored", driver: NEIGHBOUR_DRIVER, holderAlive: true }
 /** A pass's tool calls: a write in the worktree (a coder's work), and one in the project itself (never a pass's). */
 const OUTSIDE = "/work/project/src/parser.ts"
 const writeInWorktree: LoopEvent = { type: "tool.use", tool: "forge_write", paths: [`${MODEL_WORKTREE.dir}/src/parser.ts`] }
@@ -202,6 +209,7 @@ function eventsIn(state: Snapshot): LoopEvent[] {
     if (first) events.push({ type: "loop.session.failed", error: "session.create failed: 503" }, { type: "loop.fail", reason: BRIEF_FAILED }, cancel)
     // A process restarts while it opens a phase's first pass: the session is opened again, on the same pass.
     if (first) events.push(restored)
+    if (first && c.driver !== null) events.push(besideDriver)
     if (c.sessions.length > 0) events.push({ type: "loop.handoff", session: last, handoff: CODED })
     return events
   }
@@ -229,6 +237,7 @@ function eventsIn(state: Snapshot): LoopEvent[] {
   if (first && c.nudges === 0 && c.pending === null) events.push(cancel, cancelFromPass(current), { type: "loop.fail", reason: NUDGE_FAILED })
   if (first && c.nudges === 0 && c.pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })
   events.push(restored)
+  if (first && c.nudges === 0) events.push(besideDriver)
   return events
 }
 

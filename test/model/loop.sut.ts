@@ -88,6 +88,9 @@ export const DIRECT_FAIL = "the harness ended the loop"
 export const MODEL_DRIVER = "(the process that opened the session)"
 /** The id of the `n`th opencode process the SUT runs on the workspace. */
 const processId = (n: number): string => `model-process-${n}`
+/** A process a model's `loop.restored` names when it starts beside the live process that drives the loop. */
+export const NEIGHBOUR_DRIVER = "(a process started beside the live driver)"
+const NEIGHBOUR_ID = "model-process-neighbour"
 
 /** Where a model context's placeholders stand for the SUT's own: its worktree, and its process that opened the session. */
 interface Actual {
@@ -219,8 +222,8 @@ export class LoopSut implements ModelSut<LoopModel> {
   /** Loops of the workspace besides this one (the loop an `askedFrom` config runs inside). */
   private readonly others: string[] = []
   private reader: LifecycleStore | undefined
-  /** The process that opened the loop's current session (its `driver`). */
-  private driver: string | null = null
+  /** The process that drives the loop (its `driver`): the one that started it, opened its session or took it over. */
+  private driver: string | null = processId(1)
   /** How many processes ran on the workspace. */
   private generation = 1
 
@@ -395,7 +398,11 @@ export class LoopSut implements ModelSut<LoopModel> {
       case "loop.fail":
         return this.fail(event, before, accepted)
       case "loop.restored":
-        return this.restart(before)
+        if (event.driver === NEIGHBOUR_DRIVER) return this.restoreBeside(accepted)
+        await this.restart(before)
+        // The new process took the running loop over: it drives the pass from now on.
+        if (accepted) this.driver = this.process.id
+        return
       case "tool.use": {
         // Asked by the pass's session on each of its tool calls; a finished loop bans nothing.
         const session = before.context.session ?? before.context.sessions.at(-1) ?? STRANGER
@@ -463,6 +470,25 @@ export class LoopSut implements ModelSut<LoopModel> {
     expect(report.restored.sort(), "the loops restored").toEqual([...this.others, ...running].sort())
     await this.process.service.resumeAll()
     if (before.status === "done") this.forgotten = true
+  }
+
+  /**
+   * A second process starts on the workspace while the one that drives the loop still runs: it restores the loop and
+   * asks to drive it, and the machine's driver gate leaves the loop to the live driver (nothing opened, sent or
+   * recorded). The second process then closes.
+   */
+  private async restoreBeside(accepted: boolean): Promise<void> {
+    expect(accepted, "a process beside the live driver never takes the loop over").toBe(false)
+    const driver = this.process.id
+    const neighbour = await openProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, NEIGHBOUR_ID, (holder) => holder === driver)
+    try {
+      const report = await restoreLive(neighbour.service.lifecycle, neighbour.rt.repository)
+      expect(report.problems, "restore problems").toEqual([])
+      await neighbour.service.resumeAll()
+      expect(neighbour.service.lifecycle.snapshot(LOOP)?.context.driver, "the live process still drives the loop").toBe(driver)
+    } finally {
+      await neighbour.rt.close()
+    }
   }
 
   /**
@@ -574,8 +600,7 @@ export class LoopSut implements ModelSut<LoopModel> {
 }
 
 /**
- * A process on the workspace: composed on the folder (its database), the loop lifecycle defined on its one host. It
- * is the only one alive: an earlier process of the SUT was closed before it started.
+ * A process on the workspace: composed on the folder (its database), the loop lifecycle defined on its one host.
  */
 async function openProcess(
   dir: string,
@@ -584,11 +609,13 @@ async function openProcess(
   plans: LoopPlans,
   worktrees: LoopWorktrees,
   id: string,
+  /** Which other processes still run (by default none: an earlier process of the SUT was closed before this one). */
+  isAlive: (holder: string) => boolean = () => false,
 ): Promise<LoopProcess> {
   // As src/loops.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
   const log = memoryLogger()
   const workspace = composeWorkspace({ workspace: dir, clock, log })
-  const driver: LoopDriver = { id, isAlive: (holder) => holder === id }
+  const driver: LoopDriver = { id, isAlive: (holder) => holder === id || isAlive(holder) }
   let service: LoopService | undefined
   const lifecycle = defineLoopLifecycle(workspace.host, { worktrees, sessions, report: (loopName, event) => service?.report(loopName, event), driver: id, log })
   service = new LoopService({ lifecycle, worktrees, sessions, plans, driver, clock, log })

@@ -22,6 +22,7 @@ const input: LoopInput = {
   ],
   maxIterations: 6,
   startedAt: 0,
+  driver: "opencode-1",
 }
 
 /** The loop's context as the machine starts it, with the changes a test needs. */

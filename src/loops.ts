@@ -12,6 +12,9 @@ import { LoopService } from "../services/loop/loop.service"
 import type { PlanFiles } from "../services/plan/plan.ports"
 import type { PlanService } from "../services/plan/plan.service"
 
+/** How often a process looks for loops whose driving process has ended (another opencode on the workspace exited). */
+const LOOP_DRIVER_WATCH_MS = 30_000
+
 /** The loop harness of one workspace: the service the loop tools and the passes' session events call. */
 export function createHostLoops(options: {
   client: PluginInput["client"]
@@ -46,6 +49,11 @@ export function createHostLoops(options: {
     log: options.log,
   })
   const built = service
+  // A loop whose driver exits while this process runs on is taken over here; the timer never keeps the process alive.
+  const watch = setInterval(() => {
+    built.takeOverLeftLoops().catch((error: unknown) => options.log.warn(`loops: could not look for loops left by their driver: ${String(error)}`))
+  }, LOOP_DRIVER_WATCH_MS)
+  watch.unref()
   return {
     service: built,
     async restore() {
@@ -56,7 +64,10 @@ export function createHostLoops(options: {
       await built.resumeAll()
       return report
     },
-    // From now on this instance counts as gone: the next start takes its loops' passes up.
-    dispose: () => driver.release(),
+    // From now on this instance counts as gone: the next start (or another running process) takes its loops up.
+    dispose: () => {
+      clearInterval(watch)
+      driver.release()
+    },
   }
 }

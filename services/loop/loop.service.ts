@@ -37,6 +37,7 @@ export const DEFAULT_LOOP_ITERATIONS = 15
 
 export class LoopService {
   readonly lifecycle: Lifecycle<LoopMachine>
+  private takingOver: Promise<void> = Promise.resolve()
 
   constructor(private readonly deps: LoopServiceDeps) {
     this.lifecycle = deps.lifecycle
@@ -155,26 +156,58 @@ export class LoopService {
 
   /**
    * After a restore: this process asks to drive each running loop (the machine's driver gate leaves a loop whose pass
-   * another live process drives to it). A loop taken over has its session opened again if it was being opened, and a
-   * pass whose session runs nothing takes its idle now (opencode sends none for a session it did not run since it
-   * started).
+   * another live process drives to it).
    */
-  async resumeAll(): Promise<void> {
-    const { driver } = this.deps
-    for (const [loopName, snapshot] of [...this.lifecycle.instances()]) {
-      if (!snapshot.hasTag("live")) continue
-      const holder = snapshot.context.driver
-      const holderAlive = holder !== null && holder !== driver.id && driver.isAlive(holder)
-      await this.step(loopName, { type: "loop.restored", driver: driver.id, holderAlive })
-      const after = this.lifecycle.snapshot(loopName)
-      const session = after?.context.session ?? null
-      if (after === undefined || after.context.driver !== driver.id || !after.hasTag("working") || session === null) continue
-      try {
-        if (await this.deps.sessions.isIdle(session)) await this.sessionIdle(session)
-      } catch (error) {
-        this.deps.log.warn(`loop ${loopName}: could not tell whether ${session} is idle after the restore: ${String(error)}`)
+  resumeAll(): Promise<void> {
+    return this.oneTakeOverAtATime(async () => {
+      for (const [loopName, snapshot] of [...this.lifecycle.instances()]) if (snapshot.hasTag("live")) await this.takeOver(loopName, snapshot)
+    })
+  }
+
+  /**
+   * Loops whose driver ended while this process keeps running (another opencode on the workspace exited): each is
+   * taken over as after a restore. The machine is asked first, so a loop its live driver runs costs no write.
+   */
+  takeOverLeftLoops(): Promise<void> {
+    return this.oneTakeOverAtATime(async () => {
+      await this.refresh()
+      for (const [loopName, snapshot] of [...this.lifecycle.instances()]) {
+        if (snapshot.context.driver === this.deps.driver.id) continue
+        if (snapshot.can(this.takeOverEvent(snapshot))) await this.takeOver(loopName, snapshot)
       }
+    })
+  }
+
+  /**
+   * Takeovers of this process run one after another, each on the loops as the one before left them: a loop this
+   * process has just taken over (its session being opened again) is never taken over twice.
+   */
+  private oneTakeOverAtATime(work: () => Promise<void>): Promise<void> {
+    const run = this.takingOver.then(work)
+    this.takingOver = run.catch(() => undefined)
+    return run
+  }
+
+  /**
+   * Asks to drive one loop. Taken over, a session being opened is opened again, and a pass whose session runs nothing
+   * takes its idle now (opencode sends none for a session this process did not run).
+   */
+  private async takeOver(loopName: string, snapshot: LoopSnapshot): Promise<void> {
+    await this.step(loopName, this.takeOverEvent(snapshot))
+    const after = this.lifecycle.snapshot(loopName)
+    const session = after?.context.session ?? null
+    if (after === undefined || after.context.driver !== this.deps.driver.id || !after.hasTag("working") || session === null) return
+    try {
+      if (await this.deps.sessions.isIdle(session)) await this.sessionIdle(session)
+    } catch (error) {
+      this.deps.log.warn(`loop ${loopName}: could not tell whether ${session} is idle after the takeover: ${String(error)}`)
     }
+  }
+
+  private takeOverEvent(snapshot: LoopSnapshot): LoopEvent {
+    const { driver } = this.deps
+    const holder = snapshot.context.driver
+    return { type: "loop.restored", driver: driver.id, holderAlive: holder !== null && holder !== driver.id && driver.isAlive(holder) }
   }
 
   /** An effect's report (a session opened or not): applied after the step that asked for it. */

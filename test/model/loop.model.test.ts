@@ -309,3 +309,26 @@ describe("the loop's pass budget across restarts", () => {
     }
   })
 })
+
+// A loop's driver is one process at a time (the machine's driver gate). When it exits while another opencode process
+// on the workspace runs on, that process takes the loop over at its next look (src/loops.ts looks every 30 s): the
+// first pass's session, still being opened when the driver went, is opened again, once.
+describe("a loop whose driver exits while another process runs on", () => {
+  it("is left to its live driver, then taken over once by the process still running", async () => {
+    const sut = await startLoopSut(inputFor({}))
+    try {
+      const seen = await sut.exitDriverBesideNeighbour()
+      expect(seen).toEqual([
+        { step: "started beside the driver", driver: "model-process-1", openings: 1 },
+        { step: "looked while the driver runs", driver: "model-process-1", openings: 1 },
+        { step: "the driver exited", driver: "model-process-1", openings: 1 },
+        { step: "looked after the driver exited", driver: "model-process-neighbour", openings: 2 },
+        { step: "looked once more", driver: "model-process-neighbour", openings: 2 },
+      ])
+      expect(sut.current()?.value, "the same pass, its session opened again").toEqual({ running: { coding: "opening" } })
+      expect(sut.current()?.context.iteration, "no pass spent on the takeover").toBe(1)
+    } finally {
+      await sut.stop()
+    }
+  })
+})

@@ -473,6 +473,36 @@ export class LoopSut implements ModelSut<LoopModel> {
   }
 
   /**
+   * The process that drives the loop exits while a second one, started beside it, runs on: what the second one sees
+   * of the loop (its driver, the sessions opened so far) after each step — its start, a look while the driver lives,
+   * the driver's exit, its next look, and one more. The second process is the SUT's process from then on.
+   */
+  async exitDriverBesideNeighbour(): Promise<{ step: string; driver: string | null | undefined; openings: number }[]> {
+    const first = this.process
+    const alive = new Set([first.id])
+    const neighbour = await openProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, NEIGHBOUR_ID, (holder) => alive.has(holder))
+    const seen: { step: string; driver: string | null | undefined; openings: number }[] = []
+    const look = (step: string) =>
+      seen.push({ step, driver: neighbour.service.lifecycle.snapshot(LOOP)?.context.driver, openings: this.sessions.openings.length })
+    await restoreLive(neighbour.service.lifecycle, neighbour.rt.repository)
+    await neighbour.service.resumeAll()
+    look("started beside the driver")
+    await neighbour.service.takeOverLeftLoops()
+    look("looked while the driver runs")
+    await first.rt.close()
+    this.sessions.orphanAll()
+    alive.delete(first.id)
+    look("the driver exited")
+    await neighbour.service.takeOverLeftLoops()
+    look("looked after the driver exited")
+    await neighbour.service.takeOverLeftLoops()
+    look("looked once more")
+    this.process = neighbour
+    this.driver = neighbour.id
+    return seen
+  }
+
+  /**
    * A second process starts on the workspace while the one that drives the loop still runs: it restores the loop and
    * asks to drive it, and the machine's driver gate leaves the loop to the live driver (nothing opened, sent or
    * recorded). The second process then closes.

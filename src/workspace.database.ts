@@ -4,6 +4,7 @@ import { databasePath } from "../adapters/storage/database.path"
 import type { LifecycleStore } from "../adapters/storage/lifecycle.store"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
 import { openStandIn, openWorkspaceStore } from "../adapters/storage/workspace.store"
+import { ignoreForgeFolder } from "../adapters/workspace/forge.folder"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { StorageTrouble } from "../services/lifecycle/storage.trouble"
 import { moveAsideRemedy } from "../services/lifecycle/storage.trouble"
@@ -20,6 +21,8 @@ export interface OpenDatabase {
 
 export class WorkspaceDatabase {
   readonly file: string
+  /** The database is in the workspace's own Forge folder (not a file given explicitly): that folder is Forge's. */
+  private readonly inForgeFolder: boolean
   private opening: Promise<OpenDatabase> | undefined
   private closed = false
 
@@ -30,13 +33,21 @@ export class WorkspaceDatabase {
     databaseFile?: string,
   ) {
     this.file = databaseFile !== undefined ? path.resolve(databaseFile) : databasePath(workspace)
+    this.inForgeFolder = databaseFile === undefined
   }
 
   /** Opens the database once (later calls share the first); it never rejects for a file Forge cannot use. */
   open(): Promise<OpenDatabase> {
     if (this.closed) return Promise.reject(new Error(`the Forge database ${this.file} was closed`))
     this.opening ??= openWorkspaceStore(this.file, this.log)
-      .then(({ store, trouble }) => this.opened(store, trouble))
+      .then(async ({ store, trouble }) => {
+        if (this.inForgeFolder && trouble === undefined) {
+          await ignoreForgeFolder(path.dirname(this.file)).catch((error: unknown) =>
+            this.log.warn(`Forge could not write ${path.join(path.dirname(this.file), ".gitignore")} (git may list its database): ${String(error)}`),
+          )
+        }
+        return this.opened(store, trouble)
+      })
       .catch((error: unknown) => {
         this.opening = undefined
         throw error

@@ -3,7 +3,7 @@
 /** The seed's limits: two continuation turns without activity, three failed sends in a row. */
 export const NO_PROGRESS_LIMIT = 2
 export const TRANSPORT_FAILURE_LIMIT = 3
-/** How long the session must stay idle before the loop decides (the debounce). */
+/** How long the session must stay idle before the loop decides (the debounce): the default of a goal's input. */
 export const GOAL_DEBOUNCE_MS = 2_000
 /** The contract's limits, as the seed gives them: check timeouts, turns and minutes, each with its hard ceiling. */
 export const CHECK_TIMEOUT_DEFAULT_S = 120

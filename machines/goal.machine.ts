@@ -1,3 +1,4 @@
+import { GOAL_DEBOUNCE_MS } from "./goal.gates"
 import { goalSetup } from "./goal.setup"
 
 export type { GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalRequester, GoalTag } from "./goal.types"
@@ -13,8 +14,9 @@ export const GOAL_MACHINE_VERSION = "1"
 export const goalMachine = goalSetup.createMachine({
   id: "goal",
   version: GOAL_MACHINE_VERSION,
-  context: ({ input: { document: _document, ...input } }) => ({
+  context: ({ input: { document: _document, debounceMs, ...input } }) => ({
     ...input,
+    debounceMs: debounceMs ?? GOAL_DEBOUNCE_MS,
     revision: 1,
     turnsUsed: 0,
     armedAt: null,

@@ -1,6 +1,5 @@
 import { and, assertEvent, assign, not, setup } from "xstate"
 import {
-  GOAL_DEBOUNCE_MS,
   GOAL_LEASE_MS,
   type GoalStopReason,
   NO_ACTIVITY,
@@ -140,9 +139,9 @@ export const goalSetup = setup({
       const kind = event.type === "goal.checked" ? "checks" : event.kind
       return { activity: { ...context.activity, [kind]: context.activity[kind] + 1 } }
     }),
-    scheduleDue: assign(({ event }) => {
+    scheduleDue: assign(({ context, event }) => {
       assertEvent(event, ["session.idle", "loop.failed"])
-      return { dueAt: event.now + GOAL_DEBOUNCE_MS }
+      return { dueAt: event.now + context.debounceMs }
     }),
     // The process where the session's turn ran (it saw the idle) drives the decision: a user who moved to another
     // opencode process moves the loop with them, and no other process decides the same idle.

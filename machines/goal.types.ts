@@ -25,12 +25,16 @@ export interface GoalInput {
   createdAt: number
   /** The document the goal starts with: written by the `writeDocument` effect, never kept in the context. */
   document: string
+  /** How long the session must stay idle before the loop decides (ms); GOAL_DEBOUNCE_MS when absent. */
+  debounceMs?: number
 }
 
 /** Who asks: the user's own /goal command acts directly, the model's request may need the user's dialog. */
 export type GoalRequester = "user" | "model"
 
-export interface GoalContext extends Omit<GoalInput, "document"> {
+export interface GoalContext extends Omit<GoalInput, "document" | "debounceMs"> {
+  /** The goal's debounce, fixed at its birth: every idle of its loop is debounced by it, in whichever process. */
+  debounceMs: number
   revision: number
   turnsUsed: number
   armedAt: number | null

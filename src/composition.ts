@@ -3,6 +3,7 @@ import type { ResolvedShell } from "../adapters/process/shell.resolver"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import { sharedLedgerStore } from "../adapters/storage/ledger.repository"
 import type { ForgeOptions } from "../services/config/forge.options"
+import type { ForgeTimings } from "../services/config/test.timings"
 import type { JobSupervisor } from "../services/jobs/job.supervisor"
 import type { LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../services/watchdog/watchdog.service"
@@ -30,6 +31,8 @@ export interface ForgeCompositionOptions {
   /** The plugin options as given, to ledger the options that fell back to their defaults. */
   rawOptions: unknown
   env: Readonly<Record<string, string | undefined>>
+  /** The plugin's waits: the production defaults, or a test's seams (resolved once, with the env, by the entry). */
+  timings: ForgeTimings
   /** The workspace root: the git worktree, or the folder itself outside git. */
   workspace: string
   /** The interpreter forge_shell runs commands with (resolved when the plugin loaded, for the tool's description). */
@@ -75,6 +78,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     host,
     plans: workspace.plans,
     repository: () => database.repository(),
+    debounceMs: o.timings.goalDebounceMs,
   })
   const crews = createHostCrews({
     log: o.log,
@@ -94,6 +98,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     plans: workspace.plans,
     planFiles: workspace.files,
     repository: () => database.repository(),
+    driverWatchMs: o.timings.loopWatchMs,
   })
   const completions = new Completions({ store: ledgers, clock: systemClock, goals: async () => goals.service, loops: async () => loops.service })
   const files = createHostFiles({ clock: systemClock, connection: () => database.connection(), journalMaxMB: o.options.files.journalMaxMB })

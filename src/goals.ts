@@ -31,6 +31,8 @@ export function createHostGoals(options: {
   repository: () => Promise<LifecycleRepository | undefined>
   /** Where command checks write their output while they run; the OS temp folder by default. */
   logDir?: string
+  /** The debounce new goals' loops run with (ms): the production default, or a test's (test.timings.ts). */
+  debounceMs: number
 }): HostGoals {
   const files = new FsGoalFiles(options.workspace)
   const hasDraftPlan = (sessionId: string) => options.plans.hasDraft(sessionId)
@@ -42,6 +44,7 @@ export function createHostGoals(options: {
     log: options.log,
     checks: createGoalCheckRunner({ workspace: options.workspace, logDir: options.logDir ?? path.join(tmpdir(), "forge-goal-checks") }),
     hasDraftPlan,
+    debounceMs: options.debounceMs,
   })
   const driver = instanceDriver()
   const loop = new GoalLoop({

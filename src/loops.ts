@@ -12,9 +12,6 @@ import { LoopService } from "../services/loop/loop.service"
 import type { PlanFiles } from "../services/plan/plan.ports"
 import type { PlanService } from "../services/plan/plan.service"
 
-/** How often a process looks for loops whose driving process has ended (another opencode on the workspace exited). */
-const LOOP_DRIVER_WATCH_MS = 30_000
-
 /** The loop harness of one workspace: the service the loop tools and the passes' session events call. */
 export function createHostLoops(options: {
   client: PluginInput["client"]
@@ -26,6 +23,11 @@ export function createHostLoops(options: {
   planFiles: PlanFiles
   /** The workspace database's lifecycle records, for the restore. */
   repository: () => Promise<LifecycleRepository | undefined>
+  /**
+   * How often this process looks for loops whose driving process has ended (another opencode on the workspace
+   * exited): the production default, or a test's (test.timings.ts).
+   */
+  driverWatchMs: number
 }): HostLoopsHandle {
   const worktrees = new GitLoopWorktrees(options.workspace)
   const driver = instanceDriver()
@@ -52,7 +54,7 @@ export function createHostLoops(options: {
   // A loop whose driver exits while this process runs on is taken over here; the timer never keeps the process alive.
   const watch = setInterval(() => {
     built.takeOverLeftLoops().catch((error: unknown) => options.log.warn(`loops: could not look for loops left by their driver: ${String(error)}`))
-  }, LOOP_DRIVER_WATCH_MS)
+  }, options.driverWatchMs)
   watch.unref()
   return {
     service: built,

@@ -4,6 +4,7 @@ import { lazy } from "../adapters/opencode/lazy"
 import { createOpencodeLogger } from "../adapters/opencode/opencode.logger"
 import { resolveShell } from "../adapters/process/shell.resolver"
 import { parseForgeOptions } from "../services/config/forge.options"
+import { resolveTimings } from "../services/config/test.timings"
 import type { ForgeComposition } from "./composition"
 import { forgeFragments } from "./fragments"
 import { workspaceRoot } from "./workspace.root"
@@ -17,20 +18,20 @@ import { workspaceStoredState } from "./workspace.state"
 // a watched shell call starts, or the background restore of what an earlier run left begins. The build keeps them in
 // the one bundle, evaluated only then.
 
-/** The background restore waits for opencode's own start and first model request (restore.schedule.ts). */
-const RESTORE_DELAY = { afterStartMs: 5_000, afterFirstRequestMs: 100 }
-
 const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, unknown>) => {
   const log = createOpencodeLogger(input.client)
   const { options, warnings } = parseForgeOptions(rawOptions)
   for (const warning of warnings) log.warn(warning)
+  // The waits (goal debounce, restore delay, loop look): today's values, unless a test lowered them in the environment.
+  const { timings, fallbacks } = resolveTimings(process.env)
+  for (const fallback of fallbacks) log.warn(fallback)
   const workspace = workspaceRoot(input.directory, input.worktree)
   const shell = resolveShell()
   const workers = lazy(async () => (await import("./workers")).createHostWorkers({ directory: input.directory, log }))
   const core = lazy<ForgeComposition>(async () => {
     const { composeForge } = await import("./composition")
     const roster = { roster: async () => (await workers.get()).roster() }
-    return composeForge({ client: input.client, log, options, rawOptions, env: process.env, workspace, shell, roster })
+    return composeForge({ client: input.client, log, options, rawOptions, env: process.env, timings, workspace, shell, roster })
   })
   const hooks = createForgeHooks({
     client: input.client,
@@ -49,7 +50,8 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
       shellFamily: shell.family,
       watchdog: { get: async () => (await core.get()).watchdog, current: () => core.current()?.watchdog },
     }),
-    restoreDelay: RESTORE_DELAY,
+    // The background restore waits for opencode's own start and first model request (restore.schedule.ts).
+    restoreDelay: timings.restore,
     storedState: workspaceStoredState(workspace),
     directory: input.directory,
   })

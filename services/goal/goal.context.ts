@@ -1,6 +1,7 @@
 import * as z from "zod"
-import { GOAL_STOP_REASONS } from "../../machines/goal.gates"
-import type { GoalContext } from "../../machines/goal.machine"
+import { GOAL_DEBOUNCE_MS, GOAL_STOP_REASONS } from "../../machines/goal.gates"
+import { GOAL_MACHINE_VERSION, type GoalContext } from "../../machines/goal.machine"
+import type { PersistedShape } from "../lifecycle/lifecycle.definition"
 
 // The shape a persisted goal context must have before an actor is started from it: a row that does not fit (a damaged
 // or hand-edited database) is refused at restore, and the goal is rebuilt from its document instead.
@@ -31,6 +32,7 @@ export const goalContextSchema = z.object({
   }),
   limits,
   createdAt: z.number(),
+  debounceMs: z.number().int().positive(),
   revision: z.number().int().positive(),
   turnsUsed: z.number().int().min(0),
   armedAt: z.number().nullable(),
@@ -53,4 +55,17 @@ export const goalContextSchema = z.object({
 export function goalContextProblem(context: unknown): string | null {
   const parsed = goalContextSchema.safeParse(context)
   return parsed.success ? null : `persisted context does not fit: ${z.prettifyError(parsed.error).replace(/\n/g, " ")}`
+}
+
+/**
+ * Records written before a goal carried its own debounce have none: they take the default they were debounced with
+ * then. An additive field, so the version stays (an older Forge on the same workspace still reads newer records);
+ * a record of any other version does not fit, as before.
+ */
+export function upgradeGoalRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
+  if (fromVersion !== GOAL_MACHINE_VERSION) throw new Error(`no upgrade from goal machine version ${fromVersion}`)
+  const context = persisted.context
+  if (context === null || typeof context !== "object" || Array.isArray(context)) throw new Error("its context is not an object")
+  if ("debounceMs" in context) return persisted
+  return { value: persisted.value, context: { ...context, debounceMs: GOAL_DEBOUNCE_MS } }
 }

@@ -3,7 +3,7 @@ import { type GoalMachine, goalMachine } from "../../machines/goal.machine"
 import { explainGoalRefusal } from "../../machines/goal.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
-import { goalContextProblem } from "./goal.context"
+import { goalContextProblem, upgradeGoalRecord } from "./goal.context"
 import { type GoalImplementationDeps, createGoalImplementations } from "./goal.implementations"
 
 export type GoalSnapshot = SnapshotFrom<GoalMachine>
@@ -25,6 +25,7 @@ export function defineGoalLifecycle(host: LifecycleHost, deps: GoalImplementatio
       exclusiveKey: liveGoalKey(snapshot.context.sessionId, snapshot.hasTag("live")),
     }),
     contextProblem: goalContextProblem,
+    upgrade: upgradeGoalRecord,
     // Any opencode process on the workspace may step a goal, each step decided on the latest committed record: of two
     // processes whose debounce ends together, one sends the brief and the other finds the loop already moved on.
     shared: true,

@@ -24,6 +24,8 @@ export interface GoalServiceDeps {
   checks: GoalCheckRunner
   /** Whether the session holds a draft plan: the plan machine's answer, asked by the arm and resume gates. */
   hasDraftPlan(sessionId: string): Promise<boolean>
+  /** The debounce every new goal's loop runs with (ms); the machine's default when absent. */
+  debounceMs?: number
 }
 
 /** A goal tool's answer: what the model reads, plus the goal it touched. */
@@ -111,6 +113,7 @@ export class GoalService {
       limits,
       createdAt: now,
       document,
+      debounceMs: this.deps.debounceMs,
     })
     if (arm === null)
       return {

@@ -2,6 +2,7 @@
 // a test-only seam that may lower the stall budget below the floor. Users cannot reach the seam through options.
 import { OBSERVE_MS, type WatchdogMode } from "../../machines/watchdog.gates"
 import type { ForgeOptions } from "../config/forge.options"
+import { type SeamEnvironment, readTestSeam } from "../config/test.seam"
 
 /** Test-only: a stall budget in ms that may go below the 60 s floor. Never documented for users. */
 export const TEST_STALL_ENV = "FORGE_TEST_WATCHDOG_STALL_MS"
@@ -29,16 +30,9 @@ export interface ResolvedWatchdogSettings {
 }
 
 /** Effective settings from the parsed options and the process environment (read by the composition root). */
-export function resolveWatchdogSettings(options: ForgeOptions["watchdog"], env: Readonly<Record<string, string | undefined>>): ResolvedWatchdogSettings {
+export function resolveWatchdogSettings(options: ForgeOptions["watchdog"], env: SeamEnvironment): ResolvedWatchdogSettings {
   const fallbacks: string[] = []
-  const seam = (name: string): number | undefined => {
-    const raw = env[name]
-    if (raw === undefined || raw === "") return undefined
-    const value = Number(raw)
-    if (Number.isInteger(value) && value >= MIN_SEAM_MS) return value
-    fallbacks.push(`${name}=${JSON.stringify(raw)} is not an integer of at least ${MIN_SEAM_MS} ms; ignored`)
-    return undefined
-  }
+  const seam = (name: string): number | undefined => readTestSeam(env, name, MIN_SEAM_MS, fallbacks)
   const stallMs = seam(TEST_STALL_ENV) ?? options.stallMs
   // Ten ticks per budget at least, so the 80 % warning lands close to its mark even with a lowered budget.
   const tickMs = seam(TEST_TICK_ENV) ?? Math.max(MIN_SEAM_MS, Math.min(DEFAULT_TICK_MS, Math.floor(stallMs / 10)))

@@ -2,7 +2,8 @@ import { existsSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import type { Hooks, PluginInput } from "@opencode-ai/plugin"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
+import { TEST_GOAL_DEBOUNCE_ENV, TEST_RESTORE_DELAY_ENV } from "../../../services/config/test.timings"
 import plugin from "../../../src/server"
 import { PLAN_BODY, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 import { callRaw, toolContext } from "./tool.context"
@@ -40,6 +41,7 @@ describe("the plugin at opencode's start", () => {
   const toolCall = (h: Hooks, sessionID: string, tool: string) => (h["tool.execute.before"] as BeforeHook)({ tool, sessionID, callID: "c" }, { args: {} })
 
   afterEach(async () => {
+    vi.unstubAllEnvs()
     await hooks?.dispose?.()
     hooks = undefined
     ws.cleanup()
@@ -131,4 +133,20 @@ describe("the plugin at opencode's start", () => {
     while (!logs.some((l) => l.startsWith("restored 1 live plan")) && Date.now() < deadline) await sleep(100)
     expect(logs).toContain("restored 1 live plan(s)")
   }, 20_000)
+
+  it("a test's restore seam starts that restore sooner; a seam value that does not parse is ignored and logged", async () => {
+    ws = tempWorkspace()
+    const earlier = await openRuntime(ws.dir, ws.clock)
+    await earlier.plans.write("earlier", PLAN_BODY)
+    await earlier.close()
+    vi.stubEnv(TEST_RESTORE_DELAY_ENV, "200")
+    vi.stubEnv(TEST_GOAL_DEBOUNCE_ENV, "soon")
+    const { hooks, logs } = await load()
+    expect(logs).toContain(`${TEST_GOAL_DEBOUNCE_ENV}="soon" is not an integer of at least 50 ms; ignored`)
+    await hooks.config?.({} as never)
+    // Well before the 5 s a host without the seam waits, with no model request to hurry it.
+    const deadline = Date.now() + 4_000
+    while (!logs.some((l) => l.startsWith("restored 1 live plan")) && Date.now() < deadline) await sleep(50)
+    expect(logs).toContain("restored 1 live plan(s)")
+  })
 })

@@ -126,6 +126,7 @@ describe("queued: a new goal", () => {
       contract: input.contract,
       limits,
       createdAt: T0 - MINUTE,
+      debounceMs: GOAL_DEBOUNCE_MS,
       revision: 1,
       turnsUsed: 0,
       armedAt: null,
@@ -222,6 +223,22 @@ describe("the continuation loop", () => {
     expectRefused(waiting, due(dueAt - 1))
     expect(waiting.can(due(dueAt))).toBe(true)
     expectRefused(active(), due(dueAt))
+  })
+
+  it("a goal born with its own debounce keeps it, and every idle and failed send is debounced by it", () => {
+    const short = 300
+    expect(start({ debounceMs: short }).context.debounceMs).toBe(short)
+    const waiting = debouncing({ debounceMs: short })
+    expect(waiting.context.dueAt).toBe(T0 + 1_000 + short)
+    expectRefused(waiting, due(T0 + 1_000 + short - 1))
+    expect(waiting.can(due(T0 + 1_000 + short))).toBe(true)
+    expect(from(waiting, idle(T0 + 1_500)).context.dueAt).toBe(T0 + 1_500 + short)
+    const retry = from(waiting, failed(T0 + 2_000))
+    expect(retry.context).toMatchObject({ transportFailures: 1, dueAt: T0 + 2_000 + short, debounceMs: short })
+    // The loop's own steps never change it: after a sent brief, a pause and a resume it is still the goal's.
+    const resumed = from(retry, due(T0 + 2_000 + short), pause("user"), resume(), allow(T0 + 31 * MINUTE))
+    expect(resumed.context.debounceMs).toBe(short)
+    expect(from(resumed, idle(T0 + 32 * MINUTE)).context.dueAt).toBe(T0 + 32 * MINUTE + short)
   })
 
   it("a busy session cancels the debounce", () => {

@@ -1,0 +1,60 @@
+// The plugin's fixed waits as settings: production runs with the defaults below, and the end-to-end suite may lower
+// them through test-only seams in the process environment (never documented for users, never plugin options).
+import { GOAL_DEBOUNCE_MS } from "../../machines/goal.gates"
+import { type SeamEnvironment, readTestSeam } from "./test.seam"
+
+/** Test-only: the debounce of every goal this process creates (a goal keeps the one it was born with). */
+export const TEST_GOAL_DEBOUNCE_ENV = "FORGE_TEST_GOAL_DEBOUNCE_MS"
+/** Test-only: how long after start-up the background restore begins at the latest. */
+export const TEST_RESTORE_DELAY_ENV = "FORGE_TEST_RESTORE_DELAY_MS"
+/** Test-only: how often the process looks for loops whose driving process has ended. */
+export const TEST_LOOP_WATCH_ENV = "FORGE_TEST_LOOP_WATCH_MS"
+
+/** Below it an idle is acted on before a busy that follows it can arrive: the debounce would no longer debounce. */
+export const MIN_GOAL_DEBOUNCE_MS = 50
+/** A one-shot timer: 0 restores right after the config hook, as a host without a schedule does. */
+export const MIN_RESTORE_DELAY_MS = 0
+/** An interval that reads the database: below it the look would spin. */
+export const MIN_LOOP_WATCH_MS = 100
+
+export interface RestoreTimings {
+  /** After the config hook: the latest the restore starts. */
+  afterStartMs: number
+  /** After the first model request is about to go out. */
+  afterFirstRequestMs: number
+}
+
+export interface ForgeTimings {
+  /** The debounce new goals' loops run with. */
+  goalDebounceMs: number
+  /** When the background restore of what an earlier run left begins (adapters/opencode/restore.schedule.ts). */
+  restore: RestoreTimings
+  /** How often a process looks for loops left by a driver that exited. */
+  loopWatchMs: number
+}
+
+/** Today's production waits. */
+export const DEFAULT_TIMINGS: ForgeTimings = {
+  goalDebounceMs: GOAL_DEBOUNCE_MS,
+  // The restore is CPU work on opencode's one thread: after its start, or just behind the first model request.
+  restore: { afterStartMs: 5_000, afterFirstRequestMs: 100 },
+  // A loop left by an exited driver is taken over within this bound; the look is cheap when nothing was left.
+  loopWatchMs: 30_000,
+}
+
+export interface ResolvedTimings {
+  timings: ForgeTimings
+  /** One sentence per seam value that was invalid and ignored: the caller logs each as a warning. */
+  fallbacks: string[]
+}
+
+/** The effective waits: the defaults, with every valid test seam of `env` (read by the composition root) applied. */
+export function resolveTimings(env: SeamEnvironment): ResolvedTimings {
+  const fallbacks: string[] = []
+  const goalDebounceMs = readTestSeam(env, TEST_GOAL_DEBOUNCE_ENV, MIN_GOAL_DEBOUNCE_MS, fallbacks) ?? DEFAULT_TIMINGS.goalDebounceMs
+  const afterStartMs = readTestSeam(env, TEST_RESTORE_DELAY_ENV, MIN_RESTORE_DELAY_MS, fallbacks) ?? DEFAULT_TIMINGS.restore.afterStartMs
+  // The wait behind the first request is never longer than a lowered wait after start-up.
+  const afterFirstRequestMs = Math.min(DEFAULT_TIMINGS.restore.afterFirstRequestMs, afterStartMs)
+  const loopWatchMs = readTestSeam(env, TEST_LOOP_WATCH_ENV, MIN_LOOP_WATCH_MS, fallbacks) ?? DEFAULT_TIMINGS.loopWatchMs
+  return { timings: { goalDebounceMs, restore: { afterStartMs, afterFirstRequestMs }, loopWatchMs }, fallbacks }
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest"
+import { GOAL_DEBOUNCE_MS } from "../../../machines/goal.gates"
+import type { GoalContext } from "../../../machines/goal.machine"
+import { FsGoalFiles } from "../../../adapters/workspace/goal.files"
+import type { GoalContract } from "../../../services/goal/goal.contract"
+import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
+import { restoreGoals } from "../../../services/goal/goal.restore"
+import { GoalService } from "../../../services/goal/goal.service"
+import type { SnapshotRecord } from "../../../services/lifecycle/lifecycle.ports"
+import { allow, memoryLogger, openRuntime, useRuntime } from "../plan/plan.helpers"
+
+// A goal's debounce is born with it and kept in its record. Records an older Forge wrote have none: a restart must
+// restore them as they were, their loop debounced by the default they always had.
+
+const CONTRACT: GoalContract = {
+  objective: "make the suite green",
+  success: ["zero failing tests"],
+  checks: [{ kind: "command", command: "npm test", timeoutS: 120 }],
+  constraints: [],
+  nonGoals: [],
+  budgets: { maxTurns: 5, maxMinutes: 30 },
+}
+
+function goals(ctx: ReturnType<typeof useRuntime>, debounceMs?: number) {
+  const log = memoryLogger()
+  const files = new FsGoalFiles(ctx.ws.dir)
+  const lifecycle = defineGoalLifecycle(ctx.rt.host, { files, clock: ctx.ws.clock, log, prompter: { send: async () => {} } })
+  const service = new GoalService({
+    lifecycle,
+    files,
+    clock: ctx.ws.clock,
+    log,
+    hasDraftPlan: async () => false,
+    checks: { run: async () => ({ pass: true, summary: "exit code 0", outputTail: "" }) },
+    debounceMs,
+  })
+  return { lifecycle, service }
+}
+
+/** A stored record's context as it was written (it may lack fields this version's contexts have). */
+function contextOf(record: SnapshotRecord | undefined): Partial<GoalContext> {
+  if (record === undefined) throw new Error("no goal record")
+  return (record.snapshot as { context: Partial<GoalContext> }).context
+}
+
+describe("goal records across a restart", () => {
+  const ctx = useRuntime()
+
+  /** Closes the runtime and opens the workspace again, as the next opencode does. */
+  const restart = async () => {
+    await ctx.rt.close()
+    ctx.rt = await openRuntime(ctx.ws.dir, ctx.ws.clock)
+  }
+
+  it("a goal keeps the debounce it was born with", async () => {
+    const { service } = goals(ctx, 300)
+    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    expect(contextOf(await ctx.rt.repository.getSnapshot("goal", goalPath)).debounceMs).toBe(300)
+    await restart()
+    // This process would give new goals another debounce: the restored one keeps its own.
+    const { lifecycle } = goals(ctx, 5_000)
+    expect((await restoreGoals(lifecycle, ctx.rt.repository)).restored).toEqual([goalPath])
+    const now = ctx.ws.clock.now()
+    expect((await lifecycle.dispatch(goalPath, { type: "session.idle", now, driver: "p2" })).context.dueAt).toBe(now + 300)
+  })
+
+  it("a record written before goals carried their debounce restores with the default, and its loop runs on it", async () => {
+    const { service } = goals(ctx)
+    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
+    if (record === undefined) throw new Error("no goal record")
+    // The record as an older Forge left it: the same goal, no debounce in its context.
+    const { debounceMs: _debounceMs, ...older } = contextOf(record)
+    const persisted = record.snapshot as Record<string, unknown>
+    await ctx.rt.repository.commit(
+      { ...record, snapshot: { ...persisted, context: older } },
+      { machineId: "goal", instanceId: goalPath, sessionId: "s1", from: record.state, event: "older.forge", to: record.state, at: ctx.ws.clock.now() },
+    )
+    expect(contextOf(await ctx.rt.repository.getSnapshot("goal", goalPath))).not.toHaveProperty("debounceMs")
+
+    await restart()
+    const { lifecycle } = goals(ctx, 300)
+    expect(await restoreGoals(lifecycle, ctx.rt.repository)).toEqual({ restored: [goalPath], problems: [] })
+    const restored = lifecycle.snapshot(goalPath)
+    expect(restored?.value).toEqual({ active: "working" })
+    expect(restored?.context).toEqual({ ...older, debounceMs: GOAL_DEBOUNCE_MS })
+
+    ctx.ws.clock.advance(1_000)
+    const now = ctx.ws.clock.now()
+    const waiting = await lifecycle.dispatch(goalPath, { type: "session.idle", now, driver: "p2" })
+    expect(waiting.value).toEqual({ active: "debouncing" })
+    expect(waiting.context.dueAt).toBe(now + GOAL_DEBOUNCE_MS)
+    const due = { type: "loop.due", speaker: "forge", draftPlan: false, spend: { cost: 0, tokens: 0 }, driver: "p2", holderAlive: true } as const
+    expect(lifecycle.can(goalPath, { ...due, now: now + GOAL_DEBOUNCE_MS - 1 })).toBe(false)
+    expect(lifecycle.can(goalPath, { ...due, now: now + GOAL_DEBOUNCE_MS })).toBe(true)
+    // The step wrote the record up to date.
+    expect(contextOf(await ctx.rt.repository.getSnapshot("goal", goalPath)).debounceMs).toBe(GOAL_DEBOUNCE_MS)
+  })
+})

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest"
+import { initialTransition } from "xstate"
+import { GOAL_DEBOUNCE_MS } from "../../../machines/goal.gates"
+import { GOAL_MACHINE_VERSION, goalMachine } from "../../../machines/goal.machine"
+import { goalContextProblem, upgradeGoalRecord } from "../../../services/goal/goal.context"
+import { input } from "../machines/goal.fixtures"
+
+// Goal records written before a goal carried its own debounce have none in their context. They must come back fit
+// for the machine, debounced as they were then; a record that has one keeps it.
+
+/** A persisted context as this version writes it, and the same context as an older Forge wrote it. */
+const current = initialTransition(goalMachine, { ...input, debounceMs: 300 })[0].context
+const { debounceMs: _debounceMs, ...older } = current
+
+describe("upgradeGoalRecord", () => {
+  it("gives a record without a debounce the default, fit for the machine", () => {
+    expect(goalContextProblem(older)).toMatch(/debounceMs/)
+    const upgraded = upgradeGoalRecord({ value: { active: "debouncing" }, context: older }, GOAL_MACHINE_VERSION)
+    expect(upgraded).toEqual({ value: { active: "debouncing" }, context: { ...older, debounceMs: GOAL_DEBOUNCE_MS } })
+    expect(goalContextProblem(upgraded.context)).toBeNull()
+  })
+
+  it("leaves a record with a debounce as it is (a bad one is still the context check's to refuse)", () => {
+    const persisted = { value: { active: "working" }, context: current }
+    expect(upgradeGoalRecord(persisted, GOAL_MACHINE_VERSION)).toBe(persisted)
+    const broken = { value: { active: "working" }, context: { ...current, debounceMs: -1 } }
+    expect(goalContextProblem(upgradeGoalRecord(broken, GOAL_MACHINE_VERSION).context)).toMatch(/debounceMs/)
+  })
+
+  it("refuses another version and a context that is no object, as before", () => {
+    expect(() => upgradeGoalRecord({ value: "paused", context: older }, "0")).toThrow("no upgrade from goal machine version 0")
+    expect(() => upgradeGoalRecord({ value: "paused", context: [] }, GOAL_MACHINE_VERSION)).toThrow("its context is not an object")
+    expect(() => upgradeGoalRecord({ value: "paused", context: null }, GOAL_MACHINE_VERSION)).toThrow("its context is not an object")
+  })
+})

@@ -18,7 +18,8 @@ export type AfterRestore<TMachine extends AnyStateMachine> = (instanceId: string
 /**
  * Restores every non-terminal instance of a lifecycle from its record, the one path goals, crews and loops share:
  * damaged rows and records that no longer fit the machine are reported, never run; an instance this process already
- * runs is left as it is.
+ * started or restored is left as it is. One that a refresh brought in before the restore got to it (another
+ * lifecycle's step, a hook racing the start) is taken up as it stands, its follow-up included.
  */
 export async function restoreLive<TMachine extends AnyStateMachine>(
   lifecycle: Lifecycle<TMachine>,
@@ -30,14 +31,21 @@ export async function restoreLive<TMachine extends AnyStateMachine>(
   const records = await repository.loadSnapshots({ machineId: lifecycle.machine.id, includeTerminal: false, onDamaged: (d) => damaged.push(d) })
   for (const d of damaged) report.problems.push({ instanceId: d.instanceId, problem: d.problem })
   for (const record of records) {
-    if (lifecycle.has(record.instanceId)) continue
-    const outcome = lifecycle.restore(record)
-    if (outcome.kind === "unfit") {
-      report.problems.push({ instanceId: record.instanceId, problem: outcome.problem })
-      continue
+    let snapshot: SnapshotFrom<TMachine>
+    if (lifecycle.has(record.instanceId)) {
+      const absorbed = lifecycle.takeUp(record.instanceId)
+      if (absorbed === undefined) continue
+      snapshot = absorbed
+    } else {
+      const outcome = lifecycle.restore(record)
+      if (outcome.kind === "unfit") {
+        report.problems.push({ instanceId: record.instanceId, problem: outcome.problem })
+        continue
+      }
+      snapshot = outcome.snapshot
     }
     try {
-      await afterRestore?.(record.instanceId, outcome.snapshot)
+      await afterRestore?.(record.instanceId, snapshot)
     } catch (error) {
       report.problems.push({
         instanceId: record.instanceId,

@@ -33,6 +33,11 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   private readonly listeners = new InstanceListeners<SnapshotFrom<TMachine>>()
   /** The revision of each instance's record this process last read or wrote (shared lifecycles). */
   private readonly revisions = new Map<string, number>()
+  /**
+   * Instances this process knows only because a refresh absorbed another process's record: not started, restored or
+   * taken up here. The restore takes them up (see `takeUp`), so a refresh that ran first never costs one its restore.
+   */
+  private readonly absorbedOnly = new Set<string>()
   private readonly quiet: ReadonlySet<string>
   private readonly recorder: LifecycleRecorder<TMachine>
 
@@ -58,6 +63,17 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   has(instanceId: string): boolean {
     return this.actors.has(instanceId)
+  }
+
+  /**
+   * A live instance this process holds only because a refresh absorbed its record (another path got there before the
+   * restore did): from now on it counts as restored here, and its snapshot is returned for the restore's follow-up.
+   * Undefined when this process started, restored or already took it up, or when it has finished.
+   */
+  takeUp(instanceId: string): SnapshotFrom<TMachine> | undefined {
+    if (!this.absorbedOnly.delete(instanceId)) return undefined
+    const snapshot = this.snapshot(instanceId) as AnyMachineSnapshot | undefined
+    return snapshot === undefined || snapshot.status === "done" ? undefined : (snapshot as SnapshotFrom<TMachine>)
   }
 
   snapshot(instanceId: string): SnapshotFrom<TMachine> | undefined {
@@ -219,6 +235,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const resolved = resolveRecord(this.definition, record)
     if ("problem" in resolved) return { kind: "unfit", problem: resolved.problem }
     if (record.revision !== undefined) this.revisions.set(record.instanceId, record.revision)
+    this.absorbedOnly.delete(record.instanceId)
     return { kind: "restored", snapshot: this.actors.spawn(record.instanceId, { snapshot: resolved.snapshot }) }
   }
 
@@ -267,6 +284,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       this.kernel.log.warn(`another process wrote ${resolved.problem}; this one keeps what it had`)
       return
     }
+    if (!this.actors.has(record.instanceId)) this.absorbedOnly.add(record.instanceId)
     this.adopt(record.instanceId, resolved.snapshot, record.revision)
   }
 
@@ -282,6 +300,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Drops an instance from memory (its records stay). */
   remove(instanceId: string): void {
+    this.absorbedOnly.delete(instanceId)
     this.actors.remove(instanceId)
     this.listeners.forget(instanceId)
   }

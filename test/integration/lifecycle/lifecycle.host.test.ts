@@ -357,6 +357,35 @@ describe("the lifecycle host", () => {
     }
   })
 
+  it("restoreLive takes up a live record a refresh absorbed before it, follow-up included, and leaves what this process started", async () => {
+    const other = await openLifecycleStore(dir)
+    const define = (repository: typeof store.repository) =>
+      new LifecycleHost({ repository: async () => repository, clock: { now: () => now }, log: memoryLogger() }).define({
+        machine: counterMachine,
+        implementations,
+        shared: true,
+        explain: () => "no",
+        metaOf: (snapshot) => ({ sessionId: snapshot.context.owner, document: null }),
+      })
+    try {
+      const there = define(other.repository)
+      for (const id of ["a", "b", "gone"]) await there.create(id, { owner: id, limit: 5 })
+      await there.dispatch("gone", { type: "count.finish" })
+      const here = define(store.repository)
+      // Another path of this process refreshed first (a hook racing the start): "a" and "b" are known, not restored.
+      await here.refresh()
+      expect(here.has("a") && here.has("b")).toBe(true)
+      await here.create("mine", { owner: "me", limit: 5 })
+      const followed: string[] = []
+      const report = await restoreLive(here, store.repository, async (id, snapshot) => void followed.push(`${id}=${String(snapshot.value)}`))
+      expect(report).toEqual({ restored: ["a", "b"], problems: [] })
+      expect(followed).toEqual(["a=counting", "b=counting"])
+      expect(await restoreLive(here, store.repository, async (id) => void followed.push(id))).toEqual({ restored: [], problems: [] })
+    } finally {
+      await other.close()
+    }
+  })
+
   it("one host per machine id: defining a lifecycle twice is an error", () => {
     const { host } = hostWith()
     expect(() => host.define({ machine: counterMachine, implementations, explain: () => "", metaOf: () => ({ sessionId: null, document: null }) })).toThrow(

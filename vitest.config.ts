@@ -1,14 +1,40 @@
 import { defineConfig } from "vitest/config"
 
+// Four projects, by what a test costs and what it may share the machine with:
+// - pure: machines, gates, codecs, documents; no process, no database: on threads, every core.
+// - integration: the real services on real SQLite, files and git, and the model-based tests; forks, every core.
+// - processes: tests that time real process trees (kill, containment, races between processes): one file at a time.
+// - e2e: real opencode (test/e2e/README.md); scenarios share the machine's lanes (FORGE_E2E_LANES, default 2).
+// `npm test` (scripts/test.mjs) runs e2e beside the others; `npx vitest run` runs them group after group.
+
+/** The integration folders whose tests time real process trees: named once, for both projects. */
+const PROCESS_FOLDERS = ["process", "crossprocess", "jobs", "watchdog", "leftovers"]
+const processTests = PROCESS_FOLDERS.map((folder) => `test/integration/${folder}/**/*.test.ts`)
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // Which files share the cores is chosen by the npm scripts: the pure and in-process tests two at a time, the tests
-    // that time real process trees (integration/process, crossprocess, jobs, watchdog, leftovers) and e2e one at a time.
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    pool: "forks",
     // A private OS temp dir per run; the run fails naming anything a test left in it.
     globalSetup: ["test/tmpdir.global-setup.ts"],
+    projects: [
+      { extends: true, test: { name: "pure", include: ["test/unit/**/*.test.ts"], pool: "threads" } },
+      {
+        extends: true,
+        test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/model/**/*.test.ts"], exclude: processTests, pool: "forks" },
+      },
+      { extends: true, test: { name: "processes", include: processTests, pool: "forks", fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          pool: "forks",
+          // Each file's tests run two at a time (describe.concurrent); the lanes decide how many opencode run at once.
+          maxConcurrency: 2,
+          sequence: { groupOrder: 2 },
+        },
+      },
+    ],
   },
 })

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// `npm test`: every check and every test, in tiers that share the machine instead of waiting for each other. The
+// static checks, the build and the unit tiers (pure, integration, then the process-tree tests) start at once; the
+// end-to-end tier starts as soon as the build is done (its install scenarios load dist/) and runs beside them, since
+// most of its time is spent waiting for opencode. Each line of output is prefixed with its tier. At the end: the wall
+// time of each tier and the slowest end-to-end scenarios, so the next person sees where the time goes.
+import { spawn } from "node:child_process"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const SLOWEST = 10
+
+/** One command of a tier: an npm script (and its extra arguments). */
+const npm = (script, ...args) => ({
+  label: `npm run ${script}${args.length ? ` -- ${args.join(" ")}` : ""}`,
+  argv: ["npm", "run", "-s", script, ...(args.length ? ["--", ...args] : [])],
+})
+
+function runCommand(tier, command) {
+  return new Promise((resolve) => {
+    const [bin, ...args] = command.argv
+    const child = spawn(bin, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: process.env })
+    const prefix = `[${tier}] `
+    const pipe = (stream, out) => {
+      let pending = ""
+      stream.setEncoding("utf8")
+      stream.on("data", (chunk) => {
+        pending += chunk
+        const lines = pending.split("\n")
+        pending = lines.pop() ?? ""
+        for (const line of lines) out.write(`${prefix}${line}\n`)
+      })
+      stream.on("end", () => pending && out.write(`${prefix}${pending}\n`))
+    }
+    pipe(child.stdout, process.stdout)
+    pipe(child.stderr, process.stderr)
+    child.on("error", (err) => {
+      process.stderr.write(`${prefix}${command.label}: ${err.message}\n`)
+      resolve(127)
+    })
+    child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)))
+  })
+}
+
+/** Runs a tier's commands one after the other; every one runs even when an earlier one failed. */
+async function runTier(name, commands) {
+  const started = Date.now()
+  const failed = []
+  for (const command of commands) if ((await runCommand(name, command)) !== 0) failed.push(command.label)
+  const seconds = (Date.now() - started) / 1000
+  console.log(`[${name}] ${failed.length === 0 ? "ok" : `FAILED: ${failed.join(", ")}`} in ${seconds.toFixed(1)} s`)
+  return { name, seconds, failed }
+}
+
+/** The slowest end-to-end tests of vitest's JSON report, slowest first. */
+function slowestScenarios(reportFile) {
+  try {
+    const report = JSON.parse(fs.readFileSync(reportFile, "utf8"))
+    return report.testResults
+      .flatMap((file) => file.assertionResults.map((t) => ({ name: `${path.basename(file.name)} > ${t.fullName}`, ms: t.duration ?? 0, status: t.status })))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, SLOWEST)
+  } catch (err) {
+    return [{ name: `(no e2e report: ${err.message})`, ms: 0, status: "" }]
+  }
+}
+
+async function main() {
+  const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "forge-test-")), "e2e.json")
+  const started = Date.now()
+  const build = runTier("build", [npm("build")])
+  const tiers = [
+    runTier("static", [npm("typecheck"), npm("lint"), npm("lint:layers"), npm("lint:unused")]),
+    build,
+    runTier("unit", [npm("test:unit")]),
+    build.then((b) =>
+      b.failed.length > 0
+        ? { name: "e2e", seconds: 0, failed: ["not run: the build failed"] }
+        : runTier("e2e", [npm("test:e2e", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`)]),
+    ),
+  ]
+  const results = await Promise.all(tiers)
+  const total = (Date.now() - started) / 1000
+  console.log("\ntier       wall     result")
+  for (const r of results)
+    console.log(`${r.name.padEnd(10)} ${`${r.seconds.toFixed(1)} s`.padStart(8)}  ${r.failed.length === 0 ? "ok" : `FAILED (${r.failed.join(", ")})`}`)
+  console.log(`${"total".padEnd(10)} ${`${total.toFixed(1)} s`.padStart(8)}`)
+  console.log(`\nslowest ${SLOWEST} end-to-end tests:`)
+  for (const t of slowestScenarios(report))
+    console.log(`${`${(t.ms / 1000).toFixed(1)} s`.padStart(8)}  ${t.name}${t.status && t.status !== "passed" ? ` (${t.status})` : ""}`)
+  fs.rmSync(path.dirname(report), { recursive: true, force: true })
+  return results.some((r) => r.failed.length > 0) ? 1 : 0
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err)
+    process.exit(2)
+  },
+)

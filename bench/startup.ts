@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs"
 import path from "node:path"
 import { PLAN_TOOL_IDS } from "../adapters/opencode/plan.tools"
-import { withE2eLock } from "../test/e2e/e2e.lock"
+import { withAllLanes } from "../test/e2e/e2e.lanes"
 import { opencodeBinary, opencodeVersion, REPO_ROOT } from "../test/e2e/sandbox"
 import { formatTable } from "./bench.stats"
 import { type RunSample, measureRun } from "./startup.run"
@@ -72,12 +72,12 @@ async function main(): Promise<void> {
     console.log(`opencode start-up with and without Forge — opencode ${hostVersion}, ${machineLine()}`)
     console.log(`plugin: file://${pluginPath}; restore workspace: ${seeded.describe}; written through the plan service in ${seeded.seconds.toFixed(1)} s`)
     // One untimed run first: the 185 MB opencode binary and the plugin's sources come into the page cache.
-    await withE2eLock(async () => void (await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: true, pluginPath })))
+    await withAllLanes(async () => void (await measureRun({ bin, repoRoot: REPO_ROOT, hostVersion, plugin: true, pluginPath })))
     for (let round = 0; round < rounds; round++) {
       // The order rotates every round, so no configuration always runs first (cold caches) or last.
       const order = CONFIGS.map((_, i) => CONFIGS[(i + round) % CONFIGS.length] as (typeof CONFIGS)[number])
-      // One lock per round: the round's runs share one quiet moment, other e2e runs may go between rounds.
-      await withE2eLock(async () => {
+      // Every lane for each round: the round's runs share one quiet moment, other e2e runs may go between rounds.
+      await withAllLanes(async () => {
         for (const config of order) {
           const run = await measureRun({
             bin,

@@ -2,6 +2,7 @@
 // Exit 0: every check held; 1: a check failed; 2: bad usage or an invalid scenario file.
 import { ScenarioFileError } from "./scenario.loader"
 import { runScenario } from "./scenario.runner"
+import { closeSharedHosts } from "./shared.host"
 
 const USAGE = `usage: npm run e2e -- [--keep] [--quiet] <scenario.json>...
   --keep    keep the temp root (HOME, project, opencode logs) and print its path
@@ -49,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
       worst = 2
     }
   }
+  await closeSharedHosts()
   if (ran > 0) console.log(`${passed} passed, ${failed} failed`)
   return worst
 }

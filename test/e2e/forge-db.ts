@@ -129,3 +129,23 @@ export async function readForgeDb(file: string): Promise<ForgeDbSnapshot> {
     await close(db)
   }
 }
+
+/**
+ * Where the transition log stands (its newest row and how many there are; empty without a store): a settle window in
+ * which it moves was not quiet. Any trouble reading reads as the same mark, so a damaged store never hangs a turn.
+ */
+export async function transitionMark(file: string): Promise<string> {
+  if (!fs.existsSync(file)) return ""
+  let db: sqlite3.Database | undefined
+  try {
+    db = await open(file)
+    db.configure("busyTimeout", 1_000)
+    if (!(await hasTable(db, "transitions"))) return ""
+    const [row] = await all<{ n: number; last: number | null }>(db, "SELECT count(*) AS n, max(rowid) AS last FROM transitions")
+    return `${row?.n ?? 0}:${row?.last ?? 0}`
+  } catch {
+    return "unreadable"
+  } finally {
+    if (db) await close(db)
+  }
+}

@@ -1,12 +1,13 @@
 // Tests of the e2e harness itself, against the probe plugin in test/fixtures/probe-plugin/. They run the real
-// opencode binary, so they are sequential and each gets a generous timeout.
+// opencode binary, two at a time (the machine's lanes decide how many opencode run at once), each with a generous
+// timeout.
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { evaluateExpectations } from "./expectations"
-import { loadScenarioFile, type ModelRequestRecord, parseScenario, runScenario, ScenarioFileError, type ScenarioResult } from "./index"
+import { closeSharedHosts, loadScenarioFile, type ModelRequestRecord, parseScenario, runScenario, ScenarioFileError, type ScenarioResult } from "./index"
 import { REPO_ROOT } from "./sandbox"
 import { startWebPages } from "./web-pages"
 
@@ -46,9 +47,12 @@ function problemsOf(value: unknown): string[] {
 }
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "forge-e2e-harness-test-"))
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }))
+afterAll(async () => {
+  await closeSharedHosts()
+  fs.rmSync(scratch, { recursive: true, force: true })
+})
 
-describe.sequential("e2e harness", () => {
+describe.concurrent("e2e harness", () => {
   it(
     "runs a run-mode scenario against the probe plugin and removes its temp root",
     async () => {

@@ -1,7 +1,9 @@
 // Public surface of the e2e harness for test files and other tools.
 export { runScenario, type RunScenarioOptions, type ScenarioResult } from "./scenario.runner"
 export { loadScenarioFile, parseScenario, scenarioFiles, ScenarioFileError } from "./scenario.loader"
-export { scenarioSchema, type Scenario, type ScenarioInput } from "./scenario.schema"
+export { scenarioHost, scenarioSchema, type Scenario, type ScenarioInput } from "./scenario.schema"
+export { closeSharedHosts } from "./shared.host"
+export { laneCount, withLane } from "./e2e.lanes"
 export type { Check } from "./expectations"
 export type { ToolResult } from "./opencode.driver"
 export type { ActorRow, TransitionRow } from "./forge-db"

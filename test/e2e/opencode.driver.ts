@@ -2,6 +2,7 @@
 // with the SDK, or the TUI in tmux). Every driver reports tool results in the same shape.
 import type { Sandbox } from "./sandbox"
 import type { KeyItem, Scenario, Turn } from "./scenario.schema"
+import type { SharedHost } from "./shared.host"
 
 export interface ToolResult {
   /** 1-based turn during which the tool ran (serve mode: the turn running on the server that asked for the call). */
@@ -43,6 +44,8 @@ export interface DriverContext {
   sandbox: Sandbox
   /** Path of the opencode binary. */
   bin: string
+  /** The shared host the scenario runs on (serve mode), when it starts no opencode of its own. */
+  host?: SharedHost
   /** Prints one progress line. */
   say(line: string): void
   /** Records a check; a failed one fails the scenario. */

@@ -22,9 +22,15 @@ const sessionEvent = z.looseObject({
   properties: z.looseObject({ sessionID: z.string(), status: z.looseObject({ type: z.string() }).optional() }),
 })
 
+/** A fingerprint of what the plugin has recorded (its transition log): a change means it is still at work. */
+export type QuietMark = () => Promise<string>
+
 export interface EventStream {
-  /** Waits until this process has seen the session idle for `settleMs` (a plugin may start work on idle). */
-  settle(sessionId: string, settleMs: number, deadline: number): Promise<void>
+  /**
+   * Waits until the session is idle on this process and stays so, with `mark` unchanged, for `settleMs` (a plugin may
+   * start work on idle). Rejects with "session did not become idle" at `deadline`.
+   */
+  settle(sessionId: string, settleMs: number, deadline: number, mark?: QuietMark): Promise<void>
   /** Stops reading the stream. Safe to call twice. */
   close(): void
 }
@@ -43,20 +49,21 @@ export interface EventHandlers {
 export async function openEventStream(client: OpencodeClient, handlers: EventHandlers, timeoutMs: number): Promise<EventStream> {
   const events = new AbortController()
   const idleWaiters = new Set<(sessionId: string) => void>()
+  const busyWaiters = new Set<(sessionId: string) => void>()
   /** When each session was last seen working: a settle window it falls in does not count as idle. */
   const lastBusy = new Map<string, number>()
 
-  /** Starts listening for the session's next idle event; `cancel` stops listening. */
-  const nextIdle = (id: string) => {
+  /** Starts listening for the session's next idle (or busy) event; `cancel` stops listening. */
+  const next = (waiters: Set<(sessionId: string) => void>, id: string) => {
     let done: () => void = () => {}
     const promise = new Promise<void>((resolve) => (done = resolve))
     const waiter = (sid: string) => {
       if (sid !== id) return
-      idleWaiters.delete(waiter)
+      waiters.delete(waiter)
       done()
     }
-    idleWaiters.add(waiter)
-    return { promise, cancel: () => idleWaiters.delete(waiter) }
+    waiters.add(waiter)
+    return { promise, cancel: () => waiters.delete(waiter) }
   }
 
   const consume = async (connected: () => void) => {
@@ -73,7 +80,10 @@ export async function openEventStream(client: OpencodeClient, handlers: EventHan
         if (!session.success) continue
         const { sessionID, status } = session.data.properties
         if (session.data.type === "session.idle" || status?.type === "idle") for (const waiter of idleWaiters) waiter(sessionID)
-        else if (session.data.type === "session.status") lastBusy.set(sessionID, Date.now())
+        else if (session.data.type === "session.status") {
+          lastBusy.set(sessionID, Date.now())
+          for (const waiter of busyWaiters) waiter(sessionID)
+        }
       }
     } catch (err) {
       if (!events.signal.aborted) handlers.ended(err)
@@ -81,23 +91,30 @@ export async function openEventStream(client: OpencodeClient, handlers: EventHan
   }
 
   const stream: EventStream = {
-    // The whole window must be idle: a session that worked in it (a plugin's follow-up on idle that already ended)
-    // starts a new window once it is idle again.
-    settle: async (id, settleMs, deadline) => {
+    // Event-driven: a busy session is waited for until its idle event, then the window starts; work seen in it (a
+    // busy event, or a new record of the plugin) starts a new one. Nothing is slept before the session is idle.
+    settle: async (id, settleMs, deadline, mark = async () => "") => {
+      const left = () => Math.max(1, deadline - Date.now())
       for (;;) {
-        const windowStart = Date.now()
-        await sleep(settleMs)
-        // Listen before asking, so an idle event between the two is not missed.
-        const idle = nextIdle(id)
+        if (Date.now() >= deadline) throw new Error("session did not become idle")
+        // Listen before asking, so an event between the two is not missed.
+        const idle = next(idleWaiters, id)
         const status = await client.session.status()
         const mine = status.data?.[id]
-        const workedInWindow = (lastBusy.get(id) ?? 0) >= windowStart
-        if (!mine || mine.type === "idle") {
-          idle.cancel()
-          if (!workedInWindow) return
+        if (mine && mine.type !== "idle") {
+          await withTimeout(idle.promise, left(), "session did not become idle").finally(idle.cancel)
           continue
         }
-        await withTimeout(idle.promise, Math.max(1, deadline - Date.now()), "session did not become idle").finally(idle.cancel)
+        idle.cancel()
+        const windowStart = Date.now()
+        const before = await mark()
+        const busy = next(busyWaiters, id)
+        const quiet = sleep(Math.min(settleMs, left())).then(() => true)
+        const stayedQuiet = await Promise.race([quiet, busy.promise.then(() => false)]).finally(busy.cancel)
+        if (!stayedQuiet || (lastBusy.get(id) ?? 0) >= windowStart) continue
+        if ((await mark()) !== before) continue
+        if (Date.now() - windowStart < settleMs) throw new Error("session did not become idle")
+        return
       }
     },
     close: () => events.abort(),

@@ -1,6 +1,8 @@
-// The hermetic world of one scenario: a temp root holding HOME, every XDG dir and the project, config dirs
-// seeded so opencode's hidden npm install is a no-op, the plugin installed the way the scenario asks, and an
-// environment built from a short allow-list (nothing of the caller's opencode or provider settings leaks in).
+// The hermetic world of one scenario: a temp root holding the project and, on a host of its own, HOME and every XDG
+// dir; config dirs seeded so opencode's hidden npm install is a no-op; the plugin installed the way the scenario asks;
+// and an environment built from a short allow-list (nothing of the caller's opencode or provider settings leaks in).
+// On a shared host (shared.host.ts) HOME is the host's, and the scenario's whole opencode config goes into the
+// project's own config dir (`.opencode/opencode.json`), which opencode reads for that directory alone.
 import { execFileSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
@@ -20,12 +22,27 @@ process.on("exit", () => {
   for (const root of liveRoots) fs.rmSync(root, { recursive: true, force: true })
 })
 
+/** A temp root (`<os tmp>/<prefix>*`) removed when the harness process exits, unless released first. */
+export function liveRoot(prefix: string): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  liveRoots.add(root)
+  return root
+}
+
+/** Removes a root made by `liveRoot`, or with `keep` leaves it on disk. */
+export function releaseRoot(root: string, keep = false): void {
+  liveRoots.delete(root)
+  if (!keep) fs.rmSync(root, { recursive: true, force: true })
+}
+
 export interface Sandbox {
   root: string
   home: string
   project: string
   xdgData: string
   configDir: string
+  /** opencode's log files as far as they concern this scenario (on a shared host: what was written since it began). */
+  logs(): string
   /** The environment of opencode (server 1 in serve mode). */
   env: NodeJS.ProcessEnv
   /**
@@ -45,6 +62,18 @@ export interface SandboxOptions {
   hostVersion: string
   /** The base URL of the scenario's `web` pages (`{{web}}`), when it has any. */
   webUrl?: string
+  /** The shared host the scenario runs on, when it does not start opencode itself. */
+  host?: HostHome
+}
+
+/** What a sandbox needs of a shared host: its HOME, its environment and its logs from a point on. */
+export interface HostHome {
+  home: string
+  xdgData: string
+  configDir: string
+  env: NodeJS.ProcessEnv
+  /** Log files and stderr written from now on, read when the returned function is called. */
+  logsFromNow(): () => string
 }
 
 const DEFAULT_PLUGIN_PATH: Record<Scenario["install"], string> = {
@@ -55,6 +84,98 @@ const DEFAULT_PLUGIN_PATH: Record<Scenario["install"], string> = {
 
 /** Variables passed through from the caller; everything else is set explicitly. */
 const PASS_THROUGH = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM"]
+
+/**
+ * The plugin's test-only waits, lowered for every opencode the harness starts (a scenario's `env` may set them
+ * otherwise): the goal loop's debounce, the background restore's delay after start-up, and the look for loops left
+ * by a driver that exited. Production values: 2 s, 5 s and 30 s.
+ */
+export const HARNESS_TIMINGS: Readonly<Record<string, string>> = {
+  FORGE_TEST_GOAL_DEBOUNCE_MS: "200",
+  FORGE_TEST_RESTORE_DELAY_MS: "200",
+  FORGE_TEST_LOOP_WATCH_MS: "1000",
+}
+
+/** Where one opencode process keeps its HOME, XDG dirs, temp and runtime dirs, all under `root`. */
+export interface HomeDirs {
+  root: string
+  home: string
+  xdgConfig: string
+  xdgData: string
+  configDir: string
+  tmp: string
+}
+
+export function homeDirs(root: string): HomeDirs {
+  const home = path.join(root, "home")
+  const xdgConfig = path.join(home, ".config")
+  return { root, home, xdgConfig, xdgData: path.join(home, ".local", "share"), configDir: path.join(xdgConfig, "opencode"), tmp: path.join(root, "tmp") }
+}
+
+/** Creates the temp and runtime dirs of `dirs` and seeds its global config dir. */
+export function prepareHome(dirs: HomeDirs, hostVersion: string): void {
+  fs.mkdirSync(path.join(dirs.root, "runtime"), { mode: 0o700 })
+  fs.mkdirSync(dirs.tmp, { mode: 0o700 })
+  seedConfigDir(dirs.configDir, hostVersion)
+}
+
+/**
+ * The environment of an opencode process living in `dirs`: the allow-list, HOME and every XDG dir, the temp dir
+ * (opencode unpacks its native libraries there on every start and never removes them, ~11 MB a start, and the
+ * plugin keeps its job logs there: inside the root, both go with it), opencode's network features off, the
+ * harness's timings, then `extra`.
+ */
+export function opencodeEnvironment(dirs: HomeDirs, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = {}
+  for (const key of PASS_THROUGH) if (process.env[key] !== undefined) base[key] = process.env[key]
+  return {
+    ...base,
+    TMPDIR: dirs.tmp,
+    TMP: dirs.tmp,
+    TEMP: dirs.tmp,
+    HOME: dirs.home,
+    USERPROFILE: dirs.home,
+    XDG_CONFIG_HOME: dirs.xdgConfig,
+    XDG_DATA_HOME: dirs.xdgData,
+    XDG_CACHE_HOME: path.join(dirs.home, ".cache"),
+    XDG_STATE_HOME: path.join(dirs.home, ".local", "state"),
+    XDG_RUNTIME_DIR: path.join(dirs.root, "runtime"),
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+    OPENCODE_DISABLE_SHARE: "1",
+    OPENCODE_DISABLE_CLAUDE_CODE: "1",
+    OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+    GIT_CONFIG_NOSYSTEM: "1",
+    ...HARNESS_TIMINGS,
+    ...extra,
+  }
+}
+
+/** Every file of opencode's log dir under `xdgData`, in name order, each behind a header. */
+export function readLogDir(xdgData: string, from: ReadonlyMap<string, number> = new Map()): string {
+  const dir = path.join(xdgData, "opencode", "log")
+  if (!fs.existsSync(dir)) return ""
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map(
+      (f) =>
+        `--- log ${f} ---\n${fs
+          .readFileSync(path.join(dir, f))
+          .subarray(from.get(f) ?? 0)
+          .toString("utf8")}`,
+    )
+    .join("\n")
+}
+
+/** The size of each file of opencode's log dir under `xdgData`: where this scenario's lines begin. */
+export function logSizes(xdgData: string): Map<string, number> {
+  const dir = path.join(xdgData, "opencode", "log")
+  if (!fs.existsSync(dir)) return new Map()
+  return new Map(fs.readdirSync(dir).map((f) => [f, fs.statSync(path.join(dir, f)).size]))
+}
 
 export function opencodeBinary(repoRoot: string): string {
   const fromEnv = process.env.OPENCODE_BIN
@@ -79,8 +200,9 @@ export function seedConfigDir(dir: string, hostVersion: string): void {
     path.join(dir, "package-lock.json"),
     JSON.stringify({ lockfileVersion: 3, requires: true, packages: { "": { dependencies: deps } } }, null, 2),
   )
+  // opencode's own list (it keeps a .gitignore it finds), plus the config a shared host's scenario writes here.
   const ignore = path.join(dir, ".gitignore")
-  if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n")
+  if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\nopencode.json\n")
 }
 
 /** Resolves the plugin location for the scenario's install kind; throws a clear error when it does not exist. */
@@ -162,50 +284,22 @@ function git(project: string, env: NodeJS.ProcessEnv, args: string[]): void {
 }
 
 export function createSandbox(scenario: Scenario, options: SandboxOptions): Sandbox {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "forge-e2e-"))
-  liveRoots.add(root)
+  const root = liveRoot("forge-e2e-")
   try {
-    const home = path.join(root, "home")
+    const host = options.host
+    const own = homeDirs(root)
+    const { home, xdgData, configDir } = host ?? own
     const project = path.join(root, "project")
-    const xdgConfig = path.join(home, ".config")
-    const xdgData = path.join(home, ".local", "share")
-    const configDir = path.join(xdgConfig, "opencode")
     fs.mkdirSync(project, { recursive: true })
     const vars: Record<string, string> = { project, home, root, ...(options.webUrl === undefined ? {} : { web: options.webUrl }) }
     const expand = <T>(value: T): T => expandDeep(value, vars) as T
 
     const pluginPath = resolvePluginPath(scenario, options.repoRoot)
-    // opencode unpacks its native libraries into the temp dir on every start and never removes them (~11 MB a
-    // start), and the plugin keeps its job logs there: inside the root, both go with it.
-    const tmp = path.join(root, "tmp")
-    const base: NodeJS.ProcessEnv = {}
-    for (const key of PASS_THROUGH) if (process.env[key] !== undefined) base[key] = process.env[key]
-    const envFor = (server: number): NodeJS.ProcessEnv => ({
-      ...base,
-      TMPDIR: tmp,
-      TMP: tmp,
-      TEMP: tmp,
-      HOME: home,
-      USERPROFILE: home,
-      XDG_CONFIG_HOME: xdgConfig,
-      XDG_DATA_HOME: xdgData,
-      XDG_CACHE_HOME: path.join(home, ".cache"),
-      XDG_STATE_HOME: path.join(home, ".local", "state"),
-      XDG_RUNTIME_DIR: path.join(root, "runtime"),
-      OPENCODE_CONFIG_CONTENT: JSON.stringify(expand(buildConfig(scenario, options.llmUrlFor?.(server) ?? options.llmUrl, pluginPath))),
-      OPENCODE_DISABLE_AUTOUPDATE: "1",
-      OPENCODE_DISABLE_MODELS_FETCH: "1",
-      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-      OPENCODE_DISABLE_SHARE: "1",
-      OPENCODE_DISABLE_CLAUDE_CODE: "1",
-      OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
-      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
-      GIT_CONFIG_NOSYSTEM: "1",
-      ...expand(scenario.env),
-    })
+    const configFor = (server: number) => JSON.stringify(expand(buildConfig(scenario, options.llmUrlFor?.(server) ?? options.llmUrl, pluginPath)))
+    const envFor = (server: number): NodeJS.ProcessEnv =>
+      host ? host.env : opencodeEnvironment(own, { OPENCODE_CONFIG_CONTENT: configFor(server), ...expand(scenario.env) })
     const env = envFor(1)
-    fs.mkdirSync(path.join(root, "runtime"), { mode: 0o700 })
-    fs.mkdirSync(tmp, { mode: 0o700 })
+    if (!host) prepareHome(own, options.hostVersion)
 
     for (const [rel, content] of Object.entries(scenario.workspace.files)) {
       const file = path.join(project, rel)
@@ -215,28 +309,30 @@ export function createSandbox(scenario: Scenario, options: SandboxOptions): Sand
     if (scenario.workspace.git) {
       git(project, env, ["init", "-q", "-b", "main"])
       git(project, env, ["add", "-A"])
-      git(project, env, ["commit", "-q", "--allow-empty", "-m", "initial"])
+      // The root's name makes the first commit, and so opencode's project id, this scenario's own on a shared host.
+      git(project, env, ["commit", "-q", "--allow-empty", "-m", "initial", "-m", `e2e ${path.basename(root)}`])
     }
 
     // The plugin creates <project>/.opencode/ (plans, db); opencode treats it as a config dir on the next
     // start, so it is seeded up front like the global one.
-    seedConfigDir(configDir, options.hostVersion)
     seedConfigDir(path.join(project, ".opencode"), options.hostVersion)
+    // On a shared host the project's own config dir carries the scenario's config: opencode reads it for this
+    // directory only (one server, so no per-server model URL).
+    if (host) fs.writeFileSync(path.join(project, ".opencode", "opencode.json"), configFor(1))
     if (scenario.install === "single-file") {
       const pluginDir = path.join(configDir, "plugin")
       fs.mkdirSync(pluginDir, { recursive: true })
       fs.copyFileSync(pluginPath, path.join(pluginDir, path.basename(pluginPath)))
     }
-    return { root, home, project, xdgData, configDir, env, envFor, expand }
+    const logs = host ? host.logsFromNow() : () => readLogDir(xdgData)
+    return { root, home, project, xdgData, configDir, logs, env, envFor, expand }
   } catch (err) {
-    liveRoots.delete(root)
-    fs.rmSync(root, { recursive: true, force: true })
+    releaseRoot(root)
     throw err
   }
 }
 
 /** Removes the temp root, or with `keep` leaves it on disk for inspection. */
 export function releaseSandbox(sandbox: Sandbox, keep = false): void {
-  liveRoots.delete(sandbox.root)
-  if (!keep) fs.rmSync(sandbox.root, { recursive: true, force: true })
+  releaseRoot(sandbox.root, keep)
 }

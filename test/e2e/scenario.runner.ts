@@ -3,7 +3,7 @@
 // (ScenarioFileError), because then there is nothing meaningful to run.
 import fs from "node:fs"
 import path from "node:path"
-import { withE2eLock } from "./e2e.lock"
+import { withLane } from "./e2e.lanes"
 import { evaluateExpectations, type Check } from "./expectations"
 import { startWebPages, type WebPages } from "./web-pages"
 import { CLOSING_TEXT, EXHAUSTED_TEXT, serverLlmUrl, startFakeLlm, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
@@ -11,9 +11,10 @@ import { readForgeDb, type ActorRow, type ForgeDbSnapshot, type TransitionRow } 
 import { preview, type Driver, type DriverContext, type NumberedTurn, type SessionEvidence, type ToolResult } from "./opencode.driver"
 import { createRunModeDriver } from "./run-mode.driver"
 import { loadScenarioFile, parseScenario } from "./scenario.loader"
-import type { ModelStep, Scenario, ScenarioInput, Turn } from "./scenario.schema"
+import { type ModelStep, type Scenario, type ScenarioInput, scenarioHost, type Turn } from "./scenario.schema"
 import { createSandbox, FAKE_MODEL_ID, opencodeBinary, opencodeVersion, REPO_ROOT, releaseSandbox, type Sandbox } from "./sandbox"
 import { createServeModeDriver } from "./serve-mode.driver"
+import { type SharedHost, sharedHost } from "./shared.host"
 import { createTuiModeDriver } from "./tui-mode.driver"
 
 export interface RunScenarioOptions {
@@ -25,7 +26,10 @@ export interface RunScenarioOptions {
   keep?: boolean
   /** Receives every progress line. Default: silent. */
   log?: (line: string) => void
-  /** Wait for the machine-wide e2e lock so scenarios never run in parallel. Default: true. */
+  /**
+   * Run in one of the machine's lanes (e2e.lanes.ts: at most FORGE_E2E_LANES scenarios at a time, default 2), waiting
+   * for a free one. Default: true. Without, the scenario runs at once (a shared host of its own lane 0).
+   */
   exclusive?: boolean
 }
 
@@ -43,6 +47,8 @@ export interface ScenarioResult {
   actors: ActorRow[]
   transitions: TransitionRow[]
   modelRequests: ModelRequestRecord[]
+  /** Where opencode ran: a host of the scenario's own, or a shared one. */
+  host: "own" | "shared"
   /** The temp root, kept only with `keep: true`. */
   root?: string
   /** opencode stderr and log files (tail), for debugging a failure. */
@@ -59,16 +65,6 @@ function describeRequest(r: ModelRequestRecord, tagged: boolean): string {
   if (r.kind === "closing") return `model (closing request of a concurrent turn)${tag} → text ${JSON.stringify(CLOSING_TEXT)}`
   if ("tools" in r.reply) return `model #${r.index}${tag} → ${r.reply.tools.map((t) => `tool ${t.tool} ${preview(t.args, 120)}`).join(", ")}`
   return `model #${r.index}${tag} → ${r.kind === "exhausted" ? "script exhausted, answered" : "text"} ${JSON.stringify(preview(r.reply.text, 100))}`
-}
-
-function readLogs(sandbox: Sandbox): string {
-  const dir = path.join(sandbox.xdgData, "opencode", "log")
-  if (!fs.existsSync(dir)) return ""
-  return fs
-    .readdirSync(dir)
-    .sort()
-    .map((f) => `--- log ${f} ---\n${fs.readFileSync(path.join(dir, f), "utf8")}`)
-    .join("\n")
 }
 
 function harnessChecks(fake: FakeLlm, logs: string): Check[] {
@@ -139,7 +135,7 @@ function describeTransition(t: TransitionRow): string {
   return `  transition ${t.machine} ${t.instance}: ${t.from} --${t.event}--> ${t.to}`
 }
 
-async function execute(scenario: Scenario, file: string | undefined, options: RunScenarioOptions): Promise<ScenarioResult> {
+async function execute(scenario: Scenario, file: string | undefined, options: RunScenarioOptions, lane: number): Promise<ScenarioResult> {
   const repoRoot = path.resolve(options.repoRoot ?? REPO_ROOT)
   const say = options.log ?? (() => {})
   const name = scenario.name ?? (file ? path.basename(file, ".json") : "scenario")
@@ -154,8 +150,23 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
   let db: ForgeDbSnapshot = { exists: false, actors: [], transitions: [], watchdogLedger: [] }
   let diagnostics = ""
 
-  say(`scenario ${name} (mode ${scenario.mode}, install ${scenario.install})`)
+  const hostKind = scenarioHost(scenario)
+  say(`scenario ${name} (mode ${scenario.mode}, install ${scenario.install}, ${hostKind === "own" ? "own host" : `shared host of lane ${lane}`})`)
   try {
+    const bin = opencodeBinary(repoRoot)
+    if (!fs.existsSync(bin)) {
+      check("setup", false, `opencode binary not found at ${bin} (npm install, or set OPENCODE_BIN)`)
+      return finish()
+    }
+    let host: SharedHost | undefined
+    if (hostKind === "shared") {
+      try {
+        host = await sharedHost(lane, repoRoot, bin)
+      } catch (err) {
+        check("shared host started", false, (err as Error).message)
+        return finish()
+      }
+    }
     fake = await startFakeLlm(steps, (r) => say(`  ${describeRequest(r, scenario.servers > 1)}`))
     const llmUrl = fake.url
     if (Object.keys(scenario.web).length > 0) web = await startWebPages(scenario.web)
@@ -166,6 +177,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
         ...(web === undefined ? {} : { webUrl: web.url }),
         llmUrlFor: (server) => serverLlmUrl(llmUrl, server),
         hostVersion: opencodeVersion(repoRoot),
+        ...(host ? { host } : {}),
       })
     } catch (err) {
       check("setup", false, (err as Error).message)
@@ -173,12 +185,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
     }
     steps.push(...sandbox.expand(scenario.model))
     say(`  root ${sandbox.root}`)
-    const bin = opencodeBinary(repoRoot)
-    if (!fs.existsSync(bin)) {
-      check("setup", false, `opencode binary not found at ${bin} (npm install, or set OPENCODE_BIN)`)
-      return finish()
-    }
-    const ctx: DriverContext = { scenario, sandbox, bin, say, check }
+    const ctx: DriverContext = { scenario, sandbox, bin, say, check, ...(host ? { host } : {}) }
     driver = { run: createRunModeDriver, serve: createServeModeDriver, tui: createTuiModeDriver }[scenario.mode](ctx)
     const dbFile = path.join(sandbox.project, scenario.dbPath)
     let seen = 0
@@ -209,7 +216,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
     toolResults = attribute(await driver.toolResults().catch(() => []), fake.requests)
     const evidence: SessionEvidence = (await driver.evidence?.().catch(() => undefined)) ?? {}
     await driver.stop()
-    const logs = `${readLogs(sandbox)}\n--- opencode stderr ---\n${driver.stderr()}`
+    const logs = `${sandbox.logs()}\n--- opencode stderr ---\n${driver.stderr()}`
     diagnostics = logs.length > DIAGNOSTICS_LIMIT ? `…${logs.slice(-DIAGNOSTICS_LIMIT)}` : logs
     checks.push(...harnessChecks(fake, logs))
     db = await readForgeDb(dbFile)
@@ -233,6 +240,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
       name,
       ...(file ? { file } : {}),
       passed: failed.length === 0,
+      host: hostKind,
       passedCount: checks.length - failed.length,
       failedCount: failed.length,
       failures: failed.map((c) => (c.detail ? `${c.label}: ${c.detail}` : c.label)),
@@ -253,6 +261,6 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
  */
 export async function runScenario(scenario: string | ScenarioInput, options: RunScenarioOptions = {}): Promise<ScenarioResult> {
   const loaded = typeof scenario === "string" ? loadScenarioFile(scenario, options.cwd) : { scenario: parseScenario(scenario), file: undefined }
-  const run = () => execute(loaded.scenario, loaded.file, options)
-  return options.exclusive === false ? run() : withE2eLock(run)
+  const run = (lane: number) => execute(loaded.scenario, loaded.file, options, lane)
+  return options.exclusive === false ? run(0) : withLane(run)
 }

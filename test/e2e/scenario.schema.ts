@@ -112,7 +112,39 @@ function refineNotTui(s: ScenarioShape, ctx: z.RefinementCtx): void {
   if (s.expect.screen !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "screen"], message: '"screen" applies to TUI mode only' })
 }
 
+/**
+ * Why a serve-mode scenario needs an opencode process of its own: what it does reaches past its project folder
+ * (a restart, several processes, the process environment or log level, the global plugin dir or HOME). Empty when a
+ * shared host serves it as well.
+ */
+export function ownHostReasons(s: ScenarioShape): string[] {
+  const reasons: string[] = []
+  const restart = s.turns.findIndex((t) => t.restart)
+  if (restart >= 0) reasons.push(`turns[${restart}] restarts opencode`)
+  if (s.servers > 1) reasons.push(`it runs ${s.servers} servers`)
+  if (Object.keys(s.env).length > 0) reasons.push(`"env" sets the process environment (${Object.keys(s.env).join(", ")})`)
+  if (s.logLevel !== "INFO") reasons.push(`"logLevel" ${s.logLevel} is the process's`)
+  if (s.install === "single-file") reasons.push('a "single-file" install goes into the global plugin dir')
+  if (JSON.stringify([s.model, s.turns, s.workspace, s.config, s.pluginOptions ?? null]).includes("{{home}}")) reasons.push('"{{home}}" is the host\'s HOME')
+  for (const name of [".opencode/opencode.json", ".opencode/opencode.jsonc"])
+    if (name in s.workspace.files) reasons.push(`the workspace seeds ${name}, where a shared host's scenario keeps its config`)
+  return reasons
+}
+
+/** Where a scenario's opencode runs: on a host of its own, or (serve mode, by default) on a shared one. */
+export function scenarioHost(s: ScenarioShape): "own" | "shared" {
+  if (s.mode !== "serve") return "own"
+  return s.host ?? (ownHostReasons(s).length > 0 ? "own" : "shared")
+}
+
 export const scenarioSchema = scenarioObject.superRefine((s, ctx) => {
+  if (s.host === "shared" && s.mode !== "serve")
+    ctx.addIssue({
+      code: "custom",
+      path: ["host"],
+      message: `a shared host serves serve-mode scenarios only; ${s.mode === "run" ? "run mode starts opencode run for every turn" : "TUI mode starts its own TUI"}`,
+    })
+  else if (s.host === "shared") for (const reason of ownHostReasons(s)) ctx.addIssue({ code: "custom", path: ["host"], message: `needs "own": ${reason}` })
   if (s.mode !== "serve") refineNotServe(s, ctx)
   if (s.mode !== "run") refineNotRun(s, ctx)
   if (s.mode === "serve") checkServers(s, ctx)

@@ -268,6 +268,7 @@ export const scenarioObject = z.strictObject({
   name: z.string().min(1).optional(),
   description: z.string().optional(),
   mode: z.enum(["run", "serve", "tui"]).default("run"),
+  host: z.enum(["shared", "own"]).optional(),
   install: z.enum(["file", "package", "single-file"]).default("file"),
   pluginPath: z.string().min(1).optional(),
   pluginOptions: jsonObject.optional(),

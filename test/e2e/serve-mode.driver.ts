@@ -1,4 +1,5 @@
-// Serve mode: `servers` × `opencode serve` (default one) on the same HOME and project, driven with the v1 SDK.
+// Serve mode: `servers` × `opencode serve` (default one) on the same HOME and project, or the project on a shared
+// host (shared.host.ts), driven with the v1 SDK.
 // All turns share one session; a turn goes to its `server`, and turns marked `wait: false` run at the same time as
 // the turns after them. A restart turn stops its server and starts a new one. Permission asks are answered from
 // the scenario's `permissions` list (serve-mode.server.ts).
@@ -8,7 +9,7 @@ import { describeWanted, matchActor } from "./lifecycle.match"
 import { turnLabel, type Driver, type DriverContext, type NumberedTurn } from "./opencode.driver"
 import { killStrays, withTimeout } from "./processes"
 import type { Turn } from "./scenario.schema"
-import { createPermissionBook, startServer, type ServeServer } from "./serve-mode.server"
+import { attachServer, createPermissionBook, startServer, type ServeServer } from "./serve-mode.server"
 import { createSessionReader } from "./session.messages"
 
 export function createServeModeDriver(ctx: DriverContext): Driver {
@@ -22,7 +23,7 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
   const tagOf = (server: number) => (scenario.servers > 1 ? ` [server ${server}]` : "")
 
   const start = async (number: number): Promise<boolean> => {
-    const server = await startServer(ctx, number, permissions, (text) => (stderrAll += text))
+    const server = ctx.host ? await attachServer(ctx, ctx.host, permissions) : await startServer(ctx, number, permissions, (text) => (stderrAll += text))
     if (!server) return false
     servers.set(number, server)
     if (!sessionId) {

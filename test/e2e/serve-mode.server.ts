@@ -1,12 +1,16 @@
-// One `opencode serve` process of a serve-mode scenario: started on a free 127.0.0.1 port, its event stream
-// consumed from before the first turn (opencode.events.ts: so no permission ask is missed), its permission asks
-// answered from the scenario's `permissions`, and the idle of a session as this process sees it. A scenario may run several of them
+// One `opencode serve` of a serve-mode scenario: a process of its own started on a free 127.0.0.1 port, or the
+// scenario's project on a shared host (shared.host.ts); its event stream consumed from before the first turn
+// (opencode.events.ts: so no permission ask is missed), its permission asks answered from the scenario's
+// `permissions`, and the idle of a session as this process sees it. A scenario may run several processes of its own
 // on the same HOME and project; each sees only the turns it runs itself (session status is per process), while
 // messages, the plugin's database and the files are shared.
+import path from "node:path"
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/client"
+import { transitionMark } from "./forge-db"
 import type { DriverContext } from "./opencode.driver"
 import { openEventStream, type EventStream, type PermissionAsk } from "./opencode.events"
 import { freePort, spawnTracked, withTimeout, type Spawned } from "./processes"
+import type { SharedHost } from "./shared.host"
 
 const START_TIMEOUT_MS = 60_000
 
@@ -54,10 +58,73 @@ export interface ServeServer {
   /** ` [server N]` when the scenario runs several servers, else empty: appended to progress lines. */
   readonly tag: string
   readonly client: OpencodeClient
-  /** Waits until this server has seen the session idle for `settleMs` (a plugin may start work on idle). */
+  /**
+   * Waits until this server has seen the session idle, and the lifecycle store's transition log quiet, for
+   * `settleMs` (a plugin may start work on idle).
+   */
   settle(sessionId: string, settleMs: number, deadline: number): Promise<void>
-  /** `restart`: stops opencode alone, as a real restart does; else its whole tree. Resolves with its stderr. */
+  /**
+   * `restart`: stops opencode alone, as a real restart does; else its whole tree (on a shared host: the project's
+   * instance and what the scenario left running). Resolves with its stderr.
+   */
   stop(how: "all" | "restart"): Promise<string>
+}
+
+/** Opens the event stream of `client` and makes the server; undefined (a failed check) when it did not connect. */
+async function connect(
+  ctx: DriverContext,
+  number: number,
+  client: OpencodeClient,
+  permissions: PermissionBook,
+  halt: (how: "all" | "restart") => Promise<string>,
+  stderr: (text: string) => void,
+): Promise<ServeServer | undefined> {
+  const tag = ctx.scenario.servers > 1 ? ` [server ${number}]` : ""
+  const dbFile = path.join(ctx.sandbox.project, ctx.scenario.dbPath)
+  let events: EventStream | undefined
+  const server: ServeServer = {
+    number,
+    tag,
+    client,
+    settle: (id, settleMs, deadline) => (events ? events.settle(id, settleMs, deadline, () => transitionMark(dbFile)) : Promise.resolve()),
+    stop: async (how) => {
+      events?.close()
+      return halt(how)
+    },
+  }
+  try {
+    events = await openEventStream(
+      client,
+      {
+        permission: (ask) =>
+          void permissions.answer(server, ask).catch((err: unknown) => ctx.check(`reply to permission ask "${ask.permission}"${tag}`, false, String(err))),
+        ended: (err) => ctx.say(`  event stream ended: ${String(err)}${tag}`),
+      },
+      START_TIMEOUT_MS,
+    )
+  } catch (err) {
+    ctx.check(`event stream connected${tag}`, false, (err as Error).message)
+    stderr(await server.stop("all"))
+    return undefined
+  }
+  return server
+}
+
+/** The scenario's project on a shared host: its instance boots on the first request for the project's directory. */
+export async function attachServer(ctx: DriverContext, host: SharedHost, permissions: PermissionBook): Promise<ServeServer | undefined> {
+  ctx.say(`  shared host ${host.url}`)
+  const client = createOpencodeClient({ baseUrl: host.url, directory: ctx.sandbox.project })
+  return connect(
+    ctx,
+    1,
+    client,
+    permissions,
+    async () => {
+      await host.release(ctx.sandbox.project, ctx.sandbox.root)
+      return ""
+    },
+    () => {},
+  )
 }
 
 /**
@@ -100,32 +167,15 @@ export async function startServer(
   }
   ctx.say(`  server ${url}${tag}`)
   const client = createOpencodeClient({ baseUrl: url, directory: sandbox.project })
-  let events: EventStream | undefined
-  const server: ServeServer = {
+  return connect(
+    ctx,
     number,
-    tag,
     client,
-    settle: (id, settleMs, deadline) => (events ? events.settle(id, settleMs, deadline) : Promise.resolve()),
-    stop: async (how) => {
-      events?.close()
+    permissions,
+    async (how) => {
       await (how === "restart" ? proc.stopProcess() : proc.stop())
       return proc.stderr()
     },
-  }
-  try {
-    events = await openEventStream(
-      client,
-      {
-        permission: (ask) =>
-          void permissions.answer(server, ask).catch((err: unknown) => ctx.check(`reply to permission ask "${ask.permission}"${tag}`, false, String(err))),
-        ended: (err) => ctx.say(`  event stream ended: ${String(err)}${tag}`),
-      },
-      START_TIMEOUT_MS,
-    )
-  } catch (err) {
-    ctx.check(`event stream connected${tag}`, false, (err as Error).message)
-    stderr(await server.stop("all"))
-    return undefined
-  }
-  return server
+    stderr,
+  )
 }

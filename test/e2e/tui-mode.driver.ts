@@ -3,6 +3,8 @@
 // tmux keys (permission dialogs, Escape, Tab, …). A turn is over when the screen shows what its `screen` asks for,
 // or else when the session has stayed idle for settleMs on the event stream of the TUI's own HTTP server (--port),
 // which is also where the session's messages (tool results, user messages) are read from, as in serve mode.
+import path from "node:path"
+import { transitionMark } from "./forge-db"
 import { turnLabel, type Driver, type DriverContext } from "./opencode.driver"
 import { openEventStream, type EventStream } from "./opencode.events"
 import { sleep } from "./processes"
@@ -21,6 +23,7 @@ const POLL_MS = 100
 export function createTuiModeDriver(ctx: DriverContext): Driver {
   const { scenario, sandbox } = ctx
   const reader = createSessionReader(ctx)
+  const dbFile = path.join(sandbox.project, scenario.dbPath)
   let tui: RunningTui | undefined
   let events: EventStream | undefined
   let sessionId: string | undefined
@@ -72,7 +75,7 @@ export function createTuiModeDriver(ctx: DriverContext): Driver {
       await sleep(POLL_MS)
     }
     try {
-      await events?.settle(id, turn.settleMs ?? scenario.settleMs, deadline)
+      await events?.settle(id, turn.settleMs ?? scenario.settleMs, deadline, () => transitionMark(dbFile))
       return true
     } catch (err) {
       await t.client.session.abort({ path: { id } }).catch(() => undefined)

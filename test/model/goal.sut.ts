@@ -19,6 +19,7 @@ import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import { tempDir } from "../temp.dir"
+import { seedMigratedDatabase } from "./migrated.database"
 import { FakeCheckRunner, FakeClock, FakeDriver, FakePrompter, FakeSessionFacts, MODEL_DRIVER, ManualTimers } from "./goal.fakes"
 import type { ModelStep, ModelSut } from "./model.template"
 
@@ -125,6 +126,7 @@ class GoalSut implements ModelSut<GoalModel> {
 
   static async start(input: GoalInput): Promise<GoalSut> {
     const dir = tempDir("forge-goal-model-")
+    await seedMigratedDatabase(dir)
     const clock = new FakeClock(input.createdAt)
     const log = memoryLogger()
     const timers = new ManualTimers(clock)

@@ -27,6 +27,7 @@ import { LoopService } from "../../services/loop/loop.service"
 import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import { tempDir } from "../temp.dir"
+import { seedMigratedDatabase } from "./migrated.database"
 import { FakeClock } from "./goal.fakes"
 import type { ModelStep, ModelSut } from "./model.template"
 
@@ -242,6 +243,7 @@ export class LoopSut implements ModelSut<LoopModel> {
 
   static async start(input: LoopInput): Promise<LoopSut> {
     const dir = tempDir("forge-loop-model-")
+    await seedMigratedDatabase(dir)
     const worktrees = new RecordingWorktrees(dir)
     const worktree: LoopWorktree = { ...worktrees.placeFor(LOOP), base: BASE_COMMIT }
     expect(worktree.branch, "the loop's branch").toBe(input.worktree.branch)

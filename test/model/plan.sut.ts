@@ -13,6 +13,7 @@ import { type ComposedRuntime, createForgeRuntime } from "../../src/runtime"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { memoryLogger, tempWorkspace } from "../integration/plan/plan.helpers"
 import type { ModelSut } from "./model.template"
+import { seedMigratedDatabase } from "./migrated.database"
 
 type Snapshot = SnapshotFrom<typeof planMachine>
 
@@ -48,6 +49,7 @@ class PlanSut {
 
   static async start(tasks: PlanTaskState[], criteria: string[]): Promise<PlanSut> {
     const ws = tempWorkspace()
+    await seedMigratedDatabase(ws.dir)
     const rt = await createForgeRuntime({ workspace: ws.dir, clock: ws.clock, log: memoryLogger() })
     const { planPath } = await rt.plans.write(SESSION, bodyFor(tasks, criteria))
     return new PlanSut(ws, rt, planPath)

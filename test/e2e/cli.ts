@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
         console.log(`===== opencode logs and stderr (${result.name}) =====\n${result.diagnostics}\n===== end of logs =====`)
         worst = Math.max(worst, 1)
       }
-      if (result.root) console.log(`kept: ${result.root}`)
+      for (const root of result.roots ?? []) console.log(`kept: ${root}`)
       if (files.length > 1) console.log(`${result.name}: ${result.passedCount} passed, ${result.failedCount} failed`)
     } catch (err) {
       if (!(err instanceof ScenarioFileError)) throw err

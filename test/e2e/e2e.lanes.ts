@@ -24,8 +24,15 @@ export function laneCount(env: NodeJS.ProcessEnv = process.env): number {
 // Under vitest, TMPDIR is the run's private temp dir: the lanes stay in the machine's one.
 const LANE_ROOT = process.env[MACHINE_TMPDIR_ENV] ?? os.tmpdir()
 
-function laneDir(lane: number): string {
-  return path.join(LANE_ROOT, `forgecharts-e2e.lane-${lane}`)
+export interface LaneOptions {
+  /** How many lanes there are: `laneCount()` by default. */
+  lanes?: number
+  /** Where the lanes' directories live: the machine's temp dir by default (a test may use its own). */
+  root?: string
+}
+
+function laneDir(root: string, lane: number): string {
+  return path.join(root, `forgecharts-e2e.lane-${lane}`)
 }
 
 function ownerAlive(dir: string): boolean {
@@ -40,36 +47,37 @@ function ownerAlive(dir: string): boolean {
   }
 }
 
-const held = new Set<number>()
-/** When each lane was first seen taken by someone else without a pid file: a fresh lane gets a moment to write it. */
-const seenEmpty = new Map<number, number>()
+/** The lane directories this process holds. */
+const held = new Set<string>()
+/** When each lane was first seen taken without a pid file: a lane just made gets a moment to write it. */
+const seenEmpty = new Map<string, number>()
 
-function tryTake(lane: number): boolean {
-  const dir = laneDir(lane)
+function tryTake(dir: string): boolean {
   try {
     fs.mkdirSync(dir)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err
-    if (held.has(lane) || ownerAlive(dir)) return false
-    const first = seenEmpty.get(lane) ?? Date.now()
-    seenEmpty.set(lane, first)
+    if (held.has(dir) || ownerAlive(dir)) return false
+    const first = seenEmpty.get(dir) ?? Date.now()
+    seenEmpty.set(dir, first)
     if (Date.now() - first < 1_000) return false
-    seenEmpty.delete(lane)
+    // Its owner is gone: the lane is free.
+    seenEmpty.delete(dir)
     fs.rmSync(dir, { recursive: true, force: true })
-    return tryTake(lane)
+    return tryTake(dir)
   }
   fs.writeFileSync(path.join(dir, "pid"), String(process.pid))
-  held.add(lane)
+  held.add(dir)
   return true
 }
 
-function release(lane: number): void {
-  held.delete(lane)
-  fs.rmSync(laneDir(lane), { recursive: true, force: true })
+function release(dir: string): void {
+  held.delete(dir)
+  fs.rmSync(dir, { recursive: true, force: true })
 }
 
 process.on("exit", () => {
-  for (const lane of held) fs.rmSync(laneDir(lane), { recursive: true, force: true })
+  for (const dir of held) fs.rmSync(dir, { recursive: true, force: true })
 })
 
 /** This process's callers waiting for a lane, oldest first: only the oldest tries to take one. */
@@ -81,12 +89,12 @@ function wakeAll(): void {
   for (const wake of [...wakers]) wake()
 }
 
-async function takeLane(lanes: number): Promise<number> {
+async function takeLane(lanes: number, root: string): Promise<number> {
   const me = {}
   queue.push(me)
   try {
     for (;;) {
-      if (queue[0] === me) for (let k = 1; k <= lanes; k += 1) if (tryTake(k)) return k
+      if (queue[0] === me) for (let k = 1; k <= lanes; k += 1) if (tryTake(laneDir(root, k))) return k
       await new Promise<void>((resolve) => {
         const wake = () => {
           wakers.delete(wake)
@@ -105,18 +113,20 @@ async function takeLane(lanes: number): Promise<number> {
 }
 
 /** Runs `fn` in a free lane (1-based), waiting for one in the order asked; the lane is released when `fn` settles. */
-export async function withLane<T>(fn: (lane: number) => Promise<T>, lanes: number = laneCount()): Promise<T> {
-  const lane = await takeLane(lanes)
+export async function withLane<T>(fn: (lane: number) => Promise<T>, options: LaneOptions = {}): Promise<T> {
+  const root = options.root ?? LANE_ROOT
+  const lane = await takeLane(options.lanes ?? laneCount(), root)
   try {
     return await fn(lane)
   } finally {
-    release(lane)
+    release(laneDir(root, lane))
     wakeAll()
   }
 }
 
 /** Runs `fn` holding every lane (a benchmark that times opencode wants the machine to itself). */
-export async function withAllLanes<T>(fn: () => Promise<T>, lanes: number = laneCount()): Promise<T> {
-  const take = async (k: number): Promise<T> => (k > lanes ? fn() : withLane(() => take(k + 1), lanes))
+export async function withAllLanes<T>(fn: () => Promise<T>, options: LaneOptions = {}): Promise<T> {
+  const lanes = options.lanes ?? laneCount()
+  const take = async (k: number): Promise<T> => (k > lanes ? fn() : withLane(() => take(k + 1), { ...options, lanes }))
   return take(1)
 }

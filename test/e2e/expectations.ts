@@ -131,6 +131,7 @@ function selectorMatches(r: ModelRequestRecord, w: ModelRequestSelector): boolea
   return (
     (w.turn === undefined || r.turn === w.turn) &&
     (w.server === undefined || r.server === w.server) &&
+    (w.workspace === undefined || r.workspace === w.workspace) &&
     (w.model === undefined || r.model === w.model) &&
     (w.message === undefined || textProblems(r.userText, w.message).length === 0) &&
     (w.system === undefined || textProblems(r.systemText, w.system).length === 0) &&
@@ -180,7 +181,8 @@ function checkModelRequest(requests: readonly ModelRequestRecord[], e: ModelRequ
     const where = e.where
     const found = scripted.filter((q) => selectorMatches(q, where))
     if (found.length !== 1) {
-      const seen = scripted.map((q) => `#${q.index} (turn ${q.turn}${q.server === 1 ? "" : `, server ${q.server}`}, model ${q.model})`).join(", ")
+      const origin = (q: ModelRequestRecord) => `${q.server === 1 ? "" : `, server ${q.server}`}${q.workspace === 1 ? "" : `, workspace ${q.workspace}`}`
+      const seen = scripted.map((q) => `#${q.index} (turn ${q.turn}${origin(q)}, model ${q.model})`).join(", ")
       const detail =
         found.length === 0
           ? `no request matches; requests: ${seen || "none"}`

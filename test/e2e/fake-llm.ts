@@ -1,9 +1,9 @@
 // A scripted OpenAI-compatible chat server on 127.0.0.1. It answers the non-title requests with the scenario's
 // model steps in order; title requests (no tools offered) get a fixed title. Once the script is exhausted it
 // keeps answering a fixed text so opencode finishes its turn, and records the overrun so the scenario fails.
-// Each opencode server of a scenario gets its own base URL (`/v1`, `/server-2/v1`, ...): the requests of
-// concurrent turns arrive in no fixed order, and the path is what tells the fake which server asked, so a step
-// tagged with a `server` is served only to that server.
+// Each opencode server of a scenario, or each of its workspaces, is a channel with its own base URL (`/v1`,
+// `/server-2/v1`, ...): the requests of concurrent turns arrive in no fixed order, and the path is what tells the
+// fake which server (or workspace) asked, so a step tagged with a `server` (or `workspace`) is served only there.
 //
 // Turns that run at the same time on one session (a group, see `startGroup`) need more: opencode's loop decides
 // whether a turn is over by the session's newest messages, whichever process wrote them, so a loop may end before
@@ -14,7 +14,7 @@
 // answered with a closing text that is no step of the script and no failure.
 import http from "node:http"
 import type { AddressInfo } from "node:net"
-import { stepServer, stepToolCalls, type ModelStep, type ToolCall } from "./scenario.schema"
+import { stepChannel, stepToolCalls, type ModelStep, type ToolCall } from "./scenario.schema"
 
 export const EXHAUSTED_TEXT = "(e2e model script exhausted)"
 /** The answer to a request of a concurrent turn whose server has no tagged step left. */
@@ -29,6 +29,8 @@ export interface ModelRequestRecord {
   turn: number
   /** The opencode server (1-based) that asked, told apart by its base URL. */
   server: number
+  /** The workspace (1-based) that asked, in a scenario with several; else 1. */
+  workspace: number
   /** `closing`: a request of a concurrent turn beyond its server's tagged steps (answered with CLOSING_TEXT). */
   kind: "title" | "step" | "exhausted" | "closing"
   reply: { text: string } | { tools: ToolCall[] }
@@ -110,7 +112,15 @@ interface Group {
   release(): void
 }
 
-export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (record: ModelRequestRecord) => void = () => {}): Promise<FakeLlm> {
+/**
+ * Starts the fake. `channels` says what the base URLs tell apart: the scenario's servers (the default), or its
+ * workspaces (records then carry the channel as their `workspace`, on server 1).
+ */
+export async function startFakeLlm(
+  steps: readonly ModelStep[],
+  onRequest: (record: ModelRequestRecord) => void = () => {},
+  channels: "servers" | "workspaces" = "servers",
+): Promise<FakeLlm> {
   const requests: ModelRequestRecord[] = []
   // `steps` may still be filled in after the start (placeholders are expanded once the sandbox exists).
   const used: boolean[] = []
@@ -122,6 +132,7 @@ export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (reco
 
   const choose = (body: ChatBody, server: number): ModelRequestRecord => {
     const turn = turns.get(server) ?? latestTurn
+    const origin = channels === "servers" ? { server, workspace: 1 } : { server: 1, workspace: server }
     const messages = body.messages ?? []
     const seen = {
       lastRole: messages.at(-1)?.role ?? "?",
@@ -135,20 +146,20 @@ export async function startFakeLlm(steps: readonly ModelStep[], onRequest: (reco
       model: body.model ?? "?",
       body: body as unknown,
     }
-    if (seen.tools.length === 0) return { index: 0, turn, server, kind: "title", reply: { text: "E2E session" }, callIds: [], ...seen }
+    if (seen.tools.length === 0) return { index: 0, turn, ...origin, kind: "title", reply: { text: "E2E session" }, callIds: [], ...seen }
     const grouped = group?.servers.has(server) === true
     // The first step not served yet that is tagged with the asking server, or untagged outside a group.
-    const at = steps.findIndex((s, i) => !used[i] && (stepServer(s) ?? (grouped ? undefined : server)) === server)
+    const at = steps.findIndex((s, i) => !used[i] && (stepChannel(s) ?? (grouped ? undefined : server)) === server)
     const step = steps[at]
-    if (step === undefined && grouped) return { index: 0, turn, server, kind: "closing", reply: { text: CLOSING_TEXT }, callIds: [], ...seen }
+    if (step === undefined && grouped) return { index: 0, turn, ...origin, kind: "closing", reply: { text: CLOSING_TEXT }, callIds: [], ...seen }
     served += 1
-    if (step === undefined) return { index: served, turn, server, kind: "exhausted", reply: { text: EXHAUSTED_TEXT }, callIds: [], ...seen }
+    if (step === undefined) return { index: served, turn, ...origin, kind: "exhausted", reply: { text: EXHAUSTED_TEXT }, callIds: [], ...seen }
     used[at] = true
     const tools = stepToolCalls(step)
     const reply = tools ? { tools } : { text: Array.isArray(step) ? "" : (step.text ?? "") }
     const id = Math.random().toString(36).slice(2, 10)
     const callIds = (tools ?? []).map((_, i) => `call_${id}_${i}`)
-    return { index: served, turn, server, kind: "step", reply, callIds, ...seen }
+    return { index: served, turn, ...origin, kind: "step", reply, callIds, ...seen }
   }
 
   /** Holds the first request of each server of the group until all of them have asked. */

@@ -7,7 +7,17 @@ import os from "node:os"
 import path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { evaluateExpectations } from "./expectations"
-import { closeSharedHosts, loadScenarioFile, type ModelRequestRecord, parseScenario, runScenario, ScenarioFileError, type ScenarioResult } from "./index"
+import {
+  closeSharedHosts,
+  loadScenarioFile,
+  type ModelRequestRecord,
+  parseScenario,
+  runScenario,
+  ScenarioFileError,
+  type ScenarioInput,
+  type ScenarioResult,
+  scenarioHost,
+} from "./index"
 import { REPO_ROOT } from "./sandbox"
 import { startWebPages } from "./web-pages"
 
@@ -29,6 +39,20 @@ function processesIn(root: string): string[] {
         .split("\0")
         .find((v) => v.startsWith("TMPDIR="))
       if (tmp?.slice("TMPDIR=".length).startsWith(root)) found.push(`${pid}: ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ")}`)
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found
+}
+
+/** Processes working in `root` or below (Linux /proc): what a scenario on a shared host left running there. */
+function processesWorkingIn(root: string): string[] {
+  const found: string[] = []
+  for (const pid of fs.readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    try {
+      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`)
+      if (cwd === root || cwd.startsWith(`${root}/`)) found.push(`${pid}: ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ")}`)
     } catch {
       // Gone meanwhile, or not ours to read.
     }
@@ -317,6 +341,119 @@ describe.concurrent("e2e harness", () => {
     ])
   })
 
+  it("host: serve mode shares its lane's host unless the scenario reaches past its project; shared is refused where it cannot be", () => {
+    const serve = (extra: Record<string, unknown>) => parseScenario({ mode: "serve", turns: [{ prompt: "x" }], ...extra })
+    expect(scenarioHost(serve({}))).toBe("shared")
+    expect(scenarioHost(serve({ host: "own" }))).toBe("own")
+    expect(scenarioHost(parseScenario({ turns: [{ prompt: "x" }] }))).toBe("own")
+    expect(scenarioHost(serve({ env: { A: "1" } }))).toBe("own")
+    expect(scenarioHost(serve({ turns: [{ prompt: "x" }, { restart: true }] }))).toBe("own")
+    expect(problemsOf({ host: "shared", turns: [{ prompt: "x" }] })).toEqual([
+      "host: a shared host serves serve-mode scenarios only; run mode starts opencode run for every turn",
+    ])
+    expect(
+      problemsOf({
+        mode: "serve",
+        host: "shared",
+        servers: 2,
+        env: { FORGE_TEST_GOAL_DEBOUNCE_MS: "2000" },
+        logLevel: "DEBUG",
+        workspace: { files: { ".opencode/opencode.json": "{}" } },
+        turns: [{ prompt: "{{home}}" }, { restart: true }],
+      }),
+    ).toEqual([
+      'host: needs "own": turns[1] restarts opencode',
+      'host: needs "own": it runs 2 servers',
+      'host: needs "own": "env" sets the process environment (FORGE_TEST_GOAL_DEBOUNCE_MS)',
+      'host: needs "own": "logLevel" DEBUG is the process\'s',
+      'host: needs "own": "{{home}}" is the host\'s HOME',
+      'host: needs "own": the workspace seeds .opencode/opencode.json, where a shared host\'s scenario keeps its config',
+    ])
+  })
+
+  it("validates workspaces: numbered turns, steps and replies, checks where they belong, a shared host, one turn per workspace in a group", () => {
+    expect(problemsOf({ mode: "serve", turns: [{ prompt: "x", workspace: 2 }], permissions: [{ permission: "p", reply: "once", workspace: 1 }] })).toEqual([
+      'turns[0].workspace: "workspace" needs "workspaces"',
+      'permissions[0].workspace: "workspace" needs "workspaces"',
+    ])
+    expect(
+      problemsOf({
+        mode: "serve",
+        servers: 2,
+        workspace: { git: true },
+        workspaces: [{ expect: { logs: [{ matches: "x" }] } }, { expect: { modelRequests: [{ where: { workspace: 1 }, message: { contains: "x" } }] } }],
+        turns: [{ prompt: "a", workspace: 3 }, { prompt: "b", wait: false }, { prompt: "c" }],
+        model: [{ text: "t", workspace: 3 }],
+        expect: { files: [{ path: "x" }], toolCounts: { t: 1 }, logs: [{ matches: "y" }] },
+      }),
+    ).toEqual([
+      'turns[0].workspace: workspace 3 does not exist: the scenario has 2 (see "workspaces")',
+      'model[0].workspace: workspace 3 does not exist: the scenario has 2 (see "workspaces")',
+      'workspaces: "workspaces" share one host: they cannot run with "servers"',
+      'workspaces: "workspaces" run on a shared host, but it runs 2 servers',
+      'workspace: with "workspaces", seed workspace 1 in workspaces[0]',
+      'expect.files: with "workspaces", put it in the expect of the workspace it is about',
+      'expect.toolCounts: with "workspaces", put it in the expect of the workspace it is about',
+      'workspaces[0].expect.logs: the log is the whole run\'s: put "logs" in the top-level "expect"',
+      "workspaces[1].expect.modelRequests[0].where.workspace: a workspace's own checks see only its own requests",
+      "turns[2].workspace: runs alongside turns[1] in the same workspace 1; turns that run at the same time need different workspaces",
+    ])
+    expect(problemsOf({ workspaces: [{}, {}], turns: [{ prompt: "x" }] })).toEqual([
+      'workspaces: "workspaces" needs "mode": "serve" (one host serving them all)',
+    ])
+  })
+
+  it(
+    "runs scenarios on one shared host at the same time: each its own config, plugin options, session and permission replies; its instance disposed and what it left running killed",
+    async () => {
+      const probeScenario = (flavour: string, subject: string): ScenarioInput => ({
+        name: `shared-${flavour}`,
+        mode: "serve",
+        pluginPath: PROBE,
+        pluginOptions: { flavour },
+        workspace: { files: { "README.md": `# ${flavour}\n` } },
+        turns: [{ prompt: "gate and follow up" }],
+        model: [
+          { tool: "probe_gate", args: { subject } },
+          { tool: "bash", args: { command: "setsid sleep 300 > /dev/null 2>&1 < /dev/null &", description: "leave a sleeper" } },
+          { tool: "probe_followup", args: { text: `follow-up ${flavour}` } },
+          { text: `done ${flavour}` },
+          { text: `followed ${flavour}` },
+        ],
+        permissions: [{ permission: "probe_gate", reply: "once" }],
+        expect: {
+          toolResults: [{ tool: "probe_gate", status: "completed", contains: `gate passed:${subject}` }],
+          toolCounts: { probe_gate: 1, probe_followup: 1 },
+          userMessages: [{ shown: { contains: `follow-up ${flavour}` } }],
+          modelRequests: [{ request: 5, message: { contains: `follow-up ${flavour}` } }],
+        },
+      })
+      const lines: string[][] = [[], []]
+      const results = await Promise.all(
+        (["sweet", "sour"] as const).map((flavour, i) =>
+          runScenario(probeScenario(flavour, flavour === "sweet" ? "deploy" : "release"), { exclusive: false, keep: true, log: (l) => lines[i]?.push(l) }),
+        ),
+      )
+      try {
+        for (const result of results) {
+          expect(result.passed, explain(result)).toBe(true)
+          expect(result.host).toBe("shared")
+        }
+        const hostOf = (l: string[]) => /^ {2}shared host (\S+)$/m.exec(l.join("\n"))?.[1]
+        expect(hostOf(lines[0] ?? [])).toBeDefined()
+        expect(hostOf(lines[0] ?? []), "one host served both").toBe(hostOf(lines[1] ?? []))
+        // One process booted an instance of the probe for each project, each with the project's own plugin options.
+        for (const flavour of ["sweet", "sour"]) expect(results[0]?.diagnostics).toContain(`probe plugin ready options={\\"flavour\\":\\"${flavour}\\"}`)
+        // The host runs on, but nothing the scenarios started does.
+        await expect(fetch(`${hostOf(lines[0] ?? [])}/config`)).resolves.toBeDefined()
+        for (const result of results) expect(processesWorkingIn(result.root as string)).toEqual([])
+      } finally {
+        for (const result of results) if (result.root) fs.rmSync(result.root, { recursive: true, force: true })
+      }
+    },
+    E2E_TIMEOUT,
+  )
+
   it("validates servers, the server of turns, steps, permission replies and tool results, and wait: false groups", () => {
     expect(
       problemsOf({
@@ -522,6 +659,7 @@ describe.concurrent("e2e harness", () => {
       index,
       turn: 1,
       server: 1,
+      workspace: 1,
       kind: index === 0 ? "title" : "step",
       reply: { text: "x" },
       callIds: [],

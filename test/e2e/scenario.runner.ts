@@ -6,13 +6,14 @@ import path from "node:path"
 import { withLane } from "./e2e.lanes"
 import { evaluateExpectations, type Check } from "./expectations"
 import { startWebPages, type WebPages } from "./web-pages"
-import { CLOSING_TEXT, EXHAUSTED_TEXT, serverLlmUrl, startFakeLlm, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
-import { readForgeDb, type ActorRow, type ForgeDbSnapshot, type TransitionRow } from "./forge-db"
-import { preview, type Driver, type DriverContext, type NumberedTurn, type SessionEvidence, type ToolResult } from "./opencode.driver"
+import { serverLlmUrl, startFakeLlm, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
+import { readForgeDb, type ActorRow, type TransitionRow } from "./forge-db"
+import type { Driver, DriverContext, NumberedTurn, SessionEvidence, ToolResult } from "./opencode.driver"
 import { createRunModeDriver } from "./run-mode.driver"
 import { loadScenarioFile, parseScenario } from "./scenario.loader"
-import { type ModelStep, type Scenario, type ScenarioInput, scenarioHost, type Turn } from "./scenario.schema"
-import { createSandbox, FAKE_MODEL_ID, opencodeBinary, opencodeVersion, REPO_ROOT, releaseSandbox, type Sandbox } from "./sandbox"
+import { type ModelStep, type Scenario, type ScenarioInput, scenarioHost, stepChannel, turnChannel } from "./scenario.schema"
+import { attribute, describeRequest, groupCheck, harnessChecks, turnGroups } from "./scenario.turns"
+import { createSandbox, opencodeBinary, opencodeVersion, REPO_ROOT, releaseSandbox, type Sandbox } from "./sandbox"
 import { createServeModeDriver } from "./serve-mode.driver"
 import { type SharedHost, sharedHost } from "./shared.host"
 import { createTuiModeDriver } from "./tui-mode.driver"
@@ -43,96 +44,54 @@ export interface ScenarioResult {
   /** One line per failed check: `label: detail`. */
   failures: string[]
   checks: Check[]
-  toolResults: ToolResult[]
-  actors: ActorRow[]
-  transitions: TransitionRow[]
+  /** Every tool call, of every workspace (`workspace`: 1 without `workspaces`). */
+  toolResults: (ToolResult & { workspace: number })[]
+  actors: (ActorRow & { workspace: number })[]
+  transitions: (TransitionRow & { workspace: number })[]
   modelRequests: ModelRequestRecord[]
   /** Where opencode ran: a host of the scenario's own, or a shared one. */
   host: "own" | "shared"
-  /** The temp root, kept only with `keep: true`. */
+  /** The temp root, kept only with `keep: true` (workspace 1's; `roots` holds every workspace's). */
   root?: string
+  roots?: string[]
   /** opencode stderr and log files (tail), for debugging a failure. */
   diagnostics: string
 }
 
 const DIAGNOSTICS_LIMIT = 200_000
 
-/** `tagged`: the scenario runs several servers, so each line names the one that asked. */
-function describeRequest(r: ModelRequestRecord, tagged: boolean): string {
-  // A model other than the fake's default (a worker pinned to another one) is named on the line.
-  const tag = `${r.model === FAKE_MODEL_ID ? "" : ` (${r.model})`}${tagged ? ` [server ${r.server}]` : ""}`
-  if (r.kind === "title") return `model (title request)${tag} → text`
-  if (r.kind === "closing") return `model (closing request of a concurrent turn)${tag} → text ${JSON.stringify(CLOSING_TEXT)}`
-  if ("tools" in r.reply) return `model #${r.index}${tag} → ${r.reply.tools.map((t) => `tool ${t.tool} ${preview(t.args, 120)}`).join(", ")}`
-  return `model #${r.index}${tag} → ${r.kind === "exhausted" ? "script exhausted, answered" : "text"} ${JSON.stringify(preview(r.reply.text, 100))}`
+/** One workspace of the scenario (a scenario without `workspaces` has one): its view, sandbox and driver. */
+interface Unit {
+  number: number
+  scenario: Scenario
+  sandbox: Sandbox
+  driver: Driver
+  dbFile: string
+  /** Transitions already printed. */
+  seen: number
 }
 
-function harnessChecks(fake: FakeLlm, logs: string): Check[] {
-  const checks: Check[] = []
-  const exhausted = fake.requests.find((r) => r.kind === "exhausted")
-  checks.push({
-    label: "model script long enough",
-    ok: !exhausted,
-    detail: exhausted
-      ? `model script exhausted at request ${exhausted.index} (turn ${exhausted.turn}); the fake answered ${JSON.stringify(EXHAUSTED_TEXT)}`
-      : undefined,
-  })
-  const left = fake.remaining()
-  checks.push({ label: "model script fully used", ok: left === 0, detail: `${left} step(s) never requested` })
-  const loadError = /^.*failed to load plugin.*$/m.exec(logs)
-  checks.push({ label: "plugin loaded", ok: !loadError, detail: preview(loadError?.[0] ?? "", 400) })
-  return checks
-}
+const DRIVERS = { run: createRunModeDriver, serve: createServeModeDriver, tui: createTuiModeDriver }
 
-/**
- * Each tool call's turn and server, from the model request that asked for it (its call id): turns that ran at the
- * same time are collected together, and only the fake knows which server asked. Unknown ids keep the driver's.
- */
-function attribute(results: readonly ToolResult[], requests: readonly ModelRequestRecord[]): ToolResult[] {
-  const asked = new Map<string, ModelRequestRecord>()
-  for (const r of requests) for (const id of r.callIds) asked.set(id, r)
-  return results.map((t) => {
-    const r = t.callId === undefined ? undefined : asked.get(t.callId)
-    return r ? { ...t, turn: r.turn, server: r.server } : t
-  })
-}
-
-/** Runs a `wait: false` group with the fake model synchronising it (see `FakeLlm.startGroup`). */
-async function runConcurrent(driver: Driver, fake: FakeLlm, group: readonly NumberedTurn[], check: DriverContext["check"]): Promise<boolean> {
-  if (!driver.runConcurrent) throw new Error("this mode cannot run turns at the same time")
-  fake.startGroup(group.map(({ turn }) => turn.server ?? 1))
-  let ok: boolean
-  try {
-    ok = await driver.runConcurrent(group)
-  } finally {
-    const missing = fake.endGroup()
-    const turns = group.map(({ n }) => n).join(", ")
-    check(
-      `turns ${turns}: every concurrent turn asked the model`,
-      missing.length === 0,
-      `the first model request of server ${missing.join(", ")} never came; the others were held until the wait gave up`,
-    )
+/** The scenario as workspace `k` sees it: its own seeds, permission replies and checks. */
+function workspaceView(scenario: Scenario, k: number): Scenario {
+  const w = scenario.workspaces?.[k - 1]
+  if (w === undefined) return scenario
+  return {
+    ...scenario,
+    workspace: { files: w.files, git: w.git },
+    expect: w.expect,
+    permissions: scenario.permissions.filter((p) => (p.workspace ?? 1) === k),
   }
-  return ok
 }
 
-/** The turns in order, a `wait: false` turn grouped with the turns after it up to the first one that waits. */
-function turnGroups(turns: readonly Turn[]): NumberedTurn[][] {
-  const groups: NumberedTurn[][] = []
-  let open: NumberedTurn[] = []
-  for (const [i, turn] of turns.entries()) {
-    open.push({ turn, n: i + 1 })
-    if (turn.wait !== false) {
-      groups.push(open)
-      open = []
-    }
-  }
-  if (open.length > 0) groups.push(open)
-  return groups
+function describeTransition(t: TransitionRow, unit: Unit, several: boolean): string {
+  return `  transition ${t.machine} ${t.instance}: ${t.from} --${t.event}--> ${t.to}${several ? ` [workspace ${unit.number}]` : ""}`
 }
 
-function describeTransition(t: TransitionRow): string {
-  return `  transition ${t.machine} ${t.instance}: ${t.from} --${t.event}--> ${t.to}`
+/** Prefixes the labels of a workspace's own checks when the scenario has several. */
+function labelled(checks: Check[], unit: Unit, several: boolean): Check[] {
+  return several ? checks.map((c) => ({ ...c, label: `workspace ${unit.number}: ${c.label}` })) : checks
 }
 
 async function execute(scenario: Scenario, file: string | undefined, options: RunScenarioOptions, lane: number): Promise<ScenarioResult> {
@@ -142,12 +101,14 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
   const checks: Check[] = []
   const check = (label: string, ok: boolean, detail?: string) => checks.push(ok ? { label, ok } : { label, ok, detail })
   const steps: ModelStep[] = []
+  const several = scenario.workspaces !== undefined
+  const tag = scenario.servers > 1 ? "server" : several ? "workspace" : undefined
+  const units: Unit[] = []
   let fake: FakeLlm | undefined
   let web: WebPages | undefined
-  let sandbox: Sandbox | undefined
-  let driver: Driver | undefined
-  let toolResults: ToolResult[] = []
-  let db: ForgeDbSnapshot = { exists: false, actors: [], transitions: [], watchdogLedger: [] }
+  let toolResults: ScenarioResult["toolResults"] = []
+  const actors: ScenarioResult["actors"] = []
+  const transitions: ScenarioResult["transitions"] = []
   let diagnostics = ""
 
   const hostKind = scenarioHost(scenario)
@@ -167,45 +128,55 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
         return finish()
       }
     }
-    fake = await startFakeLlm(steps, (r) => say(`  ${describeRequest(r, scenario.servers > 1)}`))
+    fake = await startFakeLlm(steps, (r) => say(`  ${describeRequest(r, tag)}`), several ? "workspaces" : "servers")
     const llmUrl = fake.url
     if (Object.keys(scenario.web).length > 0) web = await startWebPages(scenario.web)
-    try {
-      sandbox = createSandbox(scenario, {
-        repoRoot,
-        llmUrl,
-        ...(web === undefined ? {} : { webUrl: web.url }),
-        llmUrlFor: (server) => serverLlmUrl(llmUrl, server),
-        hostVersion: opencodeVersion(repoRoot),
-        ...(host ? { host } : {}),
-      })
-    } catch (err) {
-      check("setup", false, (err as Error).message)
-      return finish()
+    for (let k = 1; k <= (scenario.workspaces?.length ?? 1); k += 1) {
+      const view = workspaceView(scenario, k)
+      let sandbox: Sandbox
+      try {
+        sandbox = createSandbox(view, {
+          repoRoot,
+          // Each workspace asks the fake on a channel of its own; several servers each ask on theirs.
+          llmUrl: serverLlmUrl(llmUrl, several ? k : 1),
+          ...(web === undefined ? {} : { webUrl: web.url }),
+          llmUrlFor: (server) => serverLlmUrl(llmUrl, several ? k : server),
+          hostVersion: opencodeVersion(repoRoot),
+          ...(host ? { host } : {}),
+        })
+      } catch (err) {
+        check("setup", false, (err as Error).message)
+        return finish()
+      }
+      say(`  root ${sandbox.root}${several ? ` (workspace ${k})` : ""}`)
+      const ctx: DriverContext = { scenario: view, sandbox, bin, say, check, ...(host ? { host } : {}) }
+      units.push({ number: k, scenario: view, sandbox, driver: DRIVERS[scenario.mode](ctx), dbFile: path.join(sandbox.project, scenario.dbPath), seen: 0 })
     }
-    steps.push(...sandbox.expand(scenario.model))
-    say(`  root ${sandbox.root}`)
-    const ctx: DriverContext = { scenario, sandbox, bin, say, check, ...(host ? { host } : {}) }
-    driver = { run: createRunModeDriver, serve: createServeModeDriver, tui: createTuiModeDriver }[scenario.mode](ctx)
-    const dbFile = path.join(sandbox.project, scenario.dbPath)
-    let seen = 0
-    if (await driver.start()) {
+    const unitOf = (workspace: number | undefined): Unit => units[(workspace ?? 1) - 1] ?? (units[0] as Unit)
+    // Placeholders of a step tagged with a workspace are that workspace's.
+    steps.push(...scenario.model.map((step) => unitOf(several ? stepChannel(step) : 1).sandbox.expand(step)))
+    let started = true
+    for (const unit of units) if (started) started = await unit.driver.start()
+    if (started) {
       for (const group of turnGroups(scenario.turns)) {
-        for (const { turn, n } of group) fake.setTurn(n, turn.server ?? 1)
+        for (const { turn, n } of group) fake.setTurn(n, turnChannel(turn))
         const [first] = group
         if (!first) continue
+        const unit = unitOf(first.turn.workspace)
         const ok =
           group.length > 1
-            ? await runConcurrent(driver, fake, group, check)
+            ? await runGroup(group)
             : first.turn.restart
-              ? await driver.restart(first.turn, first.n)
-              : await driver.runTurn(first.turn, first.n)
-        const now = await readForgeDb(dbFile).catch((err: unknown) => {
-          say(`  lifecycle store unreadable: ${String(err)}`)
-          return undefined
-        })
-        for (const t of now?.transitions.slice(seen) ?? []) say(describeTransition(t))
-        seen = now?.transitions.length ?? seen
+              ? await unit.driver.restart(first.turn, first.n)
+              : await unit.driver.runTurn(first.turn, first.n)
+        for (const touched of new Set(group.map(({ turn }) => unitOf(turn.workspace)))) {
+          const now = await readForgeDb(touched.dbFile).catch((err: unknown) => {
+            say(`  lifecycle store unreadable: ${String(err)}`)
+            return undefined
+          })
+          for (const t of now?.transitions.slice(touched.seen) ?? []) say(describeTransition(t, touched, several))
+          touched.seen = now?.transitions.length ?? touched.seen
+        }
         const last = group.at(-1)?.n ?? first.n
         if (!ok) {
           if (last < scenario.turns.length) say(`  stopping: turns ${last + 1}..${scenario.turns.length} not run`)
@@ -213,29 +184,57 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
         }
       }
     }
-    toolResults = attribute(await driver.toolResults().catch(() => []), fake.requests)
-    const evidence: SessionEvidence = (await driver.evidence?.().catch(() => undefined)) ?? {}
-    await driver.stop()
-    const logs = `${sandbox.logs()}\n--- opencode stderr ---\n${driver.stderr()}`
+    const evidence: { results: ScenarioResult["toolResults"]; session: SessionEvidence }[] = []
+    for (const unit of units) {
+      const results = attribute(await unit.driver.toolResults().catch(() => []), fake.requests).map((r) => ({ ...r, workspace: unit.number }))
+      evidence.push({ results, session: (await unit.driver.evidence?.().catch(() => undefined)) ?? {} })
+    }
+    toolResults = evidence.flatMap((e) => e.results)
+    await Promise.all(units.map((unit) => unit.driver.stop()))
+    const logs = `${units[0]?.sandbox.logs() ?? ""}\n--- opencode stderr ---\n${units.map((unit) => unit.driver.stderr()).join("")}`
     diagnostics = logs.length > DIAGNOSTICS_LIMIT ? `…${logs.slice(-DIAGNOSTICS_LIMIT)}` : logs
     checks.push(...harnessChecks(fake, logs))
-    db = await readForgeDb(dbFile)
-    checks.push(...evaluateExpectations(scenario.expect, { project: sandbox.project, toolResults, db, logs, modelRequests: fake.requests, ...evidence }))
+    for (const [i, unit] of units.entries()) {
+      const db = await readForgeDb(unit.dbFile)
+      actors.push(...db.actors.map((a) => ({ ...a, workspace: unit.number })))
+      transitions.push(...db.transitions.map((t) => ({ ...t, workspace: unit.number })))
+      // A workspace's own checks see the model requests of its own channel.
+      const modelRequests = several ? fake.requests.filter((r) => r.workspace === unit.number) : fake.requests
+      const own = { project: unit.sandbox.project, toolResults: evidence[i]?.results ?? [], db, logs, modelRequests, ...evidence[i]?.session }
+      checks.push(...labelled(evaluateExpectations(unit.scenario.expect, own), unit, several))
+      // With several workspaces the top-level checks are the whole run's: the log and the model requests.
+      if (several && i === 0) checks.push(...evaluateExpectations(scenario.expect, { ...own, toolResults, modelRequests: fake.requests }))
+    }
     return finish()
   } catch (err) {
     check("harness", false, (err as Error).stack ?? String(err))
     return finish()
   } finally {
-    await driver?.stop().catch(() => undefined)
+    await Promise.all(units.map((unit) => unit.driver.stop().catch(() => undefined)))
     await fake?.close()
     await web?.close()
-    if (sandbox) releaseSandbox(sandbox, options.keep)
+    for (const unit of units) releaseSandbox(unit.sandbox, options.keep)
+  }
+
+  /** Runs a `wait: false` group, its turns at the same time, with the fake model synchronising them (`startGroup`). */
+  async function runGroup(group: readonly NumberedTurn[]): Promise<boolean> {
+    const live = fake as FakeLlm
+    live.startGroup(group.map(({ turn }) => turnChannel(turn)))
+    try {
+      if (several) return (await Promise.all(group.map(({ turn, n }) => units[(turn.workspace ?? 1) - 1]?.driver.runTurn(turn, n)))).every(Boolean)
+      const driver = units[0]?.driver
+      if (!driver?.runConcurrent) throw new Error("this mode cannot run turns at the same time")
+      return await driver.runConcurrent(group)
+    } finally {
+      checks.push(groupCheck(group, live.endGroup(), several ? "workspace" : "server"))
+    }
   }
 
   function finish(): ScenarioResult {
     const failed = checks.filter((c) => !c.ok)
     say("checks:")
     for (const c of checks) say(`  ${c.ok ? "ok  " : "FAIL"} ${c.label}${c.ok || !c.detail ? "" : ` — ${c.detail}`}`)
+    const root = units[0]?.sandbox.root
     return {
       name,
       ...(file ? { file } : {}),
@@ -246,10 +245,10 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
       failures: failed.map((c) => (c.detail ? `${c.label}: ${c.detail}` : c.label)),
       checks,
       toolResults,
-      actors: db.actors,
-      transitions: db.transitions,
+      actors,
+      transitions,
       modelRequests: fake?.requests ?? [],
-      ...(options.keep && sandbox ? { root: sandbox.root } : {}),
+      ...(options.keep && root !== undefined ? { root, roots: units.map((unit) => unit.sandbox.root) } : {}),
       diagnostics,
     }
   }

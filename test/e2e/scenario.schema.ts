@@ -30,7 +30,8 @@ function checkServers(s: ScenarioShape, ctx: z.RefinementCtx): void {
         path: ["turns", i, "restart"],
         message: 'a restart turn cannot run alongside the turn before it (that turn has "wait": false)',
       })
-    else if (group.length > 0) {
+    // With several workspaces a group's turns differ by workspace (checkWorkspaces), all on the one server.
+    else if (group.length > 0 && s.workspaces === undefined) {
       const clash = group.find((j) => (s.turns[j]?.server ?? 1) === server)
       if (clash !== undefined)
         ctx.addIssue({
@@ -45,6 +46,64 @@ function checkServers(s: ScenarioShape, ctx: z.RefinementCtx): void {
       if (i === s.turns.length - 1)
         ctx.addIssue({ code: "custom", path: ["turns", i, "wait"], message: '"wait": false needs a turn after it to run alongside' })
     } else group = []
+  })
+}
+
+/** Expectations that belong to one workspace: with `workspaces`, they go in that workspace's own `expect`. */
+const WORKSPACE_CHECKS = ["files", "toolResults", "toolCounts", "lifecycles", "transitions", "userMessages", "watchdogLedger"] as const
+
+/**
+ * Several workspaces on one host: every `workspace` names one of them, the top-level `workspace` and workspace-bound
+ * checks move into `workspaces`, a workspace's own checks leave out what is the whole run's (the log), and the
+ * workspaces need the host to be shared.
+ */
+function checkWorkspaces(s: ScenarioShape, ctx: z.RefinementCtx): void {
+  const count = s.workspaces?.length ?? 0
+  const named = (workspace: number | undefined, path: (string | number)[]) => {
+    if (workspace === undefined) return
+    if (count === 0) ctx.addIssue({ code: "custom", path, message: '"workspace" needs "workspaces"' })
+    else if (workspace > count)
+      ctx.addIssue({ code: "custom", path, message: `workspace ${workspace} does not exist: the scenario has ${count} (see "workspaces")` })
+  }
+  for (const [i, t] of s.turns.entries()) named(t.workspace, ["turns", i, "workspace"])
+  for (const [i, step] of s.model.entries()) if (!Array.isArray(step)) named(step.workspace, ["model", i, "workspace"])
+  for (const [i, p] of s.permissions.entries()) named(p.workspace, ["permissions", i, "workspace"])
+  for (const [i, e] of s.expect.modelRequests.entries()) named(e.where?.workspace, ["expect", "modelRequests", i, "where", "workspace"])
+  if (s.workspaces === undefined) return
+  if (s.mode !== "serve") ctx.addIssue({ code: "custom", path: ["workspaces"], message: '"workspaces" needs "mode": "serve" (one host serving them all)' })
+  if (s.servers > 1) ctx.addIssue({ code: "custom", path: ["workspaces"], message: '"workspaces" share one host: they cannot run with "servers"' })
+  if (s.host === "own") ctx.addIssue({ code: "custom", path: ["host"], message: '"workspaces" run on a shared host' })
+  for (const reason of ownHostReasons(s)) ctx.addIssue({ code: "custom", path: ["workspaces"], message: `"workspaces" run on a shared host, but ${reason}` })
+  if (Object.keys(s.workspace.files).length > 0 || s.workspace.git)
+    ctx.addIssue({ code: "custom", path: ["workspace"], message: 'with "workspaces", seed workspace 1 in workspaces[0]' })
+  for (const key of WORKSPACE_CHECKS) {
+    const value = s.expect[key]
+    if (Array.isArray(value) ? value.length > 0 : Object.keys(value).length > 0)
+      ctx.addIssue({ code: "custom", path: ["expect", key], message: `with "workspaces", put it in the expect of the workspace it is about` })
+  }
+  s.workspaces.forEach((w, k) => {
+    if (w.expect.logs.length > 0)
+      ctx.addIssue({ code: "custom", path: ["workspaces", k, "expect", "logs"], message: 'the log is the whole run\'s: put "logs" in the top-level "expect"' })
+    w.expect.modelRequests.forEach((e, i) => {
+      if (e.where?.workspace !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["workspaces", k, "expect", "modelRequests", i, "where", "workspace"],
+          message: "a workspace's own checks see only its own requests",
+        })
+    })
+  })
+  // A group's turns run at the same time in different workspaces.
+  let group: number[] = []
+  s.turns.forEach((t, i) => {
+    const clash = group.find((j) => (s.turns[j]?.workspace ?? 1) === (t.workspace ?? 1))
+    if (clash !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["turns", i, "workspace"],
+        message: `runs alongside turns[${clash}] in the same workspace ${t.workspace ?? 1}; turns that run at the same time need different workspaces`,
+      })
+    group = t.wait === false ? [...group, i] : []
   })
 }
 
@@ -138,6 +197,7 @@ export function scenarioHost(s: ScenarioShape): "own" | "shared" {
 }
 
 export const scenarioSchema = scenarioObject.superRefine((s, ctx) => {
+  checkWorkspaces(s, ctx)
   if (s.host === "shared" && s.mode !== "serve")
     ctx.addIssue({
       code: "custom",
@@ -200,7 +260,15 @@ export function stepToolCalls(step: ModelStep): ToolCall[] | undefined {
   return undefined
 }
 
-/** The server a step is reserved for, or undefined when any server may be served it. */
-export function stepServer(step: ModelStep): number | undefined {
-  return Array.isArray(step) ? undefined : step.server
+/**
+ * The channel a step is reserved for — its `server`, or its `workspace` (a scenario has several of one or the
+ * other, never both) — or undefined when any may be served it.
+ */
+export function stepChannel(step: ModelStep): number | undefined {
+  return Array.isArray(step) ? undefined : (step.server ?? step.workspace)
+}
+
+/** The channel a turn talks to the model on: its server, or its workspace. */
+export function turnChannel(turn: Turn): number {
+  return turn.server ?? turn.workspace ?? 1
 }

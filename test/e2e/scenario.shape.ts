@@ -63,6 +63,12 @@ const serverNumber = z.int().min(1, "servers are numbered from 1")
 /** Most servers a scenario may start: each one is a real opencode (~500 MB). */
 export const MAX_SERVERS = 4
 
+/** 1-based number of a workspace of a scenario with `workspaces`. */
+const workspaceNumber = z.int().min(1, "workspaces are numbered from 1")
+
+/** Most workspaces one scenario runs on its host at the same time. */
+export const MAX_WORKSPACES = 4
+
 /**
  * One scripted model reply: a text answer, one tool call, or several tool calls in the same step (as an array, or
  * as `tools` of an object). The object form may name the `server` whose requests it answers (concurrent turns ask
@@ -77,6 +83,7 @@ const modelStep = z.union([
       text: z.string().optional(),
       tools: z.array(toolCall).min(1).optional(),
       server: serverNumber.optional(),
+      workspace: workspaceNumber.optional(),
     })
     .superRefine((step, ctx) => {
       const kinds = [step.tool !== undefined, step.text !== undefined, step.tools !== undefined].filter(Boolean).length
@@ -106,6 +113,7 @@ const turn = z
     timeoutMs: z.int().positive().optional(),
     settleMs: z.int().min(0).optional(),
     server: serverNumber.optional(),
+    workspace: workspaceNumber.optional(),
     wait: z.literal(false, '"wait" can only be false (leave it out for a turn that is waited for)').optional(),
     until: lifecycleExpectation.optional(),
   })
@@ -128,6 +136,7 @@ const permissionReply = z.strictObject({
   permission: z.string().min(1),
   reply: z.enum(["once", "always", "reject"]),
   server: serverNumber.optional(),
+  workspace: workspaceNumber.optional(),
 })
 
 const fileExpectation = z
@@ -191,13 +200,14 @@ const modelRequestSelector = z
   .strictObject({
     turn: z.int().min(1).optional(),
     server: serverNumber.optional(),
+    workspace: workspaceNumber.optional(),
     model: z.string().min(1).optional(),
     message: textMatch.optional(),
     system: textMatch.optional(),
     history: textMatch.optional(),
   })
   .refine((w) => Object.values(w).some((v) => v !== undefined), {
-    message: '"where" needs at least one of "turn", "server", "model", "message", "system" or "history"',
+    message: '"where" needs at least one of "turn", "server", "workspace", "model", "message", "system" or "history"',
   })
 
 /** A key path into a request body: keys joined with ".", e.g. "reasoning_effort" or "stream_options.include_usage". */
@@ -247,10 +257,14 @@ const tuiSize = z.strictObject({
   height: z.int().min(10).max(200).default(50),
 })
 
-const workspace = z.strictObject({
+const workspaceFields = {
   files: z.record(relativePath, z.string()).default({}),
   git: z.boolean().default(false),
-})
+}
+const workspace = z.strictObject(workspaceFields)
+
+/** One of several workspaces served by one host at the same time: its seeds and what must hold in it afterwards. */
+const sharedWorkspace = z.strictObject({ ...workspaceFields, expect: expectations.prefault({}) })
 
 /** One page of the scenario's `web`, served as written on 127.0.0.1 (`{{web}}` + its path). */
 const webPage = z.strictObject({
@@ -275,6 +289,7 @@ export const scenarioObject = z.strictObject({
   config: jsonObject.default({}),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "not a valid environment variable name"), z.string()).default({}),
   workspace: workspace.prefault({}),
+  workspaces: z.array(sharedWorkspace).min(2, 'at least two workspaces (one is the scenario\'s own "workspace")').max(MAX_WORKSPACES).optional(),
   web: z.record(webPath, webPage).default({}),
   auto: z.boolean().default(false),
   timeoutMs: z.int().positive().default(90_000),

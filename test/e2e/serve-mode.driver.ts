@@ -20,7 +20,9 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
   let sessionId: string | undefined
   let stderrAll = ""
 
-  const tagOf = (server: number) => (scenario.servers > 1 ? ` [server ${server}]` : "")
+  // Several servers, or several workspaces on one host: each turn line names which one.
+  const tagOf = (server: number, workspace?: number) =>
+    scenario.servers > 1 ? ` [server ${server}]` : scenario.workspaces !== undefined ? ` [workspace ${workspace ?? 1}]` : ""
 
   const start = async (number: number): Promise<boolean> => {
     const server = ctx.host ? await attachServer(ctx, ctx.host, permissions) : await startServer(ctx, number, permissions, (text) => (stderrAll += text))
@@ -73,7 +75,7 @@ export function createServeModeDriver(ctx: DriverContext): Driver {
   /** Sends one turn to its server and waits until the session settles there; false when it did not finish. */
   const send = async (turn: Turn, n: number): Promise<boolean> => {
     const number = turn.server ?? 1
-    ctx.say(`turn ${n}${tagOf(number)} ${turnLabel(turn)}`)
+    ctx.say(`turn ${n}${tagOf(number, turn.workspace)} ${turnLabel(turn)}`)
     const server = servers.get(number)
     if (!server || !sessionId) return false
     const { client } = server

@@ -642,7 +642,7 @@ describe.concurrent("e2e harness", () => {
     ).toEqual([
       'expect.modelRequests[0]: a model request check needs exactly one of "request" (its number) or "where" (what it holds)',
       'expect.modelRequests[1]: a model request check needs exactly one of "request" (its number) or "where" (what it holds)',
-      'expect.modelRequests[2].where: "where" needs at least one of "turn", "server", "model", "message", "system" or "history"',
+      'expect.modelRequests[2].where: "where" needs at least one of "turn", "server", "workspace", "model", "message", "system" or "history"',
       'expect.modelRequests[3].where.agent: unknown key "agent"',
       "expect.modelRequests[4].body: Invalid input: expected record, received array",
       'expect.modelRequests[4].bodyExcludes[0]: a key path: keys joined with "." (e.g. "reasoning_effort")',

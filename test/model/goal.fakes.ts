@@ -87,10 +87,33 @@ export class FakeSessionFacts implements SessionFacts {
   draftPlan = false
   /** How many times the loop gathered the facts of a decision (its speaker question). */
   decisions = 0
+  private readonly waiters = new Set<() => void>()
 
   async speaker(_sessionId: string): Promise<string | undefined> {
     this.decisions += 1
+    for (const wake of this.waiters) wake()
     return this.agent
+  }
+
+  /**
+   * Resolves once the loop has gathered the facts of `count` decisions in all; rejects with `message` when that has
+   * not happened within `timeoutMs` (the loop waits on the database's own thread, which a loaded machine slows down).
+   */
+  untilDecisions(count: number, timeoutMs: number, message: string): Promise<void> {
+    if (this.decisions >= count) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const wake = () => {
+        if (this.decisions < count) return
+        this.waiters.delete(wake)
+        clearTimeout(timer)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        this.waiters.delete(wake)
+        reject(new Error(message))
+      }, timeoutMs)
+      this.waiters.add(wake)
+    })
   }
 
   async spend(_sessionId: string, _since: number): Promise<GoalSpend> {

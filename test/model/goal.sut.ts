@@ -362,10 +362,7 @@ class GoalSut implements ModelSut<GoalModel> {
     const asked = this.facts.decisions
     const fired = this.timers.fireAll()
     if (fired === 0) return
-    for (let i = 0; this.facts.decisions < asked + fired; i++) {
-      if (i > 10_000) throw new Error("the loop never asked for the session's facts after its timer fired")
-      await settle()
-    }
+    await this.facts.untilDecisions(asked + fired, 10_000, "the loop never asked for the session's facts within 10 s of its timer firing")
     // A failed send is followed by its loop.failed step: settle twice after the queue drained.
     for (let i = 0; i < 3; i++) {
       await settle()

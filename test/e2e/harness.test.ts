@@ -358,7 +358,7 @@ describe.concurrent("e2e harness", () => {
         servers: 2,
         env: { FORGE_TEST_GOAL_DEBOUNCE_MS: "2000" },
         logLevel: "DEBUG",
-        workspace: { files: { ".opencode/opencode.json": "{}" } },
+        workspace: { files: { ".opencode/opencode.json": "{}", ".opencode/forge.json": "{}" } },
         turns: [{ prompt: "{{home}}" }, { restart: true }],
       }),
     ).toEqual([
@@ -368,6 +368,7 @@ describe.concurrent("e2e harness", () => {
       'host: needs "own": "logLevel" DEBUG is the process\'s',
       'host: needs "own": "{{home}}" is the host\'s HOME',
       'host: needs "own": the workspace seeds .opencode/opencode.json, where a shared host\'s scenario keeps its config',
+      'host: needs "own": the workspace seeds .opencode/forge.json, whose workers are named by the process\'s first one',
     ])
   })
 

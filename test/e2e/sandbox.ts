@@ -160,13 +160,12 @@ export function readLogDir(xdgData: string, from: ReadonlyMap<string, number> = 
   return fs
     .readdirSync(dir)
     .sort()
-    .map(
-      (f) =>
-        `--- log ${f} ---\n${fs
-          .readFileSync(path.join(dir, f))
-          .subarray(from.get(f) ?? 0)
-          .toString("utf8")}`,
-    )
+    .map((f) => {
+      const bytes = fs.readFileSync(path.join(dir, f))
+      // A file shorter than where this scenario began was started anew (rotated): all of it is this scenario's.
+      const start = (from.get(f) ?? 0) <= bytes.length ? (from.get(f) ?? 0) : 0
+      return `--- log ${f} ---\n${bytes.subarray(start).toString("utf8")}`
+    })
     .join("\n")
 }
 

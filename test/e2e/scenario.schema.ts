@@ -187,6 +187,8 @@ export function ownHostReasons(s: ScenarioShape): string[] {
   if (JSON.stringify([s.model, s.turns, s.workspace, s.config, s.pluginOptions ?? null]).includes("{{home}}")) reasons.push('"{{home}}" is the host\'s HOME')
   for (const name of [".opencode/opencode.json", ".opencode/opencode.jsonc"])
     if (name in s.workspace.files) reasons.push(`the workspace seeds ${name}, where a shared host's scenario keeps its config`)
+  // A process's forge.json pools are one anchor set, the first directory's pool the primary (plain forge-<id> names).
+  if (".opencode/forge.json" in s.workspace.files) reasons.push("the workspace seeds .opencode/forge.json, whose workers are named by the process's first one")
   return reasons
 }
 

@@ -59,6 +59,16 @@ function processesIn(dir: string): number[] {
   return found
 }
 
+/** Whether `pid` runs and is no zombie (Linux /proc). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return false
+  }
+}
+
 function kill(pid: number): void {
   try {
     process.kill(pid, "SIGKILL")
@@ -74,20 +84,27 @@ async function startHost(repoRoot: string, bin: string): Promise<SharedHost> {
   try {
     prepareHome(dirs, opencodeVersion(repoRoot))
     fs.writeFileSync(path.join(dirs.configDir, "opencode.json"), JSON.stringify(HOST_CONFIG, null, 2))
-    const env = opencodeEnvironment(dirs)
+    // opencode 1.18.33's file watcher (notify's inotify backend) can abort the whole process when an instance is
+    // disposed ("panicked at notify-9.0.0-rc.4/src/inotify.rs: Bad file descriptor"), which a shared host does at the
+    // end of every scenario. Nothing Forge does reads the watcher, so a shared host runs without it.
+    const env = opencodeEnvironment(dirs, { OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER: "1" })
     const port = await freePort()
     let out = ""
     let resolveUrl: (url: string) => void = () => {}
     const listening = new Promise<string>((resolve) => (resolveUrl = resolve))
-    const started = spawnTracked(bin, ["serve", "--hostname", "127.0.0.1", "--port", String(port), "--log-level", "INFO"], {
-      cwd: root,
-      env,
-      onStdout: (chunk) => {
-        out += chunk
-        const m = /listening on (http:\/\/\S+)/.exec(out)
-        if (m?.[1]) resolveUrl(m[1])
+    const started = spawnTracked(
+      bin,
+      ["serve", "--hostname", "127.0.0.1", "--port", String(port), "--log-level", process.env.FORGE_E2E_HOST_LOG_LEVEL ?? "INFO"],
+      {
+        cwd: root,
+        env,
+        onStdout: (chunk) => {
+          out += chunk
+          const m = /listening on (http:\/\/\S+)/.exec(out)
+          if (m?.[1]) resolveUrl(m[1])
+        },
       },
-    })
+    )
     proc = started
     const url = await withTimeout(
       Promise.race([listening, started.exited.then((code) => Promise.reject(new Error(`shared opencode serve exited with ${code}: ${started.stderr()}`)))]),
@@ -96,7 +113,13 @@ async function startHost(repoRoot: string, bin: string): Promise<SharedHost> {
     )
     const pid = started.child.pid ?? 0
     let exited = false
-    void started.exited.then(() => (exited = true))
+    let stopping = false
+    void started.exited.then((code) => {
+      exited = true
+      // A host that dies on its own takes its scenario down: say why, where a run's output shows it.
+      if (!stopping)
+        console.warn(`shared opencode host ${url} (pid ${pid}) exited with ${code} on its own; its stderr ends:\n${started.stderr().slice(-4_000)}`)
+    })
     return {
       url,
       pid,
@@ -104,7 +127,8 @@ async function startHost(repoRoot: string, bin: string): Promise<SharedHost> {
       xdgData: dirs.xdgData,
       configDir: dirs.configDir,
       env,
-      alive: () => !exited,
+      // The exit event of a process that just died may not have come yet: /proc is asked too.
+      alive: () => !exited && isRunning(pid),
       logsFromNow: () => {
         const sizes = logSizes(dirs.xdgData)
         const stderrFrom = started.stderr().length
@@ -120,6 +144,7 @@ async function startHost(repoRoot: string, bin: string): Promise<SharedHost> {
         for (const p of processesIn(scope)) for (const child of [p, ...descendants(p)]) kill(child)
       },
       stop: async () => {
+        stopping = true
         await started.stop()
         releaseRoot(root)
       },

@@ -45,7 +45,7 @@ function probe(perl: string): Promise<Containment> {
     try {
       child = spawn(perl, ["-e", SHIM_SCRIPT], {
         env: { ...withoutMarkers(process.env), FORGE_SHIM_SPEC: shimSpec(["probe"]) },
-        stdio: ["ignore", "ignore", "ignore", "pipe"],
+        stdio: ["ignore", "pipe", "ignore"],
       })
     } catch (error) {
       resolve(markerOnly(`cannot run ${perl}: ${(error as Error).message}`))
@@ -65,7 +65,7 @@ function probe(perl: string): Promise<Containment> {
     timer.unref?.()
     child.once("error", (error) => done(markerOnly(`cannot run ${perl}: ${error.message}`)))
     readLines(
-      child.stdio[3] as Readable | null,
+      child.stdout as Readable | null,
       (line) => {
         if (line === "ready") done({ shim: true, label: SUBREAPER_LABEL })
         else if (line.startsWith("fail ")) done(markerOnly(line.slice("fail ".length)))

@@ -1,4 +1,4 @@
-// The host's side of the job shim (shim.script.ts): starts it, reads what it reports on fd 3, and asks it to kill.
+// The host's side of the job shim (shim.script.ts): starts it, reads what it reports on its stdout, and asks it to kill.
 // The job's exit stays bound to the SHELL's exit, which the shim reports the moment it reaps the shell; the shim
 // itself lives on while any descendant does.
 import { spawn } from "node:child_process"
@@ -125,7 +125,8 @@ export function startShim(launch: ShimLaunch): Promise<ShimStart> {
       child = spawn(launch.perl, ["-e", SHIM_SCRIPT], {
         cwd: launch.cwd,
         env: { ...launch.env, FORGE_SHIM_SPEC: spec },
-        stdio: ["pipe", launch.logFd, launch.logFd, "pipe"],
+        // The log on stderr only: the shim gives the shell it as stdout too (see shim.script.ts for why fd 1).
+        stdio: ["pipe", "pipe", launch.logFd],
         detached: true,
       })
     } catch (error) {
@@ -133,7 +134,7 @@ export function startShim(launch: ShimLaunch): Promise<ShimStart> {
       return
     }
     const stdin = child.stdin as Writable | null
-    const report = child.stdio[3] as Readable | null
+    const report = child.stdout as Readable | null
     // A broken pipe only means the shim is gone, which the report's end tells.
     stdin?.on("error", () => undefined)
     // Referenced until the shim has started the shell (the host awaits that); then a job never keeps the host alive.

@@ -3,9 +3,11 @@
 // descendant of the job reparents to it, whatever it did to its environment, session or process group. So the
 // job's whole tree stays the shim's subtree, found by walking PPid from the shim's pid.
 //
-// Channels: fd 3 (a pipe the host reads) gets one line per event — `ready`, `spawned <pid>`,
-// `exit <code|-> <signal number|->`, `fail <reason>`. stdin is a pipe the host only writes commands to
-// (`kill <graceMs>`); its EOF means the host died. stdout and stderr are the job's log.
+// Channels: stdout (a pipe the host reads) gets one line per event — `ready`, `spawned <pid>`,
+// `exit <code|-> <signal number|->`, `fail <reason>`; the shim moves it off fd 1 first, so the shell's stdout and
+// stderr are both stderr, the job's log. stdin is a pipe the host only writes commands to (`kill <graceMs>`); its
+// EOF means the host died. No channel rides an extra fd: Bun (opencode's runtime) closes an extra stdio pipe's
+// number twice, the second time under whatever the process opened there since.
 //
 // The job is described by FORGE_SHIM_SPEC (hex fields separated by spaces: mode, status file, marker lines, then
 // the shell's argv), never in the shim's argv, so that neither the command nor the markers show on the shim.
@@ -16,8 +18,10 @@ export const SHIM_SCRIPT = String.raw`
 use strict; use Config;
 $0 = "forge-job-shim";
 $SIG{$_} = "IGNORE" for qw(HUP INT TERM QUIT PIPE USR1 USR2);
+# The report is a dup of stdout above $^F, so close-on-exec; then stdout becomes the log like stderr.
 my $rep;
-open($rep, ">&=", 3) or exit 120;
+open($rep, ">&", \*STDOUT) or exit 120;
+open(STDOUT, ">&", \*STDERR) or exit 121;
 sub tell_host { syswrite($rep, "$_[0]\n") if defined $rep; }
 sub fail { tell_host("fail $_[0]"); exit 0; }
 

@@ -45,7 +45,7 @@ describe("job supervisor with real processes", () => {
   const newSupervisor = (options: { host?: JobHost; ledger?: JobLedger; silenced?: () => boolean; sessionIsIdle?: (id: string) => Promise<boolean> } = {}) => {
     const processes = createJobProcesses({ growthPollMs: 20, killGraceMs: 500 })
     const lifecycles = new LifecycleHost({ repository: async () => (options.silenced?.() ? undefined : store.repository), clock, log: memoryLogger() })
-    return new JobSupervisor({
+    const supervisor = new JobSupervisor({
       processes,
       logs: new FsJobLogs(path.join(dir, "logs")),
       clock,
@@ -59,7 +59,12 @@ describe("job supervisor with real processes", () => {
       host: options.host ?? host,
       sessionIsIdle: options.sessionIsIdle,
     })
+    hosts.set(supervisor, lifecycles)
+    return supervisor
   }
+  const hosts = new WeakMap<JobSupervisor, LifecycleHost>()
+  /** Until what the supervisor has recorded so far is written: a host silenced before that would leave less behind. */
+  const recorded = (of: JobSupervisor) => hosts.get(of)?.idle()
 
   beforeEach(async () => {
     dir = tempDir("forge-jobs-")
@@ -201,7 +206,7 @@ describe("job supervisor with real processes", () => {
 
   it("records every job transition in the shared lifecycle tables", async () => {
     const id = jobIdOf(await supervisor.run("s1", request({ command: "echo hi" })))
-    await new Promise((r) => setTimeout(r, 50))
+    await recorded(supervisor)
     const log = await store.repository.listTransitions({ machineId: "job", instanceId: id })
     expect(log.map((t) => `${t.from}|${t.event}|${t.to}`)).toEqual(["(none)|xstate.init|starting", "starting|job.spawned|running", "running|job.exit|cleared"])
     expect((await store.repository.getSnapshot("job", id))?.terminal).toBe(true)
@@ -335,6 +340,7 @@ describe("job supervisor with real processes", () => {
     try {
       const id = jobIdOf(await first.run("s1", request({ command: "sleep 30", run_in_background: true })))
       const pid = Number(/pid (\d+)/.exec(first.list())?.[1])
+      await recorded(first)
       const next = newSupervisor()
       const outcome = await next.restore(store.repository)
       expect(outcome).toEqual({ adopted: [], takenOver: [], orphaned: [], elsewhere: [id], problems: [] })
@@ -405,6 +411,7 @@ describe("job supervisor with real processes", () => {
     let silenced = false
     const first = newSupervisor({ host: other.host, silenced: () => silenced })
     const id = jobIdOf(await first.run("s1", request({ command: "sleep 0.3; exit 7", survive: true, run_in_background: true })))
+    await recorded(first)
     // The host dies first, its records stopping where they are; the job then ends with nobody watching.
     silenced = true
     await other.kill()
@@ -415,7 +422,7 @@ describe("job supervisor with real processes", () => {
     const next = newSupervisor({ sessionIsIdle: async () => true })
     try {
       const outcome = await next.restore(store.repository)
-      expect(outcome.adopted).toEqual([id])
+      expect(outcome.adopted, JSON.stringify(outcome)).toEqual([id])
       expect(outcome.orphaned).toEqual([])
       await expect.poll(() => wakes.length, { timeout: 5_000 }).toBe(1)
       expect(wakes[0]?.text).toMatch(new RegExp(`^\\[forge:job-complete\\] Job ${id} finished: exited with exit code 7`))
@@ -443,7 +450,7 @@ describe("job supervisor with real processes", () => {
     await first.sessionDeleted("nobody")
     firstLedger.append({ at: clock.now(), kind: "kill-survivors", jobId: gone, sessionId: "s1", command: "sleep 30", message: "the first host's last words" })
     await firstLedger.flush()
-    await new Promise((r) => setTimeout(r, 100))
+    await recorded(first)
     // The first host dies without a word: its records stop here. (Its jobs are children of this test process, so
     // its fenced job outlives it: an escapee, as when a fence failed.)
     silenced = true
@@ -464,7 +471,7 @@ describe("job supervisor with real processes", () => {
       expect(await next.poll(escaped)).toMatch(/already consumed/)
       // The adopted job is watched: once it is killed its end is seen and its record turns final.
       expect(await next.kill(survivor)).toContain("killed its whole process tree")
-      await new Promise((r) => setTimeout(r, 50))
+      await recorded(next)
       expect((await store.repository.getSnapshot("job", survivor))?.state).toBe("killed")
       expect((await store.repository.getSnapshot("job", escaped))?.state).toBe("orphaned")
       // One row per change of state: the restore itself is none.

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 // Four projects, by what a test costs and what it may share the machine with:
@@ -14,6 +15,8 @@ const processTests = PROCESS_FOLDERS.map((folder) => `test/integration/${folder}
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    // Every core (vitest keeps one back by default: one worker on two cores, and the model tests' waits then go unused).
+    maxWorkers: availableParallelism(),
     hookTimeout: 60_000,
     // A private OS temp dir per run; the run fails naming anything a test left in it.
     globalSetup: ["test/tmpdir.global-setup.ts"],

@@ -19,6 +19,15 @@ const npm = (script, ...args) => ({
   argv: ["npm", "run", "-s", script, ...(args.length ? ["--", ...args] : [])],
 })
 
+/** `vitest run` of some of vitest.config.ts's projects. */
+const vitest = (...projects) => {
+  const args = ["vitest", "run", ...projects.flatMap((project) => ["--project", project])]
+  return { label: args.join(" "), argv: ["npx", "--no-install", ...args] }
+}
+
+/** The command at a lower CPU priority (where `nice` exists: not on Windows). */
+const niced = (command) => (process.platform === "win32" ? command : { ...command, argv: ["nice", "-n", "10", ...command.argv] })
+
 function runCommand(tier, command) {
   return new Promise((resolve) => {
     const [bin, ...args] = command.argv
@@ -75,7 +84,9 @@ async function main() {
   const tiers = [
     runTier("static", [npm("typecheck"), npm("lint"), npm("lint:layers"), npm("lint:unused")]),
     build,
-    runTier("unit", [npm("test:unit")]),
+    // What `npm run test:unit` runs, in its order. Pure and integration tests niced: the end-to-end tier is a chain of
+    // waits on opencode, the longest path, and they take what it leaves; the process-tree tests time real processes.
+    runTier("unit", [niced(vitest("pure", "integration")), vitest("processes")]),
     build.then((b) =>
       b.failed.length > 0
         ? { name: "e2e", seconds: 0, failed: ["not run: the build failed"] }

@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config"
 // Four projects, by what a test costs and what it may share the machine with:
 // - pure: machines, gates, codecs, documents; no process, no database: on threads, every core.
 // - integration: the real services on real SQLite, files and git, and the model-based tests; forks, every core.
+//   Both share a worker's module graph between files (isolate: false): importing it anew for each file cost more
+//   CPU than many of the tests. A test that changes what others see undoes it (vi.unstubAllEnvs, its own temp dirs).
 // - processes: tests that time real process trees (kill, containment, races between processes): one file at a time.
 // - e2e: real opencode (test/e2e/README.md); scenarios share the machine's lanes (FORGE_E2E_LANES, default 2).
 // `npm test` (scripts/test.mjs) runs e2e beside the others; `npx vitest run` runs them group after group.
@@ -21,10 +23,10 @@ export default defineConfig({
     // A private OS temp dir per run; the run fails naming anything a test left in it.
     globalSetup: ["test/tmpdir.global-setup.ts"],
     projects: [
-      { extends: true, test: { name: "pure", include: ["test/unit/**/*.test.ts"], pool: "threads" } },
+      { extends: true, test: { name: "pure", include: ["test/unit/**/*.test.ts"], pool: "threads", isolate: false } },
       {
         extends: true,
-        test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/model/**/*.test.ts"], exclude: processTests, pool: "forks" },
+        test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/model/**/*.test.ts"], exclude: processTests, pool: "forks", isolate: false },
       },
       { extends: true, test: { name: "processes", include: processTests, pool: "forks", fileParallelism: false, sequence: { groupOrder: 1 } } },
       {
@@ -33,7 +35,9 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           pool: "forks",
-          // Each file's tests run two at a time (describe.concurrent); the lanes decide how many opencode run at once.
+          // One file at a time, its tests two at a time (describe.concurrent): the lanes decide how many opencode run at
+          // once, and a second file would only wait for them inside its tests' timeouts.
+          maxWorkers: 1,
           maxConcurrency: 2,
           sequence: { groupOrder: 2 },
         },

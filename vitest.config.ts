@@ -26,7 +26,13 @@ export default defineConfig({
       { extends: true, test: { name: "pure", include: ["test/unit/**/*.test.ts"], pool: "threads", isolate: false } },
       {
         extends: true,
-        test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/model/**/*.test.ts"], exclude: processTests, pool: "forks", isolate: false },
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts", "test/model/**/*.test.ts"],
+          exclude: processTests,
+          pool: "forks",
+          isolate: false,
+        },
       },
       { extends: true, test: { name: "processes", include: processTests, pool: "forks", fileParallelism: false, sequence: { groupOrder: 1 } } },
       {

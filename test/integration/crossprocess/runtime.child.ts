@@ -1,7 +1,7 @@
 // One Forge runtime in its own process, as a second opencode on the workspace would hold it: opened with the system
 // clock on the workspace named in FORGE_CROSSPROCESS_WORKSPACE, driven by JSON-line requests on stdin (protocol.ts).
 //
-//   node --import tsx test/integration/crossprocess/runtime.child.ts
+//   node --import tsx test/integration/crossprocess/runtime.child.ts   (the tests run it bundled: two.runtimes.ts)
 //
 // Requests run concurrently (a held dialog must not block the next request), each answered by its id. stdout
 // carries protocol lines only; the runtime's log goes to stderr, which the harness shows when something fails.

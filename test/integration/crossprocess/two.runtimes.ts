@@ -2,7 +2,10 @@
 // JSON-line protocol. Every child a test started is ended in afterEach (a polite exit first, SIGKILL after a grace
 // period), before tempDir removes the workspace, so no process and no file outlives the test.
 import { type ChildProcess, spawn } from "node:child_process"
+import { createHash } from "node:crypto"
+import fs from "node:fs"
 import path from "node:path"
+import { buildSync } from "esbuild"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach } from "vitest"
@@ -13,6 +16,38 @@ import { type Answer, type ChildEvent, type OpName, type Ops, type RemoteError, 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repoRoot = path.resolve(here, "../../..")
 const childScript = path.join(here, "runtime.child.ts")
+/** Beside node_modules, so that the bundle's packages resolve as the sources' do. */
+const bundleDir = path.join(repoRoot, "node_modules", ".cache", "forge-crossprocess")
+
+let childEntry: string | undefined
+/**
+ * runtime.child.ts bundled into one module, once per test file: a child then starts in well under a second, where
+ * `--import tsx` resolved and transformed the whole runtime through loader hooks in every child (about 2 s of CPU
+ * each, the largest part of the process tests). Named by its content, written by rename: any run may share it.
+ */
+function bundledChild(): string {
+  if (childEntry !== undefined) return childEntry
+  const output = buildSync({
+    entryPoints: [childScript],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    sourcemap: "inline",
+    write: false,
+  }).outputFiles[0]
+  if (output === undefined) throw new Error(`esbuild wrote nothing for ${childScript}`)
+  const file = path.join(bundleDir, `runtime.child.${createHash("sha256").update(output.contents).digest("hex").slice(0, 16)}.mjs`)
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(bundleDir, { recursive: true })
+    const temp = `${file}.${process.pid}.tmp`
+    fs.writeFileSync(temp, output.contents)
+    fs.renameSync(temp, file)
+  }
+  childEntry = file
+  return file
+}
 
 /** How long one request may take before the test fails naming it (a step waits at most 5 s on SQLite's lock). */
 const CALL_TIMEOUT_MS = 20_000
@@ -173,7 +208,7 @@ export interface RuntimeOptions {
 }
 
 function spawnRuntime(name: string, workspace: string, options: RuntimeOptions): RuntimeProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", childScript], {
+  const child = spawn(process.execPath, ["--enable-source-maps", bundledChild()], {
     cwd: repoRoot,
     env: { ...process.env, [WORKSPACE_ENV]: workspace, [SESSIONS_ENV]: options.sessions ?? "idle" },
     stdio: ["pipe", "pipe", "pipe"],

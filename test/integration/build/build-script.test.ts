@@ -138,5 +138,6 @@ describe("scripts/build.mjs", () => {
     expect(result.status).toBe(1)
     expect(result.stderr).toContain("src/server.ts must have exactly one export, the default { id, server }; it exports: VERSION, default")
     expect(await readFile(join(out, "server.js"), "utf8")).toBe(before)
-  })
+    // A whole build, as beforeAll's: on a loaded machine it outlasts the default 30 s.
+  }, 120_000)
 })

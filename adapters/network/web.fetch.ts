@@ -5,7 +5,8 @@
 import type { FetchedContent, WebFetch } from "../../services/files/fetch.ports"
 import { type MediaType, mediaTypeOf } from "../../services/files/fetch.media"
 import { FetchRefusal, networkFailure } from "./fetch.errors"
-import { htmlToMarkdown } from "./html.markdown"
+import type { PageMarkdown } from "./html.markdown"
+import { CONVERT_LIMITS, type ConvertLimits, ConversionRefused, convertHtml } from "./html.convert"
 import { bomCharset, decodeBody, readBody } from "./response.body"
 
 export interface WebFetchOptions {
@@ -16,13 +17,24 @@ export interface WebFetchOptions {
   /** Redirects followed at most. */
   maxRedirects?: number
   /**
-   * HTML bytes converted to markdown at most; a larger page is given as served, with a note. turndown runs on the
-   * host's thread, beyond the timeout's reach: 8 MB of HTML held it for 24 s, 2 MB for about 2.5 s.
+   * HTML bytes converted to markdown at most; a larger page is given as served, with a note. The conversion runs in a
+   * worker thread, yet still costs time: 8 MB of HTML took 24 s, 2 MB about 2.5 s.
    */
   maxConvertBytes?: number
+  /** Nesting of HTML elements converted at most; a deeper page is refused (parsing it takes time quadratic in it). */
+  maxConvertDepth?: number
+  /** Time the conversion to markdown may take, in ms; past it the worker is stopped and the page refused. */
+  convertTimeoutMs?: number
 }
 
-export const WEB_FETCH_LIMITS = { timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, maxRedirects: 5, maxConvertBytes: 2 * 1024 * 1024 } as const
+export const WEB_FETCH_LIMITS = {
+  timeoutMs: 30_000,
+  maxBytes: 10 * 1024 * 1024,
+  maxRedirects: 5,
+  maxConvertBytes: 2 * 1024 * 1024,
+  maxConvertDepth: CONVERT_LIMITS.maxDepth,
+  convertTimeoutMs: CONVERT_LIMITS.timeoutMs,
+} as const
 
 /** Of an error page, this much is read for its excerpt. */
 const ERROR_BODY_BYTES = 16 * 1024
@@ -42,8 +54,9 @@ export function createWebFetch(options: WebFetchOptions = {}): WebFetch {
       const timer = setTimeout(() => controller.abort(), limits.timeoutMs)
       try {
         const { response, finalUrl } = await follow(start, controller.signal, limits.maxRedirects)
-        if (!response.ok) throw await httpError(response, finalUrl)
-        return await readContent(response, { url, finalUrl, raw, maxBytes: limits.maxBytes, maxConvertBytes: limits.maxConvertBytes })
+        const convert: ConvertLimits = { ...CONVERT_LIMITS, maxDepth: limits.maxConvertDepth, timeoutMs: limits.convertTimeoutMs }
+        if (!response.ok) throw await httpError(response, finalUrl, convert)
+        return await readContent(response, { url, finalUrl, raw, maxBytes: limits.maxBytes, maxConvertBytes: limits.maxConvertBytes, convert })
       } catch (error) {
         if (error instanceof FetchRefusal) throw error
         if (controller.signal.aborted) throw new FetchRefusal(`forge_fetch: ${url} did not finish within ${limits.timeoutMs / 1000} s (timed out).`)
@@ -95,19 +108,27 @@ function resolveUrl(location: string, base: URL): URL | undefined {
 }
 
 /** An HTTP error: the status and the start of what the server said about it. */
-async function httpError(response: Response, finalUrl: string): Promise<FetchRefusal> {
+async function httpError(response: Response, finalUrl: string, convert: ConvertLimits): Promise<FetchRefusal> {
   const media = mediaTypeOf(response.headers.get("content-type"))
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`
   let excerpt = ""
   if (media.kind !== "refused") {
     const { bytes } = await readBody(response.body, ERROR_BODY_BYTES).catch(() => ({ bytes: new Uint8Array(0) }))
     const text = decodeBody(bytes, media.charset, media.kind === "html").text
-    const readable = media.kind === "html" ? htmlToMarkdown(text, finalUrl).markdown : text
+    let readable = text
+    if (media.kind === "html") {
+      try {
+        readable = (await convertHtml(text, finalUrl, convert)).markdown
+      } catch (error) {
+        if (!(error instanceof ConversionRefused)) throw error
+        return new FetchRefusal(`forge_fetch: ${finalUrl} answered ${status} (its page could not be read: ${error.message}).`)
+      }
+    }
     const flat = readable.replace(/\s+/g, " ").trim()
     excerpt = flat.length > ERROR_EXCERPT_CHARS ? `${flat.slice(0, ERROR_EXCERPT_CHARS)}…` : flat
   } else {
     await response.body?.cancel().catch(() => undefined)
   }
-  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`
   return new FetchRefusal(`forge_fetch: ${finalUrl} answered ${status}${excerpt ? `: ${excerpt}` : " (no text in the response)."}`)
 }
 
@@ -117,6 +138,7 @@ interface ReadRequest {
   raw: boolean
   maxBytes: number
   maxConvertBytes: number
+  convert: ConvertLimits
 }
 
 async function readContent(response: Response, request: ReadRequest): Promise<FetchedContent> {
@@ -142,8 +164,31 @@ async function readContent(response: Response, request: ReadRequest): Promise<Fe
     const note = `Note: the page is ${describeBytes(bytes.length)} of HTML, more than the ${describeBytes(request.maxConvertBytes)} converted to markdown; it is given as served.`
     return { ...base, form: "as served", content: decoded.text, notes: [...base.notes, note] }
   }
-  const page = htmlToMarkdown(decoded.text, finalUrl)
+  const page = await markdownOf(decoded.text, finalUrl, request.convert)
   return { ...base, form: "markdown", content: page.markdown, title: page.title }
+}
+
+/** The page as markdown; a conversion over a limit is refused whole, naming the limit (never a part shown as all). */
+async function markdownOf(html: string, finalUrl: string, convert: ConvertLimits): Promise<PageMarkdown> {
+  try {
+    return await convertHtml(html, finalUrl, convert)
+  } catch (error) {
+    if (!(error instanceof ConversionRefused)) throw error
+    const rawHint = "nothing was converted. Call forge_fetch with raw: true for the HTML as served."
+    switch (error.limit) {
+      case "depth":
+        return refuse(`forge_fetch: ${finalUrl} ${error.message.replace(/^it /, "")}, over the limit for converting a page to markdown; ${rawHint}`)
+      case "time":
+      case "memory":
+        return refuse(`forge_fetch: ${error.message.replace("converting it", `converting ${finalUrl}`)}; ${rawHint}`)
+      case "failed":
+        return refuse(`forge_fetch: could not convert ${finalUrl} to markdown: ${error.message}; ${rawHint}`)
+    }
+  }
+}
+
+function refuse(message: string): never {
+  throw new FetchRefusal(message)
 }
 
 /** A response without a Content-Type: text unless a NUL in its first 8 KB says binary; HTML when it opens like HTML. */

@@ -13,6 +13,9 @@ const PAGE = `<!doctype html><html><head><title>The  Page</title><style>body { c
 <img src="data:image/png;base64,${"A".repeat(2000)}" alt="inline chart"><img src="pics/cat.png" alt="cat">
 <ul><li>one</li><li>two</li></ul><noscript>Enable JavaScript</noscript><pre><code>let x = 1</code></pre></body></html>`
 
+/** 200 KB of nested <div>s: parsed and converted recursively, this froze the host for seconds and overflowed its stack. */
+const NESTED = `<html><body>${"<div>".repeat(18_000)}deep${"</div>".repeat(18_000)}</body></html>`
+
 const LONG = Array.from({ length: 5000 }, (_, i) => `line ${i}`).join("\n")
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void
@@ -49,6 +52,8 @@ const routes: Record<string, Handler> = {
   "/gzip-bomb.txt": (_q, r) => r.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" }).end(zlib.gzipSync(Buffer.alloc(5000, 97))),
   "/doc.pdf": (_q, r) => r.writeHead(200, { "content-type": "application/pdf" }).end(Buffer.from("%PDF-1.4")),
   "/big-page.html": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(`<html><body>${"<p>para <b>x</b></p>".repeat(100)}</body></html>`),
+  "/nested.html": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(NESTED),
+  "/nested-404": (_q, r) => r.writeHead(404, { "content-type": "text/html" }).end(`<html><body>${"<div>".repeat(3000)}lost</body></html>`),
   "/big-declared": (_q, r) => r.writeHead(200, { "content-type": "text/plain", "content-length": "5000" }).end("y".repeat(5000)),
   "/big-streamed": (_q, r) => {
     r.writeHead(200, { "content-type": "text/plain" })
@@ -127,6 +132,47 @@ describe("encodings", () => {
     expect(page.content.startsWith("<html><body><p>para <b>x</b></p>")).toBe(true)
     expect(page.notes).toEqual(["Note: the page is 2.0 KB of HTML, more than the 1000 bytes converted to markdown; it is given as served."])
     expect(await web.fetch(`${base}/big-page.html`, { raw: false })).toMatchObject({ form: "markdown" })
+  })
+})
+
+describe("hostile pages", () => {
+  /** The longest time the event loop went without a turn while `work` ran: a freeze shows here, a slow page does not. */
+  async function longestStall(work: () => Promise<unknown>): Promise<number> {
+    let last = performance.now()
+    let longest = 0
+    const timer = setInterval(() => {
+      const now = performance.now()
+      longest = Math.max(longest, now - last)
+      last = now
+    }, 5)
+    try {
+      await work().catch(() => undefined)
+    } finally {
+      clearInterval(timer)
+    }
+    return Math.max(longest, performance.now() - last)
+  }
+
+  it("refuses a page nested deeper than the conversion's limit, naming the limit, without holding the host's thread", async () => {
+    let message = ""
+    const stall = await longestStall(() => web.fetch(`${base}/nested.html`, { raw: false }).catch((e: Error) => (message = e.message)))
+    expect(message).toBe(
+      `forge_fetch: ${base}/nested.html nests its HTML elements more than 1,000 deep, over the limit for converting a page to markdown; nothing was converted. Call forge_fetch with raw: true for the HTML as served.`,
+    )
+    expect(stall).toBeLessThan(2000)
+    expect(await web.fetch(`${base}/nested.html`, { raw: true })).toMatchObject({ form: "as served", content: NESTED })
+  })
+
+  it("reports an HTTP error whose page is nested too deep by its status alone", async () => {
+    await expect(web.fetch(`${base}/nested-404`, { raw: false })).rejects.toThrow(
+      `forge_fetch: ${base}/nested-404 answered HTTP 404 Not Found (its page could not be read: it nests its HTML elements more than 1,000 deep).`,
+    )
+  })
+
+  it("refuses a conversion that runs past its time limit, naming the limit", async () => {
+    await expect(createWebFetch({ convertTimeoutMs: 1 }).fetch(`${base}/page.html`, { raw: false })).rejects.toThrow(
+      `forge_fetch: converting ${base}/page.html to markdown took longer than the 0.001 s limit; nothing was converted. Call forge_fetch with raw: true for the HTML as served.`,
+    )
   })
 })
 

@@ -1,6 +1,7 @@
 import type * as z from "zod"
-import { type Patch, type PatchOperation, patchSchema } from "./patch.schema"
-import { detectLineEndings, finalLineBreak, linesOf, splitsLineBreak, withLineBreaks } from "./text.eol"
+import { PATCH_LIMITS, type Patch, type PatchOperation, patchSchema } from "./patch.schema"
+import { SearchText, findExact, findIgnoringSpace } from "./patch.search"
+import { finalLineBreak, linesOf, withLineBreaks } from "./text.eol"
 
 // forge_patch's text engine: exact matches only, all patches or none. The anchor patched the first match and fell
 // back to fuzzy matches, silently editing the wrong place; here a text that is missing, ambiguous or overlapping
@@ -56,11 +57,6 @@ interface Planned {
   landed: number[]
 }
 
-interface Found {
-  starts: number[]
-  ends: number[]
-}
-
 const NO_CHANGE_MESSAGE =
   "the patches together leave the text exactly as it was, so nothing was written (the final line break, or its absence, is always kept: to change only that, rewrite the file with forge_write)"
 
@@ -79,10 +75,28 @@ const QUOTE_CHARS = 60
  */
 export function applyPatches(text: string, patches: readonly Patch[]): PatchResult {
   if (patches.length === 0) throw new PatchError([], 0)
-  const newline = detectLineEndings(text).newline
+  if (patches.length > PATCH_LIMITS.patches) {
+    throw new PatchError(
+      [],
+      patches.length,
+      `patches holds ${patches.length} patches, over the limit of ${PATCH_LIMITS.patches} per call: split the change into several calls`,
+    )
+  }
+  if (patches.length * text.length > PATCH_LIMITS.searchedChars) {
+    const most = Math.max(1, Math.floor(PATCH_LIMITS.searchedChars / Math.max(1, text.length)))
+    throw new PatchError(
+      [],
+      patches.length,
+      `${patches.length} patches on a text of ${number(text.length)} characters would search ${number(patches.length * text.length)} characters, over the limit of ${number(PATCH_LIMITS.searchedChars)} per call (patches × text length): give at most ${most} patch${most === 1 ? "" : "es"} per call on this file`,
+    )
+  }
+  const original = new SearchText(text)
+  const newline = original.eol.newline
   const problems: PatchProblem[] = []
   const tracked: { index: number; op: PatchOperation; offsets: number[] }[] = []
   let current = text
+  // The text each patch searches, with its derived forms made once for all the patches that search it.
+  let view = original
   patches.forEach((raw, i) => {
     const index = i + 1
     // The engine's own line: a caller that skipped the schema (or built a patch by hand) still gets a clear refusal.
@@ -91,12 +105,13 @@ export function applyPatches(text: string, patches: readonly Patch[]): PatchResu
       problems.push({ index, message: describeIssues(parsed.error) })
       return
     }
-    const planned = planPatch(current, parsed.data, newline, text)
+    const planned = planPatch(view, parsed.data, newline, original)
     if (typeof planned === "string") {
       problems.push({ index, message: planned })
       return
     }
     current = applyEdits(current, planned.edits)
+    view = new SearchText(current)
     for (const change of tracked) change.offsets = change.offsets.map((offset) => mapOffset(offset, planned.edits))
     tracked.push({ index, op: parsed.data.operation, offsets: planned.landed })
   })
@@ -117,10 +132,11 @@ export function applyPatches(text: string, patches: readonly Patch[]): PatchResu
   return { text: current, changes }
 }
 
-/** The edits one patch makes to `text`, or why it cannot. `original` is the call's input, for a hint. */
-function planPatch(text: string, patch: Patch, newline: "\n" | "\r\n" | undefined, original: string): Planned | string {
-  if (patch.operation === "swap") return planSwap(text, patch, original)
-  const at = locate(text, patch.search, patch.occurrence, "search", "occurrence", original)
+/** The edits one patch makes to `view`'s text, or why it cannot. `original` is the call's input, for a hint. */
+function planPatch(view: SearchText, patch: Patch, newline: "\n" | "\r\n" | undefined, original: SearchText): Planned | string {
+  if (patch.operation === "swap") return planSwap(view, patch, original)
+  const text = view.text
+  const at = locate(view, patch.search, patch.occurrence, "search", "occurrence", original)
   if (typeof at === "string") return at
   const insert = withLineBreaks(patch.content, newline)
   switch (patch.operation) {
@@ -134,10 +150,11 @@ function planPatch(text: string, patch: Patch, newline: "\n" | "\r\n" | undefine
   }
 }
 
-function planSwap(text: string, patch: Extract<Patch, { operation: "swap" }>, original: string): Planned | string {
+function planSwap(view: SearchText, patch: Extract<Patch, { operation: "swap" }>, original: SearchText): Planned | string {
   if (patch.search === patch.with) return "search and with are the same text: swapping them would change nothing"
-  const a = locate(text, patch.search, patch.occurrence, "search", "occurrence", original)
-  const b = locate(text, patch.with, patch.with_occurrence, "with", "with_occurrence", original)
+  const text = view.text
+  const a = locate(view, patch.search, patch.occurrence, "search", "occurrence", original)
+  const b = locate(view, patch.with, patch.with_occurrence, "with", "with_occurrence", original)
   if (typeof a === "string" || typeof b === "string") return [a, b].filter((m) => typeof m === "string").join("; ")
   if (a.start < b.end && b.start < a.end) {
     const [lineA, lineB] = linesOf(text, [a.start, b.start])
@@ -159,82 +176,45 @@ function planSwap(text: string, patch: Extract<Patch, { operation: "swap" }>, or
 
 /** The one match of `needle` the patch means, or a refusal naming the text, its count and its lines. */
 function locate(
-  text: string,
+  view: SearchText,
   needle: string,
   occurrence: number | undefined,
   field: "search" | "with",
   occurrenceField: "occurrence" | "with_occurrence",
-  original: string,
+  original: SearchText,
 ): { start: number; end: number } | string {
-  const found = findExact(text, needle)
+  const text = view.text
+  const found = findExact(view, needle, PATCH_LIMITS.matches)
   const count = found.starts.length
   const name = `${field} ${quote(needle)}`
-  if (count === 0) return `${name} was not found${missingHint(text, needle, original)}`
+  const times = found.more ? `more than ${number(count)} times` : count === 1 ? "once" : `${count} times`
+  if (count === 0) return `${name} was not found${missingHint(view, needle, original)}`
   if (occurrence === undefined && count > 1) {
-    return `${name} occurs ${count} times (${listLines(text, found.starts)}): say which with ${occurrenceField} (1 to ${count})`
+    return `${name} occurs ${times} (${listLines(text, found.starts)}): say which with ${occurrenceField} (1 to ${number(count)})`
   }
   const chosen = (occurrence ?? 1) - 1
   const start = found.starts[chosen]
   const end = found.ends[chosen]
-  if (start === undefined || end === undefined) {
-    return `${occurrenceField} ${occurrence} asked, but ${name} occurs ${count === 1 ? "once" : `${count} times`} (${listLines(text, found.starts)})`
-  }
+  if (start === undefined || end === undefined) return `${occurrenceField} ${occurrence} asked, but ${name} occurs ${times} (${listLines(text, found.starts)})`
   return { start, end }
 }
 
-/**
- * Every place `needle` occurs in `text`, overlapping ones included (so "aa" in "aaa" is ambiguous, not a first
- * match), with a line break in the needle matching either kind and no match splitting a CRLF pair.
- */
-function findExact(text: string, needle: string): Found {
-  const found: Found = { starts: [], ends: [] }
-  const keep = (start: number, end: number): void => {
-    if (splitsLineBreak(text, start) || splitsLineBreak(text, end) || splitsPair(text, start) || splitsPair(text, end)) return
-    found.starts.push(start)
-    found.ends.push(end)
-  }
-  const eol = detectLineEndings(text)
-  if (eol.kind !== "mixed") {
-    // One kind of line break (or none): writing the needle's breaks that way makes the match a plain indexOf.
-    const exact = withLineBreaks(needle, eol.newline)
-    for (let at = text.indexOf(exact); at !== -1; at = text.indexOf(exact, at + 1)) keep(at, at + exact.length)
-    return found
-  }
-  // A lone "\n" in the pattern may not take the "\n" of a CRLF whose "\r" the needle's own text already matched.
-  const pattern = needle.split(/\r?\n/).map(escapeRegExp).join("(?:\\r\\n|(?<!\\r)\\n)")
-  const re = new RegExp(pattern, "g")
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    keep(m.index, m.index + m[0].length)
-    re.lastIndex = m.index + 1
-  }
-  return found
-}
-
 /** Why a missing text may be missing; never applied, only said. */
-function missingHint(text: string, needle: string, original: string): string {
+function missingHint(view: SearchText, needle: string, original: SearchText): string {
+  const text = view.text
   if (text === "") return ": the file is empty, so there is no text to match. Write it with forge_write"
-  if (text !== original && findExact(original, needle).starts.length > 0) {
+  if (view !== original && findExact(original, needle, 1).starts.length > 0) {
     return ": it was in the text before an earlier patch of this call changed it (each patch applies to the result of the ones before it)"
   }
   // Whitespace (line endings included) may differ anywhere, even where the needle has none.
-  const chars = Array.from(needle.replace(/\s+/g, ""))
-  if (chars.length === 0) return ""
-  const loose = new RegExp(chars.map(escapeRegExp).join("\\s*"), "g")
-  const starts: number[] = []
-  for (let m = loose.exec(text); m !== null; m = loose.exec(text)) starts.push(m.index)
+  const starts = findIgnoringSpace(view, needle, PATCH_LIMITS.matches)
   if (starts.length === 0) return ""
-  const places = starts.length === 1 ? "once" : `${starts.length} times`
+  const places =
+    starts.length > PATCH_LIMITS.matches ? `more than ${number(PATCH_LIMITS.matches)} times` : starts.length === 1 ? "once" : `${starts.length} times`
   return (
-    `; ignoring whitespace and line endings it would match ${places} (${listLines(text, starts)}), ` +
+    `; ignoring whitespace and line endings it would match ${places} (${listLines(text, starts.slice(0, PATCH_LIMITS.matches))}), ` +
     "but patches match exactly: copy the text as the file has it, spaces, tabs and line breaks included"
   )
-}
-
-/** Whether `offset` falls inside a surrogate pair (one character such as an emoji): an edit there would mangle it. */
-function splitsPair(text: string, offset: number): boolean {
-  const high = text.charCodeAt(offset - 1)
-  const low = text.charCodeAt(offset)
-  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff
 }
 
 function applyEdits(text: string, edits: readonly Edit[]): string {
@@ -278,12 +258,9 @@ function listLines(text: string, starts: readonly number[]): string {
 
 /** The text as a JSON string, cut to its first characters (whole code points) with "…" outside the quotes. */
 function quote(text: string): string {
-  const chars = Array.from(text)
-  return chars.length <= QUOTE_CHARS ? JSON.stringify(text) : `${JSON.stringify(chars.slice(0, QUOTE_CHARS - 3).join(""))}…`
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
+  // Only the start is shown: a 10 MB text is not split into characters to show sixty of them.
+  const chars = Array.from(text.slice(0, QUOTE_CHARS * 2 + 2))
+  return chars.length <= QUOTE_CHARS && text.length <= QUOTE_CHARS * 2 ? JSON.stringify(text) : `${JSON.stringify(chars.slice(0, QUOTE_CHARS - 3).join(""))}…`
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -294,3 +271,5 @@ function describeIssues(error: z.ZodError): string {
     })
     .join("; ")
 }
+
+const number = (n: number): string => n.toLocaleString("en-US")

@@ -281,3 +281,68 @@ describe("input the schema would refuse", () => {
     expect(patchSchema.safeParse({ operation: "swap", search: "a", with: "b", occurrence: 1, with_occurrence: 2 }).success).toBe(true)
   })
 })
+
+describe("hostile patches", () => {
+  const mixed = "one\r\ntwo\nthree\r\n"
+
+  it("refuse a search over the size limit before searching, naming the field, its size and the limit", () => {
+    const huge = "x".repeat(10 * 1024 * 1024)
+    for (const text of [mixed, "one\ntwo\n"]) {
+      expect(refusal(text, [{ operation: "replace", search: huge, content: "y" }]).problems).toEqual([
+        { index: 1, message: "search is 10,485,760 characters, over the limit of 65,536: match a shorter text around the change" },
+      ])
+    }
+    expect(refusal(mixed, [{ operation: "swap", search: "one", with: huge }]).problems[0]?.message).toBe(
+      "with is 10,485,760 characters, over the limit of 65,536: match a shorter text around the change",
+    )
+    expect(refusal(mixed, [{ operation: "replace", search: "one", content: "z".repeat(2 * 1024 * 1024) }]).problems[0]?.message).toBe(
+      "content is 2,097,152 characters, over the limit of 1,048,576: write a file this large whole with forge_write",
+    )
+  })
+
+  it("refuse more patches than a call may hold", () => {
+    const many = Array.from({ length: 101 }, (): Patch => ({ operation: "replace", search: "one", content: "1" }))
+    expect(() => applyPatches(mixed, many)).toThrow("patches holds 101 patches, over the limit of 100 per call")
+  })
+
+  it("match across both kinds of line break in a mixed text without a regular expression, however the search is built", () => {
+    const search = "(two\n[three]*"
+    const text = `a\r\n${search}\r\nb\n${search}\n`
+    expect(apply(text, { operation: "replace", search: `${search}\n`, content: "X\n", occurrence: 2 }).text).toBe(`a\r\n${search}\r\nb\nX\n`)
+    expect(refusal(text, [{ operation: "replace", search: "two\r", content: "2" }]).problems[0]?.message).toMatch(
+      /^search "two\\r" was not found; ignoring whitespace/,
+    )
+  })
+
+  it("count at most 1,000 matches of an ambiguous search, and say so", () => {
+    const text = `${"a".repeat(200_000)}\r\n\n`
+    expect(refusal(text, [{ operation: "replace", search: "aa", content: "b" }]).problems[0]?.message).toBe(
+      'search "aa" occurs more than 1,000 times (line 1): say which with occurrence (1 to 1,000)',
+    )
+    expect(apply(text, { operation: "replace", search: "aa", content: "b", occurrence: 1000 }).text.slice(995, 1002)).toBe("aaaabaa")
+  })
+
+  it("hint at a whitespace-only difference in a large text without a regular expression", () => {
+    const text = `${"word ".repeat(100_000)}\nlet  x =\t1\n`
+    expect(refusal(text, [{ operation: "replace", search: "let x = 1", content: "y" }]).problems[0]?.message).toContain(
+      "ignoring whitespace and line endings it would match once (line 2)",
+    )
+  })
+
+  it("count every overlapping match of a long search that repeats itself, as with a short one", () => {
+    const text = `x${"ab".repeat(300)}y\n`
+    expect(refusal(text, [{ operation: "replace", search: "ab".repeat(20), content: "c" }]).problems[0]?.message).toMatch(/occurs 281 times/)
+    expect(refusal(text, [{ operation: "replace", search: "ab".repeat(200), content: "c" }]).problems[0]?.message).toMatch(/occurs 101 times/)
+    expect(apply(text, { operation: "replace", search: "ab".repeat(200), content: "c", occurrence: 101 }).text).toBe(`x${"ab".repeat(100)}cy\n`)
+    const crlf = `${"a\r\n".repeat(40)}b\n`
+    expect(refusal(crlf, [{ operation: "replace", search: "a\n".repeat(20), content: "c" }]).problems[0]?.message).toMatch(/occurs 21 times/)
+  })
+
+  it("refuse a call whose patches would search more of the text than a call may, before searching", () => {
+    const text = "x".repeat(1024 * 1024)
+    const patches = Array.from({ length: 33 }, (): Patch => ({ operation: "replace", search: "y", content: "z" }))
+    expect(() => applyPatches(text, patches)).toThrow(
+      "33 patches on a text of 1,048,576 characters would search 34,603,008 characters, over the limit of 33,554,432 per call (patches × text length): give at most 32 patches per call on this file",
+    )
+  })
+})

@@ -1,12 +1,14 @@
 import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
-// Four projects, by what a test costs and what it may share the machine with:
+// Five projects, by what a test costs and what it may share the machine with:
 // - pure: machines, gates, codecs, documents; no process, no database: on threads, every core.
 // - integration: the real services on real SQLite, files and git, and the model-based tests; forks, every core.
 //   Both share a worker's module graph between files (isolate: false): importing it anew for each file cost more
 //   CPU than many of the tests. A test that changes what others see undoes it (vi.unstubAllEnvs, its own temp dirs).
 // - processes: tests that time real process trees (kill, containment, races between processes): one file at a time.
+// - hostile: every Forge tool given hostile input, asserting clear errors, a responsive event loop and nothing
+//   changed outside the workspace; forks.
 // - e2e: real opencode (test/e2e/README.md); scenarios share the machine's lanes (FORGE_E2E_LANES, default 2).
 // `npm test` (scripts/test.mjs) runs e2e beside the others; `npx vitest run` runs them group after group.
 
@@ -34,6 +36,8 @@ export default defineConfig({
           isolate: false,
         },
       },
+      // Every Forge tool given hostile input (test/hostile/README.md); real processes and SQLite, no opencode.
+      { extends: true, test: { name: "hostile", include: ["test/hostile/**/*.test.ts"], pool: "forks" } },
       { extends: true, test: { name: "processes", include: processTests, pool: "forks", fileParallelism: false, sequence: { groupOrder: 1 } } },
       {
         extends: true,

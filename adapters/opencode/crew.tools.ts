@@ -3,6 +3,7 @@ import * as z from "zod"
 import { CREW_TOOL_IDS } from "../../machines/agent.partition"
 import type { CrewOutcome, CrewService } from "../../services/crew/crew.service"
 import type { ForgeRuntimeAccess } from "./runtime.access"
+import { MAX_LIST_ITEMS, boundedText } from "./arg.limits"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
 import { dialogFor } from "./tool.dialog"
 import { screenText } from "./tool.screen"
@@ -13,15 +14,15 @@ import { screenText } from "./tool.screen"
 export { CREW_TOOL_IDS }
 
 const subtask = z.strictObject({
-  title: z.string().describe("What the subtask delivers; unique within the crew"),
-  agent: z.string().min(1).optional().describe("The forge-* worker meant to run it"),
+  title: boundedText("name").describe("What the subtask delivers; unique within the crew"),
+  agent: boundedText("name").min(1).optional().describe("The forge-* worker meant to run it"),
 })
 
 const verdict = z.strictObject({
-  subtask: z.string().min(1).describe("The declared subtask's title, as registered"),
+  subtask: boundedText("name").min(1).describe("The declared subtask's title, as registered"),
   verdict: z.enum(["PASS", "FAIL"]),
-  evidence: z.string().describe("What shows the verdict: files, command output, the worker's report"),
-  failures: z.array(z.string()).optional().describe("For FAIL: both failure reports, the first attempt's and the retry's"),
+  evidence: boundedText("text").describe("What shows the verdict: files, command output, the worker's report"),
+  failures: z.array(boundedText("text")).max(MAX_LIST_ITEMS).optional().describe("For FAIL: both failure reports, the first attempt's and the retry's"),
 })
 
 export interface CrewToolsDeps {
@@ -40,9 +41,9 @@ export function createCrewTools(deps: CrewToolsDeps): Record<(typeof CREW_TOOL_I
       description:
         'Register a crew: the objective and its declared plan of subtasks (titles unique), optionally naming a forge-* worker per subtask and the plan it descends from (lineage). The crew PENDS: every task dispatch is refused until the user chooses. Relay the record path and the choices, and end your turn. On the user\'s choice call crew_begin again with only execution: "waves" (the user confirms in a dialog; waves start) or "goal" (the crew ends as a conversion record; draft goal_write from the subtasks). Under an active goal of this session, register with execution: "waves" in one call (born armed). Refused during a draft plan.',
       args: {
-        objective: z.string().optional().describe("What the crew delivers as a whole"),
-        subtasks: z.array(subtask).optional().describe("The declared plan: one titled subtask per piece of work"),
-        lineage: z.string().optional().describe("Path of the plan (or other artifact) the crew's contract descends from"),
+        objective: boundedText("text").optional().describe("What the crew delivers as a whole"),
+        subtasks: z.array(subtask).max(MAX_LIST_ITEMS).optional().describe("The declared plan: one titled subtask per piece of work"),
+        lineage: boundedText("path").optional().describe("Path of the plan (or other artifact) the crew's contract descends from"),
         execution: z.enum(["waves", "goal"]).optional().describe("The user's choice for the pending crew: waves or goal"),
       },
       async execute(args, ctx) {
@@ -60,9 +61,9 @@ export function createCrewTools(deps: CrewToolsDeps): Record<(typeof CREW_TOOL_I
       description:
         "Close the armed crew with its report: one PASS/FAIL verdict with evidence per declared subtask (a FAIL with both failure reports); an undeclared subtask refuses the close. Or abandon it (abandon: true, reason) from pending or executing, without verdicts. The user confirms in a dialog (not under an active goal).",
       args: {
-        report: z.array(verdict).optional().describe("One verdict per declared subtask"),
+        report: z.array(verdict).max(MAX_LIST_ITEMS).optional().describe("One verdict per declared subtask"),
         abandon: z.boolean().default(false).describe("Abandon the crew instead of closing it (re-shard, cancel)"),
-        reason: z.string().optional().describe("Why the crew is abandoned"),
+        reason: boundedText("line").optional().describe("Why the crew is abandoned"),
       },
       async execute(args, ctx) {
         const { crews, session } = await open(ctx)

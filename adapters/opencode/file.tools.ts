@@ -10,6 +10,7 @@ import type { JournalActor } from "../../services/files/journal"
 import type { SearchAnswer, SearchRequest } from "../../services/files/search"
 import { patchListSchema } from "../../services/files/patch.schema"
 import { type ToolPath, resolveToolPath } from "../workspace/tool.paths"
+import { boundedText } from "./arg.limits"
 import { allowsExternalDirectory } from "./external.directory"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
 import { screenText } from "./tool.screen"
@@ -163,7 +164,7 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
       description:
         "Fetch an http(s) URL: HTML as markdown (raw: true for the page as served), text and JSON as they are; other content is refused. Long content comes in windows of max_length characters: start_index pages on.",
       args: {
-        url: z.string().min(1).describe("http:// or https:// URL"),
+        url: boundedText("url").min(1).describe("http:// or https:// URL"),
         raw: z.boolean().default(false).describe("The content as served instead of markdown"),
         max_length: z.number().int().min(1).max(1_000_000).default(DEFAULT_FETCH_MAX_LENGTH).describe("Characters to return"),
         start_index: z.number().int().min(0).default(0).describe("First character to return, for paging"),

@@ -12,6 +12,7 @@ import {
 import type { GoalContract } from "../../services/goal/goal.contract"
 import type { GoalOutcome, GoalService } from "../../services/goal/goal.service"
 import type { ForgeRuntimeAccess } from "./runtime.access"
+import { MAX_LIST_ITEMS, boundedText } from "./arg.limits"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
 import { dialogFor } from "./tool.dialog"
 import { screenText } from "./tool.screen"
@@ -23,7 +24,7 @@ export { GOAL_TOOL_IDS }
 
 const check = z.union([
   z.strictObject({
-    command: z.string().min(1).describe("Shell command run in the workspace; passes on exit 0"),
+    command: boundedText("command").min(1).describe("Shell command run in the workspace; passes on exit 0"),
     timeout: z
       .number()
       .int()
@@ -33,8 +34,8 @@ const check = z.union([
       .describe(`Seconds; default ${CHECK_TIMEOUT_DEFAULT_S}, at most ${CHECK_TIMEOUT_MAX_S}`),
   }),
   z.strictObject({
-    file: z.string().min(1).describe("Workspace-relative file"),
-    text: z.string().min(1).describe("Literal text the file must contain"),
+    file: boundedText("path").min(1).describe("Workspace-relative file"),
+    text: boundedText("line").min(1).describe("Literal text the file must contain"),
   }),
 ])
 
@@ -73,11 +74,15 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       description:
         "Write a goal: an objective plus checks the host runs itself. arm=true (default) asks the user in a dialog — their allow arms it and the session then works on it by itself, re-prompted at every idle until goal_complete passes or a budget runs out. arm=false queues it inert. revise=true rewrites the live goal's contract as a new revision (budgets kept unless given; earlier check results stop counting). Refused while the session has a draft plan.",
       args: {
-        objective: z.string().min(1).describe("What must be true when the goal is done"),
-        success: z.array(z.string().min(1)).default([]).describe("Success criteria; goal_complete needs one attestation per criterion"),
-        checks: z.array(check).default([]).describe("Checks the host re-runs at completion: {command, timeout?} or {file, text}"),
-        constraints: z.array(z.string().min(1)).default([]),
-        nonGoals: z.array(z.string().min(1)).default([]),
+        objective: boundedText("text").min(1).describe("What must be true when the goal is done"),
+        success: z
+          .array(boundedText("line").min(1))
+          .max(MAX_LIST_ITEMS)
+          .default([])
+          .describe("Success criteria; goal_complete needs one attestation per criterion"),
+        checks: z.array(check).max(MAX_LIST_ITEMS).default([]).describe("Checks the host re-runs at completion: {command, timeout?} or {file, text}"),
+        constraints: z.array(boundedText("line").min(1)).max(MAX_LIST_ITEMS).default([]),
+        nonGoals: z.array(boundedText("line").min(1)).max(MAX_LIST_ITEMS).default([]),
         ...budgets,
         arm: z.boolean().default(true).describe("Ask the user to arm it now (default); false queues it"),
         revise: z.boolean().default(false).describe("Rewrite the session's live goal as a new revision"),
@@ -111,7 +116,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
     goal_check: forgeTool("goal_check", {
       description:
         "Run the live goal's checks on the host (all, or the numbered ones) and record them in its Check Log. Advisory: goal_complete re-runs every check itself.",
-      args: { items: z.array(z.number().int().min(1)).optional().describe("Check numbers to run; all by default") },
+      args: { items: z.array(z.number().int().min(1)).max(MAX_LIST_ITEMS).optional().describe("Check numbers to run; all by default") },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
         return answer(await goals.check(session, args.items))
@@ -124,10 +129,11 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
         attestations: z
           .array(
             z.strictObject({
-              criterion: z.string().min(1).describe("The success criterion, as written"),
-              evidence: z.string().min(1).describe("What shows it holds"),
+              criterion: boundedText("line").min(1).describe("The success criterion, as written"),
+              evidence: boundedText("text").min(1).describe("What shows it holds"),
             }),
           )
+          .max(MAX_LIST_ITEMS)
           .default([]),
       },
       async execute(args, ctx) {
@@ -137,7 +143,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
     }),
     goal_pause: forgeTool("goal_pause", {
       description: "Pause the live goal: the loop stops re-prompting. Give the blocker when something outside your reach stops the work.",
-      args: { blocker: z.string().optional().describe("What blocks the goal (stop reason blocker); without it the stop reason is user") },
+      args: { blocker: boundedText("line").optional().describe("What blocks the goal (stop reason blocker); without it the stop reason is user") },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
         return answer(await goals.pause(session, "model", args.blocker))
@@ -159,7 +165,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
     }),
     goal_discard: forgeTool("goal_discard", {
       description: "Ask the user to discard the session's goal (it becomes abandoned; its document stays).",
-      args: { reason: z.string().optional().describe("Why the goal is dropped") },
+      args: { reason: boundedText("line").optional().describe("Why the goal is dropped") },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
         return answer(await goals.discard(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args.reason))

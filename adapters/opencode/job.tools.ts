@@ -9,6 +9,7 @@ import { toShellRequest } from "../../services/jobs/job.request"
 import { jobAnswerFacts } from "../../services/jobs/job.report"
 import { isWithin, realOf } from "../workspace/tool.paths"
 import { allowsExternalDirectory } from "./external.directory"
+import { boundedText } from "./arg.limits"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
 import { screenText } from "./tool.screen"
 import * as z from "zod"
@@ -37,10 +38,9 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         "run_in_background returns the jobId at once. A job you did not see finish wakes this session once when it ends. " +
         "Every result starts with cwd: — the directory the command really ran in.",
       args: {
-        command: z.string().describe("The command line"),
-        cwd: z.string().optional().describe("Working directory (default: the project directory); relative paths are resolved against it"),
-        success_pattern: z
-          .string()
+        command: boundedText("command").describe("The command line"),
+        cwd: boundedText("path").optional().describe("Working directory (default: the project directory); relative paths are resolved against it"),
+        success_pattern: boundedText("pattern")
           .optional()
           .describe(
             "Regex on new output that counts as success (e.g. 'listening on \\d+'); /source/flags with flags i, m, s, u also works (e.g. '/ready/i'). ^ and $ match at line breaks",
@@ -78,7 +78,7 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         "handoff {jobId} gives a subagent's job to the root session so it outlives the subagent.",
       args: {
         action: z.enum(["list", "poll", "log", "kill", "clear", "handoff"]),
-        jobId: z.string().min(1).optional().describe("The job (every action but list)"),
+        jobId: boundedText("name").min(1).optional().describe("The job (every action but list)"),
         waitMs: z.number().int().min(0).max(30_000).default(0).describe("poll: how long to wait for new output or the end"),
         offset: z.number().int().min(1).default(1).describe("log: first line, 1-indexed"),
         limit: z.number().int().min(1).max(2000).default(200).describe("log: how many lines"),

@@ -4,6 +4,7 @@ import { LOOP_TOOL_IDS } from "../../machines/agent.partition"
 import { MAX_LOOP_SECTIONS } from "../../machines/loop.gates"
 import type { LoopService } from "../../services/loop/loop.service"
 import type { ForgeRuntimeAccess } from "./runtime.access"
+import { boundedText } from "./arg.limits"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
 import { screenText } from "./tool.screen"
 
@@ -19,7 +20,7 @@ const change = z.strictObject({ summary: text.describe("What changed"), reason: 
 const deviation = z.strictObject({ planItem: text, actual: text, reason: text })
 const verification = z.strictObject({
   command: text.describe("The command run"),
-  cwd: z.string().optional().describe("Where, relative to the worktree (default: its root)"),
+  cwd: boundedText("path").optional().describe("Where, relative to the worktree (default: its root)"),
   outcome: z.enum(["pass", "fail", "not-run"]),
   changedAfter: z.boolean().optional().describe("Whether code changed after the check ran (default false)"),
 })
@@ -30,9 +31,9 @@ const finding = z.strictObject({
   description: text,
 })
 const summary = z.strictObject({
-  done: z.array(text).min(1).describe("What the section delivered"),
-  deviations: z.array(text).optional(),
-  followUps: z.array(text).optional(),
+  done: z.array(text).min(1).max(100).describe("What the section delivered"),
+  deviations: z.array(text).max(100).optional(),
+  followUps: z.array(text).max(100).optional(),
 })
 const section = z.strictObject({ title: text, content: longText.describe("The executable requirement") })
 

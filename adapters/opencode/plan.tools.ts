@@ -3,6 +3,7 @@ import { DEFAULT_READ_LIMIT } from "../../services/documents/document.window"
 import type { PlanSummary } from "../../services/plan/plan.queries"
 import type { PlanOutcome } from "../../services/plan/plan.service"
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
+import { MAX_LIST_ITEMS, boundedText } from "./arg.limits"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
 import { dialogFor } from "./tool.dialog"
 import { screenText } from "./tool.screen"
@@ -21,11 +22,10 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       description:
         "Create the session's plan, or rewrite its draft. The plan is stored as .opencode/plan/<date>-<slug>.md and starts as a draft: every write, edit, shell and task tool is banned in this session until the user approves it. Use <!-- forge-section --> markers before each ## Phase heading.",
       args: {
-        content: z
-          .string()
+        content: boundedText("document")
           .min(1)
           .describe("Plan markdown: # Title, sections, '## Tasks' with '- [ ] 1. ...' lines, '## Acceptance Criteria' with '- ...' bullets"),
-        title: z.string().optional().describe("Plan title; defaults to the first # heading"),
+        title: boundedText("name").optional().describe("Plan title; defaults to the first # heading"),
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
@@ -38,10 +38,10 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       args: {
         offset: z.number().int().min(1).default(1).describe("Line to start from, 1-indexed"),
         limit: z.number().int().min(1).default(DEFAULT_READ_LIMIT).describe("Maximum lines to return; default 2000"),
-        pattern: z.string().optional().describe("Regex to search plan content (JavaScript syntax, no slashes or flags)"),
+        pattern: boundedText("pattern").optional().describe("Regex to search plan content (JavaScript syntax, no slashes or flags)"),
         recent: z.boolean().default(false).describe("List (or with pattern, search) recent workspace plans"),
         count: z.number().int().min(1).optional().describe("With recent: how many plans; default 20, at most 100"),
-        path: z.string().optional().describe("Read this plan document instead of the session's (must be under .opencode/plan/)"),
+        path: boundedText("path").optional().describe("Read this plan document instead of the session's (must be under .opencode/plan/)"),
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
@@ -54,8 +54,8 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       description:
         "Edit the session's draft plan by exact string replacement, like the Edit tool. oldString must match exactly once unless replaceAll is true; do not include plan_read's 'N: ' line prefixes. An empty oldString creates the plan only when none exists.",
       args: {
-        oldString: z.string().describe("Exact text to replace, including indentation"),
-        newString: z.string().describe("Replacement text; must differ from oldString"),
+        oldString: boundedText("document").describe("Exact text to replace, including indentation"),
+        newString: boundedText("document").describe("Replacement text; must differ from oldString"),
         replaceAll: z.boolean().default(false).describe("Replace every occurrence"),
       },
       async execute(args, ctx) {
@@ -87,12 +87,13 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         checks: z
           .array(
             z.strictObject({
-              criterion: z.string().min(1).describe("The acceptance criterion, as written in the plan"),
+              criterion: boundedText("line").min(1).describe("The acceptance criterion, as written in the plan"),
               pass: z.boolean().describe("Whether it holds"),
-              evidence: z.string().describe("What shows it: the command you ran and its result, the file and line"),
+              evidence: boundedText("text").describe("What shows it: the command you ran and its result, the file and line"),
             }),
           )
-          .min(1),
+          .min(1)
+          .max(MAX_LIST_ITEMS),
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)
@@ -103,8 +104,8 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
       description:
         "Discard the session's plan: it becomes abandoned, or superseded when supersede names the document that takes its work over (e.g. a crew or goal file). The reason is recorded verbatim. A draft is discarded only if the user allows it in a dialog.",
       args: {
-        reason: z.string().optional().describe("Why the plan is dropped"),
-        supersede: z.string().min(1).optional().describe("Workspace path of the successor document"),
+        reason: boundedText("line").optional().describe("Why the plan is dropped"),
+        supersede: boundedText("path").min(1).optional().describe("Workspace path of the successor document"),
       },
       async execute(args, ctx) {
         const { runtime, session } = await access.forTool(ctx)

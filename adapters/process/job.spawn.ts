@@ -164,8 +164,13 @@ export async function spawnJob(options: SpawnJobOptions): Promise<SpawnedJob> {
     }
     return await spawnDirect(options, shell, fd, jobMarkers(options, hostToken), containment.label)
   } finally {
-    // The child has its own copy of the descriptor now: the host keeps nothing open.
-    closeSync(fd)
+    // The child has its own copy of the descriptor now: the host keeps nothing open. A failed close must not turn a
+    // job that started into a spawn failure (the command would run, and the model would be told it did not).
+    try {
+      closeSync(fd)
+    } catch {
+      // Already closed: nothing is left open.
+    }
   }
 }
 

@@ -120,22 +120,33 @@ export class JobSupervisor {
       releaseGrowthWaiters(job)
     })
     await this.released(job)
+    // From here the command has run (or runs on): a step after it that fails is reported beside its result, never
+    // instead of it — the model would run a command again that already did its work.
     const extra: string[] = job.patternAbandoned === undefined ? [] : [job.patternAbandoned]
     // The machine decided the kill with the match (keep_alive: false) and its effect is carrying it out.
     if (job.killAfterMatch !== undefined) {
-      const { survivors } = await job.killAfterMatch
-      extra.push(
-        survivors.length === 0
-          ? "keep_alive is false: the process tree was killed after the match."
-          : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`,
-      )
+      try {
+        const { survivors } = await job.killAfterMatch
+        extra.push(
+          survivors.length === 0
+            ? "keep_alive is false: the process tree was killed after the match."
+            : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`,
+        )
+      } catch (error) {
+        extra.push(`keep_alive is false, but killing the process tree after the match failed (${messageOf(error)}); forge_jobs kill {jobId: "${jobId}"} tries again.`)
+      }
     }
     const alive = job.snapshot.hasTag("alive")
-    const size = await this.deps.processes.sizeOf(logFile)
-    const tail = await this.deps.processes.readTail(logFile, WAKE_TAIL_BYTES)
-    extra.push(...outputCutNotice(jobId, size, tail))
-    // The caller now holds everything up to here: a later poll drains only what comes after.
-    if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
+    let tail = ""
+    try {
+      const size = await this.deps.processes.sizeOf(logFile)
+      tail = await this.deps.processes.readTail(logFile, WAKE_TAIL_BYTES)
+      extra.push(...outputCutNotice(jobId, size, tail))
+      // The caller now holds everything up to here: a later poll drains only what comes after.
+      if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
+    } catch (error) {
+      extra.push(`The command ran, but its output could not be read afterwards (${messageOf(error)}); forge_jobs log {jobId: "${jobId}"} shows it while its log exists.`)
+    }
     return formatJobResult(job.snapshot.context, alive, tail, extra)
   }
 
@@ -398,3 +409,5 @@ export class JobSupervisor {
     return this.deps.registry.ownerOf(context.jobId) ?? context.sessionId
   }
 }
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))

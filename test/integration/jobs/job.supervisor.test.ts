@@ -42,8 +42,18 @@ describe("job supervisor with real processes", () => {
   const clock = { now: () => Date.now() }
   const host = currentHost()
   /** A host whose records stop when `silenced` says so: what a host that died leaves behind. */
-  const newSupervisor = (options: { host?: JobHost; ledger?: JobLedger; silenced?: () => boolean; sessionIsIdle?: (id: string) => Promise<boolean> } = {}) => {
-    const processes = createJobProcesses({ growthPollMs: 20, killGraceMs: 500 })
+  const newSupervisor = (
+    options: {
+      host?: JobHost
+      ledger?: JobLedger
+      silenced?: () => boolean
+      sessionIsIdle?: (id: string) => Promise<boolean>
+      /** Stands in for the host's processes port: lets a test break one of its steps. */
+      processes?: (real: ReturnType<typeof createJobProcesses>) => ReturnType<typeof createJobProcesses>
+    } = {},
+  ) => {
+    const real = createJobProcesses({ growthPollMs: 20, killGraceMs: 500 })
+    const processes = options.processes?.(real) ?? real
     const lifecycles = new LifecycleHost({ repository: async () => (options.silenced?.() ? undefined : store.repository), clock, log: memoryLogger() })
     const supervisor = new JobSupervisor({
       processes,
@@ -86,6 +96,19 @@ describe("job supervisor with real processes", () => {
     const id = jobIdOf(result)
     expect(await supervisor.poll(id)).toMatch(/already consumed/)
     expect(supervisor.list("s1")).toBe("no jobs")
+  })
+
+  it("reports a command that ran with its exit code even when reading its output afterwards fails (EBADF), naming the trouble", async () => {
+    const ebadf = () => Object.assign(new Error("EBADF: bad file descriptor, read"), { code: "EBADF" })
+    const broken = newSupervisor({ processes: (real) => ({ ...real, readTail: async () => Promise.reject(ebadf()), sizeOf: async () => Promise.reject(ebadf()) }) })
+    try {
+      const result = await broken.run("s1", request({ command: "echo ran > marker.txt; exit 4" }))
+      expect(result).toContain("status: exited with exit code 4")
+      expect(result).toContain("The command ran, but its output could not be read afterwards (EBADF: bad file descriptor, read)")
+      expect(result).toMatch(/forge_jobs log/)
+    } finally {
+      await broken.dispose()
+    }
   })
 
   it("returns on the exit even while a detached grandchild holds the output open", async () => {

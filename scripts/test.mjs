@@ -85,8 +85,9 @@ async function main() {
     runTier("static", [npm("typecheck"), npm("lint"), npm("lint:layers"), npm("lint:unused")]),
     build,
     // What `npm run test:unit` runs, in its order. Pure and integration tests niced: the end-to-end tier is a chain of
-    // waits on opencode, the longest path, and they take what it leaves; the process-tree tests time real processes.
-    runTier("unit", [niced(vitest("pure", "integration")), vitest("processes")]),
+    // waits on opencode, the longest path, and they take what it leaves; the process-tree tests time real processes; the
+    // hostile tests (every tool given hostile input) watch the event loop, so they run alone after them.
+    runTier("unit", [niced(vitest("pure", "integration")), vitest("processes"), npm("test:hostile")]),
     build.then((b) =>
       b.failed.length > 0
         ? { name: "e2e", seconds: 0, failed: ["not run: the build failed"] }

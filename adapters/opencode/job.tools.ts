@@ -38,7 +38,12 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
         "run_in_background returns the jobId at once. A job you did not see finish wakes this session once when it ends. " +
         "Every result starts with cwd: — the directory the command really ran in.",
       args: {
-        command: boundedText("command").describe("The command line"),
+        command: boundedText("command")
+          .refine(
+            (command) => !command.includes("\u0000"),
+            "holds a NUL byte, which no command line can carry (the shell would run only what stands before it); nothing was run",
+          )
+          .describe("The command line"),
         cwd: boundedText("path").optional().describe("Working directory (default: the project directory); relative paths are resolved against it"),
         success_pattern: boundedText("pattern")
           .optional()

@@ -14,7 +14,7 @@ export interface HostileHost {
   /** A folder beside the workspace, with files in it: hashed before and after, it must not change. */
   sibling: string
   tools: Record<string, ToolDefinition>
-  /** Calls a tool with raw args, as opencode does, under a session whose every dialog the user rejects. */
+  /** Calls a tool with raw args, as opencode does: the user allows every dialog but access outside the workspace. */
   call(tool: string, args: unknown, session?: string): Promise<string>
   close(): Promise<void>
 }
@@ -29,7 +29,8 @@ export async function openHostileHost(): Promise<HostileHost> {
   writeFileSync(path.join(sibling, "secret.txt"), "outside the workspace\n")
   writeFileSync(path.join(sibling, "deep", "notes.md"), "# notes\n")
   writeFileSync(path.join(workspace, "a.txt"), "alpha\nbeta\ngamma\n")
-  const client = { app: { log: async () => undefined }, session: { get: async () => ({ data: undefined }) } }
+  // opencode's client, stood in for: no session has a parent or a message yet.
+  const client = { app: { log: async () => undefined }, session: { get: async () => ({ data: undefined }), messages: async () => ({ data: [] }) } }
   const hooks: Hooks = await plugin.server({ client, directory: workspace, worktree: workspace } as unknown as PluginInput, {})
   await hooks.config?.({} as never)
   const tools = hooks.tool ?? {}
@@ -40,7 +41,7 @@ export async function openHostileHost(): Promise<HostileHost> {
     async call(tool, args, session = "ses_hostile") {
       const definition = tools[tool]
       if (definition === undefined) throw new Error(`no tool ${tool}`)
-      const result = await definition.execute(args as never, rejectingContext(session, workspace))
+      const result = await definition.execute(args as never, userContext(session, workspace))
       return typeof result === "string" ? result : result.output
     },
     async close() {
@@ -51,8 +52,8 @@ export async function openHostileHost(): Promise<HostileHost> {
   }
 }
 
-/** A tool context whose user rejects every dialog (external_directory included): nothing is allowed by asking. */
-function rejectingContext(sessionID: string, directory: string): ToolContext {
+/** A tool context whose user allows every dialog (a command, an approval) but external_directory: no way out by asking. */
+function userContext(sessionID: string, directory: string): ToolContext {
   return {
     sessionID,
     messageID: "msg_hostile",
@@ -61,8 +62,8 @@ function rejectingContext(sessionID: string, directory: string): ToolContext {
     worktree: directory,
     abort: new AbortController().signal,
     metadata: () => undefined,
-    ask: async () => {
-      throw new Error("The user rejected permission to use this specific tool call.")
+    ask: async (input) => {
+      if (input.permission === "external_directory") throw new Error("The user rejected permission to use this specific tool call.")
     },
   }
 }

@@ -133,7 +133,9 @@ export class JobSupervisor {
             : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`,
         )
       } catch (error) {
-        extra.push(`keep_alive is false, but killing the process tree after the match failed (${messageOf(error)}); forge_jobs kill {jobId: "${jobId}"} tries again.`)
+        extra.push(
+          `keep_alive is false, but killing the process tree after the match failed (${messageOf(error)}); forge_jobs kill {jobId: "${jobId}"} tries again.`,
+        )
       }
     }
     const alive = job.snapshot.hasTag("alive")
@@ -145,7 +147,9 @@ export class JobSupervisor {
       // The caller now holds everything up to here: a later poll drains only what comes after.
       if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
     } catch (error) {
-      extra.push(`The command ran, but its output could not be read afterwards (${messageOf(error)}); forge_jobs log {jobId: "${jobId}"} shows it while its log exists.`)
+      extra.push(
+        `The command ran, but its output could not be read afterwards (${messageOf(error)}); forge_jobs log {jobId: "${jobId}"} shows it while its log exists.`,
+      )
     }
     return formatJobResult(job.snapshot.context, alive, tail, extra)
   }

@@ -100,7 +100,9 @@ describe("job supervisor with real processes", () => {
 
   it("reports a command that ran with its exit code even when reading its output afterwards fails (EBADF), naming the trouble", async () => {
     const ebadf = () => Object.assign(new Error("EBADF: bad file descriptor, read"), { code: "EBADF" })
-    const broken = newSupervisor({ processes: (real) => ({ ...real, readTail: async () => Promise.reject(ebadf()), sizeOf: async () => Promise.reject(ebadf()) }) })
+    const broken = newSupervisor({
+      processes: (real) => ({ ...real, readTail: async () => Promise.reject(ebadf()), sizeOf: async () => Promise.reject(ebadf()) }),
+    })
     try {
       const result = await broken.run("s1", request({ command: "echo ran > marker.txt; exit 4" }))
       expect(result).toContain("status: exited with exit code 4")

@@ -1,7 +1,8 @@
 // The undo journal's store in SQLite, on the workspace database's connection (both drivers through drizzle's
 // sqlite-proxy): entries in `file_journal`, contents once each in `file_blobs` under their sha256. Every call runs
 // alone on the connection; the calls that write several statements run them in one IMMEDIATE transaction.
-import { and, asc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm"
+import { sep } from "node:path"
+import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm"
 import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, JournalStore, JournalTurn, JournalWrite } from "../../services/files/journal.ports"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { type JournalRevert, undoneByOf } from "../../services/files/journal.standing"
@@ -26,6 +27,9 @@ function fromRow(row: JournalRow, undoneBy: number | null): JournalEntry {
     path: row.path,
     before: row.beforeHash,
     after: row.afterHash,
+    beforeMode: row.beforeMode,
+    afterMode: row.afterMode,
+    observed: row.observed,
     at: row.at,
     undoneBy,
   }
@@ -154,6 +158,9 @@ export class SqliteJournalStore implements JournalStore {
                 path: write.entry.path,
                 beforeHash: write.entry.before,
                 afterHash: write.entry.after,
+                beforeMode: write.entry.beforeMode,
+                afterMode: write.entry.afterMode,
+                observed: write.entry.observed,
                 at: write.entry.at,
               })
               .returning()
@@ -198,6 +205,25 @@ export class SqliteJournalStore implements JournalStore {
       )
       return entries.filter((entry) => entry.session === session && entry.at >= since)
     })
+  }
+
+  history(path: string): Promise<JournalEntry[]> {
+    return this.connection.exclusive((db) => entriesOf(db, [path]))
+  }
+
+  async paths(folder: string, limit: number): Promise<string[]> {
+    const prefix = folder.endsWith(sep) ? folder : folder + sep
+    const rows = await this.connection.exclusive((db) =>
+      db
+        .select({ path: fileJournal.path, last: sql<number>`max(${fileJournal.id})`.as("last") })
+        .from(fileJournal)
+        // substr, not LIKE: a path may hold % or _.
+        .where(sql`substr(${fileJournal.path}, 1, ${prefix.length}) = ${prefix}`)
+        .groupBy(fileJournal.path)
+        .orderBy(desc(sql`last`))
+        .limit(limit),
+    )
+    return rows.map((row) => row.path)
   }
 
   blobBytes(): Promise<number> {
@@ -297,6 +323,8 @@ export function sharedJournalStore(connection: () => Promise<StorageConnection>)
     append: async (writes) => (await open()).append(writes),
     listByPath: async (file, options) => (await open()).listByPath(file, options),
     listBySession: async (session, since) => (await open()).listBySession(session, since),
+    history: async (file) => (await open()).history(file),
+    paths: async (folder, limit) => (await open()).paths(folder, limit),
     blobBytes: async () => (await open()).blobBytes(),
     turns: async () => (await open()).turns(),
     dropTurns: async (turns) => (await open()).dropTurns(turns),

@@ -95,4 +95,14 @@ export const migrations: readonly EmbeddedMigration[] = [
       "ALTER TABLE `file_journal` DROP COLUMN `undone_by`;",
     ],
   },
+  {
+    tag: "0009_journal_modes",
+    folderMillis: 1796307319413,
+    hash: "f3595f398a1d983bfcff86016dd79d5e49378ed4f096591b27a17448a97141ec",
+    sql: [
+      "ALTER TABLE `file_journal` ADD `before_mode` integer;",
+      "ALTER TABLE `file_journal` ADD `after_mode` integer;",
+      "ALTER TABLE `file_journal` ADD `observed` integer DEFAULT false NOT NULL;",
+    ],
+  },
 ]

@@ -13,4 +13,9 @@ export interface PathStat {
 
 export interface ToolFiles extends JournalFiles {
   stat(path: string): Promise<PathStat>
+  /**
+   * A cheap fingerprint of what the path itself holds (type, mode, size, times, inode; "missing" when nothing): equal
+   * fingerprints mean unchanged, so only a file whose fingerprint moved is read and hashed.
+   */
+  signature(path: string): Promise<string>
 }

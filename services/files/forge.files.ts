@@ -4,6 +4,7 @@ import { type ReadRequest, readAnswer } from "./file.read"
 import { MAX_FILE_BYTES, binaryKindOf, sizeText } from "./file.kind"
 import { type FileJournal, JournalError, type JournalActor, type RecordInput, type RewindReport } from "./journal"
 import type { RestoreAction } from "./journal.content"
+import type { FileState } from "./journal.ports"
 import { PatchError, type PatchResult, applyPatches } from "./patch.apply"
 import type { Patch } from "./patch.schema"
 
@@ -25,6 +26,20 @@ const UNDONE: Record<RestoreAction, string> = {
   restored: "restored to its content before that change",
   removed: "removed (that change had created it)",
   recreated: "recreated (that change had removed it)",
+}
+
+/** Files the journal knows that a shell command's watch covers (the most recently changed first). */
+const WATCHED_FILES = 2_000
+
+/** What a shell command's watch saw before it ran: each known file's fingerprint (ToolFiles.signature). */
+export interface ShellWatch {
+  marks: Map<string, string>
+}
+
+/** A file's bytes and mode as a record's `before`. */
+function modes(state: FileState | undefined): Pick<RecordInput, "before" | "beforeMode" | "afterMode"> {
+  // A tool's write keeps the file's permission bits, so the mode after is the mode before.
+  return { before: state?.bytes, beforeMode: state?.mode, afterMode: state?.mode }
 }
 
 export interface ForgeFilesDeps {
@@ -57,9 +72,9 @@ export class ForgeFiles {
           `forge_write: ${path} exists (${sizeText(size)}); nothing was written. Pass overwrite: true to replace it (forge_undo brings the old content back), or change it with forge_patch.`,
         )
       if (kind === "file") tooLarge("forge_write", path, size)
-      const before = kind === "file" ? await this.deps.files.read(path) : undefined
+      const before = kind === "file" ? await this.deps.files.state(path) : undefined
       const after = ENCODER.encode(content)
-      await this.commit({ ...actor, tool: "forge_write", path, before, after })
+      await this.commit({ ...actor, tool: "forge_write", path, ...modes(before), after })
       const verb = before === undefined ? "Created" : "Overwrote"
       return { output: `${verb} ${path} (${lineCount(content)} lines, ${sizeText(after.length)}).`, title: `${verb} ${path}` }
     })
@@ -68,10 +83,11 @@ export class ForgeFiles {
   patch(path: string, patches: readonly Patch[], actor: JournalActor): Promise<FileOutcome> {
     return this.serial(path, async () => {
       await this.requireFile("forge_patch", path)
-      const before = (await this.deps.files.read(path)) ?? new Uint8Array()
+      const state = await this.deps.files.state(path)
+      const before = state?.bytes ?? new Uint8Array()
       const result = patched(path, textOf("forge_patch", path, before), patches)
       const after = ENCODER.encode(result.text)
-      await this.commit({ ...actor, tool: "forge_patch", path, before, after })
+      await this.commit({ ...actor, tool: "forge_patch", path, ...modes(state), after })
       const where = result.changes.map((c) => `${c.op} at line ${c.line}${c.otherLine === undefined ? "" : ` and ${c.otherLine}`}`).join(", ")
       return { output: `Patched ${path}: ${where}.`, title: `Patched ${path} (${result.changes.length})` }
     })
@@ -80,8 +96,8 @@ export class ForgeFiles {
   remove(path: string, actor: JournalActor): Promise<FileOutcome> {
     return this.serial(path, async () => {
       await this.requireFile("forge_remove", path)
-      const before = await this.deps.files.read(path)
-      await this.commit({ ...actor, tool: "forge_remove", path, before, after: undefined })
+      const before = await this.deps.files.state(path)
+      await this.commit({ ...actor, tool: "forge_remove", path, before: before?.bytes, beforeMode: before?.mode, after: undefined })
       return { output: `Removed ${path} (forge_undo restores it).`, title: `Removed ${path}` }
     })
   }
@@ -126,6 +142,36 @@ export class ForgeFiles {
       const after = kind === "file" ? await this.deps.files.read(path) : undefined
       await this.journaled({ ...actor, tool, path, before, after })
     })
+  }
+
+  /**
+   * Before a shell command runs: the fingerprint of every file under `folder` the journal knows (at most WATCHED_FILES,
+   * the most recently changed), so that afterwards only the files whose fingerprint moved are read.
+   */
+  async watch(folder: string): Promise<ShellWatch> {
+    const marks = new Map<string, string>()
+    for (const path of await this.deps.journal.paths(folder, WATCHED_FILES)) marks.set(path, await this.deps.files.signature(path).catch(() => "?"))
+    return { marks }
+  }
+
+  /**
+   * After a shell command: each watched file whose fingerprint moved and that no longer holds what the journal last
+   * knew is journaled as a change `tool` made (journal.observe), so no undo or rewind overwrites it unseen. Returns the
+   * files journaled. A file over the size bound is not read: the proof then finds its content changed anyway.
+   */
+  async observe(watch: ShellWatch, tool: string, actor: JournalActor): Promise<string[]> {
+    const seen: string[] = []
+    for (const [path, mark] of watch.marks) {
+      if ((await this.deps.files.signature(path).catch(() => "?")) === mark) continue
+      await this.serial(path, async () => {
+        const { kind, size } = await this.deps.files.stat(path).catch(() => ({ kind: "other", size: 0 }))
+        if (kind === "file" && size > MAX_FILE_BYTES) return
+        const now = await this.deps.files.state(path).catch(() => null)
+        if (now === null) return
+        if ((await this.deps.journal.observe({ ...actor, tool, path, now })) !== undefined) seen.push(path)
+      })
+    }
+    return seen
   }
 
   /**
@@ -264,6 +310,11 @@ function rewindText(turn: string, report: RewindReport): string {
     lines.push(
       `Not all of it: the journal had dropped this session's changes up to ${new Date(report.prunedUntil).toISOString()} to stay within its size bound (files.journalMaxMB), so those changes (and files only they touched) were not rewound.`,
     )
+  const replaced = report.restored.filter((r) => r.overrode !== undefined)
+  if (replaced.length > 0) {
+    lines.push(`Replaced ${replaced.length} file(s) that held changes Forge did not make (forge_undo on each brings them back):`)
+    for (const r of replaced) lines.push(`- ${r.path}`)
+  }
   if (report.conflicts.length > 0)
     lines.push(
       `${report.conflicts.length} conflict(s): call forge_rewind again with force: true to restore them too (the overwritten content stays in the journal).`,

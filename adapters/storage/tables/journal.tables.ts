@@ -35,6 +35,12 @@ export const fileJournal = sqliteTable(
     beforeHash: text("before_hash"),
     /** The file's content after the change; NULL: the file does not exist after it. */
     afterHash: text("after_hash"),
+    /** st_mode (type and permission bits) of the content before; NULL: not recorded (a regular file). */
+    beforeMode: integer("before_mode"),
+    /** st_mode of the content after; a symbolic link's content is its target. */
+    afterMode: integer("after_mode"),
+    /** A change Forge saw (a shell command's) but did not make: it breaks the proof undo and rewind need. */
+    observed: integer("observed", { mode: "boolean" }).notNull().default(false),
     /** Milliseconds since the epoch. */
     at: integer("at").notNull(),
   },

@@ -291,7 +291,19 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
     const { db, store } = await open(dir)
     try {
       const blob = { hash: "a".repeat(64), bytes: Buffer.from("x") }
-      const entry = { session: "s", message: "msg_1", turn: "t", tool: "forge_write", path: "/w/x", before: null, after: blob.hash, at: 1 }
+      const entry = {
+        session: "s",
+        message: "msg_1",
+        turn: "t",
+        tool: "forge_write",
+        path: "/w/x",
+        before: null,
+        after: blob.hash,
+        beforeMode: null,
+        afterMode: null,
+        observed: false,
+        at: 1,
+      }
       const [first] = await store.append([{ entry, blobs: [blob] }])
       assert.equal(first?.message, "msg_1")
       const undo = { ...entry, tool: UNDO_TOOL, before: blob.hash, after: null, at: 2 }

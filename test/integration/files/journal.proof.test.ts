@@ -62,7 +62,11 @@ describe("the journal's proof before undo and rewind", () => {
         throw new Error("this test does not search")
       },
     })
-    const ctx = { directory: work, log: memoryLogger(), tree: { knownRootOf: (id: string) => id, rootOf: async (id: string) => id } } as unknown as FragmentContext
+    const ctx = {
+      directory: work,
+      log: memoryLogger(),
+      tree: { knownRootOf: (id: string) => id, rootOf: async (id: string) => id },
+    } as unknown as FragmentContext
     hooks = fileFragment(ctx, ready({ files, web: createWebFetch(), search: async () => ({}) as never }), work).hooks ?? {}
   })
   afterEach(async () => db.close())
@@ -192,7 +196,9 @@ describe("the journal's proof before undo and rewind", () => {
     await expect(call("forge_write", { path: `${work}/a\u0000b`, content: "x" })).rejects.toThrow(
       /^forge_write: the path .* holds a NUL byte \(at character \d+\); a path cannot hold one\. Nothing was changed\.$/,
     )
-    await expect(call("forge_read", { path: `${work}/${"a".repeat(5_000)}` })).rejects.toThrow(/^forge_read: the path is 5\d{3} bytes long, over the limit of 4096/)
+    await expect(call("forge_read", { path: `${work}/${"a".repeat(5_000)}` })).rejects.toThrow(
+      /^forge_read: the path is 5\d{3} bytes long, over the limit of 4096/,
+    )
     await expect(call("forge_remove", { path: `${work}/\ud800.txt` })).rejects.toThrow(/^forge_remove: the path .* is not valid Unicode/)
     await expect(call("forge_undo", { path: `${work}/a\u0000` })).rejects.toThrow(/^forge_undo: the path .* holds a NUL byte/)
   })

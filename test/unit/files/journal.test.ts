@@ -199,9 +199,11 @@ describe("rewind", () => {
     ])
     expect(store.entries.filter((e) => e.turn === "turn_1").every((e) => e.undoneBy !== null)).toBe(true)
     expect(store.entries.filter((e) => e.turn === "turn_0" || e.session === "ses_2").every((e) => e.undoneBy === null)).toBe(true)
-    // Undo then walks on from before the turn.
-    await journal.undo("/w/a.txt")
-    expect(files.files.has("/w/a.txt")).toBe(false)
+    // A rewind is one undoable change: the next undo takes it back, and the turn's changes stand again.
+    const before = content("/w/a.txt")
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
+    expect(content("/w/a.txt")).not.toBe(before)
+    expect(store.entries.filter((e) => e.turn === "turn_1" && e.path === "/w/a.txt").every((e) => e.undoneBy === null)).toBe(true)
   })
 
   it("reports a file changed since by someone else as a conflict and leaves it alone; force overwrites it", async () => {
@@ -213,7 +215,7 @@ describe("rewind", () => {
       {
         path: "/w/a.txt",
         why: expect.stringMatching(
-          /^its content is not what Forge left there \(now 6 bytes\) since this session's last change to it \(forge_write at .*\): somebody else changed it; it was left alone: look at it, or rewind with force to overwrite it$/,
+          /^its content is not what Forge left there \(now 6 bytes\) since the last change Forge journaled \(forge_write at .*\): somebody else changed it; it was left alone: look at it, or rewind with force to overwrite it$/,
         ),
       },
     ])
@@ -237,7 +239,7 @@ describe("rewind", () => {
     await change("/w/a.txt", "a0", { turn: "turn_1" })
     const report = await journal.rewind({ session: "ses_1", since })
     expect(report).toEqual({ restored: [], unchanged: ["/w/a.txt"], conflicts: [] })
-    // The turn's changes no longer stand: undo goes to the change before the turn.
+    // The turn's changes no longer stand, and the rewind changed nothing to take back: undo goes to the change before the turn.
     expect((await journal.undo("/w/a.txt")).reverted.turn).toBe("turn_0")
   })
 
@@ -251,8 +253,8 @@ describe("rewind", () => {
     const report = await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
     expect(report.restored).toEqual([{ path: "/w/a.txt", action: "restored" }])
     expect(content("/w/a.txt")).toBe("two")
-    // The patch stands again: the next undo takes it back, the one after takes back the write.
-    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe("forge_patch")
+    // The next undo takes the rewind back (the undo in the turn stands again), the one after takes back the write.
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
     expect(content("/w/a.txt")).toBe("one")
     expect((await journal.undo("/w/a.txt")).reverted.tool).toBe("forge_write")
     expect(files.files.has("/w/a.txt")).toBe(false)
@@ -268,6 +270,11 @@ describe("rewind", () => {
     await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
     expect(content("/w/a.txt")).toBe("zero")
     expect(store.entries.filter((e) => e.turn === "turn_1").every((e) => e.undoneBy !== null)).toBe(true)
+    // Undoing the rewind gives the turn's end back; then its last patch goes, and the one it had undone stays undone.
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
+    expect(content("/w/a.txt")).toBe("two")
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe("forge_patch")
+    expect(content("/w/a.txt")).toBe("zero")
     expect((await journal.undo("/w/a.txt")).reverted.turn).toBe("turn_0")
   })
 

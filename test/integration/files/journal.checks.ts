@@ -328,4 +328,37 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
       await db.close()
     }
   },
+
+  async "keeps each version's mode, a link as a link and a seen change; history and a folder's paths read back as written"(dir) {
+    const { db, store, journal, work } = await open(dir)
+    try {
+      const script = path.join(work, "run.sh")
+      await diskFiles.write(script, Buffer.from("#!/bin/sh\n"), 0o100755)
+      const before = await diskFiles.state(script)
+      assert.equal(before?.mode, 0o100755)
+      await diskFiles.remove(script)
+      await journal.record({ session: "ses_1", tool: "forge_remove", path: script, before: before?.bytes, beforeMode: before?.mode, after: undefined })
+      // A shell puts a link where the script was: journaled as seen, so the proof breaks there.
+      await diskFiles.write(script, Buffer.from("elsewhere.sh"), 0o120777)
+      const seen = await journal.observe({ session: "ses_1", tool: "forge_shell", path: script, now: await diskFiles.state(script) })
+      assert.equal(seen?.observed, true)
+      assert.equal(seen?.before, null)
+      assert.deepEqual(
+        (await store.history(script)).map((e) => [e.tool, e.beforeMode, e.afterMode, e.observed]),
+        [
+          ["forge_remove", 0o100755, null, false],
+          ["forge_shell", null, 0o120777, true],
+        ],
+      )
+      await assert.rejects(journal.undo(script), /forge_shell changed it at .* Forge does not undo it/)
+      await diskFiles.remove(script)
+      await diskFiles.write(path.join(work, "50%_off", "x"), Buffer.from("x"))
+      await change(journal, path.join(work, "50%_off", "x"), "y")
+      await change(journal, path.join(dir, "workshop", "y"), "y")
+      assert.deepEqual(await journal.paths(work, 10), [path.join(work, "50%_off", "x"), script])
+      assert.deepEqual(await journal.paths(path.join(work, "5"), 10), [])
+    } finally {
+      await db.close()
+    }
+  },
 }

@@ -6,6 +6,7 @@ import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle
 import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, JournalStore, JournalTurn, JournalWrite } from "../../services/files/journal.ports"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { type JournalRevert, undoneByOf } from "../../services/files/journal.standing"
+import { DELTA, MAX_DEPTH, decodeBlob, encodeBlob } from "./journal.blobs"
 import { fileBlobs, fileJournal, fileReverts } from "./tables/journal.tables"
 import { keyValue } from "./tables/keyvalue.tables"
 
@@ -35,23 +36,47 @@ function fromRow(row: JournalRow, undoneBy: number | null): JournalEntry {
   }
 }
 
-/** A Buffer over the same bytes (the blob column's type), without copying. */
-function bufferOf(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+/** The stored blob's depth (deltas to apply to read it), or undefined when no blob has that hash. */
+async function depthOf(db: Queryable, hash: string): Promise<number | undefined> {
+  const rows = await db.select({ depth: fileBlobs.depth }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1)
+  return rows[0]?.depth
 }
 
 async function hasBlob(db: Queryable, hash: string): Promise<boolean> {
-  const rows = await db.select({ hash: fileBlobs.hash }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1)
-  return rows.length > 0
+  return (await depthOf(db, hash)) !== undefined
 }
 
-/** Stores a blob unless its hash is stored already (checked first, so known content is never sent again). */
-async function insertBlob(db: Queryable, blob: JournalBlob): Promise<void> {
+/**
+ * Stores a blob unless its hash is stored already (checked first, so known content is never sent again): a delta
+ * against `base` (a blob stored before it) when that is small, else deflated or whole (journal.blobs.ts).
+ */
+async function insertBlob(db: Queryable, blob: JournalBlob, base?: JournalBlob): Promise<void> {
   if (await hasBlob(db, blob.hash)) return
+  const baseDepth = base === undefined ? undefined : await depthOf(db, base.hash)
+  const stored = encodeBlob(blob.bytes, base === undefined || baseDepth === undefined ? undefined : { ...base, depth: baseDepth })
   await db
     .insert(fileBlobs)
-    .values({ hash: blob.hash, bytes: bufferOf(blob.bytes), size: blob.bytes.byteLength })
+    .values({ hash: blob.hash, bytes: stored.bytes, size: stored.bytes.byteLength, encoding: stored.encoding, base: stored.base, depth: stored.depth })
     .onConflictDoNothing({ target: fileBlobs.hash })
+}
+
+/** A blob's content, its deltas applied (at most MAX_DEPTH reads). */
+async function readContent(db: Queryable, hash: string): Promise<Uint8Array | undefined> {
+  const chain: { bytes: Uint8Array; encoding: number }[] = []
+  for (let at: string | null = hash; at !== null; ) {
+    const [row]: { bytes: Uint8Array; encoding: number; base: string | null }[] = await db
+      .select({ bytes: fileBlobs.bytes, encoding: fileBlobs.encoding, base: fileBlobs.base })
+      .from(fileBlobs)
+      .where(eq(fileBlobs.hash, at))
+      .limit(1)
+    if (row === undefined) return undefined
+    chain.push(row)
+    at = row.encoding === DELTA ? row.base : null
+    if (chain.length > MAX_DEPTH + 1) throw new Error(`the journal's blob ${hash} is a chain of deltas longer than ${MAX_DEPTH}`)
+  }
+  let content: Uint8Array | undefined
+  for (const link of chain.reverse()) content = decodeBlob(link.bytes, link.encoding, content)
+  return content
 }
 
 async function totalBytes(db: Queryable): Promise<number> {
@@ -132,8 +157,7 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async readBlob(hash: string): Promise<Uint8Array | undefined> {
-    const rows = await this.connection.exclusive((db) => db.select({ bytes: fileBlobs.bytes }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1))
-    return rows[0]?.bytes
+    return this.connection.exclusive((db) => readContent(db, hash))
   }
 
   async append(writes: readonly JournalWrite[]): Promise<JournalEntry[]> {
@@ -143,7 +167,9 @@ export class SqliteJournalStore implements JournalStore {
         async (tx) => {
           const stored: JournalEntry[] = []
           for (const write of writes) {
-            for (const blob of write.blobs) await insertBlob(tx, blob)
+            // The version before, when given, is the base the version after may be a delta against.
+            const before = write.blobs.find((blob) => blob.hash === write.entry.before)
+            for (const blob of write.blobs) await insertBlob(tx, blob, blob === before ? undefined : before)
             for (const hash of [write.entry.before, write.entry.after]) {
               if (hash !== null && !(await hasBlob(tx, hash)))
                 throw new Error(`journal entry for ${write.entry.path} names content ${hash}, which is neither given nor stored`)
@@ -290,10 +316,14 @@ export class SqliteJournalStore implements JournalStore {
               .values({ name, value, updatedAt: at })
               .onConflictDoUpdate({ target: keyValue.name, set: { value, updatedAt: at } })
           }
-          // Every blob no remaining entry names goes (whichever deletion left it unnamed).
-          const named = sql`select ${fileJournal.beforeHash} from ${fileJournal} where ${fileJournal.beforeHash} is not null
-            union select ${fileJournal.afterHash} from ${fileJournal} where ${fileJournal.afterHash} is not null`
-          const freed = await tx.delete(fileBlobs).where(sql`${fileBlobs.hash} not in (${named})`).returning({ size: fileBlobs.size })
+          // Every blob no remaining entry names goes (whichever deletion left it unnamed), unless a kept blob is a
+          // delta against it (through any number of deltas).
+          const kept = sql`with recursive kept(hash) as (
+              select ${fileJournal.beforeHash} from ${fileJournal} where ${fileJournal.beforeHash} is not null
+              union select ${fileJournal.afterHash} from ${fileJournal} where ${fileJournal.afterHash} is not null
+              union select b.base from file_blobs b join kept k on b.hash = k.hash where b.base is not null
+            ) select hash from kept`
+          const freed = await tx.delete(fileBlobs).where(sql`${fileBlobs.hash} not in (${kept})`).returning({ size: fileBlobs.size })
           return {
             entries,
             blobs: freed.length,

@@ -60,6 +60,36 @@ async function insertBlob(db: Queryable, blob: JournalBlob, base?: JournalBlob):
     .onConflictDoNothing({ target: fileBlobs.hash })
 }
 
+/**
+ * Stores the write's blobs that are not stored yet and checks that every content its entry names is stored, in one
+ * query for what is known and one insert (an edit is a few queries: each one is a round trip on the connection). The
+ * version before, when given, is the base the version after may be a delta against.
+ */
+async function insertBlobs(db: Queryable, write: JournalWrite): Promise<void> {
+  const { before, after, path } = write.entry
+  const hashes = [...new Set([...write.blobs.map((blob) => blob.hash), ...[before, after].filter((hash): hash is string => hash !== null)])]
+  if (hashes.length === 0) return
+  const depths = new Map(
+    (await db.select({ hash: fileBlobs.hash, depth: fileBlobs.depth }).from(fileBlobs).where(inArray(fileBlobs.hash, hashes))).map((row) => [
+      row.hash,
+      row.depth,
+    ]),
+  )
+  const base = write.blobs.find((blob) => blob.hash === before)
+  const rows: (typeof fileBlobs.$inferInsert)[] = []
+  for (const blob of write.blobs) {
+    if (depths.has(blob.hash)) continue
+    const baseDepth = base === undefined || base === blob ? undefined : depths.get(base.hash)
+    const stored = encodeBlob(blob.bytes, base === undefined || baseDepth === undefined ? undefined : { ...base, depth: baseDepth })
+    rows.push({ hash: blob.hash, bytes: stored.bytes, size: stored.bytes.byteLength, encoding: stored.encoding, base: stored.base, depth: stored.depth })
+    depths.set(blob.hash, stored.depth)
+  }
+  for (const hash of [before, after]) {
+    if (hash !== null && !depths.has(hash)) throw new Error(`journal entry for ${path} names content ${hash}, which is neither given nor stored`)
+  }
+  if (rows.length > 0) await db.insert(fileBlobs).values(rows).onConflictDoNothing({ target: fileBlobs.hash })
+}
+
 /** A blob's content, its deltas applied (at most MAX_DEPTH reads). */
 async function readContent(db: Queryable, hash: string): Promise<Uint8Array | undefined> {
   const chain: { bytes: Uint8Array; encoding: number }[] = []
@@ -167,13 +197,7 @@ export class SqliteJournalStore implements JournalStore {
         async (tx) => {
           const stored: JournalEntry[] = []
           for (const write of writes) {
-            // The version before, when given, is the base the version after may be a delta against.
-            const before = write.blobs.find((blob) => blob.hash === write.entry.before)
-            for (const blob of write.blobs) await insertBlob(tx, blob, blob === before ? undefined : before)
-            for (const hash of [write.entry.before, write.entry.after]) {
-              if (hash !== null && !(await hasBlob(tx, hash)))
-                throw new Error(`journal entry for ${write.entry.path} names content ${hash}, which is neither given nor stored`)
-            }
+            await insertBlobs(tx, write)
             const [row] = await tx
               .insert(fileJournal)
               .values({

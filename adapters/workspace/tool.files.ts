@@ -4,27 +4,28 @@ import path from "node:path"
 import type { PathStat, ToolFiles } from "../../services/files/file.ports"
 import { type FileState, isLinkMode } from "../../services/files/journal.ports"
 import { writeFileAtomic, writeLinkAtomic } from "./atomic.write"
-import { realOf } from "./tool.paths"
 
 // The forge file tools' files on disk: whole-file reads, atomic writes (temp file and rename), removals. Every path
 // they are given is a real path (the tools resolved it, the journal recorded it); each call resolves it again at that
 // moment and refuses one that now leads elsewhere (a folder on its way swapped for a link), so nothing is written,
 // removed or restored outside the file that was meant.
 
-/** Throws when `file`'s folder is no longer its own real path. */
-async function requireReal(file: string): Promise<void> {
-  const folder = path.dirname(file)
-  const real = await realOf(folder)
-  if (real !== folder) throw movedError(file, path.join(real, path.basename(file)))
-}
-
-/** The same check, synchronous: run between the temp file's write and its rename, the last moment before the change. */
-function requireRealNow(file: string): void {
+/**
+ * Throws when `file`'s folder is no longer its own real path. Synchronous: resolving a path reads only cached folder
+ * entries, far cheaper than a trip through the thread pool, and it runs again between a temp file's write and its
+ * rename, the last moment before the change.
+ */
+function requireReal(file: string): void {
   const folder = path.dirname(file)
   let real: string
   try {
     real = realpathSync(folder)
-  } catch {
+  } catch (error) {
+    // A folder not there yet: its nearest existing ancestor must be its own real path (checked on the way up).
+    if (!missing(error)) throw error
+    const parent = path.dirname(folder)
+    if (parent === folder) return
+    requireReal(folder)
     return
   }
   if (real !== folder) throw movedError(file, path.join(real, path.basename(file)))
@@ -41,7 +42,7 @@ function missing(error: unknown): boolean {
 
 export const fsToolFiles: ToolFiles = {
   async read(file) {
-    await requireReal(file)
+    requireReal(file)
     try {
       return await readFile(file)
     } catch (error) {
@@ -50,7 +51,7 @@ export const fsToolFiles: ToolFiles = {
     }
   },
   async state(file): Promise<FileState | undefined> {
-    await requireReal(file)
+    requireReal(file)
     try {
       const s = await lstat(file)
       if (s.isSymbolicLink()) return { bytes: Buffer.from(await readlink(file), "utf8"), mode: s.mode }
@@ -63,12 +64,12 @@ export const fsToolFiles: ToolFiles = {
     }
   },
   async write(file, bytes, mode) {
-    await requireReal(file)
-    if (mode !== undefined && mode !== null && isLinkMode(mode)) return writeLinkAtomic(file, Buffer.from(bytes).toString("utf8"), () => requireRealNow(file))
-    await writeFileAtomic(file, bytes, () => requireRealNow(file), mode ?? undefined)
+    requireReal(file)
+    if (mode !== undefined && mode !== null && isLinkMode(mode)) return writeLinkAtomic(file, Buffer.from(bytes).toString("utf8"), () => requireReal(file))
+    await writeFileAtomic(file, bytes, () => requireReal(file), mode ?? undefined)
   },
   async remove(file) {
-    await requireReal(file)
+    requireReal(file)
     await rm(file, { force: true })
   },
   async stat(file): Promise<PathStat> {

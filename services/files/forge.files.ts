@@ -28,6 +28,9 @@ const UNDONE: Record<RestoreAction, string> = {
   recreated: "recreated (that change had removed it)",
 }
 
+/** Changes after which the journal's size is asked again, however far under its bound it was. */
+const PRUNE_RECHECK = 64
+
 /** Files the journal knows that a shell command's watch covers (the most recently changed first). */
 const WATCHED_FILES = 2_000
 
@@ -51,6 +54,8 @@ export interface ForgeFilesDeps {
 
 export class ForgeFiles {
   private readonly queues = new Map<string, Promise<unknown>>()
+  /** The journal's size when last asked, plus the bytes journaled since, and how many changes ago it was asked. */
+  private journalSize: { bytes: number; changes: number } | undefined
   /** The last rewind: every call on a file that came after it waits for it (see `exclusive`). */
   private barrier: Promise<unknown> = Promise.resolve()
 
@@ -192,7 +197,8 @@ export class ForgeFiles {
   private async commit(input: RecordInput): Promise<void> {
     const { tool, path, before, after } = input
     try {
-      await this.put(path, after)
+      // The mode is known already (the file's own, kept): given, the write need not look it up again.
+      await this.put(path, after, input.afterMode)
     } catch (error) {
       throw new FileToolError(`${tool}: could not write ${path}: ${messageOf(error)}. The file was left as it was.`)
     }
@@ -205,24 +211,38 @@ export class ForgeFiles {
       )
       throw new FileToolError(`${tool}: the change to ${path} could not be journaled (${messageOf(error)}); ${back}.`)
     }
-    await this.pruned()
+    await this.pruned(input)
   }
 
-  private async put(path: string, content: Uint8Array | undefined): Promise<void> {
+  private async put(path: string, content: Uint8Array | undefined, mode?: number): Promise<void> {
     if (content === undefined) await this.deps.files.remove(path)
-    else await this.deps.files.write(path, content)
+    else await this.deps.files.write(path, content, mode)
   }
 
   /** Journals a change, then keeps the journal within its bound (the oldest turns go first). */
   private async journaled(input: RecordInput): Promise<void> {
     await this.deps.journal.record(input)
-    await this.pruned()
+    await this.pruned(input)
   }
 
-  private async pruned(): Promise<void> {
+  /**
+   * Keeps the journal within its bound. Asking the store its size is a query per change, so it is asked only when
+   * the size last seen plus what this object has journaled since (whole contents: never less than what was stored)
+   * could pass the bound, and at least every PRUNE_RECHECK changes (other processes journal too).
+   */
+  private async pruned(input: RecordInput): Promise<void> {
     const limit = this.deps.journalLimitBytes
+    if (limit === undefined) return
+    const added = (input.before?.byteLength ?? 0) + (input.after?.byteLength ?? 0)
+    const seen = this.journalSize
+    if (seen !== undefined && seen.bytes + added <= limit && seen.changes < PRUNE_RECHECK) {
+      seen.bytes += added
+      seen.changes += 1
+      return
+    }
     // The change is on disk and journaled: a prune that fails leaves the journal large, and the next change tries again.
-    if (limit !== undefined) await this.deps.journal.prune(limit).catch(() => undefined)
+    const report = await this.deps.journal.prune(limit).catch(() => undefined)
+    this.journalSize = report === undefined ? undefined : { bytes: report.totalBytes, changes: 0 }
   }
 
   /** Refuses a path that is no regular file, naming what it is, and a file too large to read whole. */

@@ -3,6 +3,7 @@ import { writtenPaths } from "../../machines/agent.partition"
 import { resolveToolPath } from "../workspace/tool.paths"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
 import type { ShellWatch } from "../../services/files/forge.files"
+import type { FileState } from "../../services/files/journal.ports"
 import type { HostFilesHandle } from "./file.handle"
 import { FILE_TOOL_IDS, createFileTools } from "./file.tools"
 import type { Lazy } from "./lazy"
@@ -24,8 +25,8 @@ const SHELL_TOOLS = new Set(["forge_shell", "bash"])
  */
 export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>, workspace: string): ForgeFragment {
   const turns = new Map<string, string>()
-  /** Per call of opencode's own write/edit/apply_patch: each file it names, with its bytes before the call. */
-  const pending = new Map<string, { path: string; before: Uint8Array | undefined }[]>()
+  /** Per call of opencode's own write/edit/apply_patch: each file it names, with its bytes and mode before the call. */
+  const pending = new Map<string, { path: string; before: FileState | undefined }[]>()
   /** Per shell call in flight: the fingerprints of the files the journal knows, taken before it ran. */
   const shells = new Map<string, ShellWatch>()
   const rootOf = async (sessionID: string) => ctx.tree.knownRootOf(sessionID) ?? (await ctx.tree.rootOf(sessionID))

@@ -138,14 +138,14 @@ export class ForgeFiles {
    * Journals a change another tool made (opencode's own write, edit, apply_patch), from the bytes seen before the call
    * and the file as it is after it, so forge_undo and a rewind can take it back too.
    */
-  recordExternal(tool: string, path: string, before: Uint8Array | undefined, actor: JournalActor): Promise<void> {
+  recordExternal(tool: string, path: string, before: FileState | undefined, actor: JournalActor): Promise<void> {
     return this.serial(path, async () => {
       const { kind, size } = await this.deps.files.stat(path)
       if (kind !== "file" && kind !== "missing") return
       // Throws past the bound: left unjournaled, an undo then finds the file changed since and refuses.
       if (kind === "file") tooLarge(tool, path, size)
-      const after = kind === "file" ? await this.deps.files.read(path) : undefined
-      await this.journaled({ ...actor, tool, path, before, after })
+      const after = kind === "file" ? await this.deps.files.state(path) : undefined
+      await this.journaled({ ...actor, tool, path, before: before?.bytes, beforeMode: before?.mode, after: after?.bytes, afterMode: after?.mode })
     })
   }
 
@@ -180,14 +180,14 @@ export class ForgeFiles {
   }
 
   /**
-   * The bytes of a file about to be changed by another tool; undefined when it is no file (not there yet). Throws for a
+   * The bytes and mode of a file about to be changed by another tool; undefined when it is no file (not there yet). Throws for a
    * file too large to journal, so the change is not journaled at all (never as a creation, which an undo would delete).
    */
-  async snapshot(path: string): Promise<Uint8Array | undefined> {
+  async snapshot(path: string): Promise<FileState | undefined> {
     const { kind, size } = await this.deps.files.stat(path)
     if (kind !== "file") return undefined
     tooLarge("snapshot", path, size)
-    return this.deps.files.read(path)
+    return this.deps.files.state(path)
   }
 
   /**

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { type Server, createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import path from "node:path"
@@ -235,6 +235,16 @@ describe("opencode's own file tools in the journal", () => {
       expect(readFileSync(target, "utf8")).toBe("mine\n")
       expect(await undo(path.join(work, "src/new.txt"))).toContain("Undid apply_patch")
       expect(existsSync(path.join(work, "src/new.txt"))).toBe(false)
+      // apply_patch deletes a +x script: undone, it comes back +x.
+      const script = path.join(work, "run.sh")
+      writeFileSync(script, "#!/bin/sh\n")
+      chmodSync(script, 0o755)
+      const deletion = "*** Begin Patch\n*** Delete File: run.sh\n*** End Patch"
+      await beforeCall({ tool: "apply_patch", sessionID: "ses_1", callID: "c3" }, { args: { patchText: deletion } })
+      rmSync(script)
+      await afterCall({ tool: "apply_patch", sessionID: "ses_1", callID: "c3", args: {} }, { title: "", output: "", metadata: {} })
+      expect(await undo(script)).toContain("Undid apply_patch")
+      expect(statSync(script).mode & 0o777).toBe(0o755)
       // A call the hooks never saw begin is no one's to journal.
       await afterCall({ tool: "edit", sessionID: "ses_1", callID: "unknown", args: {} }, { title: "", output: "", metadata: {} })
     } finally {

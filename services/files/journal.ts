@@ -1,8 +1,9 @@
 // The undo journal of the forge file tools: every mutation of a file is recorded with the content before and after
 // (content-addressed, so each version is stored once); `undo` walks a file back one change at a time, `rewind` puts
-// back every file a session changed since a user turn, and `prune` keeps the journal under a size limit. Nothing is
-// ever written over a change somebody else made since: a file that no longer holds what the journal says Forge left
-// there is refused (undo) or reported as a conflict (rewind) unless forced.
+// back every file a session changed since a user turn, `observe` records a change Forge only saw (a shell command's),
+// and `prune` keeps the journal under a size limit. Nothing is ever written over a change somebody else made since: a
+// file the journal cannot prove held what Forge left there at every step since (journal.proof.ts) is refused (undo)
+// or reported as a conflict (rewind) unless forced; a forced rewind keeps what it replaced, and undo takes it back.
 import path from "node:path"
 import type { Clock } from "../lifecycle/lifecycle.ports"
 import { actionOf, blobsOf, difference, hashOf, messageOf, stateHash, when } from "./journal.content"

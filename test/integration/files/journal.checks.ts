@@ -402,4 +402,28 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
       await db.close()
     }
   },
+
+  async "an append whose blob another process pruned meanwhile still stores every content it names"(dir) {
+    const { db, store, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "gone.txt")
+      const v1 = Buffer.from(`${"line\n".repeat(2_000)}one`)
+      const v2 = Buffer.from(`${"line\n".repeat(2_000)}two`)
+      await change(journal, file, v1)
+      // Another process drops that entry and its blob: this store still believes the blob stored.
+      await db.connection.exclusive(async () => {
+        await db.connection.driver.run("DELETE FROM file_journal")
+        await db.connection.driver.run("DELETE FROM file_blobs")
+      })
+      await change(journal, file, v2)
+      const [entry] = await store.history(file)
+      assert.equal(entry?.after, createHash("sha256").update(v2).digest("hex"))
+      assert.ok(Buffer.from((await store.readBlob(entry?.before ?? "")) ?? []).equals(v1))
+      assert.ok(Buffer.from((await store.readBlob(entry?.after ?? "")) ?? []).equals(v2))
+      await journal.undo(file)
+      assert.ok(Buffer.from((await diskFiles.read(file)) ?? []).equals(v1))
+    } finally {
+      await db.close()
+    }
+  },
 }

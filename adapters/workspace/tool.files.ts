@@ -75,9 +75,9 @@ export const fsToolFiles: ToolFiles = {
   async stat(file): Promise<PathStat> {
     try {
       const s = await stat(file)
-      return s.isFile() ? { kind: "file", size: s.size } : { kind: s.isDirectory() ? "folder" : "other", size: 0 }
+      return s.isFile() ? { kind: "file", size: s.size, mode: s.mode } : { kind: s.isDirectory() ? "folder" : "other", size: 0, mode: 0 }
     } catch (error) {
-      if (missing(error)) return { kind: "missing", size: 0 }
+      if (missing(error)) return { kind: "missing", size: 0, mode: 0 }
       throw error
     }
   },

@@ -5,10 +5,14 @@ import type { JournalFiles } from "./journal.ports"
 /** What a path names on disk (symbolic links followed). */
 export type PathKind = "file" | "folder" | "missing" | "other"
 
-/** A path's kind and, for a file, its size in bytes (0 otherwise): enough to refuse a file before reading it. */
+/**
+ * A path's kind and, for a file, its size in bytes and its st_mode (0 otherwise): enough to refuse a file before
+ * reading it, and to journal its mode without asking again.
+ */
 export interface PathStat {
   kind: PathKind
   size: number
+  mode: number
 }
 
 export interface ToolFiles extends JournalFiles {

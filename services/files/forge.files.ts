@@ -1,5 +1,5 @@
 import { FileToolError } from "./file.errors"
-import type { ToolFiles } from "./file.ports"
+import type { PathStat, ToolFiles } from "./file.ports"
 import { type ReadRequest, readAnswer } from "./file.read"
 import { MAX_FILE_BYTES, binaryKindOf, sizeText } from "./file.kind"
 import { type FileJournal, JournalError } from "./journal"
@@ -47,10 +47,11 @@ export interface ShellWatch {
   marks: Map<string, string>
 }
 
-/** A file's bytes and mode as a record's `before`. */
-function modes(state: FileState | undefined): Pick<RecordInput, "before" | "beforeMode" | "afterMode"> {
+/** A file's bytes and mode (the tools' paths are real: no link) as a record's `before`. */
+function modes(before: Uint8Array | undefined, mode: number): Pick<RecordInput, "before" | "beforeMode" | "afterMode"> {
+  if (before === undefined) return { before }
   // A tool's write keeps the file's permission bits, so the mode after is the mode before.
-  return { before: state?.bytes, beforeMode: state?.mode, afterMode: state?.mode }
+  return { before, beforeMode: mode, afterMode: mode }
 }
 
 export interface ForgeFilesDeps {
@@ -77,7 +78,7 @@ export class ForgeFiles {
 
   write(path: string, content: string, overwrite: boolean, actor: JournalActor): Promise<FileOutcome> {
     return this.serial(path, async () => {
-      const { kind, size } = await this.deps.files.stat(path)
+      const { kind, size, mode } = await this.deps.files.stat(path)
       if (kind === "folder" || kind === "other")
         throw new FileToolError(`forge_write: ${path} is a ${kind === "folder" ? "folder" : "special file"}, not a file.`)
       if (kind === "file" && !overwrite)
@@ -85,9 +86,9 @@ export class ForgeFiles {
           `forge_write: ${path} exists (${sizeText(size)}); nothing was written. Pass overwrite: true to replace it (forge_undo brings the old content back), or change it with forge_patch.`,
         )
       if (kind === "file") tooLarge("forge_write", path, size)
-      const before = kind === "file" ? await this.deps.files.state(path) : undefined
+      const before = kind === "file" ? await this.deps.files.read(path) : undefined
       const after = ENCODER.encode(content)
-      await this.commit({ ...actor, tool: "forge_write", path, ...modes(before), after })
+      await this.commit({ ...actor, tool: "forge_write", path, ...modes(before, mode), after })
       const verb = before === undefined ? "Created" : "Overwrote"
       return { output: `${verb} ${path} (${lineCount(content)} lines, ${sizeText(after.length)}).`, title: `${verb} ${path}` }
     })
@@ -95,12 +96,11 @@ export class ForgeFiles {
 
   patch(path: string, patches: readonly Patch[], actor: JournalActor): Promise<FileOutcome> {
     return this.serial(path, async () => {
-      await this.requireFile("forge_patch", path)
-      const state = await this.deps.files.state(path)
-      const before = state?.bytes ?? new Uint8Array()
+      const { mode } = await this.requireFile("forge_patch", path)
+      const before = (await this.deps.files.read(path)) ?? new Uint8Array()
       const result = patched(path, textOf("forge_patch", path, before), patches)
       const after = ENCODER.encode(result.text)
-      await this.commit({ ...actor, tool: "forge_patch", path, ...modes(state), after })
+      await this.commit({ ...actor, tool: "forge_patch", path, ...modes(before, mode), after })
       const where = result.changes.map((c) => `${c.op} at line ${c.line}${c.otherLine === undefined ? "" : ` and ${c.otherLine}`}`).join(", ")
       return { output: `Patched ${path}: ${where}.`, title: `Patched ${path} (${result.changes.length})` }
     })
@@ -108,9 +108,9 @@ export class ForgeFiles {
 
   remove(path: string, actor: JournalActor): Promise<FileOutcome> {
     return this.serial(path, async () => {
-      await this.requireFile("forge_remove", path)
-      const before = await this.deps.files.state(path)
-      await this.commit({ ...actor, tool: "forge_remove", path, before: before?.bytes, beforeMode: before?.mode, after: undefined })
+      const { mode } = await this.requireFile("forge_remove", path)
+      const before = await this.deps.files.read(path)
+      await this.commit({ ...actor, tool: "forge_remove", path, before, beforeMode: mode, after: undefined })
       return { output: `Removed ${path} (forge_undo restores it).`, title: `Removed ${path}` }
     })
   }
@@ -263,13 +263,15 @@ export class ForgeFiles {
     this.journalSize = report === undefined ? undefined : { bytes: report.totalBytes, changes: 0 }
   }
 
-  /** Refuses a path that is no regular file, naming what it is, and a file too large to read whole. */
-  private async requireFile(tool: string, path: string): Promise<void> {
-    const { kind, size } = await this.deps.files.stat(path)
+  /** Refuses a path that is no regular file, naming what it is, and a file too large to read whole; else its stat. */
+  private async requireFile(tool: string, path: string): Promise<PathStat> {
+    const found = await this.deps.files.stat(path)
+    const { kind, size } = found
     if (kind === "missing") throw new FileToolError(`${tool}: ${path} does not exist.`)
     if (kind === "folder") throw new FileToolError(`${tool}: ${path} is a folder, not a file.`)
     if (kind === "other") throw new FileToolError(`${tool}: ${path} is a special file (a device, a pipe or a socket), not a file.`)
     tooLarge(tool, path, size)
+    return found
   }
 
   /**

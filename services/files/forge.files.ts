@@ -192,7 +192,7 @@ export class ForgeFiles {
     for (let at = 0; at < paths.length; at += SIGNATURE_BATCH) {
       const batch = paths.slice(at, at + SIGNATURE_BATCH)
       const found = await Promise.all(batch.map((path) => this.deps.files.signature(path).catch(() => "?")))
-      batch.forEach((path, i) => marks.set(path, found[i] ?? "?"))
+      for (const [i, path] of batch.entries()) marks.set(path, found[i] ?? "?")
     }
     return marks
   }

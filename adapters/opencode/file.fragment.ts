@@ -1,6 +1,6 @@
 import path from "node:path"
 import { writtenPaths } from "../../machines/agent.partition"
-import { resolveToolPath } from "../workspace/tool.paths"
+import { realOf, resolveToolPath } from "../workspace/tool.paths"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
 import type { ShellWatch } from "../../services/files/forge.files"
 import type { FileState } from "../../services/files/journal.ports"
@@ -57,7 +57,8 @@ export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>,
       async "tool.execute.before"(input, output) {
         if (SHELL_TOOLS.has(input.tool)) {
           await besteffort(`${input.tool} before ${input.callID}`, async () => {
-            shells.set(input.callID, await (await files.get()).files.watch(workspace))
+            // The journal keeps real paths: the workspace's own is what they start with.
+            shells.set(input.callID, await (await files.get()).files.watch(await realOf(workspace)))
             if (shells.size > CALLS_KEPT) shells.delete(shells.keys().next().value as string)
           })
           return

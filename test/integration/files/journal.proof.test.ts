@@ -97,6 +97,22 @@ describe("the journal's proof before undo and rewind", () => {
     expect(readFileSync(file("a.txt"), "utf8")).toBe("shell\n")
   })
 
+  it("sees a shell's change when the workspace is reached through a symbolic link (the journal keeps real paths)", async () => {
+    const linked = path.join(root, "linked")
+    symlinkSync(work, linked)
+    const ctx = {
+      directory: linked,
+      log: memoryLogger(),
+      tree: { knownRootOf: (id: string) => id, rootOf: async (id: string) => id },
+    } as unknown as FragmentContext
+    hooks = fileFragment(ctx, ready({ files, web: createWebFetch(), search: async () => ({}) as never }), linked).hooks ?? {}
+    turn("msg_1")
+    await call("forge_write", { path: file("a.txt"), content: "one\n" })
+    await shell("printf 'shell\\n' > a.txt")
+    const rewound = await call("forge_rewind", { turn: 1 })
+    expect(rewound).toContain(`- ${file("a.txt")}: conflict: forge_shell changed it at`)
+  })
+
   it("leaves a file another session patched in between as a conflict of this session's rewind", async () => {
     turn("msg_1")
     await call("forge_write", { path: file("a.txt"), content: "one\n" })

@@ -1,4 +1,5 @@
-// Journal storage: 1,000 small forge_patch edits of one ~100 KB file through ForgeFiles, each version journaled once;
+// Journal storage: 1,000 small forge_patch edits of one ~100 KB file through ForgeFiles, each version journaled once
+// (as a delta against the one before, or deflated);
 // the blob bytes and the database on disk against the sum of every version's size, and the time per journaled edit
 // against a bare atomic write of the same bytes (the order flipping every edit).
 import { readFile, writeFile } from "node:fs/promises"
@@ -34,8 +35,9 @@ export async function measureJournal(dir: string, bench: BenchFiles, problems: s
   const bareFile = path.join(dir, "bare.ts")
   const lines = Array.from({ length: LINES }, (_, i) => row(i, "v0"))
   const text = (): string => `export const table = {\n${lines.join("\n")}\n}\n`
-  await writeFile(file, text())
-  await writeFile(bareFile, text())
+  const original = text()
+  await writeFile(file, original)
+  await writeFile(bareFile, original)
   const blobsBefore = await bench.journal.blobBytes()
   let versionBytes = Buffer.byteLength(text())
   let pairBytes = 0
@@ -71,8 +73,11 @@ export async function measureJournal(dir: string, bench: BenchFiles, problems: s
   const entries = await bench.journal.listByPath(file)
   if (entries.length !== EDITS) problems.push(`journal: ${entries.length} entries stand for the file, not ${EDITS}`)
   const blobBytes = (await bench.journal.blobBytes()) - blobsBefore
-  // Content addressing stores every distinct version once: here every version is distinct, so exactly their sum.
-  if (blobBytes !== versionBytes) problems.push(`journal: the blobs hold ${blobBytes} bytes, not the ${versionBytes} of the ${EDITS + 1} versions`)
+  // Deltas and compression must give every version back byte for byte: the oldest one standing is read back whole.
+  const oldest = entries.at(-1)
+  const first = oldest?.before === null || oldest === undefined ? undefined : await bench.journal.readBlob(oldest.before)
+  if (first === undefined || !Buffer.from(first).equals(Buffer.from(original)))
+    problems.push("journal: the first version read back from the journal is not the original file byte for byte")
   const sizing = new Float64Array(BLOB_BYTES_CALLS)
   for (let i = 0; i < BLOB_BYTES_CALLS; i++) sizing[i] = await timeNs(() => bench.journal.blobBytes())
   return {

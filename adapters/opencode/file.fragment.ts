@@ -1,7 +1,9 @@
 import path from "node:path"
 import { writtenPaths } from "../../machines/agent.partition"
-import { resolveToolPath } from "../workspace/tool.paths"
+import { realOf, resolveToolPath } from "../workspace/tool.paths"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
+import type { ShellWatch } from "../../services/files/forge.files"
+import type { FileState } from "../../services/files/journal.ports"
 import type { HostFilesHandle } from "./file.handle"
 import { FILE_TOOL_IDS, createFileTools } from "./file.tools"
 import type { Lazy } from "./lazy"
@@ -11,6 +13,11 @@ import { userTurnsOf } from "./session.messages"
 const TURNS_KEPT = 1_000
 /** opencode's own calls in flight whose files were read before they ran (a call that never ends is dropped past this). */
 const CALLS_KEPT = 200
+/**
+ * Shell tools: what a command changes is seen, not made, by Forge. The files the journal knows are fingerprinted before
+ * each command and compared after it, and each one changed is journaled as seen (it breaks undo's and rewind's proof).
+ */
+const SHELL_TOOLS = new Set(["forge_shell", "bash"])
 
 /**
  * The forge file tools' part of the plugin: the tools, and the user turn each change belongs to (the journal keeps it,
@@ -18,8 +25,10 @@ const CALLS_KEPT = 200
  */
 export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>, workspace: string): ForgeFragment {
   const turns = new Map<string, string>()
-  /** Per call of opencode's own write/edit/apply_patch: each file it names, with its bytes before the call. */
-  const pending = new Map<string, { path: string; before: Uint8Array | undefined }[]>()
+  /** Per call of opencode's own write/edit/apply_patch: each file it names, with its bytes and mode before the call. */
+  const pending = new Map<string, { path: string; before: FileState | undefined }[]>()
+  /** Per shell call in flight: the fingerprints of the files the journal knows, taken before it ran. */
+  const shells = new Map<string, ShellWatch>()
   const rootOf = async (sessionID: string) => ctx.tree.knownRootOf(sessionID) ?? (await ctx.tree.rootOf(sessionID))
   // Journaling another tool's change is best effort: Forge's trouble never stops or fails opencode's own tools.
   const besteffort = async (what: string, run: () => Promise<void>) => {
@@ -46,6 +55,14 @@ export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>,
     hooks: {
       // opencode's own file tools are journaled like Forge's: the files they name are read before the call runs.
       async "tool.execute.before"(input, output) {
+        if (SHELL_TOOLS.has(input.tool)) {
+          await besteffort(`${input.tool} before ${input.callID}`, async () => {
+            // The journal keeps real paths: the workspace's own is what they start with.
+            shells.set(input.callID, await (await files.get()).files.watch(await realOf(workspace)))
+            if (shells.size > CALLS_KEPT) shells.delete(shells.keys().next().value as string)
+          })
+          return
+        }
         const named = writtenPaths(input.tool, output.args)
         if (named.length === 0) return
         await besteffort(`${input.tool} before ${input.callID}`, async () => {
@@ -61,6 +78,15 @@ export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>,
       },
 
       async "tool.execute.after"(input) {
+        const watch = shells.get(input.callID)
+        if (watch !== undefined) {
+          shells.delete(input.callID)
+          await besteffort(`${input.tool} after ${input.callID}`, async () => {
+            const session = await rootOf(input.sessionID)
+            await (await files.get()).files.observe(watch, input.tool, { session, turn: turns.get(session) })
+          })
+          return
+        }
         const seen = pending.get(input.callID)
         if (seen === undefined) return
         pending.delete(input.callID)

@@ -6,10 +6,11 @@ import type { FileOutcome, ForgeFiles } from "../../services/files/forge.files"
 import type { WebFetch } from "../../services/files/fetch.ports"
 import { DEFAULT_FETCH_MAX_LENGTH, fetchAnswer } from "../../services/files/fetch.page"
 import { FileToolError } from "../../services/files/file.errors"
-import type { JournalActor } from "../../services/files/journal"
+import type { JournalActor } from "../../services/files/journal.types"
 import type { SearchAnswer, SearchRequest } from "../../services/files/search"
 import { patchListSchema } from "../../services/files/patch.schema"
-import { type ToolPath, resolveToolPath } from "../workspace/tool.paths"
+import { databasePath } from "../storage/database.path"
+import { type ToolPath, realOf, resolveToolPath } from "../workspace/tool.paths"
 import { boundedText } from "./arg.limits"
 import { allowsExternalDirectory } from "./external.directory"
 import { type ForgeToolResult, forgeTool } from "./tool.args"
@@ -35,7 +36,19 @@ export interface FileToolsDeps {
   userTurns(session: string): Promise<{ id: string; at: number }[]>
 }
 
+/** The tools that change a file: none of them may change Forge's own store. */
+const CHANGING_TOOLS = new Set(["forge_write", "forge_patch", "forge_remove"])
+/** The database file's companions SQLite keeps beside it (write-ahead log, shared memory, rollback journal). */
+const STORE_SUFFIXES = ["", "-wal", "-shm", "-journal"]
+
 export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_IDS)[number], ToolDefinition> {
+  let store: Promise<Set<string>> | undefined
+  /**
+   * Forge's own store by real path: the workspace database and its companions (the journal's blobs live in it). Loop
+   * worktrees under .opencode/forge/worktrees/ are no part of it and stay writable.
+   */
+  const storeFiles = (): Promise<Set<string>> =>
+    (store ??= realOf(databasePath(deps.workspace)).then((db) => new Set(STORE_SUFFIXES.map((suffix) => db + suffix))))
   /** The real path, once it is inside the workspace or the user allowed the folder outside it. */
   const allowed = async (tool: string, raw: string, resolved: ToolPath, ctx: ToolContext): Promise<string> => {
     if (resolved.inside) return resolved.real
@@ -61,6 +74,10 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
     if (resolved.dangling !== undefined)
       throw new FileToolError(
         `${tool}: ${resolved.path} is a symbolic link to ${resolved.dangling}, which does not exist; nothing was changed. Give the path of the file itself (a write would replace the link with a file).`,
+      )
+    if (CHANGING_TOOLS.has(tool) && (await storeFiles()).has(resolved.real))
+      throw new FileToolError(
+        `${tool}: ${resolved.path} is Forge's own store (its database, which holds the undo journal); Forge's file tools never change it. Nothing was written.`,
       )
     if (tool === "forge_remove" && resolved.link)
       throw new FileToolError(

@@ -1,10 +1,13 @@
 // The undo journal's store in SQLite, on the workspace database's connection (both drivers through drizzle's
 // sqlite-proxy): entries in `file_journal`, contents once each in `file_blobs` under their sha256. Every call runs
 // alone on the connection; the calls that write several statements run them in one IMMEDIATE transaction.
-import { and, asc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm"
+import { sep } from "node:path"
+import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm"
 import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, JournalStore, JournalTurn, JournalWrite } from "../../services/files/journal.ports"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { type JournalRevert, undoneByOf } from "../../services/files/journal.standing"
+import { KnownBlobs, appendAlone } from "./journal.append"
+import { DELTA, MAX_DEPTH, decodeBlob, encodeBlob } from "./journal.blobs"
 import { fileBlobs, fileJournal, fileReverts } from "./tables/journal.tables"
 import { keyValue } from "./tables/keyvalue.tables"
 
@@ -26,28 +29,87 @@ function fromRow(row: JournalRow, undoneBy: number | null): JournalEntry {
     path: row.path,
     before: row.beforeHash,
     after: row.afterHash,
+    beforeMode: row.beforeMode,
+    afterMode: row.afterMode,
+    observed: row.observed,
     at: row.at,
     undoneBy,
   }
 }
 
-/** A Buffer over the same bytes (the blob column's type), without copying. */
-function bufferOf(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+/** The stored blob's depth (deltas to apply to read it), or undefined when no blob has that hash. */
+async function depthOf(db: Queryable, hash: string): Promise<number | undefined> {
+  const rows = await db.select({ depth: fileBlobs.depth }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1)
+  return rows[0]?.depth
 }
 
 async function hasBlob(db: Queryable, hash: string): Promise<boolean> {
-  const rows = await db.select({ hash: fileBlobs.hash }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1)
-  return rows.length > 0
+  return (await depthOf(db, hash)) !== undefined
 }
 
-/** Stores a blob unless its hash is stored already (checked first, so known content is never sent again). */
-async function insertBlob(db: Queryable, blob: JournalBlob): Promise<void> {
+/**
+ * Stores a blob unless its hash is stored already (checked first, so known content is never sent again): a delta
+ * against `base` (a blob stored before it) when that is small, else deflated or whole (journal.blobs.ts).
+ */
+async function insertBlob(db: Queryable, blob: JournalBlob, base?: JournalBlob): Promise<void> {
   if (await hasBlob(db, blob.hash)) return
+  const baseDepth = base === undefined ? undefined : await depthOf(db, base.hash)
+  const stored = encodeBlob(blob.bytes, base === undefined || baseDepth === undefined ? undefined : { ...base, depth: baseDepth })
   await db
     .insert(fileBlobs)
-    .values({ hash: blob.hash, bytes: bufferOf(blob.bytes), size: blob.bytes.byteLength })
+    .values({ hash: blob.hash, bytes: stored.bytes, size: stored.bytes.byteLength, encoding: stored.encoding, base: stored.base, depth: stored.depth })
     .onConflictDoNothing({ target: fileBlobs.hash })
+}
+
+/**
+ * Stores the write's blobs that are not stored yet and checks that every content its entry names is stored, in one
+ * query for what is known and one insert (an edit is a few queries: each one is a round trip on the connection). The
+ * version before, when given, is the base the version after may be a delta against.
+ */
+async function insertBlobs(db: Queryable, write: JournalWrite, known: KnownBlobs): Promise<void> {
+  const { before, after, path } = write.entry
+  const hashes = [...new Set([...write.blobs.map((blob) => blob.hash), ...[before, after].filter((hash): hash is string => hash !== null)])]
+  if (hashes.length === 0) return
+  const depths = new Map(
+    (await db.select({ hash: fileBlobs.hash, depth: fileBlobs.depth }).from(fileBlobs).where(inArray(fileBlobs.hash, hashes))).map((row) => [
+      row.hash,
+      row.depth,
+    ]),
+  )
+  const base = write.blobs.find((blob) => blob.hash === before)
+  const rows: (typeof fileBlobs.$inferInsert)[] = []
+  for (const blob of write.blobs) {
+    if (depths.has(blob.hash)) continue
+    const baseDepth = base === undefined || base === blob ? undefined : depths.get(base.hash)
+    const stored = encodeBlob(blob.bytes, base === undefined || baseDepth === undefined ? undefined : { ...base, depth: baseDepth })
+    rows.push({ hash: blob.hash, bytes: stored.bytes, size: stored.bytes.byteLength, encoding: stored.encoding, base: stored.base, depth: stored.depth })
+    depths.set(blob.hash, stored.depth)
+  }
+  for (const hash of [before, after]) {
+    if (hash !== null && !depths.has(hash)) throw new Error(`journal entry for ${path} names content ${hash}, which is neither given nor stored`)
+  }
+  if (rows.length > 0) await db.insert(fileBlobs).values(rows).onConflictDoNothing({ target: fileBlobs.hash })
+  for (const [hash, depth] of depths) known.set(hash, depth)
+}
+
+/** A blob's content, its deltas applied (at most MAX_DEPTH reads). */
+async function readContent(db: Queryable, hash: string): Promise<Uint8Array | undefined> {
+  const chain: { bytes: Uint8Array; encoding: number }[] = []
+  for (let at: string | null = hash; at !== null; ) {
+    const [row]: { bytes: Uint8Array; encoding: number; base: string | null }[] = await db
+      .select({ bytes: fileBlobs.bytes, encoding: fileBlobs.encoding, base: fileBlobs.base })
+      .from(fileBlobs)
+      .where(eq(fileBlobs.hash, at))
+      .limit(1)
+    if (row === undefined) return undefined
+    chain.push(row)
+    at = row.encoding === DELTA ? row.base : null
+    // Depths are bounded when stored (a depth another process changed meanwhile may add a few): this only stops a loop.
+    if (chain.length > 4 * MAX_DEPTH) throw new Error(`the journal's blob ${hash} is a chain of deltas longer than ${4 * MAX_DEPTH}`)
+  }
+  let content: Uint8Array | undefined
+  for (const link of chain.reverse()) content = decodeBlob(link.bytes, link.encoding, content)
+  return content
 }
 
 async function totalBytes(db: Queryable): Promise<number> {
@@ -121,6 +183,9 @@ function turnWhere(turn: JournalTurn): SQL | undefined {
 
 /** The undo journal in SQLite over one StorageConnection (uses it, does not own it). */
 export class SqliteJournalStore implements JournalStore {
+  /** Blobs this store stored or found stored: an append naming only these takes two statements (journal.append.ts). */
+  private readonly known = new KnownBlobs()
+
   constructor(private readonly connection: StorageConnection) {}
 
   async putBlob(blob: JournalBlob): Promise<void> {
@@ -128,22 +193,22 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async readBlob(hash: string): Promise<Uint8Array | undefined> {
-    const rows = await this.connection.exclusive((db) => db.select({ bytes: fileBlobs.bytes }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1))
-    return rows[0]?.bytes
+    return this.connection.exclusive((db) => readContent(db, hash))
   }
 
   async append(writes: readonly JournalWrite[]): Promise<JournalEntry[]> {
     if (writes.length === 0) return []
+    const [only] = writes
+    if (writes.length === 1 && only !== undefined) {
+      const alone = await this.connection.exclusive(() => appendAlone(this.connection.driver, only, this.known))
+      if (alone !== undefined) return [alone]
+    }
     return this.connection.exclusive((db) =>
       db.transaction(
         async (tx) => {
           const stored: JournalEntry[] = []
           for (const write of writes) {
-            for (const blob of write.blobs) await insertBlob(tx, blob)
-            for (const hash of [write.entry.before, write.entry.after]) {
-              if (hash !== null && !(await hasBlob(tx, hash)))
-                throw new Error(`journal entry for ${write.entry.path} names content ${hash}, which is neither given nor stored`)
-            }
+            await insertBlobs(tx, write, this.known)
             const [row] = await tx
               .insert(fileJournal)
               .values({
@@ -154,6 +219,9 @@ export class SqliteJournalStore implements JournalStore {
                 path: write.entry.path,
                 beforeHash: write.entry.before,
                 afterHash: write.entry.after,
+                beforeMode: write.entry.beforeMode,
+                afterMode: write.entry.afterMode,
+                observed: write.entry.observed,
                 at: write.entry.at,
               })
               .returning()
@@ -200,6 +268,25 @@ export class SqliteJournalStore implements JournalStore {
     })
   }
 
+  history(path: string): Promise<JournalEntry[]> {
+    return this.connection.exclusive((db) => entriesOf(db, [path]))
+  }
+
+  async paths(folder: string, limit: number): Promise<string[]> {
+    const prefix = folder.endsWith(sep) ? folder : folder + sep
+    const rows = await this.connection.exclusive((db) =>
+      db
+        .select({ path: fileJournal.path, last: sql<number>`max(${fileJournal.id})`.as("last") })
+        .from(fileJournal)
+        // substr, not LIKE: a path may hold % or _.
+        .where(sql`substr(${fileJournal.path}, 1, ${prefix.length}) = ${prefix}`)
+        .groupBy(fileJournal.path)
+        .orderBy(desc(sql`last`))
+        .limit(limit),
+    )
+    return rows.map((row) => row.path)
+  }
+
   blobBytes(): Promise<number> {
     return this.connection.exclusive((db) => totalBytes(db))
   }
@@ -239,6 +326,7 @@ export class SqliteJournalStore implements JournalStore {
   }
 
   async dropTurns(turns: readonly JournalTurn[]): Promise<JournalPruned> {
+    this.known.clear()
     return this.connection.exclusive((db) =>
       db.transaction(
         async (tx) => {
@@ -264,10 +352,14 @@ export class SqliteJournalStore implements JournalStore {
               .values({ name, value, updatedAt: at })
               .onConflictDoUpdate({ target: keyValue.name, set: { value, updatedAt: at } })
           }
-          // Every blob no remaining entry names goes (whichever deletion left it unnamed).
-          const named = sql`select ${fileJournal.beforeHash} from ${fileJournal} where ${fileJournal.beforeHash} is not null
-            union select ${fileJournal.afterHash} from ${fileJournal} where ${fileJournal.afterHash} is not null`
-          const freed = await tx.delete(fileBlobs).where(sql`${fileBlobs.hash} not in (${named})`).returning({ size: fileBlobs.size })
+          // Every blob no remaining entry names goes (whichever deletion left it unnamed), unless a kept blob is a
+          // delta against it (through any number of deltas).
+          const kept = sql`with recursive kept(hash) as (
+              select ${fileJournal.beforeHash} from ${fileJournal} where ${fileJournal.beforeHash} is not null
+              union select ${fileJournal.afterHash} from ${fileJournal} where ${fileJournal.afterHash} is not null
+              union select b.base from file_blobs b join kept k on b.hash = k.hash where b.base is not null
+            ) select hash from kept`
+          const freed = await tx.delete(fileBlobs).where(sql`${fileBlobs.hash} not in (${kept})`).returning({ size: fileBlobs.size })
           return {
             entries,
             blobs: freed.length,
@@ -297,6 +389,8 @@ export function sharedJournalStore(connection: () => Promise<StorageConnection>)
     append: async (writes) => (await open()).append(writes),
     listByPath: async (file, options) => (await open()).listByPath(file, options),
     listBySession: async (session, since) => (await open()).listBySession(session, since),
+    history: async (file) => (await open()).history(file),
+    paths: async (folder, limit) => (await open()).paths(folder, limit),
     blobBytes: async () => (await open()).blobBytes(),
     turns: async () => (await open()).turns(),
     dropTurns: async (turns) => (await open()).dropTurns(turns),

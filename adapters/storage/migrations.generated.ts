@@ -95,4 +95,17 @@ export const migrations: readonly EmbeddedMigration[] = [
       "ALTER TABLE `file_journal` DROP COLUMN `undone_by`;",
     ],
   },
+  {
+    tag: "0009_journal_modes_deltas",
+    folderMillis: 1796308197806,
+    hash: "e83dd65e35afa4a8b846ad9e16fc454978bb09a00c1f631de5b5a2a31fe561f2",
+    sql: [
+      "ALTER TABLE `file_blobs` ADD `encoding` integer DEFAULT 0 NOT NULL;",
+      "ALTER TABLE `file_blobs` ADD `base` text;",
+      "ALTER TABLE `file_blobs` ADD `depth` integer DEFAULT 0 NOT NULL;",
+      "ALTER TABLE `file_journal` ADD `before_mode` integer;",
+      "ALTER TABLE `file_journal` ADD `after_mode` integer;",
+      "ALTER TABLE `file_journal` ADD `observed` integer DEFAULT false NOT NULL;",
+    ],
+  },
 ]

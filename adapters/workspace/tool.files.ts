@@ -1,10 +1,48 @@
-import { readFile, rm, stat } from "node:fs/promises"
+import { realpathSync } from "node:fs"
+import { lstat, readFile, readlink, rm, stat } from "node:fs/promises"
+import path from "node:path"
 import type { PathStat, ToolFiles } from "../../services/files/file.ports"
-import { writeFileAtomic } from "./atomic.write"
+import { type FileState, isLinkMode } from "../../services/files/journal.ports"
+import { writeFileAtomic, writeLinkAtomic } from "./atomic.write"
 
-/** The forge file tools' files on disk: whole-file reads, atomic writes (temp file and rename), removals. */
+// The forge file tools' files on disk: whole-file reads, atomic writes (temp file and rename), removals. Every path
+// they are given is a real path (the tools resolved it, the journal recorded it); each call resolves it again at that
+// moment and refuses one that now leads elsewhere (a folder on its way swapped for a link), so nothing is written,
+// removed or restored outside the file that was meant.
+
+/**
+ * Throws when `file`'s folder is no longer its own real path. Synchronous: resolving a path reads only cached folder
+ * entries, far cheaper than a trip through the thread pool, and it runs again between a temp file's write and its
+ * rename, the last moment before the change.
+ */
+function requireReal(file: string): void {
+  const folder = path.dirname(file)
+  let real: string
+  try {
+    real = realpathSync(folder)
+  } catch (error) {
+    // A folder not there yet: its nearest existing ancestor must be its own real path (checked on the way up).
+    if (!missing(error)) throw error
+    const parent = path.dirname(folder)
+    if (parent === folder) return
+    requireReal(folder)
+    return
+  }
+  if (real !== folder) throw movedError(file, path.join(real, path.basename(file)))
+}
+
+function movedError(file: string, real: string): Error {
+  return new Error(`${file} now leads to ${real}: a folder on its way is a symbolic link now, so it is not the file Forge journaled; nothing was changed there`)
+}
+
+function missing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === "ENOENT" || code === "ENOTDIR"
+}
+
 export const fsToolFiles: ToolFiles = {
   async read(file) {
+    requireReal(file)
     try {
       return await readFile(file)
     } catch (error) {
@@ -12,17 +50,43 @@ export const fsToolFiles: ToolFiles = {
       throw error
     }
   },
-  write: (file, bytes) => writeFileAtomic(file, bytes),
+  async state(file): Promise<FileState | undefined> {
+    requireReal(file)
+    try {
+      const s = await lstat(file)
+      if (s.isSymbolicLink()) return { bytes: Buffer.from(await readlink(file), "utf8"), mode: s.mode }
+      if (s.isDirectory()) throw new Error(`EISDIR: ${file} is a folder, not a file`)
+      if (!s.isFile()) throw new Error(`${file} is a special file (a device, a pipe or a socket), not a file`)
+      return { bytes: await readFile(file), mode: s.mode }
+    } catch (error) {
+      if (missing(error)) return undefined
+      throw error
+    }
+  },
+  async write(file, bytes, mode) {
+    requireReal(file)
+    if (mode !== undefined && mode !== null && isLinkMode(mode)) return writeLinkAtomic(file, Buffer.from(bytes).toString("utf8"), () => requireReal(file))
+    await writeFileAtomic(file, bytes, () => requireReal(file), mode ?? undefined)
+  },
   async remove(file) {
+    requireReal(file)
     await rm(file, { force: true })
   },
   async stat(file): Promise<PathStat> {
     try {
       const s = await stat(file)
-      return s.isFile() ? { kind: "file", size: s.size } : { kind: s.isDirectory() ? "folder" : "other", size: 0 }
+      return s.isFile() ? { kind: "file", size: s.size, mode: s.mode } : { kind: s.isDirectory() ? "folder" : "other", size: 0, mode: 0 }
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing", size: 0 }
+      if (missing(error)) return { kind: "missing", size: 0, mode: 0 }
+      throw error
+    }
+  },
+  async signature(file) {
+    try {
+      const s = await lstat(file, { bigint: true })
+      return `${s.mode}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.ino}`
+    } catch (error) {
+      if (missing(error)) return "missing"
       throw error
     }
   },

@@ -19,6 +19,7 @@ export interface ToolPath {
  * file not there yet, its nearest existing folder's), so `..` and links cannot leave the workspace unseen.
  */
 export async function resolveToolPath(tool: string, raw: string, workspace: string): Promise<ToolPath> {
+  checkToolPath(tool, raw)
   if (!path.isAbsolute(raw)) throw new FileToolError(`${tool}: path "${raw}" is relative: give the absolute path (e.g. ${path.join(workspace, raw)}).`)
   const normal = path.resolve(raw)
   const real = await realOf(normal)
@@ -33,6 +34,46 @@ export async function resolveToolPath(tool: string, raw: string, workspace: stri
   const dangling = link ? await danglingTarget(normal) : undefined
   if (dangling !== undefined) resolved.dangling = dangling
   return resolved
+}
+
+/** The longest path the file system takes (Linux PATH_MAX), and the longest name of one of its parts (NAME_MAX). */
+export const MAX_PATH_BYTES = 4096
+export const MAX_NAME_BYTES = 255
+
+/**
+ * The one check every file tool path passes before anything touches the disk: no NUL byte, valid Unicode (a lone
+ * surrogate has no file name), within the file system's length limits. Refuses in Forge's words, never Node's.
+ */
+export function checkToolPath(tool: string, raw: string): void {
+  const shown = JSON.stringify(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw)
+  const nul = raw.indexOf("\0")
+  if (nul >= 0) throw new FileToolError(`${tool}: the path ${shown} holds a NUL byte (at character ${nul + 1}); a path cannot hold one. Nothing was changed.`)
+  const lone = loneSurrogateAt(raw)
+  if (lone >= 0)
+    throw new FileToolError(
+      `${tool}: the path ${shown} is not valid Unicode (a lone surrogate at character ${lone + 1}), so it names no file. Nothing was changed.`,
+    )
+  const bytes = Buffer.byteLength(raw, "utf8")
+  if (bytes > MAX_PATH_BYTES)
+    throw new FileToolError(`${tool}: the path is ${bytes} bytes long, over the limit of ${MAX_PATH_BYTES} bytes a path can have. Nothing was changed.`)
+  const long = raw.split(/[\\/]/).find((part) => Buffer.byteLength(part, "utf8") > MAX_NAME_BYTES)
+  if (long !== undefined)
+    throw new FileToolError(
+      `${tool}: the path ${shown} has a part of ${Buffer.byteLength(long, "utf8")} bytes, over the limit of ${MAX_NAME_BYTES} bytes a file or folder name can have. Nothing was changed.`,
+    )
+}
+
+/** The index of the first UTF-16 surrogate without its pair, or -1. */
+function loneSurrogateAt(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) i++
+      else return i
+    } else if (code >= 0xdc00 && code <= 0xdfff) return i
+  }
+  return -1
 }
 
 /** What the link at `file` points to when that does not exist; undefined when it does. */

@@ -1,9 +1,11 @@
 import { FileToolError } from "./file.errors"
-import type { ToolFiles } from "./file.ports"
+import type { PathStat, ToolFiles } from "./file.ports"
 import { type ReadRequest, readAnswer } from "./file.read"
 import { MAX_FILE_BYTES, binaryKindOf, sizeText } from "./file.kind"
-import { type FileJournal, JournalError, type JournalActor, type RecordInput, type RewindReport } from "./journal"
+import { type FileJournal, JournalError } from "./journal"
+import type { JournalActor, RecordInput, RewindReport } from "./journal.types"
 import type { RestoreAction } from "./journal.content"
+import type { FileState } from "./journal.ports"
 import { PatchError, type PatchResult, applyPatches } from "./patch.apply"
 import type { Patch } from "./patch.schema"
 
@@ -27,6 +29,31 @@ const UNDONE: Record<RestoreAction, string> = {
   recreated: "recreated (that change had removed it)",
 }
 
+/** Changes after which the journal's size is asked again, however far under its bound it was. */
+const PRUNE_RECHECK = 64
+
+/**
+ * Files the journal knows that a shell command's watch covers (the most recently changed first): about 30-100 ms of
+ * lstat calls before and after a command at the full count here. A change to a file past it is still caught by the
+ * proof (its content is not what the journal's newest entry says), only not named as the shell's.
+ */
+const WATCHED_FILES = 1_000
+
+/** Files fingerprinted at once (lstat calls in flight together). */
+const SIGNATURE_BATCH = 64
+
+/** What a shell command's watch saw before it ran: each known file's fingerprint (ToolFiles.signature). */
+export interface ShellWatch {
+  marks: Map<string, string>
+}
+
+/** A file's bytes and mode (the tools' paths are real: no link) as a record's `before`. */
+function modes(before: Uint8Array | undefined, mode: number): Pick<RecordInput, "before" | "beforeMode" | "afterMode"> {
+  if (before === undefined) return { before }
+  // A tool's write keeps the file's permission bits, so the mode after is the mode before.
+  return { before, beforeMode: mode, afterMode: mode }
+}
+
 export interface ForgeFilesDeps {
   files: ToolFiles
   journal: FileJournal
@@ -36,6 +63,8 @@ export interface ForgeFilesDeps {
 
 export class ForgeFiles {
   private readonly queues = new Map<string, Promise<unknown>>()
+  /** The journal's size when last asked, plus the bytes journaled since, and how many changes ago it was asked. */
+  private journalSize: { bytes: number; changes: number } | undefined
   /** The last rewind: every call on a file that came after it waits for it (see `exclusive`). */
   private barrier: Promise<unknown> = Promise.resolve()
 
@@ -49,7 +78,7 @@ export class ForgeFiles {
 
   write(path: string, content: string, overwrite: boolean, actor: JournalActor): Promise<FileOutcome> {
     return this.serial(path, async () => {
-      const { kind, size } = await this.deps.files.stat(path)
+      const { kind, size, mode } = await this.deps.files.stat(path)
       if (kind === "folder" || kind === "other")
         throw new FileToolError(`forge_write: ${path} is a ${kind === "folder" ? "folder" : "special file"}, not a file.`)
       if (kind === "file" && !overwrite)
@@ -59,7 +88,7 @@ export class ForgeFiles {
       if (kind === "file") tooLarge("forge_write", path, size)
       const before = kind === "file" ? await this.deps.files.read(path) : undefined
       const after = ENCODER.encode(content)
-      await this.commit({ ...actor, tool: "forge_write", path, before, after })
+      await this.commit({ ...actor, tool: "forge_write", path, ...modes(before, mode), after })
       const verb = before === undefined ? "Created" : "Overwrote"
       return { output: `${verb} ${path} (${lineCount(content)} lines, ${sizeText(after.length)}).`, title: `${verb} ${path}` }
     })
@@ -67,11 +96,11 @@ export class ForgeFiles {
 
   patch(path: string, patches: readonly Patch[], actor: JournalActor): Promise<FileOutcome> {
     return this.serial(path, async () => {
-      await this.requireFile("forge_patch", path)
+      const { mode } = await this.requireFile("forge_patch", path)
       const before = (await this.deps.files.read(path)) ?? new Uint8Array()
       const result = patched(path, textOf("forge_patch", path, before), patches)
       const after = ENCODER.encode(result.text)
-      await this.commit({ ...actor, tool: "forge_patch", path, before, after })
+      await this.commit({ ...actor, tool: "forge_patch", path, ...modes(before, mode), after })
       const where = result.changes.map((c) => `${c.op} at line ${c.line}${c.otherLine === undefined ? "" : ` and ${c.otherLine}`}`).join(", ")
       return { output: `Patched ${path}: ${where}.`, title: `Patched ${path} (${result.changes.length})` }
     })
@@ -79,9 +108,9 @@ export class ForgeFiles {
 
   remove(path: string, actor: JournalActor): Promise<FileOutcome> {
     return this.serial(path, async () => {
-      await this.requireFile("forge_remove", path)
+      const { mode } = await this.requireFile("forge_remove", path)
       const before = await this.deps.files.read(path)
-      await this.commit({ ...actor, tool: "forge_remove", path, before, after: undefined })
+      await this.commit({ ...actor, tool: "forge_remove", path, before, beforeMode: mode, after: undefined })
       return { output: `Removed ${path} (forge_undo restores it).`, title: `Removed ${path}` }
     })
   }
@@ -117,26 +146,66 @@ export class ForgeFiles {
    * Journals a change another tool made (opencode's own write, edit, apply_patch), from the bytes seen before the call
    * and the file as it is after it, so forge_undo and a rewind can take it back too.
    */
-  recordExternal(tool: string, path: string, before: Uint8Array | undefined, actor: JournalActor): Promise<void> {
+  recordExternal(tool: string, path: string, before: FileState | undefined, actor: JournalActor): Promise<void> {
     return this.serial(path, async () => {
       const { kind, size } = await this.deps.files.stat(path)
       if (kind !== "file" && kind !== "missing") return
       // Throws past the bound: left unjournaled, an undo then finds the file changed since and refuses.
       if (kind === "file") tooLarge(tool, path, size)
-      const after = kind === "file" ? await this.deps.files.read(path) : undefined
-      await this.journaled({ ...actor, tool, path, before, after })
+      const after = kind === "file" ? await this.deps.files.state(path) : undefined
+      await this.journaled({ ...actor, tool, path, before: before?.bytes, beforeMode: before?.mode, after: after?.bytes, afterMode: after?.mode })
     })
   }
 
   /**
-   * The bytes of a file about to be changed by another tool; undefined when it is no file (not there yet). Throws for a
+   * Before a shell command runs: the fingerprint of every file under `folder` the journal knows (at most WATCHED_FILES,
+   * the most recently changed), so that afterwards only the files whose fingerprint moved are read.
+   */
+  async watch(folder: string): Promise<ShellWatch> {
+    return { marks: await this.signatures(await this.deps.journal.paths(folder, WATCHED_FILES)) }
+  }
+
+  /**
+   * After a shell command: each watched file whose fingerprint moved and that no longer holds what the journal last
+   * knew is journaled as a change `tool` made (journal.observe), so no undo or rewind overwrites it unseen. Returns the
+   * files journaled. A file over the size bound is not read: the proof then finds its content changed anyway.
+   */
+  async observe(watch: ShellWatch, tool: string, actor: JournalActor): Promise<string[]> {
+    const seen: string[] = []
+    const now = await this.signatures([...watch.marks.keys()])
+    for (const [path, mark] of watch.marks) {
+      if (now.get(path) === mark) continue
+      await this.serial(path, async () => {
+        const { kind, size } = await this.deps.files.stat(path).catch(() => ({ kind: "other", size: 0 }))
+        if (kind === "file" && size > MAX_FILE_BYTES) return
+        const now = await this.deps.files.state(path).catch(() => null)
+        if (now === null) return
+        if ((await this.deps.journal.observe({ ...actor, tool, path, now })) !== undefined) seen.push(path)
+      })
+    }
+    return seen
+  }
+
+  /** The fingerprints of the files, SIGNATURE_BATCH at a time ("?" for one that cannot be looked at). */
+  private async signatures(paths: readonly string[]): Promise<Map<string, string>> {
+    const marks = new Map<string, string>()
+    for (let at = 0; at < paths.length; at += SIGNATURE_BATCH) {
+      const batch = paths.slice(at, at + SIGNATURE_BATCH)
+      const found = await Promise.all(batch.map((path) => this.deps.files.signature(path).catch(() => "?")))
+      for (const [i, path] of batch.entries()) marks.set(path, found[i] ?? "?")
+    }
+    return marks
+  }
+
+  /**
+   * The bytes and mode of a file about to be changed by another tool; undefined when it is no file (not there yet). Throws for a
    * file too large to journal, so the change is not journaled at all (never as a creation, which an undo would delete).
    */
-  async snapshot(path: string): Promise<Uint8Array | undefined> {
+  async snapshot(path: string): Promise<FileState | undefined> {
     const { kind, size } = await this.deps.files.stat(path)
     if (kind !== "file") return undefined
     tooLarge("snapshot", path, size)
-    return this.deps.files.read(path)
+    return this.deps.files.state(path)
   }
 
   /**
@@ -146,7 +215,8 @@ export class ForgeFiles {
   private async commit(input: RecordInput): Promise<void> {
     const { tool, path, before, after } = input
     try {
-      await this.put(path, after)
+      // The mode is known already (the file's own, kept): given, the write need not look it up again.
+      await this.put(path, after, input.afterMode)
     } catch (error) {
       throw new FileToolError(`${tool}: could not write ${path}: ${messageOf(error)}. The file was left as it was.`)
     }
@@ -159,33 +229,49 @@ export class ForgeFiles {
       )
       throw new FileToolError(`${tool}: the change to ${path} could not be journaled (${messageOf(error)}); ${back}.`)
     }
-    await this.pruned()
+    await this.pruned(input)
   }
 
-  private async put(path: string, content: Uint8Array | undefined): Promise<void> {
+  private async put(path: string, content: Uint8Array | undefined, mode?: number): Promise<void> {
     if (content === undefined) await this.deps.files.remove(path)
-    else await this.deps.files.write(path, content)
+    else await this.deps.files.write(path, content, mode)
   }
 
   /** Journals a change, then keeps the journal within its bound (the oldest turns go first). */
   private async journaled(input: RecordInput): Promise<void> {
     await this.deps.journal.record(input)
-    await this.pruned()
+    await this.pruned(input)
   }
 
-  private async pruned(): Promise<void> {
+  /**
+   * Keeps the journal within its bound. Asking the store its size is a query per change, so it is asked only when
+   * the size last seen plus what this object has journaled since (whole contents: never less than what was stored)
+   * could pass the bound, and at least every PRUNE_RECHECK changes (other processes journal too).
+   */
+  private async pruned(input: RecordInput): Promise<void> {
     const limit = this.deps.journalLimitBytes
+    if (limit === undefined) return
+    const added = (input.before?.byteLength ?? 0) + (input.after?.byteLength ?? 0)
+    const seen = this.journalSize
+    if (seen !== undefined && seen.bytes + added <= limit && seen.changes < PRUNE_RECHECK) {
+      seen.bytes += added
+      seen.changes += 1
+      return
+    }
     // The change is on disk and journaled: a prune that fails leaves the journal large, and the next change tries again.
-    if (limit !== undefined) await this.deps.journal.prune(limit).catch(() => undefined)
+    const report = await this.deps.journal.prune(limit).catch(() => undefined)
+    this.journalSize = report === undefined ? undefined : { bytes: report.totalBytes, changes: 0 }
   }
 
-  /** Refuses a path that is no regular file, naming what it is, and a file too large to read whole. */
-  private async requireFile(tool: string, path: string): Promise<void> {
-    const { kind, size } = await this.deps.files.stat(path)
+  /** Refuses a path that is no regular file, naming what it is, and a file too large to read whole; else its stat. */
+  private async requireFile(tool: string, path: string): Promise<PathStat> {
+    const found = await this.deps.files.stat(path)
+    const { kind, size } = found
     if (kind === "missing") throw new FileToolError(`${tool}: ${path} does not exist.`)
     if (kind === "folder") throw new FileToolError(`${tool}: ${path} is a folder, not a file.`)
     if (kind === "other") throw new FileToolError(`${tool}: ${path} is a special file (a device, a pipe or a socket), not a file.`)
     tooLarge(tool, path, size)
+    return found
   }
 
   /**
@@ -264,6 +350,11 @@ function rewindText(turn: string, report: RewindReport): string {
     lines.push(
       `Not all of it: the journal had dropped this session's changes up to ${new Date(report.prunedUntil).toISOString()} to stay within its size bound (files.journalMaxMB), so those changes (and files only they touched) were not rewound.`,
     )
+  const replaced = report.restored.filter((r) => r.overrode !== undefined)
+  if (replaced.length > 0) {
+    lines.push(`Replaced ${replaced.length} file(s) that held changes Forge did not make (forge_undo on each brings them back):`)
+    for (const r of replaced) lines.push(`- ${r.path}`)
+  }
   if (report.conflicts.length > 0)
     lines.push(
       `${report.conflicts.length} conflict(s): call forge_rewind again with force: true to restore them too (the overwritten content stays in the journal).`,

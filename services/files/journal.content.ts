@@ -1,7 +1,7 @@
 // What the journal says about contents: their hashes and blobs, what a restore does, and how the disk differs from
 // what Forge left there (for refusals).
 import { createHash } from "node:crypto"
-import type { JournalBlob } from "./journal.ports"
+import { type FileState, type JournalBlob, isLinkMode } from "./journal.ports"
 
 /** What putting a file back does to it. */
 export type RestoreAction = "restored" | "removed" | "recreated"
@@ -9,6 +9,16 @@ export type RestoreAction = "restored" | "removed" | "recreated"
 /** sha256 of the content, hex; null for no file. */
 export function hashOf(bytes: Uint8Array | undefined): string | null {
   return bytes === undefined ? null : createHash("sha256").update(bytes).digest("hex")
+}
+
+/**
+ * The hash a file state is journaled under: a regular file's is its content's; a link's is taken over its target with
+ * a prefix, so a link and a file holding its target's text never pass for one another.
+ */
+export function stateHash(state: FileState | undefined): string | null {
+  if (state === undefined) return null
+  if (!isLinkMode(state.mode)) return hashOf(state.bytes)
+  return createHash("sha256").update("symlink\0").update(state.bytes).digest("hex")
 }
 
 /** The blobs of some contents, each hash once (no file names no blob). */
@@ -28,8 +38,12 @@ export const when = (at: number): string => new Date(at).toISOString()
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** How the file on disk differs from what the journal says Forge left there. */
-export function difference(disk: Uint8Array | undefined, expected: string | null): string {
+export function difference(disk: Uint8Array | FileState | undefined, expected: string | null): string {
   if (disk === undefined) return "it has been removed"
+  if (!(disk instanceof Uint8Array)) {
+    if (isLinkMode(disk.mode)) return `it is a symbolic link now (to ${Buffer.from(disk.bytes).toString("utf8")})`
+    return difference(disk.bytes, expected)
+  }
   if (expected === null) return `it was removed but exists again (${sizeOf(disk.byteLength)})`
   return `its content is not what Forge left there (now ${sizeOf(disk.byteLength)})`
 }

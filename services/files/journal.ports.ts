@@ -20,6 +20,15 @@ export interface JournalEntry {
   before: string | null
   /** The file's content after the change; null: it does not exist after. */
   after: string | null
+  /** What `before` was: its type and permission bits (st_mode; see FileState); null: not recorded (a regular file). */
+  beforeMode: number | null
+  /** What `after` is, likewise. */
+  afterMode: number | null
+  /**
+   * A change Forge saw but did not make (a shell command's, seen by comparing the file before and after it): it breaks
+   * the proof undo and rewind need, and is never undone itself.
+   */
+  observed: boolean
   /** Milliseconds since the epoch. */
   at: number
   /** The standing entry (an undo or a rewind; a pruned one counts) that keeps this one reverted; null while it stands. */
@@ -28,6 +37,21 @@ export interface JournalEntry {
 
 /** An entry to append: the store gives it its id. */
 export type JournalEntryDraft = Omit<JournalEntry, "id" | "undoneBy">
+
+/** The file type bits of st_mode, and the type of a symbolic link. */
+export const MODE_TYPE = 0o170000
+export const MODE_LINK = 0o120000
+
+/**
+ * What a path holds, itself (a link not followed): a regular file's bytes, or a symbolic link's target as bytes; and
+ * its st_mode (type and permission bits), so a +x script and a link come back as they were.
+ */
+export interface FileState {
+  bytes: Uint8Array
+  mode: number
+}
+
+export const isLinkMode = (mode: number | null): boolean => mode !== null && (mode & MODE_TYPE) === MODE_LINK
 
 /** File content under its sha256 (hex). */
 export interface JournalBlob {
@@ -93,6 +117,10 @@ export interface JournalStore {
   listByPath(path: string, options?: JournalListOptions): Promise<JournalEntry[]>
   /** Every entry of a session at or after `since` (ms), undone ones included, oldest first. */
   listBySession(session: string, since: number): Promise<JournalEntry[]>
+  /** Every entry of a path, whoever made it, undone ones included, oldest first: the chain undo and rewind prove. */
+  history(path: string): Promise<JournalEntry[]>
+  /** The paths under `folder` (absolute) the journal has entries for, most recently changed first, at most `limit`. */
+  paths(folder: string, limit: number): Promise<string[]>
   /** The total size of every stored blob. */
   blobBytes(): Promise<number>
   /** Every turn of the journal, oldest first (by first entry). */
@@ -106,12 +134,22 @@ export interface JournalStore {
   prunedUntil(session: string): Promise<number | undefined>
 }
 
-/** The files the journal restores, by absolute path. */
+/**
+ * The files the journal restores, by absolute, real path. Every call resolves the path at that moment and throws when
+ * it no longer is its own real path (a folder on its way was swapped for a link): the journal acts only on the file it
+ * journaled, never on one a link leads it to.
+ */
 export interface JournalFiles {
   /** The file's bytes, or undefined when there is no file at `path`. Throws for a folder or an unreadable file. */
   read(path: string): Promise<Uint8Array | undefined>
-  /** Replaces (or creates) the file atomically (a temp file in the same folder, then a rename), creating parent folders. */
-  write(path: string, bytes: Uint8Array): Promise<void>
-  /** Removes the file; a file already gone is no error. */
+  /** What the path itself holds (a link not followed), or undefined when nothing is there. Throws for a folder. */
+  state(path: string): Promise<FileState | undefined>
+  /**
+   * Replaces (or creates) the file atomically (a temp file in the same folder, then a rename), creating parent folders.
+   * `mode`: its permission bits (kept from the file replaced when absent); a link's mode makes a symbolic link to the
+   * bytes' text instead.
+   */
+  write(path: string, bytes: Uint8Array, mode?: number | null): Promise<void>
+  /** Removes the file (a link itself, not what it points to); a file already gone is no error. */
   remove(path: string): Promise<void>
 }

@@ -1,19 +1,25 @@
 // The undo journal of the forge file tools: every mutation of a file is recorded with the content before and after
 // (content-addressed, so each version is stored once); `undo` walks a file back one change at a time, `rewind` puts
-// back every file a session changed since a user turn, and `prune` keeps the journal under a size limit. Nothing is
-// ever written over a change somebody else made since: a file that no longer holds what the journal says Forge left
-// there is refused (undo) or reported as a conflict (rewind) unless forced.
+// back every file a session changed since a user turn, `observe` records a change Forge only saw (a shell command's),
+// and `prune` keeps the journal under a size limit. Nothing is ever written over a change somebody else made since: a
+// file the journal cannot prove held what Forge left there at every step since (journal.proof.ts) is refused (undo)
+// or reported as a conflict (rewind) unless forced; a forced rewind keeps what it replaced, and undo takes it back.
 import path from "node:path"
 import type { Clock } from "../lifecycle/lifecycle.ports"
-import { type RestoreAction, actionOf, blobsOf, difference, hashOf, messageOf, when } from "./journal.content"
-import type { JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
+import { actionOf, blobsOf, difference, hashOf, messageOf, stateHash, when } from "./journal.content"
+import type { FileState, JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
+import { proofBreak } from "./journal.proof"
+import type { JournalActor, ObserveInput, PruneReport, RecordInput, RewindInput, RewindReport, RewoundPath, UndoResult } from "./journal.types"
 
 /** The tool name of the entries `undo` records. */
 export const UNDO_TOOL = "forge_undo"
 /** The tool name of the entries `rewind` records. */
 export const REWIND_TOOL = "forge_rewind"
-/** Entries that revert others: `undo` never reverts them, it walks past them to the change they reverted back to. */
-const REVERTING_TOOLS = [UNDO_TOOL, REWIND_TOOL] as const
+/**
+ * `undo` never reverts an undo (it walks past it to the change it reverted back to); a rewind it does revert, so a
+ * rewind is one undoable change.
+ */
+const UNDO_SKIPS = [UNDO_TOOL] as const
 
 /** A failure of the journal: the message names the file and what to do. Nothing was written when it is thrown. */
 export class JournalError extends Error {
@@ -27,79 +33,17 @@ export class JournalError extends Error {
   }
 }
 
-/** Who makes a change: the root session, and when known the assistant message and the user turn. */
-export interface JournalActor {
-  session: string
-  message?: string
-  turn?: string
-}
-
-export interface RecordInput extends JournalActor {
-  tool: string
-  /** Absolute, real path. */
-  path: string
-  /** The content before the change; undefined: the file did not exist. */
-  before: Uint8Array | undefined
-  /** The content after the change; undefined: the file does not exist after it. */
-  after: Uint8Array | undefined
-}
-
-/** What a restoration did to the file: put older content back, removed it (undoing a creation), or re-created it. */
-
-export interface UndoResult {
-  path: string
-  action: RestoreAction
-  /** The change that was reverted (now marked undone). */
-  reverted: JournalEntry
-  /** The undo's own entry. */
-  entry: JournalEntry
-}
-
-export interface RewindInput extends JournalActor {
-  /** Epoch ms of the user turn: every change the session made at or after it is rewound. */
-  since: number
-  /** Overwrite files somebody else changed since (reported conflicts otherwise). */
-  force?: boolean
-}
-
-export interface RewoundPath {
-  path: string
-  action: RestoreAction
-  /** With `force`: the conflict this restoration overrode. */
-  overrode?: string
-}
-
-export interface RewindConflict {
-  path: string
-  why: string
-}
-
-export interface RewindReport {
-  restored: RewoundPath[]
-  /** Files the session touched that already hold their content from before the turn: nothing to write. */
-  unchanged: string[]
-  /** Files left alone because somebody else changed them since (only without `force`). */
-  conflicts: RewindConflict[]
-  /**
-   * When the journal had dropped changes of this session made since the turn (to stay within its bound): the time of
-   * the newest one. Those changes, and files only they touched, were not rewound.
-   */
-  prunedUntil?: number
-}
-
-export interface PruneReport {
-  limitBytes: number
-  /** Blob bytes after pruning (over the limit only when the newest turn alone is). */
-  totalBytes: number
-  dropped: JournalTurn[]
-  droppedEntries: number
-  freedBytes: number
-}
-
 export interface FileJournalDeps {
   store: JournalStore
   files: JournalFiles
   clock: Clock
+}
+
+/** A file as it was before a restoration that has to be taken back. */
+interface PutBack {
+  path: string
+  content: Uint8Array | undefined
+  mode: number | null
 }
 
 /** One file a rewind will restore: its content now and the content to put back. */
@@ -107,8 +51,10 @@ interface RewindStep {
   path: string
   current: Uint8Array | undefined
   currentHash: string | null
+  currentMode: number | null
   target: Uint8Array | undefined
   targetHash: string | null
+  targetMode: number | null
   /** The range's entries that stand: each must still stand when the rewind is journaled. */
   reverts: number[]
   /** The range's entries already taken back (by an undo inside it): reverted too, unchecked. */
@@ -140,7 +86,17 @@ export class FileJournal {
       if (before === after) return undefined
       const [entry] = await this.store.append([
         {
-          entry: { ...this.actor(input), tool: input.tool, path: file, before, after, at: this.clock.now() },
+          entry: {
+            ...this.actor(input),
+            tool: input.tool,
+            path: file,
+            before,
+            after,
+            beforeMode: input.before === undefined ? null : (input.beforeMode ?? null),
+            afterMode: input.after === undefined ? null : (input.afterMode ?? null),
+            observed: false,
+            at: this.clock.now(),
+          },
           blobs: blobsOf([input.before, before], [input.after, after]),
         },
       ])
@@ -149,15 +105,51 @@ export class FileJournal {
   }
 
   /**
-   * Reverts the newest change to `path` that stands (not undone, not itself an undo or a rewind): the file must still
-   * hold what that change left, and gets back what it held before it (a creation undone removes the file, a removal
-   * undone re-creates it). Called again, it walks back further. `by` is who asks (defaults to the reverted entry's
-   * session).
+   * Journals a change Forge saw but did not make (a shell command's): from what the journal last knew of the file to
+   * what it holds now. It breaks the proof of every undo and rewind across it, so none overwrites that change unseen.
+   * Returns undefined when the file holds what the journal last knew (nothing to record).
+   */
+  async observe(input: ObserveInput): Promise<JournalEntry | undefined> {
+    const file = absolute(input.path)
+    return this.serial(async () => {
+      const last = (await this.store.history(file)).at(-1)
+      if (last === undefined) return undefined
+      const after = stateHash(input.now)
+      if (after === last.after) return undefined
+      const [entry] = await this.store.append([
+        {
+          entry: {
+            ...this.actor(input),
+            tool: input.tool,
+            path: file,
+            before: last.after,
+            after,
+            beforeMode: last.afterMode,
+            afterMode: input.now?.mode ?? null,
+            observed: true,
+            at: this.clock.now(),
+          },
+          blobs: blobsOf([input.now?.bytes, after]),
+        },
+      ])
+      return entry
+    })
+  }
+
+  /**
+   * Reverts the newest change to `path` that stands and is no undo (a rewind counts: undoing it puts back what the
+   * rewind replaced): the journal must prove the file held what Forge left there at every step since that change
+   * (journal.proof.ts), and it gets back what it held before it (a creation undone removes the file, a removal undone
+   * re-creates it, with its mode; a link comes back a link). Called again, it walks back further. `by` is who asks
+   * (defaults to the reverted entry's session).
    */
   async undo(target: string, by?: JournalActor): Promise<UndoResult> {
     const file = absolute(target)
     return this.serial(async () => {
-      const [reverted] = await this.store.listByPath(file, { excludeTools: REVERTING_TOOLS, limit: 1 })
+      // A rewind that changed nothing here (the file was already back) has nothing to take back: walked past.
+      const reverted = (await this.store.listByPath(file, { excludeTools: UNDO_SKIPS })).find(
+        (entry) => entry.tool !== REWIND_TOOL || entry.before !== entry.after,
+      )
       if (reverted === undefined) {
         throw new JournalError(
           `nothing to undo for ${file}: Forge's journal holds no change to it that is not undone already ` +
@@ -165,19 +157,31 @@ export class FileJournal {
           file,
         )
       }
-      const disk = await this.files.read(file).catch((error: unknown) => {
+      if (reverted.observed) {
+        throw new JournalError(
+          `cannot undo the last change to ${file}: ${reverted.tool} changed it at ${when(reverted.at)}, outside Forge's file tools, and Forge does not undo it. ` +
+            "Nothing was written. Look at the file and edit it yourself.",
+          file,
+        )
+      }
+      const disk = await this.files.state(file).catch((error: unknown) => {
         throw new JournalError(`cannot undo the last change to ${file}: the file cannot be read (${messageOf(error)}). Nothing was written.`, file)
       })
-      if (hashOf(disk) !== reverted.after) {
+      const broken = proofBreak({
+        history: await this.store.history(file),
+        from: reverted.id,
+        diskHash: stateHash(disk),
+        differs: (expected) => difference(disk, expected),
+      })
+      if (broken !== undefined) {
         throw new JournalError(
-          `cannot undo the last change to ${file} (${reverted.tool} at ${when(reverted.at)}): the file changed since by someone else — ` +
-            `${difference(disk, reverted.after)}. Nothing was written. Look at the file and edit it yourself; forge_undo only reverts a file ` +
-            "that still holds what Forge left there.",
+          `cannot undo the last change to ${file} (${reverted.tool} at ${when(reverted.at)}): the file changed since by someone else — ${broken}. ` +
+            "Nothing was written. Look at the file and edit it yourself; forge_undo only reverts a file that still holds what Forge left there.",
           file,
         )
       }
       const content = await this.content(reverted.before, reverted)
-      await this.put(file, content, `could not undo ${file}`)
+      await this.put(file, content, reverted.beforeMode, `could not undo ${file}`)
       let entry: JournalEntry | undefined
       try {
         ;[entry] = await this.store.append([
@@ -188,6 +192,9 @@ export class FileJournal {
               path: file,
               before: reverted.after,
               after: reverted.before,
+              beforeMode: reverted.afterMode,
+              afterMode: reverted.beforeMode,
+              observed: false,
               at: this.clock.now(),
             },
             blobs: [],
@@ -195,7 +202,7 @@ export class FileJournal {
           },
         ])
       } catch (error) {
-        const back = await this.putBack([{ path: file, content: disk }])
+        const back = await this.putBack([{ path: file, content: disk?.bytes, mode: disk?.mode ?? null }])
         throw new JournalError(`could not journal the undo of ${file}: ${messageOf(error)}; ${back}. Try forge_undo again.`, file)
       }
       if (entry === undefined) throw new JournalError(`could not journal the undo of ${file}: the store returned no entry`, file)
@@ -205,10 +212,12 @@ export class FileJournal {
 
   /**
    * Puts every file the session changed at or after `since` back as it was before its first change in that range,
-   * in one step: planned first (a file whose content is not what the session's newest change left there is a
-   * conflict, left alone unless `force`), then written, then journaled (one entry per file reverting every entry of
-   * the range; see journal.standing.ts for how a revert of a revert lets a change stand again). A failed write puts
-   * back what was already restored and throws.
+   * in one step: planned first (a file the journal cannot prove holds what Forge left there at every step since that
+   * first change, journal.proof.ts, is a conflict, left alone unless `force`; one that cannot be read, or whose path
+   * now leads elsewhere, is left alone even then), then written, then journaled (one entry per file reverting every
+   * entry of the range; see journal.standing.ts for how a revert of a revert lets a change stand again). The entry
+   * keeps what the rewind replaced, so forge_undo takes the rewind back. A failed write puts back what was already
+   * restored and throws.
    */
   async rewind(input: RewindInput): Promise<RewindReport> {
     if (!Number.isFinite(input.since)) throw new JournalError(`rewind: since must be a time in epoch milliseconds, got ${input.since}`)
@@ -226,29 +235,44 @@ export class FileJournal {
       for (const file of [...byPath.keys()].sort()) {
         const entries = byPath.get(file) ?? []
         const earliest = entries[0]
-        const newest = entries.at(-1)
-        if (earliest === undefined || newest === undefined) continue
-        let current: Uint8Array | undefined
+        if (earliest === undefined) continue
+        let current: FileState | undefined
         try {
-          current = await this.files.read(file)
+          current = await this.files.state(file)
         } catch (error) {
           report.conflicts.push({ path: file, why: `it cannot be read (${messageOf(error)}); it was left alone` })
           continue
         }
-        const currentHash = hashOf(current)
+        const currentHash = stateHash(current)
         const reverts = entries.filter((entry) => entry.undoneBy === null).map((entry) => entry.id)
         // The range's changes an undo inside it had taken back: covered too, so reverting that undo later (a rewind
         // to a turn before it) does not bring them back.
         const covers = entries.filter((entry) => entry.undoneBy !== null).map((entry) => entry.id)
-        const step: RewindStep = { path: file, current, currentHash, target: undefined, targetHash: earliest.before, reverts, covers }
+        const step: RewindStep = {
+          path: file,
+          current: current?.bytes,
+          currentHash,
+          currentMode: current?.mode ?? null,
+          target: undefined,
+          targetHash: earliest.before,
+          targetMode: earliest.beforeMode,
+          reverts,
+          covers,
+        }
         if (currentHash === earliest.before) {
           // Already as it was: nothing to write, but the turn's changes no longer stand.
           report.unchanged.push(file)
-          if (reverts.length > 0) steps.push({ ...step, target: current })
+          if (reverts.length > 0) steps.push({ ...step, target: current?.bytes, targetMode: step.currentMode })
           continue
         }
-        if (currentHash !== newest.after) {
-          const why = `${difference(current, newest.after)} since this session's last change to it (${newest.tool} at ${when(newest.at)}): somebody else changed it`
+        const why = proofBreak({
+          history: await this.store.history(file),
+          from: earliest.id,
+          diskHash: currentHash,
+          differs: (expected) => difference(current, expected),
+          session: input.session,
+        })
+        if (why !== undefined) {
           if (input.force !== true) {
             report.conflicts.push({ path: file, why: `${why}; it was left alone: look at it, or rewind with force to overwrite it` })
             continue
@@ -260,22 +284,32 @@ export class FileJournal {
       }
 
       const writes = steps.filter((step) => step.currentHash !== step.targetHash)
-      const done: { path: string; content: Uint8Array | undefined }[] = []
+      const done: PutBack[] = []
       for (const step of writes) {
         try {
-          await this.put(step.path, step.target)
+          await this.put(step.path, step.target, step.targetMode)
         } catch (error) {
           const back = await this.putBack(done)
           throw new JournalError(`rewind stopped: could not restore ${step.path}: ${messageOf(error)}; ${back}. Nothing was journaled.`, step.path)
         }
-        done.push({ path: step.path, content: step.current })
+        done.push({ path: step.path, content: step.current, mode: step.currentMode })
       }
       try {
         const at = this.clock.now()
         await this.store.append(
           steps.map(
             (step): JournalWrite => ({
-              entry: { ...this.actor(input), tool: REWIND_TOOL, path: step.path, before: step.currentHash, after: step.targetHash, at },
+              entry: {
+                ...this.actor(input),
+                tool: REWIND_TOOL,
+                path: step.path,
+                before: step.currentHash,
+                after: step.targetHash,
+                beforeMode: step.currentMode,
+                afterMode: step.targetHash === null ? null : step.targetMode,
+                observed: false,
+                at,
+              },
               blobs: blobsOf([step.current, step.currentHash], [step.target, step.targetHash]),
               reverts: step.reverts,
               covers: step.covers,
@@ -293,6 +327,11 @@ export class FileJournal {
       }
       return report
     })
+  }
+
+  /** The paths under `folder` the journal has entries for, the most recently changed first, at most `limit`. */
+  paths(folder: string, limit: number): Promise<string[]> {
+    return this.store.paths(absolute(folder), limit)
   }
 
   /**
@@ -337,11 +376,11 @@ export class FileJournal {
     return bytes
   }
 
-  /** Writes the content, or removes the file for none. */
-  private async put(file: string, content: Uint8Array | undefined, failure?: string): Promise<void> {
+  /** Writes the content (with its mode, when known), or removes the file for none. */
+  private async put(file: string, content: Uint8Array | undefined, mode: number | null, failure?: string): Promise<void> {
     try {
       if (content === undefined) await this.files.remove(file)
-      else await this.files.write(file, content)
+      else await this.files.write(file, content, mode)
     } catch (error) {
       if (failure === undefined) throw error
       throw new JournalError(`${failure}: ${messageOf(error)}. The file was left as it was.`, file)
@@ -349,10 +388,10 @@ export class FileJournal {
   }
 
   /** Puts files back as they were (newest write first); says what could not be. */
-  private async putBack(files: readonly { path: string; content: Uint8Array | undefined }[]): Promise<string> {
+  private async putBack(files: readonly PutBack[]): Promise<string> {
     const failed: string[] = []
     for (const file of [...files].reverse()) {
-      await this.put(file.path, file.content).catch((error: unknown) => failed.push(`${file.path} (${messageOf(error)})`))
+      await this.put(file.path, file.content, file.mode).catch((error: unknown) => failed.push(`${file.path} (${messageOf(error)})`))
     }
     if (files.length === 0) return "no file was changed"
     return failed.length === 0 ? "every file it had written was put back as it was" : `these files could not be put back as they were: ${failed.join(", ")}`

@@ -2,15 +2,25 @@
 // each in a content-addressed blob table (a large file edited many times stores each version once).
 import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core"
 
-/** File contents by their sha256: written once (INSERT OR IGNORE), removed when no journal entry names them any more. */
+/**
+ * File contents by their hash: written once (INSERT OR IGNORE), removed when no journal entry names them and no kept
+ * blob is a delta against them. A small edit of a large file is stored as a delta against the version before it.
+ */
 export const fileBlobs = sqliteTable(
   "file_blobs",
   {
-    /** sha256 of `bytes`, lower-case hex. */
+    /** The journal's hash of the content (sha256, lower-case hex; see journal.content's stateHash). */
     hash: text("hash").primaryKey(),
+    /** The content as stored: see `encoding` (adapters/storage/journal.blobs.ts). */
     bytes: blob("bytes", { mode: "buffer" }).notNull(),
-    /** Length of `bytes`: what the journal's size limit counts. */
+    /** Length of `bytes` (as stored): what the journal's size limit counts. */
     size: integer("size").notNull(),
+    /** 0: the content itself; 1: deflated; 2: a delta against the blob `base`. */
+    encoding: integer("encoding").notNull().default(0),
+    /** For a delta: the blob it applies to (kept while this one is). */
+    base: text("base"),
+    /** Deltas to apply to read it: 0 for a whole blob, its base's depth + 1 for a delta (bounded, so reads stay short). */
+    depth: integer("depth").notNull().default(0),
   },
   // The bound's total is asked after every change: summed from this index, it never reads the blobs' pages
   // (without it, ~0.5 ms per MiB of journal).
@@ -35,6 +45,12 @@ export const fileJournal = sqliteTable(
     beforeHash: text("before_hash"),
     /** The file's content after the change; NULL: the file does not exist after it. */
     afterHash: text("after_hash"),
+    /** st_mode (type and permission bits) of the content before; NULL: not recorded (a regular file). */
+    beforeMode: integer("before_mode"),
+    /** st_mode of the content after; a symbolic link's content is its target. */
+    afterMode: integer("after_mode"),
+    /** A change Forge saw (a shell command's) but did not make: it breaks the proof undo and rewind need. */
+    observed: integer("observed", { mode: "boolean" }).notNull().default(false),
     /** Milliseconds since the epoch. */
     at: integer("at").notNull(),
   },

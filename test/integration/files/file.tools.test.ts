@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { type Server, createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import path from "node:path"
@@ -234,6 +235,16 @@ describe("opencode's own file tools in the journal", () => {
       expect(readFileSync(target, "utf8")).toBe("mine\n")
       expect(await undo(path.join(work, "src/new.txt"))).toContain("Undid apply_patch")
       expect(existsSync(path.join(work, "src/new.txt"))).toBe(false)
+      // apply_patch deletes a +x script: undone, it comes back +x.
+      const script = path.join(work, "run.sh")
+      writeFileSync(script, "#!/bin/sh\n")
+      chmodSync(script, 0o755)
+      const deletion = "*** Begin Patch\n*** Delete File: run.sh\n*** End Patch"
+      await beforeCall({ tool: "apply_patch", sessionID: "ses_1", callID: "c3" }, { args: { patchText: deletion } })
+      rmSync(script)
+      await afterCall({ tool: "apply_patch", sessionID: "ses_1", callID: "c3", args: {} }, { title: "", output: "", metadata: {} })
+      expect(await undo(script)).toContain("Undid apply_patch")
+      expect(statSync(script).mode & 0o777).toBe(0o755)
       // A call the hooks never saw begin is no one's to journal.
       await afterCall({ tool: "edit", sessionID: "ses_1", callID: "unknown", args: {} }, { title: "", output: "", metadata: {} })
     } finally {
@@ -250,7 +261,9 @@ describe("the journal's bound", () => {
       const store = new SqliteJournalStore(db.connection)
       const journal = new FileJournal({ store, files: fsToolFiles, clock: { now: () => Date.now() } })
       const files = new ForgeFiles({ files: fsToolFiles, journal, journalLimitBytes: 1_000 })
-      const big = (c: string) => c.repeat(400)
+      // Random text (deflate saves a quarter of base64, a delta nothing): about 460 bytes stored per version.
+      const versions = new Map<string, string>()
+      const big = (c: string) => versions.get(c) ?? (versions.set(c, randomBytes(450).toString("base64")).get(c) as string)
       const target = path.join(root, "a.txt")
       await files.write(target, big("a"), false, { session: "s", turn: "t1" })
       await files.write(target, big("b"), true, { session: "s", turn: "t2" })

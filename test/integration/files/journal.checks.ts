@@ -224,7 +224,9 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
     const { db, store, journal, work } = await open(dir)
     try {
       const file = path.join(work, "p.bin")
-      const kb = (fill: number) => Buffer.alloc(1024, fill)
+      // Random bytes: neither deflate nor a delta stores them smaller, so each version takes its 1,024 bytes.
+      const blocks = new Map<number, Buffer>()
+      const kb = (fill: number) => blocks.get(fill) ?? (blocks.set(fill, randomBytes(1024)).get(fill) as Buffer)
       await change(journal, file, kb(1), "t1")
       await change(journal, file, kb(2), "t1")
       await change(journal, file, kb(3), "t2")
@@ -291,7 +293,19 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
     const { db, store } = await open(dir)
     try {
       const blob = { hash: "a".repeat(64), bytes: Buffer.from("x") }
-      const entry = { session: "s", message: "msg_1", turn: "t", tool: "forge_write", path: "/w/x", before: null, after: blob.hash, at: 1 }
+      const entry = {
+        session: "s",
+        message: "msg_1",
+        turn: "t",
+        tool: "forge_write",
+        path: "/w/x",
+        before: null,
+        after: blob.hash,
+        beforeMode: null,
+        afterMode: null,
+        observed: false,
+        at: 1,
+      }
       const [first] = await store.append([{ entry, blobs: [blob] }])
       assert.equal(first?.message, "msg_1")
       const undo = { ...entry, tool: UNDO_TOOL, before: blob.hash, after: null, at: 2 }
@@ -312,6 +326,102 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
         [2],
       )
       assert.equal(await store.readBlob("d".repeat(64)), undefined)
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "keeps each version's mode, a link as a link and a seen change; history and a folder's paths read back as written"(dir) {
+    const { db, store, journal, work } = await open(dir)
+    try {
+      const script = path.join(work, "run.sh")
+      await diskFiles.write(script, Buffer.from("#!/bin/sh\n"), 0o100755)
+      const before = await diskFiles.state(script)
+      assert.equal(before?.mode, 0o100755)
+      await diskFiles.remove(script)
+      await journal.record({ session: "ses_1", tool: "forge_remove", path: script, before: before?.bytes, beforeMode: before?.mode, after: undefined })
+      // A shell puts a link where the script was: journaled as seen, so the proof breaks there.
+      await diskFiles.write(script, Buffer.from("elsewhere.sh"), 0o120777)
+      const seen = await journal.observe({ session: "ses_1", tool: "forge_shell", path: script, now: await diskFiles.state(script) })
+      assert.equal(seen?.observed, true)
+      assert.equal(seen?.before, null)
+      assert.deepEqual(
+        (await store.history(script)).map((e) => [e.tool, e.beforeMode, e.afterMode, e.observed]),
+        [
+          ["forge_remove", 0o100755, null, false],
+          ["forge_shell", null, 0o120777, true],
+        ],
+      )
+      await assert.rejects(journal.undo(script), /forge_shell changed it at .* Forge does not undo it/)
+      await diskFiles.remove(script)
+      await diskFiles.write(path.join(work, "50%_off", "x"), Buffer.from("x"))
+      await change(journal, path.join(work, "50%_off", "x"), "y")
+      await change(journal, path.join(dir, "workshop", "y"), "y")
+      assert.deepEqual(await journal.paths(work, 10), [path.join(work, "50%_off", "x"), script])
+      assert.deepEqual(await journal.paths(path.join(work, "5"), 10), [])
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "small edits of a large file are stored as deltas, read back byte for byte, and pruning keeps the bases they need"(dir) {
+    const { db, store, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "table.ts")
+      const lines = Array.from({ length: 2_000 }, (_, i) => `row ${i}: ${randomBytes(24).toString("hex")}`)
+      const versions: Buffer[] = []
+      let sum = 0
+      for (let edit = 0; edit < 40; edit++) {
+        lines[(edit * 37) % lines.length] = `row edited ${edit}`
+        const bytes = Buffer.from(lines.join("\n"))
+        versions.push(bytes)
+        sum += bytes.length
+        await change(journal, file, bytes, `turn_${edit}`)
+      }
+      const [[count, stored]] = (await rows(db, "SELECT count(*), sum(size) FROM file_blobs")) as [[number, number]]
+      assert.equal(count, 40)
+      assert.ok(stored < sum * 0.2, `the blobs hold ${stored} bytes for ${sum} bytes of versions`)
+      assert.deepEqual(await rows(db, "SELECT max(depth) <= 16, sum(encoding = 2) > 30 FROM file_blobs"), [[1, 1]])
+      // Pruning the oldest turns drops their entries; a delta still named keeps the chain it reads through.
+      const report = await journal.prune(stored - 1)
+      assert.ok(report.dropped.length > 0)
+      for (let at = versions.length - 2; at >= versions.length - 10; at--) {
+        await journal.undo(file)
+        assert.ok(Buffer.from((await diskFiles.read(file)) ?? []).equals(versions[at] as Buffer), `undo back to version ${at} differs`)
+      }
+      for (const [hash] of (await rows(db, "SELECT after_hash FROM file_journal WHERE after_hash IS NOT NULL")) as [string][]) {
+        const bytes = await store.readBlob(hash)
+        assert.equal(
+          createHash("sha256")
+            .update(bytes ?? new Uint8Array())
+            .digest("hex"),
+          hash,
+        )
+      }
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "an append whose blob another process pruned meanwhile still stores every content it names"(dir) {
+    const { db, store, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "gone.txt")
+      const v1 = Buffer.from(`${"line\n".repeat(2_000)}one`)
+      const v2 = Buffer.from(`${"line\n".repeat(2_000)}two`)
+      await change(journal, file, v1)
+      // Another process drops that entry and its blob: this store still believes the blob stored.
+      await db.connection.exclusive(async () => {
+        await db.connection.driver.run("DELETE FROM file_journal")
+        await db.connection.driver.run("DELETE FROM file_blobs")
+      })
+      await change(journal, file, v2)
+      const [entry] = await store.history(file)
+      assert.equal(entry?.after, createHash("sha256").update(v2).digest("hex"))
+      assert.ok(Buffer.from((await store.readBlob(entry?.before ?? "")) ?? []).equals(v1))
+      assert.ok(Buffer.from((await store.readBlob(entry?.after ?? "")) ?? []).equals(v2))
+      await journal.undo(file)
+      assert.ok(Buffer.from((await diskFiles.read(file)) ?? []).equals(v1))
     } finally {
       await db.close()
     }

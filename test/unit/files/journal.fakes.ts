@@ -1,6 +1,7 @@
 // In-memory fakes of the undo journal's ports, keeping the promises the SQLite store and the real files keep: blobs
 // stored once, appends all or nothing, reverts of entries that no longer stand refused, atomic file writes.
 import type {
+  FileState,
   JournalBlob,
   JournalEntry,
   JournalFiles,
@@ -86,6 +87,20 @@ export class MemoryJournalStore implements JournalStore {
     return this.entries.filter((entry) => entry.session === session && entry.at >= since)
   }
 
+  async history(path: string): Promise<JournalEntry[]> {
+    return this.entries.filter((entry) => entry.path === path)
+  }
+
+  async paths(folder: string, limit: number): Promise<string[]> {
+    const prefix = folder.endsWith("/") ? folder : `${folder}/`
+    const newest = new Map<string, number>()
+    for (const entry of this.rows) if (entry.path.startsWith(prefix)) newest.set(entry.path, entry.id)
+    return [...newest]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, limit)
+      .map(([path]) => path)
+  }
+
   async blobBytes(): Promise<number> {
     return [...this.blobs.values()].reduce((sum, bytes) => sum + bytes.byteLength, 0)
   }
@@ -158,6 +173,8 @@ function standingIn(entries: readonly JournalEntry[], reverts: readonly JournalR
 /** Files by absolute path, in memory; a write can be made to fail for chosen paths. */
 export class MemoryFiles implements JournalFiles {
   readonly files = new Map<string, Uint8Array>()
+  /** Modes given to writes (a regular file's default when none was). */
+  readonly modes = new Map<string, number>()
   /** Paths whose next write or removal fails. */
   readonly failing = new Set<string>()
 
@@ -166,14 +183,22 @@ export class MemoryFiles implements JournalFiles {
     return bytes === undefined ? undefined : copy(bytes)
   }
 
-  async write(path: string, bytes: Uint8Array): Promise<void> {
+  async state(path: string): Promise<FileState | undefined> {
+    const bytes = this.files.get(path)
+    return bytes === undefined ? undefined : { bytes: copy(bytes), mode: this.modes.get(path) ?? 0o100644 }
+  }
+
+  async write(path: string, bytes: Uint8Array, mode?: number | null): Promise<void> {
     this.fail(path)
     this.files.set(path, copy(bytes))
+    if (mode !== undefined && mode !== null) this.modes.set(path, mode)
+    else if (!this.modes.has(path)) this.modes.set(path, 0o100644)
   }
 
   async remove(path: string): Promise<void> {
     this.fail(path)
     this.files.delete(path)
+    this.modes.delete(path)
   }
 
   /** A plain copy of the tree, for comparisons. */

@@ -6,7 +6,7 @@
 // to the tree the journal started from.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { FileJournal, JournalError, UNDO_TOOL } from "../../../services/files/journal"
+import { FileJournal, JournalError, REWIND_TOOL, UNDO_TOOL } from "../../../services/files/journal"
 import { MemoryFiles, MemoryJournalStore, StepClock } from "./journal.fakes"
 
 const PATHS = ["/w/a.txt", "/w/b.bin", "/w/sub/c"] as const
@@ -75,11 +75,11 @@ describe("undo journal properties", () => {
     )
   })
 
-  it("undos and rewinds mixed into the turns: a rewind gives the turn's tree back, and undoing all gives the start", async () => {
+  it("undos and rewinds mixed into the turns: a rewind gives the turn's tree back, undoing it the tree it found, and undoing all gives the start", async () => {
     const step = fc.oneof(
       { weight: 4, arbitrary: operation },
       { weight: 2, arbitrary: fc.record({ kind: fc.constant("undo" as const), path: fc.constantFrom(...PATHS) }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant("rewind" as const), back: fc.nat() }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("rewind" as const), back: fc.nat(), undo: fc.boolean() }) },
     )
     await fc.assert(
       fc.asyncProperty(initialTree, fc.array(fc.array(step, { maxLength: 6 }), { maxLength: 6 }), async (initial, turns) => {
@@ -105,9 +105,15 @@ describe("undo journal properties", () => {
             if (s.kind === "rewind") {
               const target = begun[s.back % begun.length]
               if (target === undefined) continue
+              const found = files.tree()
               const report = await journal.rewind({ session: "ses", since: target.since, turn })
               expect(report.conflicts).toEqual([])
               expect(files.tree()).toEqual(target.tree)
+              if (s.undo) {
+                // A rewind is one undoable change: an undo of each file it wrote gives back the tree it found.
+                for (const { path } of report.restored) expect((await journal.undo(path, { session: "ses", turn })).reverted.tool).toBe(REWIND_TOOL)
+                expect(files.tree()).toEqual(found)
+              }
               continue
             }
             const before = await files.read(s.path)

@@ -199,9 +199,11 @@ describe("rewind", () => {
     ])
     expect(store.entries.filter((e) => e.turn === "turn_1").every((e) => e.undoneBy !== null)).toBe(true)
     expect(store.entries.filter((e) => e.turn === "turn_0" || e.session === "ses_2").every((e) => e.undoneBy === null)).toBe(true)
-    // Undo then walks on from before the turn.
-    await journal.undo("/w/a.txt")
-    expect(files.files.has("/w/a.txt")).toBe(false)
+    // A rewind is one undoable change: the next undo takes it back, and the turn's changes stand again.
+    const before = content("/w/a.txt")
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
+    expect(content("/w/a.txt")).not.toBe(before)
+    expect(store.entries.filter((e) => e.turn === "turn_1" && e.path === "/w/a.txt").every((e) => e.undoneBy === null)).toBe(true)
   })
 
   it("reports a file changed since by someone else as a conflict and leaves it alone; force overwrites it", async () => {
@@ -213,7 +215,7 @@ describe("rewind", () => {
       {
         path: "/w/a.txt",
         why: expect.stringMatching(
-          /^its content is not what Forge left there \(now 6 bytes\) since this session's last change to it \(forge_write at .*\): somebody else changed it; it was left alone: look at it, or rewind with force to overwrite it$/,
+          /^its content is not what Forge left there \(now 6 bytes\) since the last change Forge journaled \(forge_write at .*\): somebody else changed it; it was left alone: look at it, or rewind with force to overwrite it$/,
         ),
       },
     ])
@@ -237,7 +239,7 @@ describe("rewind", () => {
     await change("/w/a.txt", "a0", { turn: "turn_1" })
     const report = await journal.rewind({ session: "ses_1", since })
     expect(report).toEqual({ restored: [], unchanged: ["/w/a.txt"], conflicts: [] })
-    // The turn's changes no longer stand: undo goes to the change before the turn.
+    // The turn's changes no longer stand, and the rewind changed nothing to take back: undo goes to the change before the turn.
     expect((await journal.undo("/w/a.txt")).reverted.turn).toBe("turn_0")
   })
 
@@ -251,8 +253,8 @@ describe("rewind", () => {
     const report = await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
     expect(report.restored).toEqual([{ path: "/w/a.txt", action: "restored" }])
     expect(content("/w/a.txt")).toBe("two")
-    // The patch stands again: the next undo takes it back, the one after takes back the write.
-    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe("forge_patch")
+    // The next undo takes the rewind back (the undo in the turn stands again), the one after takes back the write.
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
     expect(content("/w/a.txt")).toBe("one")
     expect((await journal.undo("/w/a.txt")).reverted.tool).toBe("forge_write")
     expect(files.files.has("/w/a.txt")).toBe(false)
@@ -268,6 +270,11 @@ describe("rewind", () => {
     await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
     expect(content("/w/a.txt")).toBe("zero")
     expect(store.entries.filter((e) => e.turn === "turn_1").every((e) => e.undoneBy !== null)).toBe(true)
+    // Undoing the rewind gives the turn's end back; then its last patch goes, and the one it had undone stays undone.
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
+    expect(content("/w/a.txt")).toBe("two")
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe("forge_patch")
+    expect(content("/w/a.txt")).toBe("zero")
     expect((await journal.undo("/w/a.txt")).reverted.turn).toBe("turn_0")
   })
 
@@ -355,5 +362,63 @@ describe("prune", () => {
     expect(report.dropped).toHaveLength(1)
     expect(store.entries.map((e) => e.path)).toEqual(["/w/y"])
     expect((await refusal(journal.prune(-1))).message).toMatch(/limit must be a whole number of bytes >= 0, got -1/)
+  })
+})
+
+describe("the proof before a write", () => {
+  it("refuses an undo whose chain has a gap, even when the disk holds what the change left", async () => {
+    await change("/w/a.txt", "a")
+    files.files.set("/w/a.txt", text("hand"))
+    await change("/w/a.txt", "b", { tool: "forge_patch" })
+    await journal.undo("/w/a.txt")
+    expect(content("/w/a.txt")).toBe("hand")
+    // Somebody puts back exactly what the first write left: the disk matches it, but the chain does not.
+    files.files.set("/w/a.txt", text("a"))
+    const error = await refusal(journal.undo("/w/a.txt"))
+    expect(error.message).toMatch(/the file changed since by someone else — it was changed outside Forge between forge_write at .* and forge_patch at /)
+    expect(content("/w/a.txt")).toBe("a")
+  })
+
+  it("takes another session's change inside the range as a conflict of this session's rewind; force overrides it", async () => {
+    await change("/w/a.txt", "base", { turn: "turn_0" })
+    clock.time += 1_000
+    const since = clock.time
+    await change("/w/a.txt", "mine", { turn: "turn_1" })
+    await change("/w/a.txt", "theirs", { session: "ses_2", turn: "turn_9" })
+    await change("/w/a.txt", "mine again", { turn: "turn_1" })
+    const report = await journal.rewind({ session: "ses_1", since })
+    expect(report.conflicts).toEqual([{ path: "/w/a.txt", why: expect.stringMatching(/^another session \(ses_2\) changed it with forge_write at /) }])
+    expect(content("/w/a.txt")).toBe("mine again")
+    const forced = await journal.rewind({ session: "ses_1", since, force: true })
+    expect(forced.restored).toEqual([{ path: "/w/a.txt", action: "restored", overrode: expect.stringMatching(/^another session \(ses_2\)/) }])
+    expect(content("/w/a.txt")).toBe("base")
+    // The forced rewind is undoable: what it replaced comes back.
+    expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
+    expect(content("/w/a.txt")).toBe("mine again")
+  })
+
+  it("journals a seen change only for a file the journal knows, and only when it holds something else", async () => {
+    expect(await journal.observe({ session: "ses_1", tool: "forge_shell", path: "/w/new.txt", now: { bytes: text("x"), mode: 0o100644 } })).toBeUndefined()
+    await change("/w/a.txt", "a")
+    expect(await journal.observe({ session: "ses_1", tool: "forge_shell", path: "/w/a.txt", now: { bytes: text("a"), mode: 0o100644 } })).toBeUndefined()
+    files.files.set("/w/a.txt", text("sh"))
+    const seen = await journal.observe({ session: "ses_1", tool: "forge_shell", path: "/w/a.txt", now: await files.state("/w/a.txt") })
+    expect(seen).toMatchObject({ tool: "forge_shell", observed: true })
+    // A rewind across it leaves the file alone; an undo refuses to take the shell's change back.
+    const report = await journal.rewind({ session: "ses_1", since: 0 })
+    expect(report.conflicts).toEqual([
+      { path: "/w/a.txt", why: expect.stringMatching(/^forge_shell changed it at .*, outside Forge's file tools; it was left alone/) },
+    ])
+    expect((await refusal(journal.undo("/w/a.txt"))).message).toMatch(/forge_shell changed it at .* Forge does not undo it/)
+    expect(content("/w/a.txt")).toBe("sh")
+  })
+
+  it("restores a removed file with its mode", async () => {
+    await files.write("/w/run.sh", text("#!/bin/sh\n"), 0o100755)
+    const script = await files.state("/w/run.sh")
+    await files.remove("/w/run.sh")
+    await journal.record({ session: "ses_1", tool: "forge_remove", path: "/w/run.sh", before: script?.bytes, beforeMode: script?.mode, after: undefined })
+    await journal.undo("/w/run.sh")
+    expect(files.modes.get("/w/run.sh")).toBe(0o100755)
   })
 })

@@ -1,0 +1,83 @@
+// What the undo journal's callers give it and get back: who makes a change, the change to record or to observe, and
+// the reports of an undo, a rewind and a prune.
+import type { RestoreAction } from "./journal.content"
+import type { FileState, JournalEntry, JournalTurn } from "./journal.ports"
+
+/** Who makes a change: the root session, and when known the assistant message and the user turn. */
+export interface JournalActor {
+  session: string
+  message?: string
+  turn?: string
+}
+
+export interface RecordInput extends JournalActor {
+  tool: string
+  /** Absolute, real path. */
+  path: string
+  /** The content before the change; undefined: the file did not exist. */
+  before: Uint8Array | undefined
+  /** The content after the change; undefined: the file does not exist after it. */
+  after: Uint8Array | undefined
+  /** The file's st_mode before and after (type and permission bits), when known: undo and rewind bring them back. */
+  beforeMode?: number
+  afterMode?: number
+}
+
+export interface ObserveInput extends JournalActor {
+  /** The tool Forge saw change the file (the shell tool that ran the command). */
+  tool: string
+  /** Absolute, real path. */
+  path: string
+  /** What the path holds now; undefined: nothing. */
+  now: FileState | undefined
+}
+
+export interface UndoResult {
+  path: string
+  action: RestoreAction
+  /** The change that was reverted (now marked undone). */
+  reverted: JournalEntry
+  /** The undo's own entry. */
+  entry: JournalEntry
+}
+
+export interface RewindInput extends JournalActor {
+  /** Epoch ms of the user turn: every change the session made at or after it is rewound. */
+  since: number
+  /** Overwrite files somebody else changed since (reported conflicts otherwise). */
+  force?: boolean
+}
+
+export interface RewoundPath {
+  path: string
+  action: RestoreAction
+  /** With `force`: the conflict this restoration overrode. */
+  overrode?: string
+}
+
+export interface RewindConflict {
+  path: string
+  why: string
+}
+
+export interface RewindReport {
+  restored: RewoundPath[]
+  /** Files the session touched that already hold their content from before the turn: nothing to write. */
+  unchanged: string[]
+  /** Files left alone because somebody else changed them since (only without `force`). */
+  conflicts: RewindConflict[]
+  /**
+   * When the journal had dropped changes of this session made since the turn (to stay within its bound): the time of
+   * the newest one. Those changes, and files only they touched, were not rewound.
+   */
+  prunedUntil?: number
+}
+
+export interface PruneReport {
+  limitBytes: number
+  /** Blob bytes after pruning (over the limit only when the newest turn alone is). */
+  totalBytes: number
+  dropped: JournalTurn[]
+  droppedEntries: number
+  freedBytes: number
+}

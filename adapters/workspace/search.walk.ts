@@ -36,6 +36,7 @@ export function scanTree(request: WalkScanRequest): ScanResult {
     throw new Error(`forge_search: cannot search ${request.root}: ${code === "ENOENT" ? "no such file or folder" : (error as Error).message}`)
   }
   const found: Found[] = []
+  let walkedOut = false
   if (info.isDirectory()) {
     const wanted = request.filePattern === undefined ? undefined : compileFilePattern(request.filePattern)
     let listing: Dirent[]
@@ -45,10 +46,16 @@ export function scanTree(request: WalkScanRequest): ScanResult {
       throw new Error(`forge_search: cannot list ${request.root}: ${(error as Error).message}`)
     }
     let order = 0
+    let listed = 0
     const visit = (dir: string, rel: string, entries: Dirent[], inherited: GitignoreRules): void => {
       const rules = entries.some((e) => e.name === ".gitignore" && e.isFile()) ? inherited.within(dir, rel) : inherited
       // By name, in code-unit order: the same tree gives the same answer on every machine.
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        // A tree of millions of entries, or a file_pattern slow to match, meets the limit during the walk too.
+        if (walkedOut || (++listed % 256 === 0 && Date.now() > request.deadline)) {
+          walkedOut = true
+          return
+        }
         if (entry.name === ".git") continue
         const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`
         const child = `${dir}/${entry.name}`
@@ -68,6 +75,8 @@ export function scanTree(request: WalkScanRequest): ScanResult {
       }
     }
     visit(root, "", listing, GitignoreRules.above(root))
+    // Nobody knows how many files the rest of the walk held.
+    if (walkedOut) return { searched: 0, files: [], skipped: [], undecided: { limit: request.limit } }
   } else if (info.isFile()) {
     // A file given by name is searched whatever .gitignore or file_pattern say.
     if (request.share.index === 0) found.push({ order: 0, path: path.basename(root), file: root })

@@ -18,9 +18,12 @@ export interface FilePattern {
   matches(rel: string): boolean
 }
 
-/** Reads file_pattern, or throws an error naming it, what is wrong and the limit. */
-export function compileFilePattern(pattern: string): FilePattern {
-  const named = `forge_search: file_pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern)}`
+/**
+ * Reads file_pattern into the RE2 source it stands for (anchored, `negated` apart), or throws an error naming it,
+ * what is wrong and the limit. Linear in the pattern: safe on the event loop, before any worker starts.
+ */
+export function readFilePattern(pattern: string): { source: string; negated: boolean } {
+  const named = namedPattern(pattern)
   if (pattern.length > MAX_GLOB_CHARS) {
     throw new Error(`${named} is ${pattern.length.toLocaleString("en-US")} characters long; the limit is ${MAX_GLOB_CHARS.toLocaleString("en-US")}.`)
   }
@@ -38,9 +41,19 @@ export function compileFilePattern(pattern: string): FilePattern {
       `${named} expands to a regex of ${source.length.toLocaleString("en-US")} characters; the limit is ${MAX_GLOB_REGEX_CHARS.toLocaleString("en-US")}. Use fewer or smaller braces and ranges.`,
     )
   }
+  return { source: `^(?:${source})$`, negated }
+}
+
+/**
+ * The compiled file_pattern. Compiling a large alternation and matching with it take time that grows with the
+ * pattern (within MAX_GLOB_REGEX_CHARS): the plugin compiles and matches only in its search workers.
+ */
+export function compileFilePattern(pattern: string): FilePattern {
+  const named = namedPattern(pattern)
+  const { source, negated } = readFilePattern(pattern)
   let engine: RE2JS
   try {
-    engine = RE2JS.compile(`^(?:${source})$`, RE2JS.DOTALL)
+    engine = RE2JS.compile(source, RE2JS.DOTALL)
   } catch (error) {
     throw new Error(`${named} is not a valid glob: ${(error as Error).message}`)
   }
@@ -51,6 +64,8 @@ export function compileFilePattern(pattern: string): FilePattern {
   if (negated) return { matches: (rel) => !engine.testExact(rel) && !engine.testExact(base(rel)) }
   return { matches: (rel) => engine.testExact(rel) || engine.testExact(base(rel)) }
 }
+
+const namedPattern = (pattern: string): string => `forge_search: file_pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern)}`
 
 const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/]/g
 const escape = (text: string): string => text.replace(REGEX_SPECIAL, "\\$&")

@@ -49,7 +49,8 @@ export function compileSearchRegex(source: string, flags: string, text = source)
     // translateRegExp reads JavaScript's own spellings RE2 lacks (\u00e4, (?<name>…), \/).
     return RE2JS.compile(RE2JS.translateRegExp(source), RE2JS.MULTILINE | (flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0))
   } catch (error) {
-    const message = (error as Error).message
+    // re2js writes the flags into the pattern it quotes ("`(?m)foo(`"): the model wrote no such prefix.
+    const message = (error as Error).message.replace(/`\(\?[a-z]+\)/, "`")
     const unsupported = /\(\?[=!<]|invalid escape sequence: `\\[1-9k]|invalid named capture: `\(\?<[=!]/.test(message)
     throw new Error(
       `forge_search: regex ${JSON.stringify(text)} is not a valid regular expression (${message}); ` +

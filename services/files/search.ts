@@ -1,7 +1,7 @@
 // forge_search's policy: read the regex and file_pattern, have the scanner test every line of every file, keep the
 // answer within its bounds and say what was cut, and what a limit left undecided. Nothing here touches the disk.
 import { searchAnswerText } from "./search.answer"
-import { compileFilePattern } from "./search.glob"
+import { readFilePattern } from "./search.glob"
 import type { ScanUndecided, SearchScanner } from "./search.ports"
 import { parseSearchRegex } from "./search.regex"
 import { SEARCH_BOUNDS, type SearchBounds, SearchTally } from "./search.tally"
@@ -34,8 +34,8 @@ export async function runSearch(scanner: SearchScanner, request: SearchRequest, 
   const { source, flags, shown } = parseSearchRegex(request.regex)
   // A blank file_pattern is a pattern left out, not one that matches nothing.
   const filePattern = request.filePattern?.trim() ? request.filePattern : undefined
-  // Read here so a bad glob is refused in the search's words before any worker starts.
-  if (filePattern !== undefined) compileFilePattern(filePattern)
+  // Read here (linear, no engine) so a glob that is no glob, or too large, is refused before any worker starts.
+  if (filePattern !== undefined) readFilePattern(filePattern)
   const result = await scanner.scan({
     root: request.path,
     filePattern,

@@ -2,7 +2,8 @@
 // it found, and the closing notes on what was cut and what was not searched.
 import { describe, expect, it } from "vitest"
 import type { SearchFileRead, SearchFiles, SearchScope } from "../../../services/files/search.ports"
-import { runSearch } from "../../../services/files/search"
+import { runSearch as runScan } from "../../../services/files/search"
+import { entriesScanner } from "../../../services/files/search.scan"
 import { parseSearchRegex } from "../../../services/files/search.regex"
 
 /** Files by path: a text, or a skip. Entries come in the given order, as the walk would hand them. */
@@ -17,20 +18,22 @@ function filesOf(files: Record<string, string | SearchFileRead>, seen: SearchSco
   }
 }
 
+const runSearch = (files: SearchFiles, ...rest: Parameters<typeof runScan> extends [unknown, ...infer R] ? R : never) => runScan(entriesScanner(files), ...rest)
+
 const search = (files: Record<string, string | SearchFileRead>, regex: string, bounds = { maxMatches: 200, maxLineChars: 300 }) =>
   runSearch(filesOf(files), { path: "/w", regex }, bounds)
 
 describe("the regex", () => {
   it("takes a bare pattern as written, and the /source/flags form with flags i, m, s, u, v (g accepted, implied)", () => {
     expect(parseSearchRegex("use\\w+\\(").shown).toBe("/use\\w+\\(/")
-    expect(parseSearchRegex("/todo/i").regex.flags).toBe("i")
+    expect(parseSearchRegex("/todo/i").flags).toBe("i")
     expect(parseSearchRegex("/todo/gi").shown).toBe("/todo/i")
-    expect(parseSearchRegex("/\\p{Lu}/u").regex.test("Ä")).toBe(true)
+    expect(parseSearchRegex("/\\p{Lu}/u").engine.test("Ä")).toBe(true)
   })
 
   it("takes what only looks like the literal form (an import path) as a bare pattern", () => {
     expect(parseSearchRegex("/src/components").shown).toBe("//src/components/")
-    expect(parseSearchRegex("/api/v1").regex.test("GET /api/v1")).toBe(true)
+    expect(parseSearchRegex("/api/v1").engine.test("GET /api/v1")).toBe(true)
     expect(parseSearchRegex("/x/ii").shown).toBe("//x/ii/")
     expect(parseSearchRegex("/").shown).toBe("///")
   })
@@ -44,9 +47,9 @@ describe("the regex", () => {
       },
     }
     await expect(runSearch(files, { path: "/w", regex: "foo(" })).rejects.toThrow(
-      /^forge_search: regex "foo\(" is not a valid JavaScript regular expression \(Invalid regular expression: \/foo\(\/: Unterminated group\); escape/,
+      /^forge_search: regex "foo\(" is not a valid regular expression \(error parsing regexp: missing closing \): `foo\(`\); escape/,
     )
-    await expect(runSearch(files, { path: "/w", regex: "/[z-a]/i" })).rejects.toThrow(/regex "\/\[z-a\]\/i" is not a valid .*Range out of order/)
+    await expect(runSearch(files, { path: "/w", regex: "/[z-a]/i" })).rejects.toThrow(/regex "\/\[z-a\]\/i" is not a valid .*invalid character class range: `z-a`/)
     await expect(runSearch(files, { path: "/w", regex: "" })).rejects.toThrow("forge_search: regex is empty")
     expect(listed).toBe(false)
   })

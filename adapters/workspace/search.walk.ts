@@ -24,7 +24,8 @@ export interface WalkScanRequest extends ScanRequest {
 /** Bytes looked at for a NUL, git's and grep's test for a binary file. */
 const BINARY_PROBE_BYTES = 8192
 
-type Found = { order: number; path: string; file?: string; unreadableFolder?: boolean }
+/** An entry to report: a file to read, or (no `file`) a folder that could not be listed. */
+type Found = { order: number; path: string; file?: string }
 
 export function scanTree(request: WalkScanRequest): ScanResult {
   const root = path.resolve(request.root)
@@ -45,14 +46,17 @@ export function scanTree(request: WalkScanRequest): ScanResult {
     } catch (error) {
       throw new Error(`forge_search: cannot list ${request.root}: ${(error as Error).message}`)
     }
-    let order = 0
+    // An entry's place in the walk: every entry listed counts, ignored or not, so each worker knows the places
+    // without testing the files that are not its own against .gitignore and file_pattern.
     let listed = 0
+    const mine = (order: number): boolean => order % request.share.count === request.share.index
     const visit = (dir: string, rel: string, entries: Dirent[], inherited: GitignoreRules): void => {
       const rules = entries.some((e) => e.name === ".gitignore" && e.isFile()) ? inherited.within(dir, rel) : inherited
       // By name, in code-unit order: the same tree gives the same answer on every machine.
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         // A tree of millions of entries, or a file_pattern slow to match, meets the limit during the walk too.
-        if (walkedOut || (++listed % 256 === 0 && Date.now() > request.deadline)) {
+        const order = listed++
+        if (walkedOut || (order % 256 === 255 && Date.now() > request.deadline)) {
           walkedOut = true
           return
         }
@@ -68,9 +72,9 @@ export function scanTree(request: WalkScanRequest): ScanResult {
             children = undefined
           }
           if (children) visit(child, childRel, children, rules)
-          else if (order++ % request.share.count === request.share.index) found.push({ order: order - 1, path: `${childRel}/`, unreadableFolder: true })
-        } else if (entry.isFile() && !rules.ignores(childRel, false) && (wanted === undefined || wanted.matches(childRel))) {
-          if (order++ % request.share.count === request.share.index) found.push({ order: order - 1, path: childRel, file: child })
+          else if (mine(order)) found.push({ order, path: `${childRel}/` })
+        } else if (mine(order) && entry.isFile() && !rules.ignores(childRel, false) && (wanted === undefined || wanted.matches(childRel))) {
+          found.push({ order, path: childRel, file: child })
         }
       }
     }
@@ -134,20 +138,23 @@ function readText(file: string, maxBytes: number, probe: Buffer): Read {
   try {
     // Non-blocking: a FIFO that took a file's place since the listing would block the open until a writer came.
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
-    const info = fstatSync(fd)
-    if (!info.isFile()) return { status: "skipped", reason: "unreadable" }
-    const { size } = info
-    if (size > maxBytes) return { status: "skipped", reason: "too-large", bytes: size }
-    // Small files (most) are read into one reused buffer; the size stat-ed bounds the read.
-    const buffer = size <= probe.length ? probe : Buffer.allocUnsafe(size)
-    let filled = 0
-    while (filled < size) {
-      const bytes = readSync(fd, buffer, filled, size - filled, filled)
-      if (bytes === 0) break
-      filled += bytes
+    // Most files fit the reused buffer: one read, no fstat. A file that fills it is stat-ed and read whole.
+    let filled = readSync(fd, probe, 0, probe.length, 0)
+    let buffer = probe
+    if (filled === probe.length || filled > maxBytes) {
+      const info = fstatSync(fd)
+      if (!info.isFile()) return { status: "skipped", reason: "unreadable" }
+      if (info.size > maxBytes) return { status: "skipped", reason: "too-large", bytes: info.size }
+      // The size stat-ed: a file that grows meanwhile is read as it was, one that shrinks as it is.
+      buffer = Buffer.allocUnsafe(info.size)
+      filled = probe.copy(buffer, 0, 0, filled)
+      while (filled < buffer.length) {
+        const bytes = readSync(fd, buffer, filled, buffer.length - filled, filled)
+        if (bytes === 0) break
+        filled += bytes
+      }
     }
-    const head = buffer.subarray(0, Math.min(filled, BINARY_PROBE_BYTES))
-    if (head.includes(0)) return { status: "skipped", reason: "binary", bytes: filled }
+    if (buffer.subarray(0, Math.min(filled, BINARY_PROBE_BYTES)).includes(0)) return { status: "skipped", reason: "binary", bytes: filled }
     const text = buffer.toString("utf8", 0, filled)
     return { status: "text", text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text }
   } catch {

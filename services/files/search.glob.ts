@@ -68,7 +68,7 @@ export function compileFilePattern(pattern: string): FilePattern {
 const namedPattern = (pattern: string): string => `forge_search: file_pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern)}`
 
 const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/]/g
-const escape = (text: string): string => text.replace(REGEX_SPECIAL, "\\$&")
+const escapeRegex = (text: string): string => text.replace(REGEX_SPECIAL, "\\$&")
 
 /** A recursive-descent reader of one glob into an RE2 source; `stop` characters end an alternative. */
 class GlobReader {
@@ -90,7 +90,7 @@ class GlobReader {
       if (stop.includes(c)) break
       const next = g[this.at + 1]
       if (c === "\\") {
-        out += escape(next ?? "\\")
+        out += escapeRegex(next ?? "\\")
         this.at += next === undefined ? 1 : 2
       } else if ("@?+*!".includes(c) && next === "(") {
         out += this.extglob(c)
@@ -104,7 +104,7 @@ class GlobReader {
       } else if (c === "{") {
         out += this.brace()
       } else {
-        out += escape(c)
+        out += escapeRegex(c)
         this.at++
       }
     }
@@ -212,16 +212,18 @@ class GlobReader {
 function rangeSource(range: RegExpExecArray): string {
   if (range[3] !== undefined && range[4] !== undefined) {
     const [from, to] = [range[3], range[4]].sort() as [string, string]
-    return `[${escape(from)}-${escape(to)}]`
+    return `[${escapeRegex(from)}-${escapeRegex(to)}]`
   }
   const a = Number(range[1])
   const b = Number(range[2])
   const [low, high] = a <= b ? [a, b] : [b, a]
   const values = high - low + 1
   if (!Number.isSafeInteger(values) || values > MAX_GLOB_RANGE) {
-    throw new Error(`the range {${range[1]}..${range[2]}} stands for ${values.toLocaleString("en-US")} values; the limit is ${MAX_GLOB_RANGE.toLocaleString("en-US")}`)
+    throw new Error(
+      `the range {${range[1]}..${range[2]}} stands for ${values.toLocaleString("en-US")} values; the limit is ${MAX_GLOB_RANGE.toLocaleString("en-US")}`,
+    )
   }
   const numbers: string[] = []
-  for (let n = low; n <= high; n++) numbers.push(escape(String(n)))
+  for (let n = low; n <= high; n++) numbers.push(escapeRegex(String(n)))
   return `(?:${numbers.join("|")})`
 }

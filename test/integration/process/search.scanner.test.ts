@@ -26,7 +26,9 @@ describe("workerSearchScanner", () => {
     const root = tree(30)
     const answer = await runSearch(scanner, { path: root, regex: "match \\d+" }, { maxMatches: 4, maxLineChars: 300 })
     expect(answer).toMatchObject({ searched: 30, matches: 30, files: 30, shown: 4 })
-    expect(answer.text).toMatch(/^30 matching lines in 30 files .*, the first 4 shown; 30 files searched\.\n\nd0\/f00\.txt\n2: match 0\n\nd0\/f03\.txt\n2: match 3\n\nd0\/f06\.txt/)
+    expect(answer.text).toMatch(
+      /^30 matching lines in 30 files .*, the first 4 shown; 30 files searched\.\n\nd0\/f00\.txt\n2: match 0\n\nd0\/f03\.txt\n2: match 3\n\nd0\/f06\.txt/,
+    )
   })
 
   it("reports a time limit that is hit as an error naming it and what it left undecided, never as No matches", async () => {
@@ -43,6 +45,8 @@ describe("workerSearchScanner", () => {
 
   it("refuses a folder that does not exist, naming it", async () => {
     const root = tree(1)
-    await expect(runSearch(scanner, { path: path.join(root, "nope"), regex: "x" })).rejects.toThrow(`forge_search: cannot search ${path.join(root, "nope")}: no such file or folder`)
+    await expect(runSearch(scanner, { path: path.join(root, "nope"), regex: "x" })).rejects.toThrow(
+      `forge_search: cannot search ${path.join(root, "nope")}: no such file or folder`,
+    )
   })
 })

@@ -51,10 +51,17 @@ function printSearch(tree: SearchTree, figures: SearchFigures, rounds: number): 
   const forge = median(0)
   const gitIndex = figures.rows.findIndex((row) => row.short === "git grep")
   const grepIndex = figures.rows.findIndex((row) => row.short === "grep -r")
-  const ratio = (i: number, base: number): string => (base < 0 ? "—" : times(median(i), median(base)))
+  // The median of each round's own ratio: rounds ran side by side, so a busy moment slows both sides of a pair.
+  const ratio = (i: number, base: number): string => {
+    if (base < 0) return "—"
+    const a = figures.samples[i] as Float64Array
+    const b = figures.samples[base] as Float64Array
+    const paired = Float64Array.from(a, (ns, round) => ns / (b[round] as number)).sort()
+    return times(paired[Math.ceil(paired.length / 2) - 1] as number, 1)
+  }
   console.log(
     formatTable([
-      ["contender", "files in scope", "lines found", "median ms", "min ms", "max ms", "/ git grep", "/ grep -r"],
+      ["contender", "files in scope", "lines found", "median ms", "min ms", "max ms", "/ git grep (paired)", "/ grep -r (paired)"],
       ...figures.rows.map((row, i) => [
         row.label,
         row.scope,

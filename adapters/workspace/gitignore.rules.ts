@@ -10,6 +10,12 @@ import ignore, { type Ignore } from "ignore"
 
 interface RuleFile {
   ig: Ignore
+  /**
+   * Whether a rule may speak of a file: a rule ending in "/" (node_modules/, dist/) speaks only of folders, and an
+   * ignored folder is never entered, so a file is not tested against a file of such rules (most files tested, most
+   * rules folder rules: this halves the walk's cost).
+   */
+  files: boolean
   /** The path, relative to the rule file's folder, of a path given relative to the walked folder. */
   relative(rel: string): string
 }
@@ -33,8 +39,8 @@ export class GitignoreRules {
     const exclude = excludeRules(repo, root)
     if (exclude) files.push(exclude)
     for (let dir = repo; dir !== root; dir = path.join(dir, path.relative(dir, root).split(path.sep)[0] as string)) {
-      const ig = readRules(path.join(dir, ".gitignore"))
-      if (ig) files.push({ ig, relative: fromFolder(dir, root) })
+      const rules = readRules(path.join(dir, ".gitignore"))
+      if (rules) files.push({ ...rules, relative: fromFolder(dir, root) })
     }
     const rules = new GitignoreRules(files)
     return rules.ignores("", true) ? new GitignoreRules([]) : rules
@@ -42,10 +48,10 @@ export class GitignoreRules {
 
   /** These rules plus the .gitignore in `dir`; `rel` is `dir` relative to the walked folder ("" for the folder itself). */
   within(dir: string, rel: string): GitignoreRules {
-    const ig = readRules(path.join(dir, ".gitignore"))
-    if (!ig) return this
+    const rules = readRules(path.join(dir, ".gitignore"))
+    if (!rules) return this
     const relative = rel === "" ? (p: string) => p : (p: string) => p.slice(rel.length + 1)
-    return new GitignoreRules([...this.files, { ig, relative }])
+    return new GitignoreRules([...this.files, { ...rules, relative }])
   }
 
   /** Whether `rel` (relative to the walked folder, "/"-separated; "" is the folder) is ignored; `dir`: a folder. */
@@ -54,6 +60,7 @@ export class GitignoreRules {
       const file = this.files[i] as RuleFile
       const target = file.relative(rel)
       if (target === "") continue
+      if (!dir && !file.files) continue
       const verdict = test(file.ig, dir ? `${target}/` : target)
       if (verdict.ignored) return true
       if (verdict.unignored) return false
@@ -71,8 +78,8 @@ function repositoryOf(root: string): string | undefined {
 }
 
 function excludeRules(repo: string, root: string): RuleFile | undefined {
-  const ig = readRules(path.join(repo, ".git", "info", "exclude"))
-  return ig ? { ig, relative: fromFolder(repo, root) } : undefined
+  const rules = readRules(path.join(repo, ".git", "info", "exclude"))
+  return rules ? { ...rules, relative: fromFolder(repo, root) } : undefined
 }
 
 /** Maps a path relative to `root` to one relative to `folder`, an ancestor of it. */
@@ -82,9 +89,15 @@ function fromFolder(folder: string, root: string): (rel: string) => string {
 }
 
 /** Git matches case-sensitively on Linux (core.ignorecase false); `ignore` defaults to case-insensitive. */
-function readRules(file: string): Ignore | undefined {
+function readRules(file: string): { ig: Ignore; files: boolean } | undefined {
   try {
-    return ignore({ ignorecase: false }).add(readFileSync(file, "utf8"))
+    const text = readFileSync(file, "utf8")
+    // A folder rule ends in "/" (trailing spaces are dropped unless escaped, which no folder rule needs).
+    const files = text.split("\n").some((line) => {
+      const rule = line.replace(/\r$/, "").trimEnd()
+      return rule !== "" && !rule.startsWith("#") && !rule.endsWith("/")
+    })
+    return { ig: ignore({ ignorecase: false }).add(text), files }
   } catch {
     return undefined
   }

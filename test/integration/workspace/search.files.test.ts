@@ -61,6 +61,16 @@ describe(".gitignore", () => {
     ])
   })
 
+  it("re-includes a folder a deeper .gitignore un-ignores, with its files, as git does", async () => {
+    const root = tree(tempDir("forge-search-"), {
+      ".gitignore": "build/\n",
+      "build/y.txt": "x",
+      "sub/.gitignore": "!build/\n",
+      "sub/build/x.txt": "x",
+    })
+    expect(await listed({ root })).toEqual([".gitignore", "sub/.gitignore", "sub/build/x.txt"])
+  })
+
   it("matches case-sensitively, as git does on Linux", async () => {
     const root = tree(tempDir("forge-search-"), { ".gitignore": "*.LOG\n", "a.log": "x", "B.LOG": "x" })
     expect(await listed({ root })).toEqual([".gitignore", "a.log"])

@@ -91,7 +91,7 @@ export function scanTree(request: WalkScanRequest): ScanResult {
 }
 
 function scanFound(request: WalkScanRequest, found: readonly Found[]): ScanResult {
-  const engine = compileSearchRegex(request.regex.source, request.regex.flags)
+  const engine = compileSearchRegex(request.regex.source, request.regex.flags, request.regex.text)
   const result: ScanResult = { searched: 0, files: [], skipped: [] }
   const skip = (entry: Found, reason: SearchSkipReason, bytes?: number): void => {
     result.skipped.push({ order: entry.order, path: entry.path, reason, bytes })

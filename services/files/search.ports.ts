@@ -39,10 +39,11 @@ export interface LineHit {
 
 /** One search, as a scanner runs it: where, the regex as read, and how many matching lines' text it must keep. */
 export interface ScanRequest extends SearchScope {
-  regex: { source: string; flags: string }
+  /** As read by readSearchRegex (search.regex.ts); `text` as the model wrote it, for a compile error. */
+  regex: { source: string; flags: string; text: string }
   /** Matching lines whose text the answer may show, first in walk order; the rest are only counted. */
   maxShown: number
-  /** Characters kept of one shown line, a window around its match (search.window.ts). */
+  /** Characters kept of one shown line, a window around its match (lineWindow in search.tally.ts). */
   maxLineChars: number
 }
 

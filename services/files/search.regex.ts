@@ -33,14 +33,27 @@ const LITERAL_FORM = /^\/(.+)\/([a-z]*)$/s
 /** Characters of a regex: a search pattern is a line at most; the engine's compile time grows with it. */
 export const MAX_REGEX_CHARS = 10_000
 
-/** Reads a search regex, or throws an error that names it and carries the regex engine's own words. */
-export function parseSearchRegex(text: string): SearchRegex {
+/** A search regex as read, not yet compiled: what a scanner compiles where it runs (search.ports.ts ScanRequest). */
+export type ReadRegex = Omit<SearchRegex, "engine">
+
+/**
+ * Reads a search regex without compiling it, or throws an error naming it (empty, too long). Compiling takes time that
+ * grows with the pattern (a few hundred characters of nested repeats compile for a third of a second), so the plugin
+ * compiles only in its search workers, and a compile error comes back from there.
+ */
+export function readSearchRegex(text: string): ReadRegex {
   if (text.length === 0) throw new Error('forge_search: regex is empty; give a regular expression (e.g. "useState\\(").')
   if (text.length > MAX_REGEX_CHARS) {
     throw new Error(`forge_search: regex is ${text.length.toLocaleString("en-US")} characters long; the limit is ${MAX_REGEX_CHARS.toLocaleString("en-US")}.`)
   }
   const { source, flags } = literalForm(text) ?? { source: text, flags: "" }
-  return { text, source, flags, engine: compileSearchRegex(source, flags, text), shown: `/${source}/${flags}` }
+  return { text, source, flags, shown: `/${source}/${flags}` }
+}
+
+/** Reads and compiles a search regex, or throws an error that names it and carries the regex engine's own words. */
+export function parseSearchRegex(text: string): SearchRegex {
+  const read = readSearchRegex(text)
+  return { ...read, engine: compileSearchRegex(read.source, read.flags, text) }
 }
 
 /** The RE2 engine of a regex read by parseSearchRegex (also where the matcher runs, in a worker). */

@@ -12,7 +12,7 @@ const READ_AHEAD = 16
 export function entriesScanner(files: SearchFiles): SearchScanner {
   return {
     async scan(request: ScanRequest): Promise<ScanResult> {
-      const engine = compileSearchRegex(request.regex.source, request.regex.flags)
+      const engine = compileSearchRegex(request.regex.source, request.regex.flags, request.regex.text)
       const result: ScanResult = { searched: 0, files: [], skipped: [] }
       let shownLeft = request.maxShown
       let order = 0

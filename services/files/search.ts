@@ -3,7 +3,7 @@
 import { searchAnswerText } from "./search.answer"
 import { readFilePattern } from "./search.glob"
 import type { ScanUndecided, SearchScanner } from "./search.ports"
-import { parseSearchRegex } from "./search.regex"
+import { readSearchRegex } from "./search.regex"
 import { SEARCH_BOUNDS, type SearchBounds, SearchTally } from "./search.tally"
 
 export interface SearchRequest {
@@ -31,7 +31,8 @@ export interface SearchAnswer {
  * shown as complete.
  */
 export async function runSearch(scanner: SearchScanner, request: SearchRequest, bounds: SearchBounds = SEARCH_BOUNDS): Promise<SearchAnswer> {
-  const { source, flags, shown } = parseSearchRegex(request.regex)
+  // Read, not compiled: the scanner compiles where it runs (the plugin's, in its workers).
+  const regex = readSearchRegex(request.regex)
   // A blank file_pattern is a pattern left out, not one that matches nothing.
   const filePattern = request.filePattern?.trim() ? request.filePattern : undefined
   // Read here (linear, no engine) so a glob that is no glob, or too large, is refused before any worker starts.
@@ -39,7 +40,7 @@ export async function runSearch(scanner: SearchScanner, request: SearchRequest, 
   const result = await scanner.scan({
     root: request.path,
     filePattern,
-    regex: { source, flags },
+    regex: { source: regex.source, flags: regex.flags, text: regex.text },
     maxShown: bounds.maxMatches,
     maxLineChars: bounds.maxLineChars,
   })
@@ -47,8 +48,8 @@ export async function runSearch(scanner: SearchScanner, request: SearchRequest, 
   tally.searched = result.searched
   for (const skip of [...result.skipped].sort((a, b) => a.order - b.order)) tally.skip(skip.reason, { path: skip.path, bytes: skip.bytes })
   for (const file of [...result.files].sort((a, b) => a.order - b.order)) tally.add(file)
-  if (result.undecided) throw new Error(undecidedText(shown, request.path, result.undecided, tally))
-  const text = searchAnswerText({ root: request.path, regex: shown, filePattern }, tally)
+  if (result.undecided) throw new Error(undecidedText(regex.shown, request.path, result.undecided, tally))
+  const text = searchAnswerText({ root: request.path, regex: regex.shown, filePattern }, tally)
   return { text, matches: tally.matches, files: tally.files, shown: tally.shown, searched: tally.searched }
 }
 

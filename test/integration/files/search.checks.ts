@@ -85,6 +85,12 @@ export function searchChecks(): SearchChecks {
       const first = await search({ path: root, regex: "(x+x+)+y|(a+)+b$" })
       ensure(first.matches === 1 && first.text.includes(`x.txt\n1: ${"a".repeat(30)}b`), `got: ${first.text}`)
     },
+
+    async "compiles a regex whose program is huge ([\\s\\S]{1000} 800 times) off the event loop, and answers"() {
+      const root = tree({ "x.txt": "short\n" })
+      const answer = await search({ path: root, regex: "[\\s\\S]{1000}".repeat(800) })
+      ensure(answer.text.startsWith("No matches for /[\\s\\S]{1000}") && answer.searched === 1, `got: ${answer.text.slice(0, 200)}`)
+    },
   }
   return {
     cases,

@@ -1,14 +1,20 @@
-// forge_search over a generated 20,000-file tree: runSearch with the plugin's own file walk (.gitignore honoured) and
-// its worker-thread line matcher, against grep -rn over the whole tree (grep knows no .gitignore), grep -rn told the
-// same exclusions by hand, and git grep over the untracked tree (which honours .gitignore).
+// forge_search over a generated 20,000-file tree: runSearch with the plugin's own scanner (a pool of worker threads
+// that walk with .gitignore honoured, read and match with RE2), against grep -rn over the whole tree (grep knows no
+// .gitignore), grep -rn told the same exclusions by hand, and git grep over the untracked tree (which honours
+// .gitignore). Parts: the in-process scanner over the async walk, the walk alone, and the regex engines that were
+// candidates for the linear-time matcher, each matching the kept files' texts already in memory.
 import { execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import path from "node:path"
-import { workerLineMatcher } from "../adapters/process/search.matcher"
+import { RE2 } from "re2-wasm"
+import { RE2JS } from "re2js"
+import { workerSearchScanner } from "../adapters/process/search.scanner"
 import { createSearchFiles } from "../adapters/workspace/search.files"
 import { runSearch } from "../services/files/search"
-import { inProcessLineMatcher } from "../services/files/search.matcher"
-import type { LineMatcherFactory } from "../services/files/search.ports"
+import { matchingLines } from "../services/files/search.lines"
+import type { SearchScanner } from "../services/files/search.ports"
+import { compileSearchRegex } from "../services/files/search.regex"
+import { entriesScanner } from "../services/files/search.scan"
 import { SEARCH_BOUNDS } from "../services/files/search.tally"
 import { type Contender, rounds, runProcess, timeNs } from "./tools.harness"
 
@@ -149,17 +155,18 @@ export async function measureSearch(tree: SearchTree, count: number, problems: s
   const asForge = `${count0(tree.kept + tree.gitignores)}, as forge`
   // The .gitignore files are text files like any other: every contender searches them.
   const textKept = tree.kept - tree.binaries + tree.gitignores
-  const forge = (label: string, matcher: LineMatcherFactory, scope: string): void =>
+  const pool = workerSearchScanner()
+  const forge = (label: string, scanner: SearchScanner, scope: string): void =>
     add({ label, scope, expected: tree.keptMatches }, async () => {
       let searched = 0
       let matches = 0
       const ns = await timeNs(async () => {
-        ;({ searched, matches } = await runSearch(searchFiles, { path: tree.root, regex: SEARCH_REGEX }, SEARCH_BOUNDS, matcher))
+        ;({ searched, matches } = await runSearch(scanner, { path: tree.root, regex: SEARCH_REGEX }, SEARCH_BOUNDS))
       })
       if (searched !== textKept) problems.push(`search: ${label} read ${searched} files, not the ${textKept} text files .gitignore leaves (its own included)`)
       return { matches, ns }
     })
-  forge("forge_search (runSearch, worker matcher)", workerLineMatcher(), `${count0(tree.kept + tree.gitignores)}, .gitignore honoured`)
+  forge("forge_search (runSearch, worker-thread scanner)", pool, `${count0(tree.kept + tree.gitignores)}, .gitignore honoured`)
   const grep = async (args: string[]): Promise<SearchRun> => {
     const run = await runProcess("grep", [...args, "-rnI", "-E", SEARCH_REGEX, "."], tree.root)
     if (run.code !== 0) problems.push(`search: grep ${args.join(" ")} exited with ${run.code}: ${run.stderr.trim()}`)
@@ -177,9 +184,9 @@ export async function measureSearch(tree: SearchTree, count: number, problems: s
       return { matches: run.lines, ns: run.ns }
     })
   }
-  // Parts of forge's figure: the same search with the regex in the calling thread, and the walk alone.
-  forge("  part: runSearch, in-process matcher (no worker)", inProcessLineMatcher, asForge)
-  add({ label: "  part: the walk alone (.gitignore applied, no read)", scope: asForge }, async () => {
+  // Parts of forge's figure: the same search in the calling thread over the async walk, and the walk alone.
+  forge("  part: runSearch, in-process scanner (async walk, no worker)", entriesScanner(searchFiles), asForge)
+  add({ label: "  part: the async walk alone (.gitignore applied, no read)", scope: asForge }, async () => {
     let entries = 0
     const ns = await timeNs(async () => {
       for await (const _ of searchFiles.entries({ root: tree.root })) entries++
@@ -187,7 +194,45 @@ export async function measureSearch(tree: SearchTree, count: number, problems: s
     if (entries !== tree.kept + tree.gitignores) problems.push(`search: the walk listed ${entries} files, not ${tree.kept + tree.gitignores}`)
     return { ns }
   })
-  return { rows, samples: await rounds(contenders, count, 1) }
+  // The candidates for the matcher, on the kept text files' contents, read once before the rounds (untimed).
+  const texts: string[] = []
+  for await (const entry of searchFiles.entries({ root: tree.root })) {
+    const read = await entry.read()
+    if (read.status === "text") texts.push(read.text)
+  }
+  const inMemory = `${count0(texts.length)} in memory`
+  const engine = (label: string, matchAll: (text: string) => number): void =>
+    add({ label, scope: inMemory, expected: tree.keptMatches }, async () => {
+      let matches = 0
+      const ns = await timeNs(async () => {
+        for (const text of texts) matches += matchAll(text)
+      })
+      return { matches, ns }
+    })
+  const re2js = compileSearchRegex(SEARCH_REGEX, "")
+  engine("  engine: re2js 2.10 (plain JS, linear; the one chosen), whole text", (text) => matchingLines(re2js, text).length)
+  const re2jsLine = RE2JS.compile(SEARCH_REGEX)
+  engine("  engine: re2js, line by line", (text) => text.split("\n").filter((line) => re2jsLine.matcher(line).find()).length)
+  // re2-wasm is a devDependency kept for this comparison only (its .wasm file would not survive bundling).
+  const wasm = new RE2(SEARCH_REGEX, "gmu")
+  engine("  engine: re2-wasm 1.0 (WebAssembly, linear), whole text", (text) => {
+    let n = 0
+    wasm.lastIndex = 0
+    while (wasm.exec(text)) n++
+    return n
+  })
+  const js = new RegExp(SEARCH_REGEX, "gm")
+  engine("  engine: JavaScript RegExp (backtracking, not a candidate), whole text", (text) => {
+    let n = 0
+    js.lastIndex = 0
+    while (js.exec(text)) n++
+    return n
+  })
+  try {
+    return { rows, samples: await rounds(contenders, count, 1) }
+  } finally {
+    pool.close()
+  }
 }
 
 const count0 = (n: number): string => `${n.toLocaleString("en-US")} files`

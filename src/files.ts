@@ -2,8 +2,7 @@ import type { HostFilesHandle } from "../adapters/opencode/file.handle"
 import { createWebFetch } from "../adapters/network/web.fetch"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
 import { sharedJournalStore } from "../adapters/storage/journal.repository"
-import { workerLineMatcher } from "../adapters/process/search.matcher"
-import { createSearchFiles } from "../adapters/workspace/search.files"
+import { workerSearchScanner } from "../adapters/process/search.scanner"
 import { fsToolFiles } from "../adapters/workspace/tool.files"
 import { runSearch } from "../services/files/search"
 import { SEARCH_BOUNDS } from "../services/files/search.tally"
@@ -15,10 +14,10 @@ import type { Clock } from "../services/lifecycle/lifecycle.ports"
 export function createHostFiles(options: { clock: Clock; connection: () => Promise<StorageConnection>; journalMaxMB: number }): HostFilesHandle {
   const journal = new FileJournal({ store: sharedJournalStore(options.connection), files: fsToolFiles, clock: options.clock })
   const journalLimitBytes = options.journalMaxMB * 1024 * 1024
-  const searchFiles = createSearchFiles()
+  const scanner = workerSearchScanner()
   return {
     files: new ForgeFiles({ files: fsToolFiles, journal, journalLimitBytes }),
     web: createWebFetch(),
-    search: (request) => runSearch(searchFiles, request, SEARCH_BOUNDS, workerLineMatcher()),
+    search: (request) => runSearch(scanner, request, SEARCH_BOUNDS),
   }
 }

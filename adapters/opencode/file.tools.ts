@@ -165,10 +165,10 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
     }),
     forge_search: forgeTool("forge_search", {
       description:
-        "Search a folder (recursively) or one file for a JavaScript regular expression, line by line: bare (useState\\() or /source/flags (/todo/i). .gitignore is honoured, binary and huge files are skipped, file_pattern (a glob: *.ts, src/**/*.ts) narrows the files. At most 200 matching lines are shown, grouped by file with line numbers; a closing note says what was cut.",
+        "Search a folder (recursively) or one file for a regular expression, line by line: bare (useState\\() or /source/flags (/todo/i). The engine is RE2 (linear time; JavaScript syntax without lookahead, lookbehind or backreferences). .gitignore is honoured, binary and huge files are skipped, file_pattern (a glob: *.ts, src/**/*.ts) narrows the files. At most 200 matching lines are shown, grouped by file with line numbers; a closing note says what was cut.",
       args: {
         path: z.string().min(1).describe("Absolute path of the folder (or file) to search"),
-        regex: z.string().describe("JavaScript regular expression, bare or /source/flags"),
+        regex: z.string().describe("Regular expression (RE2: no lookaround or backreferences), bare or /source/flags"),
         file_pattern: z.string().optional().describe("Glob of the files to search, e.g. *.ts"),
       },
       async execute(args, ctx) {

@@ -2,12 +2,20 @@
 // own folder and applies to its subtree; the deepest file with a verdict on a path decides (a nested "!keep.log"
 // re-includes what a parent's "*.log" excluded). Above the walked folder, the repository's .gitignore files and
 // .git/info/exclude apply too, as they would to `git status` run there. Patterns are read by the `ignore` package.
-import { readFile, stat } from "node:fs/promises"
+// Synchronous: the walk runs in forge_search's worker threads, where a blocking read blocks nobody, and a .gitignore
+// is a few hundred bytes (a promise per file cost more than the read).
+import { existsSync, readFileSync } from "node:fs"
 import path from "node:path"
 import ignore, { type Ignore } from "ignore"
 
 interface RuleFile {
   ig: Ignore
+  /**
+   * Whether a rule may speak of a file: a rule ending in "/" (node_modules/, dist/) speaks only of folders, and an
+   * ignored folder is never entered, so a file is not tested against a file of such rules (most files tested, most
+   * rules folder rules: this halves the walk's cost).
+   */
+  files: boolean
   /** The path, relative to the rule file's folder, of a path given relative to the walked folder. */
   relative(rel: string): string
 }
@@ -21,29 +29,29 @@ export class GitignoreRules {
    * folders above it, when it is inside a git repository. When they ignore `root` itself, the search was asked for an
    * ignored folder on purpose (node_modules/some-package), and they are left out.
    */
-  static async above(root: string): Promise<GitignoreRules> {
-    const repo = await repositoryOf(root)
+  static above(root: string): GitignoreRules {
+    const repo = repositoryOf(root)
     if (repo === undefined || repo === root) {
-      const exclude = repo === undefined ? undefined : await excludeRules(repo, root)
+      const exclude = repo === undefined ? undefined : excludeRules(repo, root)
       return new GitignoreRules(exclude ? [exclude] : [])
     }
     const files: RuleFile[] = []
-    const exclude = await excludeRules(repo, root)
+    const exclude = excludeRules(repo, root)
     if (exclude) files.push(exclude)
     for (let dir = repo; dir !== root; dir = path.join(dir, path.relative(dir, root).split(path.sep)[0] as string)) {
-      const ig = await readRules(path.join(dir, ".gitignore"))
-      if (ig) files.push({ ig, relative: fromFolder(dir, root) })
+      const rules = readRules(path.join(dir, ".gitignore"))
+      if (rules) files.push({ ...rules, relative: fromFolder(dir, root) })
     }
     const rules = new GitignoreRules(files)
     return rules.ignores("", true) ? new GitignoreRules([]) : rules
   }
 
   /** These rules plus the .gitignore in `dir`; `rel` is `dir` relative to the walked folder ("" for the folder itself). */
-  async within(dir: string, rel: string): Promise<GitignoreRules> {
-    const ig = await readRules(path.join(dir, ".gitignore"))
-    if (!ig) return this
+  within(dir: string, rel: string): GitignoreRules {
+    const rules = readRules(path.join(dir, ".gitignore"))
+    if (!rules) return this
     const relative = rel === "" ? (p: string) => p : (p: string) => p.slice(rel.length + 1)
-    return new GitignoreRules([...this.files, { ig, relative }])
+    return new GitignoreRules([...this.files, { ...rules, relative }])
   }
 
   /** Whether `rel` (relative to the walked folder, "/"-separated; "" is the folder) is ignored; `dir`: a folder. */
@@ -52,6 +60,7 @@ export class GitignoreRules {
       const file = this.files[i] as RuleFile
       const target = file.relative(rel)
       if (target === "") continue
+      if (!dir && !file.files) continue
       const verdict = test(file.ig, dir ? `${target}/` : target)
       if (verdict.ignored) return true
       if (verdict.unignored) return false
@@ -61,16 +70,16 @@ export class GitignoreRules {
 }
 
 /** The nearest folder at or above `root` holding `.git` (a folder, or a file in a worktree or submodule). */
-async function repositoryOf(root: string): Promise<string | undefined> {
+function repositoryOf(root: string): string | undefined {
   for (let dir = root; ; dir = path.dirname(dir)) {
-    if (await exists(path.join(dir, ".git"))) return dir
+    if (existsSync(path.join(dir, ".git"))) return dir
     if (path.dirname(dir) === dir) return undefined
   }
 }
 
-async function excludeRules(repo: string, root: string): Promise<RuleFile | undefined> {
-  const ig = await readRules(path.join(repo, ".git", "info", "exclude"))
-  return ig ? { ig, relative: fromFolder(repo, root) } : undefined
+function excludeRules(repo: string, root: string): RuleFile | undefined {
+  const rules = readRules(path.join(repo, ".git", "info", "exclude"))
+  return rules ? { ...rules, relative: fromFolder(repo, root) } : undefined
 }
 
 /** Maps a path relative to `root` to one relative to `folder`, an ancestor of it. */
@@ -80,9 +89,15 @@ function fromFolder(folder: string, root: string): (rel: string) => string {
 }
 
 /** Git matches case-sensitively on Linux (core.ignorecase false); `ignore` defaults to case-insensitive. */
-async function readRules(file: string): Promise<Ignore | undefined> {
+function readRules(file: string): { ig: Ignore; files: boolean } | undefined {
   try {
-    return ignore({ ignorecase: false }).add(await readFile(file, "utf8"))
+    const text = readFileSync(file, "utf8")
+    // A folder rule ends in "/" (trailing spaces are dropped unless escaped, which no folder rule needs).
+    const files = text.split("\n").some((line) => {
+      const rule = line.replace(/\r$/, "").trimEnd()
+      return rule !== "" && !rule.startsWith("#") && !rule.endsWith("/")
+    })
+    return { ig: ignore({ ignorecase: false }).add(text), files }
   } catch {
     return undefined
   }
@@ -95,8 +110,4 @@ function test(ig: Ignore, rel: string): { ignored: boolean; unignored: boolean }
   } catch {
     return { ignored: false, unignored: false }
   }
-}
-
-async function exists(p: string): Promise<boolean> {
-  return (await stat(p).catch(() => undefined)) !== undefined
 }

@@ -5,7 +5,7 @@ import { type Dirent, type Stats, close, constants, fstat, open, read } from "no
 import { readdir, stat } from "node:fs/promises"
 import path from "node:path"
 import { promisify } from "node:util"
-import picomatch from "picomatch"
+import { compileFilePattern } from "../../services/files/search.glob"
 import type { SearchEntry, SearchFileRead, SearchFiles, SearchScope } from "../../services/files/search.ports"
 import { GitignoreRules } from "./gitignore.rules"
 
@@ -34,7 +34,7 @@ export function createSearchFiles(options: SearchFilesOptions = {}): SearchFiles
         return
       }
       const wanted = fileMatcher(scope.filePattern)
-      const rules = await GitignoreRules.above(root)
+      const rules = GitignoreRules.above(root)
       const listing = await readdir(root, { withFileTypes: true }).catch((error: Error) => {
         throw new Error(`forge_search: cannot list ${scope.root}: ${error.message}`)
       })
@@ -51,7 +51,7 @@ async function* walk(
   wanted: (rel: string) => boolean,
   maxBytes: number,
 ): AsyncGenerator<SearchEntry> {
-  const rules = listing.some((e) => e.name === ".gitignore" && e.isFile()) ? await inherited.within(dir, rel) : inherited
+  const rules = listing.some((e) => e.name === ".gitignore" && e.isFile()) ? inherited.within(dir, rel) : inherited
   // By name, in code-unit order: the same tree gives the same answer on every machine.
   for (const entry of listing.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (entry.name === ".git") continue
@@ -69,23 +69,11 @@ async function* walk(
   }
 }
 
-/**
- * file_pattern, a picomatch glob, tested against the relative path and against the file name: "*.ts" finds .ts
- * files at any depth, "src/**\/*.ts" those below src/. Dot files match like any other.
- */
+/** file_pattern (search.glob.ts: matched by the linear-time engine), or every file. */
 function fileMatcher(pattern: string | undefined): (rel: string) => boolean {
   if (pattern === undefined) return () => true
-  const glob = pattern.replace(/^\.\//, "")
-  let isMatch: (p: string) => boolean
-  try {
-    isMatch = picomatch(glob, { dot: true })
-  } catch (error) {
-    throw new Error(`forge_search: file_pattern ${JSON.stringify(pattern)} is not a valid glob: ${(error as Error).message}`)
-  }
-  // A negated glob ("!*.test.ts") keeps a file neither its path nor its name is excluded by: with "or", "src/a.test.ts"
-  // would pass because its path is no "*.test.ts".
-  if (picomatch.scan(glob).negated) return (rel) => isMatch(rel) && isMatch(path.posix.basename(rel))
-  return (rel) => isMatch(rel) || isMatch(path.posix.basename(rel))
+  const glob = compileFilePattern(pattern)
+  return (rel) => glob.matches(rel)
 }
 
 /** What a path that is neither a file nor a folder is, for the refusal. */

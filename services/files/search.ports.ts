@@ -37,18 +37,61 @@ export interface LineHit {
   index: number
 }
 
-/** `scope`: whether the file's own budget ran out, or the budget of the whole search (many slow files add up). */
-export type LinesMatched = { status: "matched"; hits: LineHit[] } | { status: "timed-out"; budgetMs: number; scope: "file" | "search" }
-
-/**
- * Tests a file's lines against the search regex. The adapter runs it off opencode's event loop with a time budget
- * per file and one for the whole search, so a regex that backtracks without end costs one stopped search, never a
- * frozen host or a call that does not come back.
- */
-export interface LineMatcher {
-  match(lines: readonly string[]): Promise<LinesMatched>
-  close(): void
+/** One search, as a scanner runs it: where, the regex as read, and how many matching lines' text it must keep. */
+export interface ScanRequest extends SearchScope {
+  /** As read by readSearchRegex (search.regex.ts); `text` as the model wrote it, for a compile error. */
+  regex: { source: string; flags: string; text: string }
+  /** Matching lines whose text the answer may show, first in walk order; the rest are only counted. */
+  maxShown: number
+  /** Characters kept of one shown line, a window around its match (lineWindow in search.tally.ts). */
+  maxLineChars: number
 }
 
-/** Makes the matcher of one search for its regex (`source` and `flags` as the search read them). */
-export type LineMatcherFactory = (regex: { source: string; flags: string }) => LineMatcher
+/** A matching line to show: its 0-based number, and its text or a window of it. */
+export interface ShownHit {
+  line: number
+  text: string
+}
+
+/** `order`: the file's place in the walk, so results scanned in parallel are told in the walk's order. */
+export interface ScannedFile {
+  order: number
+  path: string
+  /** Matching lines in the file; `shown` holds the first of them, within the request's maxShown. */
+  matches: number
+  shown: ShownHit[]
+}
+
+export interface ScannedSkip {
+  order: number
+  path: string
+  reason: SearchSkipReason
+  bytes?: number
+}
+
+/** What a scan left undecided when a limit stopped it: the search's answer must say so, never "No matches". */
+export interface ScanUndecided {
+  /** The limit, in its own words ("the search's time limit of 60 s"). */
+  limit: string
+  /** Files the walk found that were not read, and lines read but not tested; undefined when nobody could count them. */
+  files?: number
+  lines?: number
+}
+
+export interface ScanResult {
+  /** Files read and tested in full. */
+  searched: number
+  /** Files with at least one matching line. */
+  files: ScannedFile[]
+  skipped: ScannedSkip[]
+  undecided?: ScanUndecided
+}
+
+/**
+ * Walks, reads and matches one search. The plugin's scanner (adapters/process/search.scanner.ts) does all of it in
+ * worker threads, so nothing whose cost the model controls runs on opencode's event loop. Throws, naming it, when
+ * the folder does not exist or cannot be read.
+ */
+export interface SearchScanner {
+  scan(request: ScanRequest): Promise<ScanResult>
+}

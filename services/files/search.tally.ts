@@ -1,5 +1,5 @@
 // What a search found, kept within its bounds as it runs: the lines to show, and counts of everything else.
-import type { LineHit, SearchSkipReason } from "./search.ports"
+import type { ScannedFile, SearchSkipReason } from "./search.ports"
 import { cutIndex } from "./text.cut"
 
 export interface SearchBounds {
@@ -46,37 +46,39 @@ export class SearchTally {
     this.skipped[reason].push(entry)
   }
 
-  /** Counts one file's matching lines (`hits` in line order) and keeps those within the bound to show. */
-  addFile(path: string, lines: readonly string[], hits: readonly LineHit[]): void {
-    this.searched++
+  /** Counts one file's matching lines and keeps those within the bound to show (the file's `shown`, in order). */
+  add(file: ScannedFile): void {
     let shownHere: FileMatches | undefined
     let hiddenHere = false
-    for (const hit of hits) {
+    for (let i = 0; i < file.matches; i++) {
       this.matches++
-      if (this.shown > this.bounds.maxMatches) {
+      const hit = file.shown[i]
+      if (this.shown > this.bounds.maxMatches || hit === undefined) {
         this.hiddenMatches++
         hiddenHere = true
         continue
       }
       if (!shownHere) {
-        shownHere = { path, lines: [] }
+        shownHere = { path: file.path, lines: [] }
         this.shownFiles.push(shownHere)
       }
-      shownHere.lines.push({ number: hit.line + 1, text: this.window(lines[hit.line] ?? "", hit.index) })
+      shownHere.lines.push({ number: hit.line + 1, text: hit.text })
     }
     if (shownHere || hiddenHere) this.files++
     if (hiddenHere) this.hiddenFiles++
   }
+}
 
-  /** The line, or a window of it around the match (minified code has matches at column 50,000), marked with "…". */
-  private window(line: string, at: number): string {
-    const max = this.bounds.maxLineChars
-    if (line.length <= max) return line
-    // A third of the window before the match: enough to see what it belongs to.
-    const start = cutIndex(line, Math.min(Math.max(0, at - Math.floor(max / 3)), line.length - max))
-    const end = cutIndex(line, start + max)
-    return `${start > 0 ? "…" : ""}${line.slice(start, end)}${end < line.length ? "…" : ""}`
-  }
+/**
+ * The line, or a window of `max` characters of it around the match at `at` (minified code has matches at column
+ * 50,000), marked with "…".
+ */
+export function lineWindow(line: string, at: number, max: number): string {
+  if (line.length <= max) return line
+  // A third of the window before the match: enough to see what it belongs to.
+  const start = cutIndex(line, Math.min(Math.max(0, at - Math.floor(max / 3)), line.length - max))
+  const end = cutIndex(line, start + max)
+  return `${start > 0 ? "…" : ""}${line.slice(start, end)}${end < line.length ? "…" : ""}`
 }
 
 /** A file's lines as the search tests them: CRLF and LF both end a line, and a final line end opens no empty line. */

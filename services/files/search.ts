@@ -1,10 +1,10 @@
-// forge_search's policy: read the regex, test every line of every file the port hands over, keep the answer within
-// its bounds and say what was cut. Nothing here touches the disk; adapters/workspace/search.files.ts does.
+// forge_search's policy: read the regex and file_pattern, have the scanner test every line of every file, keep the
+// answer within its bounds and say what was cut, and what a limit left undecided. Nothing here touches the disk.
 import { searchAnswerText } from "./search.answer"
-import { inProcessLineMatcher } from "./search.matcher"
-import type { LineMatcherFactory, SearchEntry, SearchFileRead, SearchFiles } from "./search.ports"
-import { parseSearchRegex } from "./search.regex"
-import { SEARCH_BOUNDS, type SearchBounds, SearchTally, searchLines } from "./search.tally"
+import { readFilePattern } from "./search.glob"
+import type { ScanUndecided, SearchScanner } from "./search.ports"
+import { readSearchRegex } from "./search.regex"
+import { SEARCH_BOUNDS, type SearchBounds, SearchTally } from "./search.tally"
 
 export interface SearchRequest {
   /** The folder to search, absolute (a file is searched alone). */
@@ -25,61 +25,44 @@ export interface SearchAnswer {
   searched: number
 }
 
-/** Files read at once, in order: the walk and the reads overlap, the answer's order stays the walk's. */
-const READ_AHEAD = 16
-
 /**
- * Runs a search; an invalid regex throws before any file is read, an error naming it. A file whose lines the matcher
- * cannot test within its budget stops the search there, and the answer says so.
+ * Runs a search. An invalid regex or file_pattern throws before any file is read, an error naming it. A scan that a
+ * limit stopped is an error too, naming the limit and what it left undecided: never "No matches" or a partial list
+ * shown as complete.
  */
-export async function runSearch(
-  files: SearchFiles,
-  request: SearchRequest,
-  bounds: SearchBounds = SEARCH_BOUNDS,
-  matcherFor: LineMatcherFactory = inProcessLineMatcher,
-): Promise<SearchAnswer> {
-  const { regex, shown } = parseSearchRegex(request.regex)
+export async function runSearch(scanner: SearchScanner, request: SearchRequest, bounds: SearchBounds = SEARCH_BOUNDS): Promise<SearchAnswer> {
+  // Read, not compiled: the scanner compiles where it runs (the plugin's, in its workers).
+  const regex = readSearchRegex(request.regex)
   // A blank file_pattern is a pattern left out, not one that matches nothing.
   const filePattern = request.filePattern?.trim() ? request.filePattern : undefined
+  // Read here (linear, no engine) so a glob that is no glob, or too large, is refused before any worker starts.
+  if (filePattern !== undefined) readFilePattern(filePattern)
+  const result = await scanner.scan({
+    root: request.path,
+    filePattern,
+    regex: { source: regex.source, flags: regex.flags, text: regex.text },
+    maxShown: bounds.maxMatches,
+    maxLineChars: bounds.maxLineChars,
+  })
   const tally = new SearchTally(bounds)
-  const matcher = matcherFor({ source: regex.source, flags: regex.flags })
-  let stopped: { path: string; budgetMs: number; scope: "file" | "search" } | undefined
-  const pending: Array<{ path: string; read: Promise<SearchFileRead> }> = []
-  const settle = async (): Promise<void> => {
-    const next = pending.shift()
-    if (!next || stopped) return
-    const read = await next.read
-    if (read.status !== "text") return tally.skip(read.reason, { path: next.path, bytes: read.bytes })
-    const lines = searchLines(read.text)
-    const result = await matcher.match(lines)
-    if (result.status === "timed-out") stopped = { path: next.path, budgetMs: result.budgetMs, scope: result.scope }
-    else tally.addFile(next.path, lines, result.hits)
-  }
-  try {
-    for await (const entry of files.entries({ root: request.path, filePattern })) {
-      if (stopped) break
-      pending.push({ path: entry.path, read: safeRead(entry) })
-      if (pending.length >= READ_AHEAD) await settle()
-    }
-    while (pending.length > 0) await settle()
-  } finally {
-    matcher.close()
-  }
-  const text = searchAnswerText({ root: request.path, regex: shown, filePattern }, tally)
-  const note = stopped ? `\n${stoppedNote(stopped)}` : ""
-  return { text: text + note, matches: tally.matches, files: tally.files, shown: tally.shown, searched: tally.searched }
+  tally.searched = result.searched
+  for (const skip of [...result.skipped].sort((a, b) => a.order - b.order)) tally.skip(skip.reason, { path: skip.path, bytes: skip.bytes })
+  for (const file of [...result.files].sort((a, b) => a.order - b.order)) tally.add(file)
+  if (result.undecided) throw new Error(undecidedText(regex.shown, request.path, result.undecided, tally))
+  const text = searchAnswerText({ root: request.path, regex: regex.shown, filePattern }, tally)
+  return { text, matches: tally.matches, files: tally.files, shown: tally.shown, searched: tally.searched }
 }
 
-function stoppedNote(stopped: { path: string; budgetMs: number; scope: "file" | "search" }): string {
-  const seconds = stopped.budgetMs / 1000
-  const why =
-    stopped.scope === "file"
-      ? `testing its lines took longer than ${seconds} s (a regex that backtracks without end?)`
-      : `testing the files' lines took longer than ${seconds} s in all (a slow regex over many files?)`
-  return `The search stopped at ${stopped.path}: ${why}; what is above comes from the files before it. Simplify the regex, or narrow the path or file_pattern.`
-}
-
-/** A read that waits in the queue must not reject unobserved (Node ends the process on an unhandled rejection). */
-function safeRead(entry: SearchEntry): Promise<SearchFileRead> {
-  return entry.read().catch(() => ({ status: "skipped", reason: "unreadable" }))
+function undecidedText(regex: string, root: string, undecided: ScanUndecided, tally: SearchTally): string {
+  const n = (value: number, noun: string): string => `${value.toLocaleString("en-US")} ${noun}${value === 1 ? "" : "s"}`
+  const found = tally.matches === 0 ? "no matching line in the files it finished" : `${n(tally.matches, "matching line")} in the files it finished`
+  const left =
+    undecided.lines === undefined || undecided.files === undefined
+      ? "the lines it had not tested"
+      : `${n(undecided.lines, "line")} (read, not yet tested) and the lines of ${n(undecided.files, "file")} not yet read`
+  return (
+    `forge_search: the search for ${regex} under ${root} hit ${undecided.limit} and could not decide for ${left}; ` +
+    `it found ${found} (${n(tally.searched, "file")} searched). ` +
+    "This is no complete answer: narrow the path or file_pattern, or simplify the regex."
+  )
 }

@@ -4,6 +4,7 @@ import path from "node:path"
 import { describe, expect, it } from "vitest"
 import { createSearchFiles } from "../../../adapters/workspace/search.files"
 import { runSearch } from "../../../services/files/search"
+import { entriesScanner } from "../../../services/files/search.scan"
 import type { SearchScope } from "../../../services/files/search.ports"
 import { tempDir } from "../../temp.dir"
 
@@ -58,6 +59,16 @@ describe(".gitignore", () => {
       "src/keep.log",
       "src/only-top.txt",
     ])
+  })
+
+  it("re-includes a folder a deeper .gitignore un-ignores, with its files, as git does", async () => {
+    const root = tree(tempDir("forge-search-"), {
+      ".gitignore": "build/\n",
+      "build/y.txt": "x",
+      "sub/.gitignore": "!build/\n",
+      "sub/build/x.txt": "x",
+    })
+    expect(await listed({ root })).toEqual([".gitignore", "sub/.gitignore", "sub/build/x.txt"])
   })
 
   it("matches case-sensitively, as git does on Linux", async () => {
@@ -122,7 +133,7 @@ describe("what is not searched", () => {
       "img.bin": Buffer.from([0x89, 0x50, 0x00, 0x66, 0x6f, 0x6f]),
       "late.txt": Buffer.concat([Buffer.from(`foo\n${"x".repeat(9000)}\n`), Buffer.from([0])]),
     })
-    const answer = await runSearch(createSearchFiles(), { path: root, regex: "foo" })
+    const answer = await runSearch(entriesScanner(createSearchFiles()), { path: root, regex: "foo" })
     expect(answer.text).toBe(`1 matching line in 1 file for /foo/ under ${root}; 1 file searched.\n\nlate.txt\n1: foo\n\nNot searched: 1 binary file.`)
   })
 
@@ -152,7 +163,7 @@ describe("what is not searched", () => {
 
   it("skips a file over the size limit, naming it and its size", async () => {
     const root = tree(tempDir("forge-search-"), { "big.log": "foo\n".repeat(1000), "small.txt": "foo" })
-    const answer = await runSearch(createSearchFiles({ maxFileBytes: 1000 }), { path: root, regex: "foo" })
+    const answer = await runSearch(entriesScanner(createSearchFiles({ maxFileBytes: 1000 })), { path: root, regex: "foo" })
     expect(answer.matches).toBe(1)
     expect(answer.text).toMatch(/Not searched: 1 file too large to search \(big\.log, 0\.0 MB\)\.$/)
   })
@@ -161,7 +172,7 @@ describe("what is not searched", () => {
 describe("the searched path", () => {
   it("refuses a path that does not exist, naming it", async () => {
     const root = tempDir("forge-search-")
-    await expect(runSearch(createSearchFiles(), { path: path.join(root, "nope"), regex: "x" })).rejects.toThrow(
+    await expect(runSearch(entriesScanner(createSearchFiles()), { path: path.join(root, "nope"), regex: "x" })).rejects.toThrow(
       `forge_search: cannot search ${path.join(root, "nope")}: no such file or folder`,
     )
   })
@@ -170,14 +181,14 @@ describe("the searched path", () => {
     const root = tempDir("forge-search-")
     const pipe = path.join(root, "pipe")
     execFileSync(MKFIFO, [pipe])
-    await expect(runSearch(createSearchFiles(), { path: pipe, regex: "x" })).rejects.toThrow(
+    await expect(runSearch(entriesScanner(createSearchFiles()), { path: pipe, regex: "x" })).rejects.toThrow(
       `forge_search: cannot search ${pipe}: it is a FIFO (named pipe), not a file or a folder`,
     )
   })
 
   it("searches a file given by name alone, whatever .gitignore says", async () => {
     const root = tree(tempDir("forge-search-"), { ".gitignore": "*.log\n", "x.log": "a\nfoo\n" })
-    const answer = await runSearch(createSearchFiles(), { path: path.join(root, "x.log"), regex: "foo" })
+    const answer = await runSearch(entriesScanner(createSearchFiles()), { path: path.join(root, "x.log"), regex: "foo" })
     expect(answer.text).toContain("x.log\n2: foo")
   })
 })
@@ -185,7 +196,7 @@ describe("the searched path", () => {
 describe("lines", () => {
   it("numbers CRLF lines like LF ones and shows them without the CR", async () => {
     const root = tree(tempDir("forge-search-"), { "win.txt": "one\r\ntwo foo\r\nthree\r\n" })
-    const answer = await runSearch(createSearchFiles(), { path: root, regex: "foo$" })
+    const answer = await runSearch(entriesScanner(createSearchFiles()), { path: root, regex: "foo$" })
     expect(answer.text).toContain("win.txt\n2: two foo")
   })
 
@@ -193,7 +204,7 @@ describe("lines", () => {
     const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i} ${i % 1000 === 0 ? "needle" : "hay"} ${"x".repeat(60)}`)
     const root = tree(tempDir("forge-search-"), { "big.txt": lines.join("\n") })
     const started = performance.now()
-    const answer = await runSearch(createSearchFiles(), { path: root, regex: "needle" })
+    const answer = await runSearch(entriesScanner(createSearchFiles()), { path: root, regex: "needle" })
     expect(performance.now() - started).toBeLessThan(1000)
     expect(answer.matches).toBe(20)
     expect(answer.text).toContain("19001: line 19000 needle")

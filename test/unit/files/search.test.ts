@@ -1,8 +1,10 @@
 // forge_search's policy over an in-memory file set: how the regex is read, how the answer groups and bounds what
 // it found, and the closing notes on what was cut and what was not searched.
 import { describe, expect, it } from "vitest"
-import type { SearchFileRead, SearchFiles, SearchScope } from "../../../services/files/search.ports"
-import { runSearch } from "../../../services/files/search"
+import { matchingLines } from "../../../services/files/search.lines"
+import type { SearchFileRead, SearchFiles, SearchScanner, SearchScope } from "../../../services/files/search.ports"
+import { runSearch as runScan } from "../../../services/files/search"
+import { entriesScanner } from "../../../services/files/search.scan"
 import { parseSearchRegex } from "../../../services/files/search.regex"
 
 /** Files by path: a text, or a skip. Entries come in the given order, as the walk would hand them. */
@@ -17,20 +19,22 @@ function filesOf(files: Record<string, string | SearchFileRead>, seen: SearchSco
   }
 }
 
+const runSearch = (files: SearchFiles, ...rest: Parameters<typeof runScan> extends [unknown, ...infer R] ? R : never) => runScan(entriesScanner(files), ...rest)
+
 const search = (files: Record<string, string | SearchFileRead>, regex: string, bounds = { maxMatches: 200, maxLineChars: 300 }) =>
   runSearch(filesOf(files), { path: "/w", regex }, bounds)
 
 describe("the regex", () => {
   it("takes a bare pattern as written, and the /source/flags form with flags i, m, s, u, v (g accepted, implied)", () => {
     expect(parseSearchRegex("use\\w+\\(").shown).toBe("/use\\w+\\(/")
-    expect(parseSearchRegex("/todo/i").regex.flags).toBe("i")
+    expect(parseSearchRegex("/todo/i").flags).toBe("i")
     expect(parseSearchRegex("/todo/gi").shown).toBe("/todo/i")
-    expect(parseSearchRegex("/\\p{Lu}/u").regex.test("Ä")).toBe(true)
+    expect(parseSearchRegex("/\\p{Lu}/u").engine.test("Ä")).toBe(true)
   })
 
   it("takes what only looks like the literal form (an import path) as a bare pattern", () => {
     expect(parseSearchRegex("/src/components").shown).toBe("//src/components/")
-    expect(parseSearchRegex("/api/v1").regex.test("GET /api/v1")).toBe(true)
+    expect(parseSearchRegex("/api/v1").engine.test("GET /api/v1")).toBe(true)
     expect(parseSearchRegex("/x/ii").shown).toBe("//x/ii/")
     expect(parseSearchRegex("/").shown).toBe("///")
   })
@@ -44,9 +48,11 @@ describe("the regex", () => {
       },
     }
     await expect(runSearch(files, { path: "/w", regex: "foo(" })).rejects.toThrow(
-      /^forge_search: regex "foo\(" is not a valid JavaScript regular expression \(Invalid regular expression: \/foo\(\/: Unterminated group\); escape/,
+      /^forge_search: regex "foo\(" is not a valid regular expression \(error parsing regexp: missing closing \): `foo\(`\); escape/,
     )
-    await expect(runSearch(files, { path: "/w", regex: "/[z-a]/i" })).rejects.toThrow(/regex "\/\[z-a\]\/i" is not a valid .*Range out of order/)
+    await expect(runSearch(files, { path: "/w", regex: "/[z-a]/i" })).rejects.toThrow(
+      /regex "\/\[z-a\]\/i" is not a valid .*invalid character class range: `z-a`/,
+    )
     await expect(runSearch(files, { path: "/w", regex: "" })).rejects.toThrow("forge_search: regex is empty")
     expect(listed).toBe(false)
   })
@@ -147,5 +153,52 @@ describe("the bounds", () => {
       { path: "/w", regex: "x" },
     )
     expect(answer.text).toContain("Not searched: 8 unreadable (u1; u2; u3; u4; u5 and 3 more).")
+  })
+})
+
+describe("the linear-time engine", () => {
+  it("refuses lookaround and backreferences, saying the engine is RE2 and has none", async () => {
+    for (const regex of ["foo(?=bar)", "(?<!x)y", "(a)\\1"]) {
+      await expect(search({}, regex)).rejects.toThrow(
+        /is not a valid regular expression \(.*\); the search engine is RE2, which matches in linear time and has no lookahead/,
+      )
+    }
+  })
+
+  it("reads JavaScript's own spellings: \\u escapes, named groups, \\/", async () => {
+    const answer = await search({ "a.txt": "ä\nname: x\n/path/\n" }, "\\u00e4|(?<n>name):|\\/path\\/")
+    expect(answer.matches).toBe(3)
+  })
+
+  it("finds each line's first match once, and never a match that runs past its line", () => {
+    const lines = (regex: string, text: string) => matchingLines(parseSearchRegex(regex).engine, text)
+    expect(lines("foo\\s+bar", "foo\nbar\nfoo  bar\n")).toEqual([{ line: 2, index: 0 }])
+    expect(lines("[^x]+z", "ab\ncz\n")).toEqual([{ line: 1, index: 0 }])
+    expect(lines("^$", "a\n\nb\n")).toEqual([{ line: 1, index: 0 }])
+    expect(lines("^", "")).toEqual([])
+    expect(lines("b$", "ab\r\nb\r\nc")).toEqual([
+      { line: 0, index: 1 },
+      { line: 1, index: 0 },
+    ])
+    expect(lines("o", "foo boo\nno\n")).toEqual([
+      { line: 0, index: 1 },
+      { line: 1, index: 1 },
+    ])
+  })
+
+  it("answers a search a limit stopped with an error naming the limit and what is undecided, never No matches", async () => {
+    const scanner: SearchScanner = {
+      scan: async () => ({
+        searched: 3,
+        files: [{ order: 1, path: "a.ts", matches: 1, shown: [{ line: 0, text: "foo" }] }],
+        skipped: [],
+        undecided: { limit: "the search's time limit of 60 s", files: 4, lines: 120 },
+      }),
+    }
+    await expect(runScan(scanner, { path: "/w", regex: "foo" })).rejects.toThrow(
+      "forge_search: the search for /foo/ under /w hit the search's time limit of 60 s and could not decide for 120 lines (read, not yet tested) " +
+        "and the lines of 4 files not yet read; it found 1 matching line in the files it finished (3 files searched). This is no complete answer: " +
+        "narrow the path or file_pattern, or simplify the regex.",
+    )
   })
 })

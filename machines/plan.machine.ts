@@ -122,10 +122,6 @@ export const planMachine = setup({
       assertEvent(event, "plan.document.changed")
       return isUserGatedDocumentStatus(params.from, event.status)
     },
-    isDocumentStatusCurrent: ({ event }, params: { from: PlanMachineStatus }) => {
-      assertEvent(event, "plan.document.changed")
-      return event.status === params.from
-    },
   },
   actions: {
     // A permitted tool use is an explicit transition: `can()` counts only transitions that do something.
@@ -200,11 +196,11 @@ export const planMachine = setup({
       on: {
         "tool.use": { guard: "isReadOnlyTool", actions: "permitTool" },
         "plan.bind": { actions: ["bindSession", { type: "writeDocument", params: { change: "bound" } }] },
-        // A document that says approved or done is held for the user's approval; one that says draft again drops it.
-        // A change that tightens (abandoned, superseded) is no transition here: the host follows the document.
+        // A document that says approved or done is held for the user's approval. Any other status is followed:
+        // nothing stays pending, and the host moves the plan where the document says (draft, abandoned, superseded).
         "plan.document.changed": [
           { guard: { type: "isDocumentPassingUserGate", params: { from: "draft" } }, actions: "holdDocumentStatus" },
-          { guard: { type: "isDocumentStatusCurrent", params: { from: "draft" } }, actions: "followDocument" },
+          { actions: "followDocument" },
         ],
         // The user's own /plan discard acts at once, even while a dialog is open.
         "plan.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
@@ -253,11 +249,11 @@ export const planMachine = setup({
       on: {
         "tool.use": { actions: "permitTool" },
         "plan.bind": { actions: ["bindSession", { type: "writeDocument", params: { change: "bound" } }] },
-        // A document that says done is held for the user's close dialog; back to draft, abandoned or superseded is
-        // no transition here: the host follows the document.
+        // A document that says done is held for the user's close dialog. Any other status is followed: nothing stays
+        // pending, and the host moves the plan where the document says (approved, draft, abandoned, superseded).
         "plan.document.changed": [
           { guard: { type: "isDocumentPassingUserGate", params: { from: "approved" } }, actions: "holdDocumentStatus" },
-          { guard: { type: "isDocumentStatusCurrent", params: { from: "approved" } }, actions: "followDocument" },
+          { actions: "followDocument" },
         ],
         // An approved plan bans nothing, so its discard lifts no ban: it needs no dialog, whoever asks.
         "plan.discard": { target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },

@@ -65,7 +65,8 @@ export function explainPlanRefusal(snapshot: PlanSnapshot, event: PlanEvent): st
     case "plan.bind":
       return `plan ${plan} is ${status}: only a live plan can be bound to a session.`
     case "plan.document.changed":
-      return `the document of plan ${plan} says ${event.status} while the plan is ${status}: that change only tightens, so it is followed from the document, not held for the user.`
+      // A live plan takes every document change (held or followed); only a finished one refuses, answered above.
+      return `plan ${plan} is ${status}: its document (status: ${event.status}) cannot be followed now.`
   }
 }
 

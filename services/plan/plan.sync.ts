@@ -166,7 +166,8 @@ export class PlanSync {
   /**
    * Where the document says the plan stands, as a state value and a context for the machine to resolve. For a live
    * `current`, the machine decides first (`plan.document.changed`, computed purely): a status it holds stays pending
-   * with tasks and criteria followed; a status it does not take tightens, and is followed as the document says.
+   * with tasks and criteria followed; any other status only tightens (or says the plan's own status again) and is
+   * followed as the document says.
    */
   private targetFor(
     planPath: string,
@@ -177,13 +178,14 @@ export class PlanSync {
     const status = doc.frontmatter.status as PlanMachineStatus
     const tasks = doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked }))
     const criteria = doc.criteria.map((c) => c.text)
+    let kept: PlanSnapshot | undefined
     if (current !== undefined && current.status === "active") {
       const event: PlanEvent = { type: "plan.document.changed", status, tasks, criteria }
-      if (current.can(event)) {
-        const [after] = transition(this.registry.lifecycle.machine, current, event)
-        // A held status is logged as the machine's own step; a document that agrees again is a plain follow.
-        return { value: after.value, context: after.context, event: after.context.pendingDocument === null ? undefined : event.type }
-      }
+      const [after] = transition(this.registry.lifecycle.machine, current, event)
+      // Held: the plan stays where it is, logged as the machine's own step. Otherwise the document is followed below.
+      if (after.context.pendingDocument !== null) return { value: after.value, context: after.context, event: event.type }
+      // The same status again keeps an open dialog open.
+      if (planStatusOf(after.value) === status) kept = after
     }
     const previous = this.registry.snapshot(planPath)?.context
     const context = {
@@ -191,13 +193,13 @@ export class PlanSync {
       sessionId: doc.frontmatter.session ?? sessionId,
       tasks,
       criteria,
-      pendingChecks: null,
-      pendingDiscard: null,
+      pendingChecks: kept?.context.pendingChecks ?? null,
+      pendingDiscard: kept?.context.pendingDiscard ?? null,
       reason: previous?.reason ?? null,
       successor: doc.frontmatter.successor ?? previous?.successor ?? null,
       pendingDocument: null,
     }
-    return { value: planStateForStatus(status), context }
+    return { value: kept?.value ?? planStateForStatus(status), context }
   }
 }
 

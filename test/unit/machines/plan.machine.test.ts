@@ -222,15 +222,17 @@ describe("document direction (issue 23 §1b)", () => {
 
   const changed = (status: PlanMachineStatus, tasks = input.tasks): PlanEvent => ({ type: "plan.document.changed", status, tasks, criteria: input.criteria })
 
-  it("a draft holds approved and done, pending the user; a tightening status is no transition (the host follows it)", () => {
+  it("a draft holds approved and done, pending the user; a tightening status holds nothing (the host follows it)", () => {
     const held = run(changed("approved"))
     expect(held.value).toEqual({ draft: "editing" })
     expect(held.context.pendingDocument).toBe("approved")
     expect(held.hasTag("write-ban")).toBe(true)
     expect(run(changed("done")).context.pendingDocument).toBe("done")
-    expect(run().can(changed("abandoned"))).toBe(false)
-    expect(run().can(changed("superseded"))).toBe(false)
-    expect(explainPlanRefusal(run(), changed("abandoned"))).toMatch(/only tightens, so it is followed from the document/)
+    expect(run(changed("approved"), changed("abandoned")).context.pendingDocument).toBeNull()
+    expect(run(changed("superseded")).context.pendingDocument).toBeNull()
+    const ended = run({ type: "plan.discard", by: "user" })
+    expect(ended.can(changed("approved"))).toBe(false)
+    expect(explainPlanRefusal(ended, changed("approved"))).toMatch(/finished plan accepts no further changes/)
   })
 
   it("an approved plan holds done (tasks follow the document), and the approval dialog drops a held status", () => {
@@ -241,7 +243,7 @@ describe("document direction (issue 23 §1b)", () => {
     const held = run({ type: "plan.approve" }, { type: "dialog.allow" }, changed("done", ticked))
     expect(held.value).toEqual({ approved: "working" })
     expect(held.context).toMatchObject({ pendingDocument: "done", tasks: ticked })
-    expect(held.can(changed("draft"))).toBe(false)
+    expect(getNextSnapshot(planMachine, held, changed("draft")).context.pendingDocument).toBeNull()
     expect(run(changed("approved"), { type: "plan.approve" }, { type: "dialog.allow" }).context.pendingDocument).toBeNull()
   })
 

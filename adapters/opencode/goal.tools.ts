@@ -9,6 +9,7 @@ import {
   MAX_MINUTES_DEFAULT,
   MAX_TURNS_DEFAULT,
 } from "../../machines/goal.gates"
+import { pendingGoalDocumentNote } from "../../machines/goal.refusals"
 import type { GoalContract } from "../../services/goal/goal.contract"
 import type { GoalOutcome, GoalService } from "../../services/goal/goal.service"
 import type { ForgeRuntimeAccess } from "./runtime.access"
@@ -103,9 +104,9 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
         }
         if (args.revise) {
           const given = { maxTurns: args.maxTurns, maxMinutes: args.maxMinutes, maxCost: args.maxCost, maxTokens: args.maxTokens }
-          return answer(await goals.revise(session, contract, given, "goal_write"))
+          return answer(goals, await goals.revise(session, contract, given, "goal_write"))
         }
-        return answer(await goals.write(session, contract, args.arm ? { by: "model", confirm: dialogFor(ctx, "goal") } : null))
+        return answer(goals, await goals.write(session, contract, args.arm ? { by: "model", confirm: dialogFor(ctx, "goal") } : null))
       },
     }),
     goal_check: forgeTool("goal_check", {
@@ -114,7 +115,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       args: { items: z.array(z.number().int().min(1)).optional().describe("Check numbers to run; all by default") },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.check(session, args.items))
+        return answer(goals, await goals.check(session, args.items))
       },
     }),
     goal_complete: forgeTool("goal_complete", {
@@ -132,7 +133,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.complete(session, args.attestations, dialogFor(ctx, "goal")))
+        return answer(goals, await goals.complete(session, args.attestations, dialogFor(ctx, "goal")))
       },
     }),
     goal_pause: forgeTool("goal_pause", {
@@ -140,7 +141,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       args: { blocker: z.string().optional().describe("What blocks the goal (stop reason blocker); without it the stop reason is user") },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.pause(session, "model", args.blocker))
+        return answer(goals, await goals.pause(session, "model", args.blocker))
       },
     }),
     goal_resume: forgeTool("goal_resume", {
@@ -154,7 +155,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.resume(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args))
+        return answer(goals, await goals.resume(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args))
       },
     }),
     goal_discard: forgeTool("goal_discard", {
@@ -162,13 +163,17 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       args: { reason: z.string().optional().describe("Why the goal is dropped") },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.discard(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args.reason))
+        return answer(goals, await goals.discard(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args.reason))
       },
     }),
   }
 }
 
-function answer(outcome: GoalOutcome): ForgeToolResult {
-  const first = outcome.output.split("\n", 1)[0] ?? ""
-  return { output: outcome.output, title: screenText(first.match(/^(.*?\S)[.;](\s|$)/)?.[1] ?? first, 120), metadata: { path: outcome.goalPath } }
+/** A goal tool's answer; a status the document says pending the user's dialog is named after it. */
+function answer(goals: GoalService, outcome: GoalOutcome): ForgeToolResult {
+  const snapshot = goals.lifecycle.snapshot(outcome.goalPath)
+  const note = snapshot === undefined ? "" : pendingGoalDocumentNote(snapshot)
+  const output = note === "" ? outcome.output : `${outcome.output}\n\n${note}`
+  const first = output.split("\n", 1)[0] ?? ""
+  return { output, title: screenText(first.match(/^(.*?\S)[.;](\s|$)/)?.[1] ?? first, 120), metadata: { path: outcome.goalPath } }
 }

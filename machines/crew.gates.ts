@@ -1,3 +1,5 @@
+import type { CrewStatus } from "./crew.status"
+
 // Pure predicates behind the crew machine's guards: the declared plan a crew registers, and the close report's
 // cross-check against it. Plain functions so they read (and port) without XState.
 
@@ -86,4 +88,14 @@ export function reportCoverage(declared: readonly CrewSubtask[], report: readonl
 export function isCompleteReport(declared: readonly CrewSubtask[], report: readonly CrewVerdict[]): boolean {
   const c = reportCoverage(declared, report)
   return c.missing.length + c.undeclared.length + c.repeated.length + c.withoutEvidence.length + c.failsWithoutReports.length === 0
+}
+
+/**
+ * Whether following a crew record that says `to` would pass a gate the user holds on a crew that is `from`: the close
+ * (to closed) or the arm dialog (to executing, from pending). Once a change is on disk nobody can tell a hand edit
+ * from the model's, so such a change waits for the user's dialog.
+ */
+export function isUserGatedCrewDocumentStatus(from: CrewStatus, to: CrewStatus): boolean {
+  if (from === to) return false
+  return to === "closed" || (to === "executing" && from === "pending")
 }

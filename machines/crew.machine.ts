@@ -1,5 +1,6 @@
 import { and, assertEvent, assign, emit, setup } from "xstate"
-import { type CrewSubtask, type CrewVerdict, isCompleteReport, registrationProblems } from "./crew.gates"
+import { type CrewSubtask, type CrewVerdict, isCompleteReport, isUserGatedCrewDocumentStatus, registrationProblems } from "./crew.gates"
+import type { CrewStatus } from "./crew.status"
 
 // The crew lifecycle: a declared plan of subtasks run as parallel subagent waves. Registration pends: every task
 // dispatch of the session is refused until the user arms the waves (or converts the crew to a goal, or abandons it).
@@ -42,6 +43,11 @@ export interface CrewContext extends Omit<CrewInput, "record"> {
   report: CrewVerdict[] | null
   /** Why the crew was abandoned. */
   reason: string | null
+  /**
+   * What the record says when that would pass a gate the user holds (closed; executing for a pending crew): the crew
+   * stays where it is until the user confirms through the dialog. Older records are upgraded to null.
+   */
+  pendingDocument: CrewStatus | null
 }
 
 /** `governed`: an active goal owned by the session governs it, so the goal's arm is the user's authorization. */
@@ -54,6 +60,8 @@ export type CrewEvent =
   | { type: "crew.restored" }
   | { type: "dialog.allow" }
   | { type: "dialog.reject" }
+  /** The record on disk says this status (a hand edit, `edit`, `sed`): held, or nothing new. */
+  | { type: "crew.document.changed"; status: CrewStatus }
   /** Asked, never sent: `snapshot.can({ type: "crew.dispatch" })` is the pending belt on the task tool. */
   | { type: "crew.dispatch" }
 
@@ -94,6 +102,11 @@ export const crewMachine = setup({
       return isCompleteReport(context.subtasks, event.report)
     },
     canCloseGoverned: and(["isCompleteReport", "isGoverned"]),
+    // The direction of a record change: one that would pass a gate the user holds is held, never followed.
+    isDocumentPassingUserGate: ({ event }, params: { from: CrewStatus }) => {
+      assertEvent(event, "crew.document.changed")
+      return isUserGatedCrewDocumentStatus(params.from, event.status)
+    },
   },
   actions: {
     // A permitted dispatch is an explicit transition: `can()` counts only transitions that do something.
@@ -117,6 +130,12 @@ export const crewMachine = setup({
     }),
     recordPendingReason: assign({ reason: ({ context }) => context.pendingReason, pendingReason: null }),
     dropPending: assign({ pendingReport: null, pendingReason: null }),
+    holdDocumentStatus: assign(({ event }) => {
+      assertEvent(event, "crew.document.changed")
+      return { pendingDocument: event.status }
+    }),
+    // The record says what the crew is again, or Forge wrote the status itself: nothing is pending any more.
+    dropDocumentStatus: assign({ pendingDocument: null }),
     // Placeholder: each harness provides it (createCrewImplementations); the step is committed only once it succeeded.
     writeRecord: (_, _params: { change: CrewRecordChange }) => {
       throw new Error("crew action writeRecord not provided")
@@ -125,7 +144,14 @@ export const crewMachine = setup({
 }).createMachine({
   id: "crew",
   version: CREW_MACHINE_VERSION,
-  context: ({ input: { record: _record, ...input } }) => ({ ...input, pendingReport: null, pendingReason: null, report: null, reason: null }),
+  context: ({ input: { record: _record, ...input } }) => ({
+    ...input,
+    pendingReport: null,
+    pendingReason: null,
+    report: null,
+    reason: null,
+    pendingDocument: null,
+  }),
   initial: "registering",
   states: {
     // Only a new crew passes here: the birth gate. The record is written, then the crew pends, or starts at once under
@@ -142,6 +168,11 @@ export const crewMachine = setup({
       initial: "standby",
       on: {
         "crew.restored": { target: ".standby", actions: ["dropPending", { type: "writeRecord", params: { change: "restored" } }] },
+        // A record that says executing or closed is held for the user's dialog; anything else holds nothing.
+        "crew.document.changed": [
+          { guard: { type: "isDocumentPassingUserGate", params: { from: "pending" } }, actions: "holdDocumentStatus" },
+          { actions: "dropDocumentStatus" },
+        ],
       },
       states: {
         standby: {
@@ -176,10 +207,17 @@ export const crewMachine = setup({
     },
     executing: {
       tags: ["live"],
+      // Every road into executing writes the record's status: whatever it said before is no longer pending.
+      entry: "dropDocumentStatus",
       initial: "working",
       on: {
         "crew.dispatch": { actions: "permitDispatch" },
         "crew.restored": { target: ".working", actions: ["dropPending", { type: "writeRecord", params: { change: "restored" } }] },
+        // A record that says closed is held for the close dialog; anything else holds nothing.
+        "crew.document.changed": [
+          { guard: { type: "isDocumentPassingUserGate", params: { from: "executing" } }, actions: "holdDocumentStatus" },
+          { actions: "dropDocumentStatus" },
+        ],
       },
       states: {
         working: {

@@ -54,7 +54,25 @@ export function explainCrewRefusal(snapshot: CrewSnapshot, event: CrewEvent): st
     case "dialog.allow":
     case "dialog.reject":
       return `crew ${crew} is not waiting on a user dialog (it is ${state}).`
+    case "crew.document.changed":
+      // A live crew takes every record change (held or nothing new); only a finished one refuses, answered above.
+      return `crew ${crew} is ${status}: its record (status: ${event.status}) cannot be followed now.`
   }
+}
+
+/**
+ * What a crew answers while its record says more than the crew is: the status the record claims waits for the
+ * user's dialog. Empty when nothing is pending.
+ */
+export function pendingCrewDocumentNote(snapshot: CrewSnapshot): string {
+  const pending = snapshot.context.pendingDocument ?? null
+  if (pending === null || snapshot.status === "done") return ""
+  const status = crewStatusOf(snapshot.value)
+  const dialog = pending === "closed" ? "the close dialog (crew_close with one verdict per subtask)" : "the arm dialog (crew_begin with execution)"
+  return (
+    `The record of crew ${snapshot.context.crewPath} says status: ${pending}, but the crew stays ${status}: a record edit does not pass a gate the user holds. ` +
+    `Pending until the user confirms it with /crew confirm, which goes through ${dialog}.`
+  )
 }
 
 /** Why the birth gate refused a registration (the machine's first step ended in `refused`). */

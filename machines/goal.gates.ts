@@ -14,6 +14,8 @@ export const MAX_MINUTES_DEFAULT = 60
 export const GOAL_MAX_MINUTES_CEILING = 480
 
 /** Why a goal is paused: the user or the model asked, or one of the loop's own pause rules fired. */
+import type { GoalMachineStatus } from "./goal.status"
+
 export const GOAL_STOP_REASONS = [
   "user",
   "blocker",
@@ -26,6 +28,17 @@ export const GOAL_STOP_REASONS = [
   "transport-failures",
 ] as const
 export type GoalStopReason = (typeof GOAL_STOP_REASONS)[number]
+
+/**
+ * Whether following a goal document that says `to` would pass a gate the user holds on a goal that is `from`:
+ * completion (to completed) or the arm and resume dialogs (to active, from queued or paused). Once a change is on
+ * disk nobody can tell a hand edit from the model's, so such a change waits for the user's dialog; a pause or a
+ * discard only tightens.
+ */
+export function isUserGatedGoalDocumentStatus(from: GoalMachineStatus, to: GoalMachineStatus): boolean {
+  if (from === to) return false
+  return to === "completed" || (to === "active" && (from === "queued" || from === "paused"))
+}
 
 /** A check the host re-runs itself: a command that must exit 0 in time, or a file that must contain a text. */
 export type GoalCheckTerm = { kind: "command"; command: string; timeoutS: number } | { kind: "contains"; file: string; text: string }

@@ -33,6 +33,7 @@ export const goalMachine = goalSetup.createMachine({
     reason: null,
     lease: null,
     wakes: [],
+    pendingDocument: null,
   }),
   initial: "queued",
   states: {
@@ -43,6 +44,11 @@ export const goalMachine = goalSetup.createMachine({
       on: {
         "goal.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
         "goal.checked": { actions: { type: "writeDocument", params: { change: "checked" } } },
+        // A document that says active or completed is held for the user's dialog; anything else holds nothing.
+        "goal.document.changed": [
+          { guard: { type: "isDocumentPassingUserGate", params: { from: "queued" } }, actions: "holdDocumentStatus" },
+          { actions: "dropDocumentStatus" },
+        ],
       },
       states: {
         waiting: {
@@ -78,6 +84,17 @@ export const goalMachine = goalSetup.createMachine({
         "goal.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
         "goal.activity": { actions: "countActivity" },
         "goal.checked": { actions: ["countActivity", { type: "writeDocument", params: { change: "checked" } }] },
+        // A document that says completed is held for the completion dialog; one that says paused stops the goal at
+        // once (it only tightens); anything else holds nothing.
+        "goal.document.changed": [
+          { guard: { type: "isDocumentPassingUserGate", params: { from: "active" } }, actions: "holdDocumentStatus" },
+          {
+            guard: "isDocumentPaused",
+            target: "paused",
+            actions: ["closeTurn", { type: "stopWith", params: { reason: "user" } }, { type: "writeDocument", params: { change: "paused" } }],
+          },
+          { actions: "dropDocumentStatus" },
+        ],
       },
       states: {
         working: {
@@ -225,10 +242,17 @@ export const goalMachine = goalSetup.createMachine({
     },
     paused: {
       tags: ["live"],
+      // Every road into paused writes the document's status: whatever it said before is no longer pending.
+      entry: "dropDocumentStatus",
       initial: "stopped",
       on: {
         "goal.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
         "goal.checked": { actions: { type: "writeDocument", params: { change: "checked" } } },
+        // A document that says active (a resume) or completed is held for the user's dialog; anything else holds nothing.
+        "goal.document.changed": [
+          { guard: { type: "isDocumentPassingUserGate", params: { from: "paused" } }, actions: "holdDocumentStatus" },
+          { actions: "dropDocumentStatus" },
+        ],
       },
       states: {
         stopped: {

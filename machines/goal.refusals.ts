@@ -69,6 +69,7 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
       return `goal ${goal}: the loop has nothing to decide (${state}).`
     case "job.wake":
       return `goal ${goal} is ${state}: no brief follows there to carry a job's wake; the job sends it itself.`
+    case "goal.document.changed":
     case "loop.failed":
     case "session.idle":
     case "session.busy":
@@ -82,5 +83,25 @@ function draftConflict(goal: string, verb: string): string {
   return (
     `draft-conflict gate: this session has a draft plan, and its write ban would wall the goal's loop off, so goal ${goal} cannot be ${verb} now. ` +
     `Approve the plan (plan_approve) or discard it (/plan discard) first.`
+  )
+}
+
+/**
+ * What a goal answers while its document says more than the goal is: the status the document claims waits for the
+ * user's dialog. Empty when nothing is pending.
+ */
+export function pendingGoalDocumentNote(snapshot: GoalSnapshot): string {
+  const pending = snapshot.context.pendingDocument ?? null
+  if (pending === null || snapshot.status === "done") return ""
+  const status = goalStatusOf(snapshot.value)
+  const dialog =
+    pending === "completed"
+      ? "the completion dialog (goal_complete, after the host re-runs every check)"
+      : status === "queued"
+        ? "the arm dialog (goal_resume arms it)"
+        : "the resume dialog (goal_resume)"
+  return (
+    `The document of goal ${snapshot.context.goalPath} says status: ${pending}, but the goal stays ${status}: a document edit does not pass a gate the user holds. ` +
+    `Pending until the user confirms it with /goal confirm, which goes through ${dialog}.`
   )
 }

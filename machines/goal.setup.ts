@@ -16,8 +16,10 @@ import {
   isTokenBudgetSpent,
   isTransportFailureLimit,
   isTurnBudgetSpent,
+  isUserGatedGoalDocumentStatus,
   resumedLimits,
 } from "./goal.gates"
+import type { GoalMachineStatus } from "./goal.status"
 import type { GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalTag } from "./goal.types"
 
 // The goal machine's named guards (each calls a pure predicate of goal.gates.ts) and actions: context updates, and the
@@ -43,6 +45,15 @@ export const goalSetup = setup({
       return hasBudgetLeft({ now: event.now, armedAt: context.armedAt, turnsUsed: context.turnsUsed, spend: context.spend, limits })
     },
     canResume: and(["isArmable", not("hasDraftPlan"), "hasResumeBudget"]),
+    // The direction of a document change: one that would pass a gate the user holds is held, never followed.
+    isDocumentPassingUserGate: ({ event }, params: { from: GoalMachineStatus }) => {
+      assertEvent(event, "goal.document.changed")
+      return isUserGatedGoalDocumentStatus(params.from, event.status)
+    },
+    isDocumentPaused: ({ event }) => {
+      assertEvent(event, "goal.document.changed")
+      return event.status === "paused"
+    },
     isByUser: ({ event }) => {
       assertEvent(event, "goal.discard")
       return event.by === "user"
@@ -109,6 +120,8 @@ export const goalSetup = setup({
         limits: context.pending?.limits ?? context.limits,
         armedAt: context.armedAt ?? event.now,
         pending: null,
+        // The armed or resumed document says active: whatever it said before is no longer pending.
+        pendingDocument: null,
         stopReason: null,
         blocker: null,
         dueAt: null,
@@ -134,6 +147,12 @@ export const goalSetup = setup({
       return { reason: event.reason ?? null, pending: null, dueAt: null }
     }),
     dropReason: assign({ reason: null }),
+    holdDocumentStatus: assign(({ event }) => {
+      assertEvent(event, "goal.document.changed")
+      return { pendingDocument: event.status }
+    }),
+    // The document says what the goal is again, or Forge wrote the status itself: nothing is pending any more.
+    dropDocumentStatus: assign({ pendingDocument: null }),
     countActivity: assign(({ context, event }) => {
       assertEvent(event, ["goal.activity", "goal.checked"])
       const kind = event.type === "goal.checked" ? "checks" : event.kind

@@ -10,6 +10,7 @@ import type {
   GoalTerms,
   TurnActivity,
 } from "./goal.gates"
+import type { GoalMachineStatus } from "./goal.status"
 
 // The goal machine's vocabulary: its input, context, events, tags and the document changes its effect writes.
 
@@ -60,6 +61,11 @@ export interface GoalContext extends Omit<GoalInput, "document" | "debounceMs"> 
   lease: GoalLease | null
   /** Job wakes due on this idle: they ride with the next brief (one prompt per idle), or go out when none follows. */
   wakes: string[]
+  /**
+   * What the document says when that would pass a gate the user holds (completed; active for a queued or paused
+   * goal): the goal stays where it is until the user confirms through the dialog. Older records are upgraded to null.
+   */
+  pendingDocument: GoalMachineStatus | null
 }
 
 export type GoalEvent =
@@ -89,6 +95,8 @@ export type GoalEvent =
   | { type: "job.wake"; text: string }
   /** The continuation brief could not be sent. */
   | { type: "loop.failed"; now: number; error: string }
+  /** The document on disk says this status (a hand edit, `edit`, `sed`): held, followed, or nothing new. */
+  | { type: "goal.document.changed"; status: GoalMachineStatus }
 
 export type GoalTag = "live" | "driving" | "awaiting-user" | "due"
 

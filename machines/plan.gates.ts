@@ -1,4 +1,17 @@
+import type { PlanMachineStatus } from "./plan.status"
+
 // Pure predicates behind the plan machine's guards. Plain functions so they read (and port) without XState.
+
+/**
+ * Whether following a document that says `to` would pass a gate the user holds on a plan that is `from`: approval
+ * (to approved, from a draft or an ended plan) or close (to done, from anything else). Once a change is on disk nobody
+ * can tell a hand edit from the model's, so such a change waits for the user's dialog; every other change only
+ * tightens (back to draft, abandoned, superseded) or says nothing new, and is followed at once.
+ */
+export function isUserGatedDocumentStatus(from: PlanMachineStatus, to: PlanMachineStatus): boolean {
+  if (from === to) return false
+  return to === "done" || (to === "approved" && from !== "done")
+}
 
 export interface PlanTaskState {
   number: number

@@ -6,8 +6,10 @@ import {
   isApprovablePlan,
   isEveryTaskTicked,
   isOpenTask,
+  isUserGatedDocumentStatus,
   isWriteBannedTool,
 } from "./plan.gates"
+import type { PlanMachineStatus } from "./plan.status"
 
 // The plan lifecycle: decide first, execute later. The top-level state is the document's frontmatter status;
 // the nested states only exist while a user dialog is open, so the dialog is the only road to approved and done.
@@ -43,6 +45,11 @@ export interface PlanContext extends Omit<PlanInput, "document"> {
   reason: string | null
   /** The document that took over a superseded plan's work. */
   successor: string | null
+  /**
+   * What the document says when that would pass a gate the user holds (approved, done): the plan stays where it is
+   * until the user confirms through the dialog. Snapshots written before this field existed have none (read as null).
+   */
+  pendingDocument: PlanMachineStatus | null
 }
 
 export type PlanEvent =
@@ -56,6 +63,8 @@ export type PlanEvent =
   | { type: "plan.bind"; sessionId: string }
   | { type: "dialog.allow" }
   | { type: "dialog.reject" }
+  /** The document on disk changed (a hand edit, `edit`, `sed`): its status, tasks and criteria as it now says. */
+  | { type: "plan.document.changed"; status: PlanMachineStatus; tasks: PlanTaskState[]; criteria: string[] }
   /** Asked, never sent: `snapshot.can({ type: "tool.use", tool })` is the draft write-ban. */
   | { type: "tool.use"; tool: string }
 
@@ -108,6 +117,11 @@ export const planMachine = setup({
     canSupersedeByUser: and(["isByUser", "hasSuccessor"]),
     canSupersedeByModel: and(["isByModel", "hasSuccessor"]),
     isPendingSupersede: ({ context }) => (context.pendingDiscard?.successor ?? null) !== null,
+    // The direction of a document change: one that would pass a gate the user holds is held, never followed.
+    isDocumentPassingUserGate: ({ event }, params: { from: PlanMachineStatus }) => {
+      assertEvent(event, "plan.document.changed")
+      return isUserGatedDocumentStatus(params.from, event.status)
+    },
   },
   actions: {
     // A permitted tool use is an explicit transition: `can()` counts only transitions that do something.
@@ -141,6 +155,16 @@ export const planMachine = setup({
       return { pendingDiscard: { reason: event.reason ?? null, successor: event.type === "plan.supersede" ? event.successor : null } }
     }),
     dropDiscard: assign({ pendingDiscard: null }),
+    holdDocumentStatus: assign(({ event }) => {
+      assertEvent(event, "plan.document.changed")
+      return { pendingDocument: event.status, tasks: event.tasks, criteria: event.criteria }
+    }),
+    followDocument: assign(({ event }) => {
+      assertEvent(event, "plan.document.changed")
+      return { pendingDocument: null, tasks: event.tasks, criteria: event.criteria }
+    }),
+    // Forge wrote the status itself: whatever the document said before is no longer pending.
+    dropDocumentStatus: assign({ pendingDocument: null }),
     // Placeholder: each harness provides it (createPlanImplementations); the step is committed only once it succeeded.
     writeDocument: (_, _params: { change: PlanDocumentChange }) => {
       throw new Error("plan action writeDocument not provided")
@@ -154,7 +178,14 @@ export const planMachine = setup({
 }).createMachine({
   id: "plan",
   version: PLAN_MACHINE_VERSION,
-  context: ({ input: { document: _document, ...input } }) => ({ ...input, pendingChecks: null, pendingDiscard: null, reason: null, successor: null }),
+  context: ({ input: { document: _document, ...input } }) => ({
+    ...input,
+    pendingChecks: null,
+    pendingDiscard: null,
+    reason: null,
+    successor: null,
+    pendingDocument: null,
+  }),
   initial: "draft",
   states: {
     draft: {
@@ -165,6 +196,12 @@ export const planMachine = setup({
       on: {
         "tool.use": { guard: "isReadOnlyTool", actions: "permitTool" },
         "plan.bind": { actions: ["bindSession", { type: "writeDocument", params: { change: "bound" } }] },
+        // A document that says approved or done is held for the user's approval. Any other status is followed:
+        // nothing stays pending, and the host moves the plan where the document says (draft, abandoned, superseded).
+        "plan.document.changed": [
+          { guard: { type: "isDocumentPassingUserGate", params: { from: "draft" } }, actions: "holdDocumentStatus" },
+          { actions: "followDocument" },
+        ],
         // The user's own /plan discard acts at once, even while a dialog is open.
         "plan.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
         "plan.supersede": {
@@ -186,7 +223,7 @@ export const planMachine = setup({
         confirming: {
           tags: ["awaiting-user"],
           on: {
-            "dialog.allow": { target: "#plan.approved", actions: { type: "writeDocument", params: { change: "approved" } } },
+            "dialog.allow": { target: "#plan.approved", actions: ["dropDocumentStatus", { type: "writeDocument", params: { change: "approved" } }] },
             "dialog.reject": { target: "editing" },
           },
         },
@@ -212,6 +249,12 @@ export const planMachine = setup({
       on: {
         "tool.use": { actions: "permitTool" },
         "plan.bind": { actions: ["bindSession", { type: "writeDocument", params: { change: "bound" } }] },
+        // A document that says done is held for the user's close dialog. Any other status is followed: nothing stays
+        // pending, and the host moves the plan where the document says (approved, draft, abandoned, superseded).
+        "plan.document.changed": [
+          { guard: { type: "isDocumentPassingUserGate", params: { from: "approved" } }, actions: "holdDocumentStatus" },
+          { actions: "followDocument" },
+        ],
         // An approved plan bans nothing, so its discard lifts no ban: it needs no dialog, whoever asks.
         "plan.discard": { target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
         "plan.supersede": {

@@ -19,6 +19,7 @@ export function explainPlanRefusal(snapshot: PlanSnapshot, event: PlanEvent): st
     case "tool.use":
       return (
         `draft write-ban: plan ${plan} is a draft, so "${event.tool}" is refused for every agent of this session. ` +
+        pendingDocumentNote(snapshot) +
         `Two ways out, and both need the user: the user approves the plan (plan_approve opens the approval dialog), ` +
         `or the user discards it (/plan discard; plan_discard opens a discard dialog the user must allow). Reading and searching stay open.`
       )
@@ -63,10 +64,28 @@ export function explainPlanRefusal(snapshot: PlanSnapshot, event: PlanEvent): st
       return `plan ${plan} is not waiting on a user dialog (it is ${state}).`
     case "plan.bind":
       return `plan ${plan} is ${status}: only a live plan can be bound to a session.`
+    case "plan.document.changed":
+      // A live plan takes every document change (held or followed); only a finished one refuses, answered above.
+      return `plan ${plan} is ${status}: its document (status: ${event.status}) cannot be followed now.`
   }
 }
 
 /** A draft's discard by the model needs its own dialog, and only one dialog is open at a time. */
 function dialogOpen(plan: string, state: string): string {
   return `plan ${plan} is waiting on the user's answer to an open dialog (${state}): a discard by the model can be asked only once that is answered. The user can discard it at once with /plan discard.`
+}
+
+/**
+ * What a plan answers while its document says more than the plan is: the status the document claims waits for the
+ * user's dialog. Empty when nothing is pending. Read by refusals and by every plan answer.
+ */
+export function pendingDocumentNote(snapshot: PlanSnapshot): string {
+  const pending = snapshot.context.pendingDocument ?? null
+  if (pending === null || snapshot.status === "done") return ""
+  const status = planStatusOf(snapshot.value)
+  const dialog = pending === "done" && status === "approved" ? "the close dialog (plan_close)" : "the approval dialog (plan_approve)"
+  return (
+    `The document of plan ${snapshot.context.planPath} says status: ${pending}, but the plan stays ${status}: a document edit does not pass a gate the user holds. ` +
+    `Pending until the user confirms it with /plan confirm, which goes through ${dialog}. `
+  )
 }

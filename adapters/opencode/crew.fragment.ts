@@ -1,4 +1,5 @@
 import { CREW_TOOL_IDS } from "../../machines/agent.partition"
+import { pendingCrewDocumentNote } from "../../machines/crew.refusals"
 import { crewStatusOf } from "../../machines/crew.status"
 import type { LiveConfig } from "./config.hook"
 import { crewCallFields } from "./crew.screen"
@@ -12,6 +13,8 @@ import { type CommandTextPart, presentCommandTurn } from "./plan.command.hook"
 export function crewFragment(ctx: FragmentContext, crews: Lazy<HostCrewsHandle>): ForgeFragment {
   // The user's own command.crew wins: /crew is Forge's only when the config had none before Forge added it.
   let ownsCrewCommand = false
+  /** The held record status last named after a tool call, per crew: each change is named once. */
+  const named = new Map<string, string>()
   return {
     id: "crew",
     toolIds: CREW_TOOL_IDS,
@@ -53,6 +56,22 @@ export function crewFragment(ctx: FragmentContext, crews: Lazy<HostCrewsHandle>)
           return
         }
         if (refusal !== null) throw new Error(refusal)
+      },
+
+      // The crew's record, after any call of the session: a status that would pass a gate the user holds is held at
+      // once (a `sed` through a shell included), and the call that made the change is told so.
+      async "tool.execute.after"(input, output) {
+        const service = crews.current()?.service
+        const live = service?.liveFor(ctx.tree.knownRootOf(input.sessionID) ?? input.sessionID)
+        if (service === undefined || live === undefined) return
+        const after = await service.followRecord(live).catch(() => live)
+        const note = pendingCrewDocumentNote(after)
+        const crewPath = after.context.crewPath
+        if (note === "") named.delete(crewPath)
+        else if (named.get(crewPath) !== after.context.pendingDocument && typeof output?.output === "string") {
+          named.set(crewPath, String(after.context.pendingDocument))
+          if (!(CREW_TOOL_IDS as readonly string[]).includes(input.tool)) output.output += `\n\n[forge] ${note}`
+        }
       },
 
       async "command.execute.before"(input, output) {

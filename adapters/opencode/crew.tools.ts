@@ -1,5 +1,6 @@
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import * as z from "zod"
+import { pendingCrewDocumentNote } from "../../machines/crew.refusals"
 import { CREW_TOOL_IDS } from "../../machines/agent.partition"
 import type { CrewOutcome, CrewService } from "../../services/crew/crew.service"
 import type { ForgeRuntimeAccess } from "./runtime.access"
@@ -54,7 +55,7 @@ export function createCrewTools(deps: CrewToolsDeps): Record<(typeof CREW_TOOL_I
           lineage: args.lineage,
           execution: args.execution,
         }
-        return answer(await crews.begin(session, request, dialogFor(ctx, "crew")))
+        return answer(crews, await crews.begin(session, request, dialogFor(ctx, "crew")))
       },
     }),
     crew_close: forgeTool("crew_close", {
@@ -71,17 +72,21 @@ export function createCrewTools(deps: CrewToolsDeps): Record<(typeof CREW_TOOL_I
           if (args.report !== undefined) throw new Error("crew_close: give either a report (close) or abandon: true with a reason, not both.")
           const reason = args.reason?.trim()
           if (!reason) throw new Error("crew_close: abandon needs a reason (why the crew is dropped or re-sharded).")
-          return answer(await crews.abandon(session, reason, dialogFor(ctx, "crew")))
+          return answer(crews, await crews.abandon(session, reason, dialogFor(ctx, "crew")))
         }
         if (args.report === undefined) throw new Error("crew_close: give the report (one verdict per declared subtask), or abandon: true with a reason.")
         const report = args.report.map((v) => ({ subtask: v.subtask, verdict: v.verdict, evidence: v.evidence, failures: v.failures ?? [] }))
-        return answer(await crews.close(session, report, dialogFor(ctx, "crew")))
+        return answer(crews, await crews.close(session, report, dialogFor(ctx, "crew")))
       },
     }),
   }
 }
 
-function answer(outcome: CrewOutcome): ForgeToolResult {
-  const first = outcome.output.split("\n", 1)[0] ?? ""
-  return { output: outcome.output, title: screenText(first, 120), metadata: { path: outcome.crewPath } }
+/** A crew tool's answer; a status the record says pending the user's dialog is named after it. */
+function answer(crews: CrewService, outcome: CrewOutcome): ForgeToolResult {
+  const snapshot = crews.lifecycle.snapshot(outcome.crewPath)
+  const note = snapshot === undefined ? "" : pendingCrewDocumentNote(snapshot)
+  const output = note === "" ? outcome.output : `${outcome.output}\n\n${note}`
+  const first = output.split("\n", 1)[0] ?? ""
+  return { output, title: screenText(first, 120), metadata: { path: outcome.crewPath } }
 }

@@ -1,4 +1,5 @@
 import { activityKindOf } from "../../machines/goal.gates"
+import { pendingGoalDocumentNote } from "../../machines/goal.refusals"
 import { goalStatusOf } from "../../machines/goal.status"
 import type { ForgeFragment, FragmentContext } from "./forge.fragment"
 import { goalCallFields } from "./goal.screen"
@@ -17,6 +18,8 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
   // The user's own command.goal wins: /goal is Forge's only when the config had none before Forge added it.
   let ownsGoalCommand = false
   const rootOf = (sessionID: string) => ctx.tree.knownRootOf(sessionID) ?? sessionID
+  /** The held document status last named after a tool call, per goal: each change is named once. */
+  const named = new Map<string, string>()
   return {
     id: "goal",
     toolIds: GOAL_TOOL_IDS,
@@ -37,11 +40,24 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
       },
 
       // Progress for the no-progress rule: only sessions whose root has a driving goal in this process count.
-      async "tool.execute.after"(input) {
+      // And the goal's document, after any call of the session: a status it says is followed or held at once (a
+      // `sed` through a shell included), and the call that made a held change is told so.
+      async "tool.execute.after"(input, output) {
         const kind = activityKindOf(input.tool)
         const harness = goals.current()
-        if (kind === undefined || harness === undefined) return
-        await harness.loop.activity(rootOf(input.sessionID), kind)
+        if (harness === undefined) return
+        const session = rootOf(input.sessionID)
+        if (kind !== undefined) await harness.loop.activity(session, kind)
+        const live = harness.service.liveFor(session)
+        if (live === undefined) return
+        const after = await harness.service.followDocument(live).catch(() => live)
+        const note = pendingGoalDocumentNote(after)
+        const goalPath = after.context.goalPath
+        if (note === "") named.delete(goalPath)
+        else if (named.get(goalPath) !== after.context.pendingDocument && typeof output?.output === "string") {
+          named.set(goalPath, String(after.context.pendingDocument))
+          if (!(GOAL_TOOL_IDS as readonly string[]).includes(input.tool)) output.output += `\n\n[forge] ${note}`
+        }
       },
 
       async event({ event }) {

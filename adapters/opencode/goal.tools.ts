@@ -9,6 +9,7 @@ import {
   MAX_MINUTES_DEFAULT,
   MAX_TURNS_DEFAULT,
 } from "../../machines/goal.gates"
+import { pendingGoalDocumentNote } from "../../machines/goal.refusals"
 import type { GoalContract } from "../../services/goal/goal.contract"
 import type { GoalOutcome, GoalService } from "../../services/goal/goal.service"
 import type { ForgeRuntimeAccess } from "./runtime.access"
@@ -108,9 +109,9 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
         }
         if (args.revise) {
           const given = { maxTurns: args.maxTurns, maxMinutes: args.maxMinutes, maxCost: args.maxCost, maxTokens: args.maxTokens }
-          return answer(await goals.revise(session, contract, given, "goal_write"))
+          return answer(goals, await goals.revise(session, contract, given, "goal_write"))
         }
-        return answer(await goals.write(session, contract, args.arm ? { by: "model", confirm: dialogFor(ctx, "goal") } : null))
+        return answer(goals, await goals.write(session, contract, args.arm ? { by: "model", confirm: dialogFor(ctx, "goal") } : null))
       },
     }),
     goal_check: forgeTool("goal_check", {
@@ -119,7 +120,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       args: { items: z.array(z.number().int().min(1)).max(MAX_LIST_ITEMS).optional().describe("Check numbers to run; all by default") },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.check(session, args.items))
+        return answer(goals, await goals.check(session, args.items))
       },
     }),
     goal_complete: forgeTool("goal_complete", {
@@ -138,7 +139,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.complete(session, args.attestations, dialogFor(ctx, "goal")))
+        return answer(goals, await goals.complete(session, args.attestations, dialogFor(ctx, "goal")))
       },
     }),
     goal_pause: forgeTool("goal_pause", {
@@ -146,7 +147,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       args: { blocker: boundedText("line").optional().describe("What blocks the goal (stop reason blocker); without it the stop reason is user") },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.pause(session, "model", args.blocker))
+        return answer(goals, await goals.pause(session, "model", args.blocker))
       },
     }),
     goal_resume: forgeTool("goal_resume", {
@@ -160,7 +161,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.resume(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args))
+        return answer(goals, await goals.resume(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args))
       },
     }),
     goal_discard: forgeTool("goal_discard", {
@@ -168,13 +169,17 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       args: { reason: boundedText("line").optional().describe("Why the goal is dropped") },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(await goals.discard(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args.reason))
+        return answer(goals, await goals.discard(session, { by: "model", confirm: dialogFor(ctx, "goal") }, args.reason))
       },
     }),
   }
 }
 
-function answer(outcome: GoalOutcome): ForgeToolResult {
-  const first = outcome.output.split("\n", 1)[0] ?? ""
-  return { output: outcome.output, title: screenText(first.match(/^(.*?\S)[.;](\s|$)/)?.[1] ?? first, 120), metadata: { path: outcome.goalPath } }
+/** A goal tool's answer; a status the document says pending the user's dialog is named after it. */
+function answer(goals: GoalService, outcome: GoalOutcome): ForgeToolResult {
+  const snapshot = goals.lifecycle.snapshot(outcome.goalPath)
+  const note = snapshot === undefined ? "" : pendingGoalDocumentNote(snapshot)
+  const output = note === "" ? outcome.output : `${outcome.output}\n\n${note}`
+  const first = output.split("\n", 1)[0] ?? ""
+  return { output, title: screenText(first.match(/^(.*?\S)[.;](\s|$)/)?.[1] ?? first, 120), metadata: { path: outcome.goalPath } }
 }

@@ -1,4 +1,5 @@
-import { planDiscardText, planListText, planNothingText, planResumeText } from "./prompts/plan.command"
+import { statusLabel } from "../../services/plan/plan.queries"
+import { planConfirmText, planDiscardText, planListText, planNothingText, planResumeText } from "./prompts/plan.command"
 import type { ForgeRuntime } from "./runtime.access"
 
 /** A text part of a command turn. `synthetic`: sent to the model, hidden in the TUI; `ignored`: shown, never sent. */
@@ -36,7 +37,7 @@ async function subcommandText(runtime: ForgeRuntime, session: string, argument: 
     const { plans, unreadable } = await runtime.queries.overview()
     if (plans.length === 0 && unreadable.length === 0) return nothing("There are no unfinished plans in this workspace. Start one with /plan <task>.")
     const listing = [
-      ...plans.map((p) => `- ${p.planPath} [${p.status}] ${p.ticked}/${p.tasks} tasks — ${p.title}${p.session === session ? " (this session)" : ""}`),
+      ...plans.map((p) => `- ${p.planPath} [${statusLabel(p)}] ${p.ticked}/${p.tasks} tasks — ${p.title}${p.session === session ? " (this session)" : ""}`),
       ...unreadable.map((u) => `- ${u.planPath} [unreadable] ${u.error}`),
     ].join("\n")
     return { model: planListText(listing), user: `/plan — unfinished plans:\n${listing}` }
@@ -51,6 +52,14 @@ async function subcommandText(runtime: ForgeRuntime, session: string, argument: 
       model: planResumeText(target, status, await runtime.queries.read(session, { path: target }), from),
       user: `/plan resume\nResumed ${target} (${status}) in this session.`,
     }
+  }
+  if (argument === "confirm") {
+    // The user's confirmation goes through the same dialog as the tool path: the model is asked to open it.
+    const held = await runtime.plans.pendingDocumentOf(session)
+    if (held === undefined) return nothing("There is no live plan in this session.")
+    if (held.pending === null) return nothing(`The document of ${held.planPath} says what the plan is (${held.status}): there is nothing to confirm.`)
+    const text = planConfirmText(held.planPath, held.status, held.pending)
+    return { model: text.model, user: `/plan confirm\n${text.user}` }
   }
   if (argument === "discard") {
     if ((await runtime.plans.latestLiveFor(session)) === undefined) return nothing("There is no live plan in this session to discard.")

@@ -39,6 +39,18 @@ export function planFragment(ctx: FragmentContext): ForgeFragment {
         if (refusal !== null) throw new Error(refusal)
       },
 
+      async "tool.execute.after"(input, output) {
+        // A call that changed the plan's document (edit, sed through a shell) is told at once what Forge made of it:
+        // a status that would pass a gate the user holds stays pending, and the answer names it.
+        if (ctx.holdsNoLifecycleYet(input.sessionID)) return
+        const rt = ctx.runtimeNow()
+        if (rt === undefined || typeof output?.output !== "string") return
+        const session = ctx.tree.knownRootOf(input.sessionID) ?? (await ctx.tree.rootOf(input.sessionID))
+        const note = await rt.plans.afterTool(session).catch(() => "")
+        // A plan tool's own answer already names it (and counts as named).
+        if (note !== "" && !(PLAN_TOOL_IDS as readonly string[]).includes(input.tool)) output.output += `\n\n[forge] ${note}`
+      },
+
       async "command.execute.before"(input, output) {
         if (!ownsPlanCommand || input.command !== "plan") return
         const parts = output.parts as CommandTextPart[]

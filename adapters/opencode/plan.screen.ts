@@ -21,6 +21,8 @@ export function planCallFields(tool: string, args: unknown, plan: ScreenPlan | u
   // A dialog's line also names the document: the user decides about that file.
   const decides = DIALOG_TOOLS.has(tool)
   if (plan !== undefined && (decides || summary === undefined)) fields.path = plan.planPath
+  // The user confirms what the document already says (issue 23 §1b): the dialog's line says so.
+  if (decides && summary?.pending) fields.document = `says ${summary.pending}`
   if (tool === "plan_approve" && summary !== undefined) Object.assign(fields, { tasks: summary.tasks, criteria: summary.criteria })
   if (tool === "plan_close") Object.assign(fields, checkFields(args))
   if (tool === "plan_write" && plan === undefined) Object.assign(fields, newPlanFields(args))

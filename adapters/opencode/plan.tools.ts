@@ -123,7 +123,8 @@ async function withPlanTitle(runtime: ForgeRuntime, outcome: PlanOutcome): Promi
 }
 
 function planFields(plan: PlanSummary): Record<string, string | number> {
-  return { plan: plan.title, path: plan.planPath, status: plan.status, tasks: `${plan.ticked}/${plan.tasks} ticked`, criteria: plan.criteria }
+  const fields = { plan: plan.title, path: plan.planPath, status: plan.status, tasks: `${plan.ticked}/${plan.tasks} ticked`, criteria: plan.criteria }
+  return plan.pending === null ? fields : { ...fields, document: `says ${plan.pending}` }
 }
 
 /** "Plan approved: .opencode/plan/x.md" of "Plan approved: .opencode/plan/x.md. Writes are open. …". */

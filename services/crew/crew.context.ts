@@ -24,6 +24,7 @@ export const crewContextSchema = z.object({
   pendingReason: z.string().nullable(),
   report: z.array(verdict).nullable(),
   reason: z.string().nullable(),
+  pendingDocument: z.enum(["pending", "executing", "closed", "abandoned", "converted"]).nullable(),
 }) satisfies z.ZodType<CrewContext>
 
 /** Null when `context` fits the crew machine, else what is wrong with it. */
@@ -37,11 +38,15 @@ export function crewContextProblem(context: unknown): string | null {
  * goal); version 2 keeps the registration the birth gate decided on. A live crew is past that gate either way.
  */
 export function upgradeCrewRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
-  if (fromVersion === CREW_MACHINE_VERSION) return persisted
-  if (fromVersion !== "1") throw new Error(`no upgrade from crew machine version ${fromVersion}`)
   const context = persisted.context
-  if (context === null || typeof context !== "object" || Array.isArray(context)) throw new Error("its context is not an object")
+  const isObject = context !== null && typeof context === "object" && !Array.isArray(context)
+  // Records written before record changes were held have nothing pending (an additive field: the version stays).
+  if (fromVersion === CREW_MACHINE_VERSION)
+    return !isObject || "pendingDocument" in context ? persisted : { value: persisted.value, context: { ...context, pendingDocument: null } }
+  if (fromVersion !== "1") throw new Error(`no upgrade from crew machine version ${fromVersion}`)
+  if (!isObject) throw new Error("its context is not an object")
+  const held = "pendingDocument" in context ? {} : { pendingDocument: null }
   const { bornArmed, ...rest } = context as { bornArmed?: unknown }
   const armed = bornArmed === true
-  return { value: persisted.value, context: { ...rest, registration: { execution: armed ? "waves" : null, governed: armed } } }
+  return { value: persisted.value, context: { ...rest, ...held, registration: { execution: armed ? "waves" : null, governed: armed } } }
 }

@@ -1,7 +1,8 @@
 import type { CrewSubtask, CrewVerdict } from "../../machines/crew.gates"
 import type { CrewEvent, CrewInput, CrewMachine } from "../../machines/crew.machine"
 import { explainCrewRefusal } from "../../machines/crew.refusals"
-import { crewStatusOf } from "../../machines/crew.status"
+import { type CrewStatus, crewStatusOf } from "../../machines/crew.status"
+import { splitFrontmatter } from "../documents/frontmatter.block"
 import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { Clock, Confirm, DialogRequest, Logger } from "../lifecycle/lifecycle.ports"
@@ -10,6 +11,7 @@ import { crewArmedText, crewClosedText, crewConvertedText, crewRegisteredText, c
 import type { CrewSnapshot } from "./crew.lifecycle"
 import { CREW_DIR } from "./crew.paths"
 import type { CrewFiles, CrewGovernance, CrewRosterSource } from "./crew.ports"
+import { crewFrontmatterCodec } from "./crew.frontmatter"
 import { renderCrewRecord } from "./crew.record"
 
 export interface CrewServiceDeps {
@@ -49,6 +51,8 @@ export class NoCrewError extends Error {
 export class CrewService {
   readonly lifecycle: Lifecycle<CrewMachine>
   private readonly deps: CrewServiceDeps
+  /** The record stamp last looked at per crew: an unchanged record is never read. */
+  private readonly seen = new Map<string, string | undefined>()
 
   constructor(deps: CrewServiceDeps) {
     this.deps = deps
@@ -182,7 +186,40 @@ export class CrewService {
     await this.refresh()
     const live = this.liveFor(sessionId)
     if (live === undefined) throw new NoCrewError(sessionId)
-    return live
+    return this.followRecord(live)
+  }
+
+  /** The session's live crew with its record looked at first (/crew and /crew confirm), or undefined. */
+  async latestLive(sessionId: string): Promise<CrewSnapshot | undefined> {
+    await this.refresh()
+    const live = this.liveFor(sessionId)
+    return live === undefined ? undefined : this.followRecord(live)
+  }
+
+  /**
+   * Hands the status the crew's record says to the machine (crew.document.changed), which holds one that would pass a
+   * gate the user holds (closed; executing for a pending crew). The record is read only when its stamp changed; one
+   * that cannot be read keeps the crew as it is, and is logged.
+   */
+  async followRecord(crew: CrewSnapshot): Promise<CrewSnapshot> {
+    const { crewPath } = crew.context
+    const stamp = this.deps.files.stamp(crewPath)
+    if (this.seen.has(crewPath) && this.seen.get(crewPath) === stamp) return crew
+    this.seen.set(crewPath, stamp)
+    let status: CrewStatus
+    try {
+      const text = await this.deps.files.read(crewPath)
+      if (text === undefined) return crew
+      status = crewFrontmatterCodec.read(splitFrontmatter(text, crewPath), crewPath).status
+    } catch (error) {
+      this.deps.log.warn(
+        `crew ${crewPath}: the record changed but cannot be read (${error instanceof Error ? error.message : String(error)}); the crew stays as it is`,
+      )
+      return crew
+    }
+    const event: CrewEvent = { type: "crew.document.changed", status }
+    const holds = crew.context.pendingDocument ?? crewStatusOf(crew.value)
+    return holds === status || !crew.can(event) ? crew : this.dispatch(crewPath, event)
   }
 
   private async dispatchCreate(crewPath: string, input: Parameters<Lifecycle<CrewMachine>["create"]>[1]): Promise<void> {

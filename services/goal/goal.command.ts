@@ -10,7 +10,7 @@ export interface GoalCommandTurn {
   user: string
 }
 
-const SUBCOMMANDS = ["add", "pause", "resume", "discard", "stop", "cancel"] as const
+const SUBCOMMANDS = ["add", "pause", "resume", "confirm", "discard", "stop", "cancel"] as const
 
 /** Carries out `/goal <arguments>`; a mistake (a contract marker, no goal to pause) is answered in the turn, never thrown. */
 export async function runGoalCommand(goals: GoalService, session: string, rawArguments: string): Promise<GoalCommandTurn> {
@@ -47,8 +47,30 @@ async function subcommand(goals: GoalService, session: string, argument: string,
       return result("pause", (await goals.pause(session, "user")).output)
     case "resume":
       return result("resume", (await goals.resume(session, { by: "user" })).output)
+    case "confirm":
+      return confirmTurn(goals, session, said)
     default:
       return result(sub, (await goals.discard(session, { by: "user" }, `discarded by the user with /goal ${sub}`)).output)
+  }
+}
+
+/**
+ * /goal confirm: the document says a status the goal holds pending the user (completed; active for a paused goal).
+ * The confirmation is the tool path's own dialog, so the model is told to open it; only the user's allow moves the goal.
+ */
+async function confirmTurn(goals: GoalService, session: string, said: string): Promise<GoalCommandTurn> {
+  const held = await goals.pendingDocumentOf(session)
+  const nothing = (what: string) => ({ model: `[forge:goal confirm] ${what} Tell the user in one sentence and stop.`, user: `${said}\n${what}` })
+  if (held === undefined) return nothing("There is no live goal in this session.")
+  if (held.pending === null) return nothing(`The document of ${held.goalPath} says what the goal is (${held.status}): there is nothing to confirm.`)
+  const completes = held.pending === "completed"
+  const call = completes
+    ? "Call goal_complete now with one attestation per success criterion: the host re-runs every check, and only then the completion dialog asks the user."
+    : "Call goal_resume now: the resume dialog asks the user."
+  const dialog = completes ? "the completion dialog" : "the resume dialog"
+  return {
+    model: `[forge:goal confirm] The user confirms that ${held.goalPath} becomes ${held.pending}, as its document says (the goal is ${held.status}). ${call} Only the user's allow there moves the goal. Then stop.`,
+    user: `${said}\nThe document of ${held.goalPath} says ${held.pending}; the goal is ${held.status}. Confirm in ${dialog} that opens next.`,
   }
 }
 

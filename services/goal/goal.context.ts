@@ -49,6 +49,7 @@ export const goalContextSchema = z.object({
   reason: z.string().nullable(),
   lease: z.object({ holder: z.string().min(1), until: z.number() }).nullable(),
   wakes: z.array(z.string()),
+  pendingDocument: z.enum(["queued", "active", "paused", "completed", "abandoned"]).nullable(),
 }) satisfies z.ZodType<GoalContext>
 
 /** Null when `context` fits the goal machine, else what is wrong with it. */
@@ -59,13 +60,14 @@ export function goalContextProblem(context: unknown): string | null {
 
 /**
  * Records written before a goal carried its own debounce have none: they take the default they were debounced with
- * then. An additive field, so the version stays (an older Forge on the same workspace still reads newer records);
+ * then; records written before document changes were held have no pending one. Additive fields, so the version stays (an older Forge on the same workspace still reads newer records);
  * a record of any other version does not fit, as before.
  */
 export function upgradeGoalRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
   if (fromVersion !== GOAL_MACHINE_VERSION) throw new Error(`no upgrade from goal machine version ${fromVersion}`)
   const context = persisted.context
   if (context === null || typeof context !== "object" || Array.isArray(context)) throw new Error("its context is not an object")
-  if ("debounceMs" in context) return persisted
-  return { value: persisted.value, context: { ...context, debounceMs: GOAL_DEBOUNCE_MS } }
+  // Records written before document changes were held have nothing pending.
+  if ("debounceMs" in context && "pendingDocument" in context) return persisted
+  return { value: persisted.value, context: { debounceMs: GOAL_DEBOUNCE_MS, pendingDocument: null, ...context } }
 }

@@ -6,8 +6,9 @@ import type { GoalSnapshot } from "./goal.lifecycle"
 import type { GoalFiles } from "./goal.ports"
 
 // A goal document edited by hand: its contract (and its budgets) are taken in as a new revision, and the document
-// says what changed in its Revisions section — nothing is bumped silently. Only the contract is followed; the status
-// and the counters are the machine's.
+// says what changed in its Revisions section — nothing is bumped silently. The counters are the machine's; the status
+// the document says is handed to the machine (goal.document.changed), which follows a pause and holds a status that
+// would pass a gate the user holds (completed, active) until the user confirms it through the dialog.
 
 export interface DocumentRevision {
   contract: ReturnType<typeof parseGoalDocument>["contract"]
@@ -36,6 +37,12 @@ function limitChanges(before: GoalLimits, after: GoalLimits): string[] {
   return changes
 }
 
+/** What a changed goal document says: its status, and the revision its contract edit asks for (if any). */
+export interface DocumentLook {
+  status: GoalFrontmatter["status"]
+  revision: DocumentRevision | undefined
+}
+
 /** Remembers the stamp each goal's document had when last looked at, so an unchanged document is never read. */
 export class GoalDocumentFollower {
   private readonly seen = new Map<string, string | undefined>()
@@ -43,10 +50,11 @@ export class GoalDocumentFollower {
   constructor(private readonly deps: { files: GoalFiles; clock: Clock; log: Logger }) {}
 
   /**
-   * The revision a hand edit of the goal's document asks for, or undefined when the document says what the goal
-   * holds (or cannot be read: that is logged, and the goal keeps its contract until the document is fixed).
+   * What a goal's document says when it changed since last looked at: its status and the revision a hand edit of its
+   * contract asks for. Undefined when unchanged (or unreadable: that is logged, and the goal keeps its contract until
+   * the document is fixed).
    */
-  async revisionOf(goal: GoalSnapshot): Promise<DocumentRevision | undefined> {
+  async look(goal: GoalSnapshot): Promise<DocumentLook | undefined> {
     const { goalPath } = goal.context
     const stamp = this.deps.files.stamp(goalPath)
     if (this.seen.has(goalPath) && this.seen.get(goalPath) === stamp) return undefined
@@ -64,16 +72,20 @@ export class GoalDocumentFollower {
       return undefined
     }
     const limits = limitsOf(document.frontmatter)
+    const status = document.frontmatter.status
     const changes = [...describeContractChanges(goal.context.contract, document.contract), ...limitChanges(goal.context.limits, limits)]
-    if (changes.length === 0) return undefined
+    if (changes.length === 0) return { status, revision: undefined }
     const revision = goal.context.revision + 1
     const at = new Date(this.deps.clock.now()).toISOString()
     const bumped = withGoalFrontmatter(text, goalPath, { revision, updated: at })
     return {
-      contract: document.contract,
-      limits,
-      document: appendRevision(bumped, goalPath, `${at} revision ${revision} (hand edit): ${changes.join("; ")}`),
-      changes,
+      status,
+      revision: {
+        contract: document.contract,
+        limits,
+        document: appendRevision(bumped, goalPath, `${at} revision ${revision} (hand edit): ${changes.join("; ")}`),
+        changes,
+      },
     }
   }
 }

@@ -13,6 +13,8 @@ export function goalOverview({ live, queue, now }: { live: GoalSnapshot | undefi
     lines.push(`Live goal: ${context.goalPath} [${status}] revision ${context.revision}, ${context.turnsUsed} of ${context.limits.maxTurns} turns used`)
     lines.push(`  budget left: ${budgetLeftText(context, now)}`)
     if (status === "paused") lines.push(`  paused: ${stopReasonText(context.stopReason)}${context.blocker ? ` — ${context.blocker}` : ""}`)
+    const pending = context.pendingDocument ?? null
+    if (pending !== null) lines.push(`  the document says ${pending}; confirm? /goal confirm (the goal stays ${status} until you do)`)
   }
   if (queue.length === 0) lines.push("Queue: empty.")
   else {

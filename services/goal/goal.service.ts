@@ -10,7 +10,7 @@ import { planFileName, slugify } from "../plan/plan.naming"
 import { runGoalChecks, checkRunReport } from "./goal.check.run"
 import type { GoalContract } from "./goal.contract"
 import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
-import { GoalDocumentFollower } from "./goal.follow"
+import { type DocumentRevision, GoalDocumentFollower } from "./goal.follow"
 import { GOAL_DIR } from "./goal.paths"
 import type { GoalSnapshot } from "./goal.lifecycle"
 import type { GoalCheckRunner, GoalFiles } from "./goal.ports"
@@ -273,7 +273,19 @@ export class GoalService {
   /** `/goal`: the session's live goal and the workspace queue. */
   async overview(sessionId: string): Promise<string> {
     await this.refresh()
-    return goalOverview({ live: this.liveFor(sessionId), queue: this.queue(), now: this.deps.clock.now() })
+    // The document is looked at first: a status it says pending the user's dialog is shown beside the goal's own.
+    const found = this.liveFor(sessionId)
+    const live = found === undefined ? undefined : await this.followDocument(found)
+    return goalOverview({ live, queue: this.queue(), now: this.deps.clock.now() })
+  }
+
+  /** /goal confirm: the session's live goal and the status its document says pending the user's dialog (null when none). */
+  async pendingDocumentOf(sessionId: string): Promise<{ goalPath: string; status: string; pending: string | null } | undefined> {
+    await this.refresh()
+    const found = this.liveFor(sessionId)
+    if (found === undefined) return undefined
+    const live = await this.followDocument(found)
+    return { goalPath: live.context.goalPath, status: goalStatusOf(live.value), pending: live.context.pendingDocument ?? null }
   }
 
   /** The session's live goal as the database and its document say now: a hand edit of its contract is taken in first. */
@@ -282,11 +294,22 @@ export class GoalService {
     return this.followDocument(this.requireLive(sessionId))
   }
 
-  /** Takes in a hand edit of the goal's contract as a new revision, where the machine lets the contract change. */
+  /**
+   * Takes in a hand edit of the goal's contract as a new revision, where the machine lets the contract change; then
+   * hands the status the document says to the machine, which follows or holds it (goal.document.changed).
+   */
   async followDocument(goal: GoalSnapshot): Promise<GoalSnapshot> {
     const { goalPath } = goal.context
-    const revision = await this.follower.revisionOf(goal)
-    if (revision === undefined) return goal
+    const look = await this.follower.look(goal)
+    if (look === undefined) return goal
+    const revised = look.revision === undefined ? goal : await this.takeRevision(goal, look.revision)
+    const said: GoalEvent = { type: "goal.document.changed", status: look.status }
+    const holds = revised.context.pendingDocument ?? goalStatusOf(revised.value)
+    return holds === look.status || !this.lifecycle.can(goalPath, said) ? revised : this.dispatch(goalPath, said)
+  }
+
+  private async takeRevision(goal: GoalSnapshot, revision: DocumentRevision): Promise<GoalSnapshot> {
+    const { goalPath } = goal.context
     const event: GoalEvent = { type: "goal.revise", contract: termsOf(revision.contract), limits: revision.limits, document: revision.document }
     if (!this.lifecycle.can(goalPath, event)) {
       this.deps.log.warn(`goal ${goalPath}: the contract was edited by hand but cannot be taken in now (${explainGoalRefusal(goal, event)})`)

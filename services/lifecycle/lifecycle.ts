@@ -15,6 +15,8 @@ import { InstanceQueues } from "./instance.queues"
 /** The "from" of an instance's first transition row. */
 export const NO_STATE = "(none)"
 
+/** Where outside truth says an instance stands; `event` names the transition row when it is not the follow's own name. */
+export type FollowTarget<TMachine extends AnyStateMachine> = { value: StateValue; context: SnapshotFrom<TMachine>["context"]; event?: string }
 type Listener<TMachine extends AnyStateMachine> = (snapshot: SnapshotFrom<TMachine>) => void
 /** A shared step as decided: the snapshot it leads to and the transition row's from and event. */
 type SharedStep<TMachine extends AnyStateMachine> = { after: SnapshotFrom<TMachine>; from: string; event: string; requested?: readonly RequestedEffect[] }
@@ -205,7 +207,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
    */
   async follow(
     instanceId: string,
-    read: (current: SnapshotFrom<TMachine> | undefined) => Promise<{ value: StateValue; context: SnapshotFrom<TMachine>["context"] } | undefined>,
+    read: (current: SnapshotFrom<TMachine> | undefined) => Promise<FollowTarget<TMachine> | undefined>,
     eventName: string,
   ): Promise<SnapshotFrom<TMachine> | undefined> {
     if (this.shared) {
@@ -216,14 +218,14 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
           const target = await read(known)
           if (target === undefined) return undefined
           moved = true
-          return this.replacement(instanceId, current, target, eventName)
+          return this.replacement(instanceId, current, target, target.event ?? eventName)
         })
         return moved ? after : undefined
       })
     }
     return this.serialize(instanceId, async () => {
       const target = await read(this.snapshot(instanceId))
-      return target === undefined ? undefined : this.replace(instanceId, target.value, target.context, eventName)
+      return target === undefined ? undefined : this.replace(instanceId, target.value, target.context, target.event ?? eventName)
     })
   }
 

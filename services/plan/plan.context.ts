@@ -17,6 +17,8 @@ export const planContextSchema = z.object({
   pendingDiscard: z.object({ reason: z.string().nullable(), successor: z.string().nullable() }).nullable().default(null),
   reason: z.string().nullable(),
   successor: z.string().nullable(),
+  // Snapshots written before document changes were held have none; the machine reads it as null.
+  pendingDocument: z.enum(["draft", "approved", "done", "abandoned", "superseded"]).nullable().default(null),
 }) satisfies z.ZodType<PlanContext>
 
 /** Null when `context` fits the plan machine, else what is wrong with it. */

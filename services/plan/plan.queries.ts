@@ -1,3 +1,4 @@
+import { pendingDocumentNote } from "../../machines/plan.refusals"
 import { planStatusOf } from "../../machines/plan.status"
 import type { LineSearch } from "../documents/document.ports"
 import { searchDocuments } from "../documents/document.search"
@@ -12,6 +13,8 @@ export interface PlanSummary {
   planPath: string
   title: string
   status: PlanStatus
+  /** What the document says pending the user's dialog (it would pass a gate the user holds); null when nothing is. */
+  pending: PlanStatus | null
   session: string | null
   ticked: number
   tasks: number
@@ -60,7 +63,10 @@ export class PlanQueries {
         ? `${planPath}: no line matches /${request.pattern}/`
         : [`${planPath}: ${hits.length} matching line(s)`, ...hits.map((h) => `${h.line}: ${h.text}`)].join("\n")
     }
-    return `${planPath}\n${readWindow(text, { offset: request.offset, limit: request.limit, what: "plan" })}`
+    // The document may say more than the plan is: the answer names the plan's own status first.
+    const snapshot = this.registry.snapshot(planPath)
+    const note = snapshot === undefined ? "" : pendingDocumentNote(snapshot)
+    return `${planPath}\n${note === "" ? "" : `${note.trim()}\n`}${readWindow(text, { offset: request.offset, limit: request.limit, what: "plan" })}`
   }
 
   /** Every plan of the workspace, newest first; documents that cannot be read or do not parse are listed with the reason. */
@@ -99,6 +105,7 @@ export class PlanQueries {
       planPath,
       title: doc.frontmatter.title,
       status: live ? planStatusOf(live.value) : doc.frontmatter.status,
+      pending: live?.status === "active" ? (live.context.pendingDocument ?? null) : null,
       session: live?.context.sessionId ?? doc.frontmatter.session ?? null,
       ticked: doc.tasks.filter((t) => t.ticked).length,
       tasks: doc.tasks.length,
@@ -140,8 +147,13 @@ export class PlanQueries {
       return lines.length === 0 ? `no line of the ${chosen.length} most recent plan(s) matches /${request.pattern}/` : lines.join("\n")
     }
     if (chosen.length === 0 && unreadable.length === 0) return "no plans in this workspace yet"
-    const rows = chosen.map((p) => `- ${p.planPath} [${p.status}] ${p.ticked}/${p.tasks} tasks — ${p.title}`)
+    const rows = chosen.map((p) => `- ${p.planPath} [${statusLabel(p)}] ${p.ticked}/${p.tasks} tasks — ${p.title}`)
     const broken = unreadable.map((u) => `- ${u.planPath} [unreadable] ${u.error}`)
     return [`${chosen.length} most recent plan(s):`, ...rows, ...broken].join("\n")
   }
+}
+
+/** A plan's status as listings show it: the document's held status beside it, with the way to confirm it. */
+export function statusLabel(plan: PlanSummary): string {
+  return plan.pending === null ? plan.status : `${plan.status}; the document says ${plan.pending}: confirm? /plan confirm`
 }

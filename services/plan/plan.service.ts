@@ -1,6 +1,6 @@
 import type { CriterionCheck } from "../../machines/plan.gates"
 import type { PlanEvent } from "../../machines/plan.machine"
-import { explainPlanRefusal } from "../../machines/plan.refusals"
+import { explainPlanRefusal, pendingDocumentNote } from "../../machines/plan.refusals"
 import { planStatusOf } from "../../machines/plan.status"
 import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
 import { GateRefusal } from "../lifecycle/gate.refusal"
@@ -64,6 +64,8 @@ export class PlanService {
   private readonly log: Logger
   /** The last document stamp the gate saw per live plan. */
   private readonly seen = new Map<string, string | undefined>()
+  /** The pending document status last named after a tool call, per plan: each change is named once. */
+  private readonly named = new Map<string, string>()
 
   constructor(deps: PlanServiceDeps) {
     this.registry = deps.registry
@@ -113,6 +115,37 @@ export class PlanService {
     if (snapshot === undefined) return null
     const event: PlanEvent = { type: "tool.use", tool }
     return snapshot.can(event) ? null : explainPlanRefusal(snapshot, event)
+  }
+
+  /**
+   * After any tool call of the session: follows the live plan's document (when its stamp changed) and, when the
+   * document now says a status the plan holds pending the user's dialog, names it once (empty otherwise).
+   */
+  async afterTool(sessionId: string): Promise<string> {
+    const planPath = this.registry.liveFor(sessionId)
+    if (planPath === undefined) return ""
+    await this.followDocument(planPath)
+    const snapshot = this.registry.snapshot(planPath)
+    const pending = snapshot?.context.pendingDocument ?? null
+    if (snapshot === undefined || pending === null) {
+      this.named.delete(planPath)
+      return ""
+    }
+    if (this.named.get(planPath) === pending) return ""
+    this.named.set(planPath, pending)
+    return pendingDocumentNote(snapshot).trim()
+  }
+
+  /**
+   * The session's live plan and the status its document says pending the user's dialog (null when none), with the
+   * document followed first: /plan confirm's question.
+   */
+  async pendingDocumentOf(sessionId: string): Promise<{ planPath: string; status: string; pending: string | null } | undefined> {
+    const planPath = await this.latestLiveFor(sessionId)
+    if (planPath === undefined) return undefined
+    await this.sync.fromDocument(planPath)
+    const snapshot = this.registry.snapshot(planPath)
+    return { planPath, status: this.statusOf(planPath), pending: snapshot?.context.pendingDocument ?? null }
   }
 
   /** Follows a live plan's document when its stamp changed; a document that cannot be followed keeps the plan as it is. */
@@ -201,10 +234,10 @@ export class PlanService {
     await this.dispatch(planPath, { type: "plan.approve" })
     const allowed = await this.askUser(planPath, confirm, approveDialog(planPath, doc))
     if (!allowed)
-      return {
+      return this.withPending({
         planPath,
         output: `The user did not approve ${planPath}; it stays a draft and writes stay banned. Ask what to change, revise with plan_edit, then ask again.`,
-      }
+      })
     await this.answerDialog(planPath, "dialog.allow")
     return { planPath, output: `Plan approved: ${planPath}. Writes are open. Work through the tasks in order and tick each with plan_tick as it is done.` }
   }
@@ -220,7 +253,7 @@ export class PlanService {
       open.length === 0
         ? "Every task is ticked: self-check each acceptance criterion, then plan_close with one check (pass + evidence) per criterion."
         : `Open tasks: ${open.join(", ")}.`
-    return { planPath, output: `Ticked task ${task} of ${planPath}. ${next}` }
+    return this.withPending({ planPath, output: `Ticked task ${task} of ${planPath}. ${next}` })
   }
 
   /** plan_close: the close gate (every task ticked, one passing check per criterion), then the user's dialog. */
@@ -230,7 +263,7 @@ export class PlanService {
     const doc = await this.sync.fromDocument(planPath)
     await this.dispatch(planPath, { type: "plan.close", checks })
     const allowed = await this.askUser(planPath, confirm, closeDialog(planPath, doc, checks))
-    if (!allowed) return { planPath, output: `The user did not confirm closing ${planPath}; it stays approved. Ask what is missing.` }
+    if (!allowed) return this.withPending({ planPath, output: `The user did not confirm closing ${planPath}; it stays approved. Ask what is missing.` })
     await this.answerDialog(planPath, "dialog.allow")
     return { planPath, output: `Plan closed: ${planPath} is done. Each criterion's evidence is recorded in the document.` }
   }
@@ -280,7 +313,10 @@ export class PlanService {
     const from = (before ?? this.registry.snapshot(planPath))?.context.sessionId ?? null
     // Asked of the machine even when the session already matches: a finished plan refuses in its own words.
     await this.dispatch(planPath, { type: "plan.bind", sessionId })
-    return { planPath, from: from === sessionId ? null : from, output: `Resumed ${planPath} (${this.statusOf(planPath)}) in this session.` }
+    return {
+      ...this.withPending({ planPath, output: `Resumed ${planPath} (${this.statusOf(planPath)}) in this session.` }),
+      from: from === sessionId ? null : from,
+    }
   }
 
   private async revise(
@@ -306,7 +342,14 @@ export class PlanService {
     await this.dispatch(planPath, { type: "plan.revise", tasks: toTaskStates(parsed.tasks), criteria: parsed.criteria.map((c) => c.text), document: text })
     const range = touched?.()
     const report = structureReport({ ...parsePlanDocument(text, planPath) }, range ? { touchedLines: range } : undefined)
-    return { planPath, output: `${verb}: ${planPath}\n\n${report}\n\n${draftNotice(planPath)}` }
+    return this.withPending({ planPath, output: `${verb}: ${planPath}\n\n${report}\n\n${draftNotice(planPath)}` })
+  }
+
+  /** A plan answer, with the document's pending status named after it (tools answer from the plan's state). */
+  private withPending(outcome: PlanOutcome): PlanOutcome {
+    const snapshot = this.registry.snapshot(outcome.planPath)
+    const note = snapshot === undefined ? "" : pendingDocumentNote(snapshot).trim()
+    return note === "" ? outcome : { ...outcome, output: `${outcome.output}\n\n${note}` }
   }
 
   private async dispatch(planPath: string, event: PlanEvent): Promise<PlanSnapshot> {

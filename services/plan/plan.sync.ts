@@ -1,4 +1,5 @@
-import type { StateValue } from "xstate"
+import { type StateValue, transition } from "xstate"
+import type { PlanEvent } from "../../machines/plan.machine"
 import type { PlanMachineStatus } from "../../machines/plan.status"
 import { planStateForStatus, planStatusOf } from "../../machines/plan.status"
 import type { DamagedSnapshot, LifecycleRepository, Logger } from "../lifecycle/lifecycle.ports"
@@ -16,6 +17,10 @@ export interface RestoreReport {
 
 // The document is the truth for its plan: whenever the two disagree (a hand edit, a crash between a write and a
 // commit, a dialog that died with the host) the snapshot is re-resolved from the document and the move is logged.
+// Except in one direction: a document that says approved or done would pass a gate the user holds, and once it is on
+// disk nobody can tell a hand edit from the model's. The machine decides (`plan.document.changed`): such a status is
+// held in the context, pending the user's dialog, while tasks and criteria are followed; a change that tightens is
+// followed at once.
 
 export class PlanSync {
   private readonly registry: PlanRegistry
@@ -45,7 +50,9 @@ export class PlanSync {
       planPath,
       async (snapshot) => {
         const read = await readDoc()
-        return snapshot === undefined || agrees(snapshot, read) ? undefined : this.targetFor(planPath, read, snapshot.context.sessionId)
+        // A finished plan accepts no further changes: its document is read, never followed.
+        if (snapshot === undefined || snapshot.status !== "active" || agrees(snapshot, read)) return undefined
+        return this.targetFor(planPath, read, snapshot.context.sessionId, snapshot)
       },
       "document.reconcile",
     )
@@ -99,7 +106,7 @@ export class PlanSync {
         report.restored.push(planPath)
         // A dialog never survives its host: a plan restored mid-dialog goes back to where the document says it is.
         if (doc !== undefined && (snapshot.hasTag("awaiting-user") || !agrees(snapshot, doc))) {
-          await this.resolve(planPath, doc, snapshot.context.sessionId)
+          await this.resolve(planPath, doc, snapshot.context.sessionId, snapshot)
           report.reconciled.push(planPath)
         }
         if (text === undefined)
@@ -141,35 +148,69 @@ export class PlanSync {
     }
   }
 
-  private async resolve(planPath: string, doc: PlanDocument, sessionId: string | null): Promise<PlanSnapshot> {
-    const { value, context } = this.targetFor(planPath, doc, sessionId)
-    const snapshot = await this.registry.lifecycle.reconcile(planPath, value, context, "document.reconcile")
+  /** Resolves the plan from its document; `current` (a restored snapshot) has its dialog closed first: none survives its host. */
+  private async resolve(planPath: string, doc: PlanDocument, sessionId: string | null, current?: PlanSnapshot): Promise<PlanSnapshot> {
+    const resting =
+      current === undefined
+        ? undefined
+        : (this.registry.lifecycle.machine.resolveState({
+            value: planStateForStatus(planStatusOf(current.value)),
+            context: { ...current.context, pendingChecks: null, pendingDiscard: null },
+          }) as PlanSnapshot)
+    const { value, context, event } = this.targetFor(planPath, doc, sessionId, resting)
+    const snapshot = await this.registry.lifecycle.reconcile(planPath, value, context, event ?? "document.reconcile")
     this.registry.track(snapshot)
     return snapshot
   }
 
-  /** Where the document says the plan stands, as a state value and a context for the machine to resolve. */
-  private targetFor(planPath: string, doc: PlanDocument, sessionId: string | null): { value: StateValue; context: PlanSnapshot["context"] } {
+  /**
+   * Where the document says the plan stands, as a state value and a context for the machine to resolve. For a live
+   * `current`, the machine decides first (`plan.document.changed`, computed purely): a status it holds stays pending
+   * with tasks and criteria followed; any other status only tightens (or says the plan's own status again) and is
+   * followed as the document says.
+   */
+  private targetFor(
+    planPath: string,
+    doc: PlanDocument,
+    sessionId: string | null,
+    current?: PlanSnapshot,
+  ): { value: StateValue; context: PlanSnapshot["context"]; event?: string } {
     const status = doc.frontmatter.status as PlanMachineStatus
+    const tasks = doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked }))
+    const criteria = doc.criteria.map((c) => c.text)
+    let kept: PlanSnapshot | undefined
+    if (current !== undefined && current.status === "active") {
+      const event: PlanEvent = { type: "plan.document.changed", status, tasks, criteria }
+      const [after] = transition(this.registry.lifecycle.machine, current, event)
+      // Held: the plan stays where it is, logged as the machine's own step. Otherwise the document is followed below.
+      if (after.context.pendingDocument !== null) return { value: after.value, context: after.context, event: event.type }
+      // The same status again keeps an open dialog open.
+      if (planStatusOf(after.value) === status) kept = after
+    }
     const previous = this.registry.snapshot(planPath)?.context
     const context = {
       planPath,
       sessionId: doc.frontmatter.session ?? sessionId,
-      tasks: doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked })),
-      criteria: doc.criteria.map((c) => c.text),
-      pendingChecks: null,
-      pendingDiscard: null,
+      tasks,
+      criteria,
+      pendingChecks: kept?.context.pendingChecks ?? null,
+      pendingDiscard: kept?.context.pendingDiscard ?? null,
       reason: previous?.reason ?? null,
       successor: doc.frontmatter.successor ?? previous?.successor ?? null,
+      pendingDocument: null,
     }
-    return { value: planStateForStatus(status), context }
+    return { value: kept?.value ?? planStateForStatus(status), context }
   }
 }
 
-/** Whether the actor already says what the document says (status, tasks, criteria, and no dialog left open). */
+/**
+ * Whether the actor already says what the document says: its status (or the status it holds pending the user), tasks
+ * and criteria, and no dialog left open.
+ */
 function agrees(snapshot: PlanSnapshot, doc: PlanDocument): boolean {
   const { context } = snapshot
-  if (planStatusOf(snapshot.value) !== doc.frontmatter.status) return false
+  const pending = context.pendingDocument ?? null
+  if ((pending ?? planStatusOf(snapshot.value)) !== doc.frontmatter.status) return false
   if (snapshot.hasTag("awaiting-user")) return true
   if (context.tasks.length !== doc.tasks.length || context.criteria.length !== doc.criteria.length) return false
   return (

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
 import { type SnapshotFrom, initialTransition } from "xstate"
@@ -230,6 +230,13 @@ class CrewSut implements ModelSut<CrewModel> {
       }
       case "crew.restored":
         return this.restart(accepted)
+      case "crew.document.changed": {
+        // Someone (the user, the model's edit or sed) rewrites the record's status line; /crew looks at it first.
+        const file = path.join(this.dir, this.crewPath)
+        writeFileSync(file, readFileSync(file, "utf8").replace(/^status: .*$/m, `status: ${event.status}`))
+        await service.latestLive(SESSION)
+        return
+      }
     }
   }
 
@@ -297,7 +304,9 @@ class CrewSut implements ModelSut<CrewModel> {
     // The record.
     const text = readFileSync(path.join(this.dir, this.crewPath), "utf8")
     const { fields } = crewFrontmatterCodec.parse(text, this.crewPath)
-    expect(fields.status, "record status").toBe(crewStatusOf(model.value))
+    // A live crew's record may say a status the crew holds pending the user; a finished one's says where it ended.
+    const held = model.status === "active" ? model.context.pendingDocument : null
+    expect(fields.status, "record status").toBe(held ?? crewStatusOf(model.value))
     expect(fields.session, "record session").toBe(SESSION)
     expect(fields.lineage, "record lineage").toBe(this.input.lineage ?? undefined)
     expect(fields.execution, "record execution").toBe(this.execution)

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util"
 import { type SnapshotFrom, transition } from "xstate"
 import { type GoalLimits, type GoalTerms, hasActivity } from "../../machines/goal.gates"
 import { type GoalEvent, type GoalInput, goalMachine } from "../../machines/goal.machine"
-import { goalStatusOf } from "../../machines/goal.status"
+import { type GoalMachineStatus, goalStatusOf } from "../../machines/goal.status"
 import { SEND_FAILURE, SESSION, startGoalSut } from "./goal.sut"
 import { MODEL_DRIVER } from "./goal.fakes"
 import { describeModel } from "./model.template"
@@ -87,6 +87,19 @@ const revise = ({ context }: Snapshot): GoalEvent => ({
   document: "",
 })
 
+/**
+ * The status line of the document rewritten (issue 23 §1b): to each status the machine holds or follows from here,
+ * and back to the goal's own status while one is held. Only where no dialog is open and the contract is the first.
+ */
+function documentEdits(state: Snapshot): GoalEvent[] {
+  if (state.status !== "active" || state.hasTag("awaiting-user")) return []
+  const status = goalStatusOf(state.value)
+  const holds = state.context.pendingDocument ?? status
+  const tos: GoalMachineStatus[] = status === "active" ? ["completed", "paused"] : ["active", "completed"]
+  const back: GoalMachineStatus[] = state.context.pendingDocument === null ? [] : [status]
+  return [...tos, ...back].filter((to) => to !== holds).map((to): GoalEvent => ({ type: "goal.document.changed", status: to }))
+}
+
 /** goal_complete as the service's own run produces it: every check of the current revision, all passing or the last failing. */
 function completions({ context }: Snapshot): GoalEvent[] {
   // The service's run counts as check activity (see goal.sut.ts): never offered where that could decide a no-progress pause.
@@ -151,7 +164,8 @@ function requests(state: Snapshot): GoalEvent[] {
     return [...completions(state), pauseByUser, discardByModel]
   }
   const dialogs = awaiting || state.matches({ paused: "stopped" }) ? [allow, reject] : []
-  if (status === "queued") return [...dialogs, arm(false), arm(true), revise(state), discardByUser, discardByModel, checkedAllPass, idle]
+  const edits = documentEdits(state)
+  if (status === "queued") return [...dialogs, arm(false), arm(true), revise(state), discardByUser, discardByModel, checkedAllPass, idle, ...edits]
   if (status === "paused")
     return [
       ...dialogs,
@@ -166,8 +180,9 @@ function requests(state: Snapshot): GoalEvent[] {
       arm(false),
       idle,
       wrote,
+      ...edits,
     ]
-  return [...dialogs, pauseByUser, pauseBlocked, revise(state), discardByUser, discardByModel, ...completions(state), resume(false), arm(false)]
+  return [...dialogs, pauseByUser, pauseBlocked, revise(state), discardByUser, discardByModel, ...completions(state), resume(false), arm(false), ...edits]
 }
 
 /**
@@ -232,7 +247,7 @@ function loop(state: Snapshot): GoalEvent[] {
 
 const worlds: Record<string, { events: (state: Snapshot) => GoalEvent[]; key: (state: Snapshot) => string }> = {
   // Requests: only the revision (the contract) and the state decide what a request does; the rest is history.
-  Requests: { events: requests, key: ({ value, context }) => JSON.stringify([value, context.revision]) },
+  Requests: { events: requests, key: ({ value, context }) => JSON.stringify([value, context.revision, context.pendingDocument]) },
   // Loop: every counter the decision reads is context, so every state is its own.
   Loop: { events: loop, key: ({ value, context }) => JSON.stringify([value, context]) },
 }

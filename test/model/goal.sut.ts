@@ -287,6 +287,16 @@ class GoalSut implements ModelSut<GoalModel> {
         }
         return this.opensDialog(attempt, accepted)
       }
+      case "goal.document.changed": {
+        // Someone (the user, the model's edit or sed) rewrites the status line; the service's follower hands it to the
+        // machine (a goal tool or /goal looks at the document first).
+        const file = path.join(this.dir, this.goalPath)
+        writeFileSync(file, readFileSync(file, "utf8").replace(/^status: .*$/m, `status: ${event.status}`))
+        const goal = status === "queued" ? service.queue()[0] : service.liveFor(SESSION)
+        expect(goal, "the goal the follower looks at").toBeDefined()
+        await service.followDocument(goal as Snapshot)
+        return
+      }
       case "goal.activity":
         return loop.activity(SESSION, event.kind)
       case "job.wake":
@@ -444,7 +454,8 @@ class GoalSut implements ModelSut<GoalModel> {
     const doc = parseGoalDocument(readFileSync(path.join(this.dir, this.goalPath), "utf8"), this.goalPath)
     const paused = status === "paused"
     expect.soft(doc.frontmatter, "document frontmatter").toMatchObject({
-      status,
+      // A status a live goal holds pending the user's dialog is what the document says; a finished goal's says where it ended.
+      status: expected.status === "done" ? status : (context.pendingDocument ?? status),
       revision: context.revision,
       max_turns: context.limits.maxTurns,
       max_minutes: context.limits.maxMinutes,

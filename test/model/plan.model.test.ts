@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import type { SnapshotFrom } from "xstate"
 import { createTestModel } from "xstate/graph"
 import { type PlanEvent, type PlanInput, planMachine } from "../../machines/plan.machine"
 import { describeModel } from "./model.template"
@@ -36,9 +37,23 @@ const eventCases: PlanEvent[] = [
   { type: "tool.use", tool: "read" },
 ]
 
+/**
+ * A document edit of the status line, as the world can make it: in a live plan, the statuses the machine takes (one
+ * that passes a user-held gate is held; its own status drops what was held). A status that only tightens is followed
+ * by the host outside the machine (test/integration/plan/plan.document-gate.test.ts). A finished plan gets one probe.
+ */
+function documentEdits(state: SnapshotFrom<typeof planMachine>): PlanEvent[] {
+  const { tasks, criteria } = state.context
+  const edit = (status: "draft" | "approved" | "done"): PlanEvent => ({ type: "plan.document.changed", status, tasks, criteria })
+  if (state.status !== "active") return [edit("done")]
+  return state.matches("draft") ? [edit("draft"), edit("approved"), edit("done")] : [edit("approved"), edit("done")]
+}
+
+const eventsIn = (state: SnapshotFrom<typeof planMachine>): PlanEvent[] => [...eventCases, ...documentEdits(state)]
+
 describe("plan machine", () => {
   it("reaches every state of the machine", () => {
-    const paths = createTestModel(planMachine, { input, events: eventCases }).getShortestPaths({ limit: 5000, allowDuplicatePaths: true })
+    const paths = createTestModel(planMachine, { input, events: eventsIn }).getShortestPaths({ limit: 5000, allowDuplicatePaths: true })
     const reached = new Set(paths.map((p) => JSON.stringify(p.state.value)))
     for (const value of [
       { draft: "editing" },
@@ -58,7 +73,7 @@ describe("plan machine", () => {
 describeModel({
   machine: planMachine,
   configs: [{ name: "one task, one criterion", input }],
-  events: eventCases,
+  events: eventsIn,
   start: startPlanSut,
   limit: 5000,
 })

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
@@ -79,6 +79,16 @@ class PlanSut {
       else await expect(done).rejects.toBeInstanceOf(GateRefusal)
       return
     }
+    if (event.type === "plan.document.changed") {
+      // Someone (the user, the model's edit or sed) rewrites the status line; the gate's next look follows or holds it.
+      const file = path.join(this.ws.dir, this.planPath)
+      const text = readFileSync(file, "utf8")
+      writeFileSync(file, text.replace(/^status: .*$/m, `status: ${event.status}`))
+      await this.rt.plans.gate(SESSION, "read")
+      // Refused only by a finished plan, which nobody follows: the probe's edit is taken back.
+      if (!accepted) writeFileSync(file, text)
+      return
+    }
     if (event.type === "plan.revise" && this.finished) {
       // plan_write after a plan has ended starts a new plan; this instance must stay exactly as it was.
       const { planPath } = await this.rt.plans.write(SESSION, bodyFor(event.tasks, event.criteria))
@@ -105,7 +115,10 @@ class PlanSut {
     expect(actor?.value, "service state").toEqual(model.value)
     expect(actor?.context.tasks, "service tasks").toEqual(model.context.tasks)
     const doc = parsePlanDocument(readFileSync(path.join(this.ws.dir, this.planPath), "utf8"), this.planPath)
-    expect(doc.frontmatter.status, "document status").toBe(planStatusOf(model.value))
+    // A live plan's document may say a status the plan holds pending the user; a finished one says where it ended.
+    const held = model.status === "active" ? model.context.pendingDocument : null
+    if (model.status === "active") expect(actor?.context.pendingDocument ?? null, "service pending document").toBe(held)
+    expect(doc.frontmatter.status, "document status").toBe(held ?? planStatusOf(model.value))
     expect(
       doc.tasks.map((t) => ({ number: t.number, ticked: t.ticked })),
       "document tasks",
@@ -138,7 +151,7 @@ class PlanSut {
     this.ws.cleanup()
   }
 
-  private call(event: Exclude<PlanEvent, { type: "tool.use" | "dialog.allow" | "dialog.reject" }>): Promise<unknown> {
+  private call(event: Exclude<PlanEvent, { type: "tool.use" | "dialog.allow" | "dialog.reject" | "plan.document.changed" }>): Promise<unknown> {
     const plans = this.rt.plans
     switch (event.type) {
       case "plan.revise":

@@ -1,9 +1,9 @@
 // The /plan command: its template is the planning discipline for the turn; the plugin rewrites the turn's text for
-// the sub-commands (list, resume, discard) after doing the work itself, because those are the user's own actions.
+// the sub-commands (list, resume, confirm, discard) after doing the work itself, because those are the user's own actions.
 
 // The slash-command popup cuts a description at the prompt box's edge with no ellipsis; on opencode's home screen
 // (a 75-column prompt, the longest command name taking 13) about 57 characters show.
-export const PLAN_COMMAND_DESCRIPTION = "Plan, then build: <task> · list · resume · discard"
+export const PLAN_COMMAND_DESCRIPTION = "Plan first: <task> · list · resume · confirm · discard"
 
 export const PLAN_COMMAND_TEMPLATE = `[forge:plan] The user asks for a plan before any change is made:
 
@@ -28,6 +28,23 @@ export function planResumeText(planPath: string, status: string, document: strin
       : "It is approved: continue with the first open task, and tick each task with plan_tick when it is done."
   const moved = from === null ? "" : ` It was bound to session ${from}; it is now bound to this one (recorded in its frontmatter).`
   return `[forge:plan resume] The user resumed ${planPath} (${status}) in this session.${moved} ${next}\n\n${document}`
+}
+
+/**
+ * /plan confirm: the document says a status the plan holds pending the user (approved, done). The confirmation is the
+ * tool path's own dialog, so the model is told to open it; only the user's allow there moves the plan.
+ */
+export function planConfirmText(planPath: string, status: string, pending: string): { model: string; user: string } {
+  const close = status === "approved" && pending === "done"
+  const dialog = close ? "the close dialog" : "the approval dialog"
+  const call = close
+    ? "Call plan_close now with one check per acceptance criterion (pass + evidence: what you ran and saw); tick any open task with plan_tick first."
+    : "Call plan_approve now."
+  const after = close ? "" : pending === "done" ? " Once approved, the plan closes only through plan_close and its own dialog." : ""
+  return {
+    model: `[forge:plan confirm] The user confirms that ${planPath} becomes ${close ? "done" : "approved"}, as its document says (status: ${pending}; the plan is ${status}). ${call} ${dialog[0]?.toUpperCase()}${dialog.slice(1)} asks the user; only their allow moves the plan.${after} Then stop.`,
+    user: `The document of ${planPath} says ${pending}; the plan is ${status}. Confirm in ${dialog} that opens next.`,
+  }
 }
 
 export function planDiscardText(outcome: string): string {

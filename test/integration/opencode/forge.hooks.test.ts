@@ -1,5 +1,6 @@
 import type { Hooks, PluginInput } from "@opencode-ai/plugin"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
@@ -118,6 +119,28 @@ describe("forge hooks", () => {
     // /plan <task>: the model reads the template, the user's message shows what they typed.
     expect(await command("s2", "fix the bug")).toBe("template")
     expect(shown).toBe("/plan fix the bug")
+  })
+
+  it("a call that set the plan's document to done is told the plan stays approved, once; /plan confirm asks for the close dialog", async () => {
+    type AfterHook = NonNullable<Hooks["tool.execute.after"]>
+    const toolAfter = async (tool: string) => {
+      const output = { title: "", output: "ran", metadata: {} }
+      await (hooks["tool.execute.after"] as AfterHook)({ tool, sessionID: "s1", callID: "c", args: {} }, output)
+      return output.output
+    }
+    await hooks.config?.({} as never)
+    await toolBefore("s1", "read")
+    const rt = defined(runtime, "the runtime the config hook opened")
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    await rt.plans.approve("s1", async () => true)
+    const file = path.join(ws.dir, planPath)
+    writeFileSync(file, readFileSync(file, "utf8").replace("status: approved", "status: done"))
+    expect(await toolAfter("forge_shell")).toContain(`[forge] The document of plan ${planPath} says status: done, but the plan stays approved`)
+    expect(await toolAfter("read")).toBe("ran")
+    expect(rt.registry.snapshot(planPath)?.value).toEqual({ approved: "working" })
+    expect(await command("s1", "")).toContain(`${planPath} [approved; the document says done: confirm? /plan confirm]`)
+    expect(await command("s1", "confirm")).toContain("Call plan_close now")
+    expect(shown).toContain(`/plan confirm\nThe document of ${planPath} says done; the plan is approved. Confirm in the close dialog`)
   })
 
   it("agent.forge.disable stands Forge down: no gate, no command rewrite, no restore", async () => {

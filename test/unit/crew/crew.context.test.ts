@@ -32,8 +32,14 @@ describe("upgradeCrewRecord", () => {
   })
 
   it("passes a record of this version through untouched", () => {
-    const persisted = { value: "closed", context: { registration: { execution: null, governed: false } } }
+    const persisted = { value: "closed", context: { registration: { execution: null, governed: false }, pendingDocument: null } }
     expect(upgradeCrewRecord(persisted, CREW_MACHINE_VERSION)).toBe(persisted)
+  })
+
+  it("gives a record of this version written before record changes were held nothing pending (issue 23 §1b)", () => {
+    const persisted = { value: { executing: "working" }, context: { registration: { execution: null, governed: false } } }
+    expect(upgradeCrewRecord(persisted, CREW_MACHINE_VERSION)).toEqual({ value: persisted.value, context: { ...persisted.context, pendingDocument: null } })
+    expect(upgradeCrewRecord({ value: "closed", context: [] }, CREW_MACHINE_VERSION).context).toEqual([])
   })
 
   it("refuses a version it does not know, and a context that is not an object", () => {

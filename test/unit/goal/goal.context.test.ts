@@ -27,6 +27,14 @@ describe("upgradeGoalRecord", () => {
     expect(goalContextProblem(upgradeGoalRecord(broken, GOAL_MACHINE_VERSION).context)).toMatch(/debounceMs/)
   })
 
+  it("gives a record written before document changes were held nothing pending (issue 23 §1b)", () => {
+    const { pendingDocument: _pending, ...beforeHeld } = current
+    expect(goalContextProblem(beforeHeld)).toMatch(/pendingDocument/)
+    const upgraded = upgradeGoalRecord({ value: { active: "working" }, context: beforeHeld }, GOAL_MACHINE_VERSION)
+    expect(upgraded.context).toEqual({ ...beforeHeld, pendingDocument: null })
+    expect(goalContextProblem(upgraded.context)).toBeNull()
+  })
+
   it("refuses another version and a context that is no object, as before", () => {
     expect(() => upgradeGoalRecord({ value: "paused", context: older }, "0")).toThrow("no upgrade from goal machine version 0")
     expect(() => upgradeGoalRecord({ value: "paused", context: [] }, GOAL_MACHINE_VERSION)).toThrow("its context is not an object")

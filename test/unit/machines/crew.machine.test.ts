@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { isUserGatedCrewDocumentStatus } from "../../../machines/crew.gates"
 import { type SnapshotFrom, initialTransition, transition } from "xstate"
 import type { CrewVerdict } from "../../../machines/crew.gates"
 import { type CrewEvent, type CrewInput, type CrewRecordChange, type CrewRegistration, crewMachine } from "../../../machines/crew.machine"
@@ -103,6 +104,7 @@ describe("registration", () => {
       pendingReason: null,
       report: null,
       reason: null,
+      pendingDocument: null,
     })
     expect("record" in snapshot.context, "the record text is never kept in the context").toBe(false)
   })
@@ -420,5 +422,13 @@ describe("a finished crew refuses everything", () => {
     for (const event of everyEvent) {
       expect(refusal(done, event)).toBe(`crew ${CREW} is ${status}: a finished crew accepts no further changes. Register a new one with crew_begin.`)
     }
+  })
+})
+
+describe("record direction (issue 23 §1b)", () => {
+  it("only the close and the arm are user-gated", () => {
+    const all = ["pending", "executing", "closed", "abandoned", "converted"] as const
+    const gated = all.flatMap((from) => all.filter((to) => isUserGatedCrewDocumentStatus(from, to)).map((to) => `${from}->${to}`))
+    expect(gated.sort()).toEqual(["abandoned->closed", "converted->closed", "executing->closed", "pending->closed", "pending->executing"].sort())
   })
 })

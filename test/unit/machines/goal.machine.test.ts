@@ -10,8 +10,10 @@ import {
   GOAL_MAX_TURNS_CEILING,
   type GoalLimits,
   NO_ACTIVITY,
+  isUserGatedGoalDocumentStatus,
 } from "../../../machines/goal.gates"
 import { type GoalEvent, type GoalTag, goalMachine } from "../../../machines/goal.machine"
+import { pendingGoalDocumentNote } from "../../../machines/goal.refusals"
 import { MINUTE, type Overrides, T0, allow, arm, input, inputWith, limits, reject, terms } from "./goal.fixtures"
 
 // The goal machine alone, through pure transitions. The placeholders are provided as no-ops: a pure transition only
@@ -143,6 +145,7 @@ describe("queued: a new goal", () => {
       reason: null,
       lease: null,
       wakes: [],
+      pendingDocument: null,
     })
     expect(actions.map((a) => [a.type, a.params])).toEqual([["writeDocument", { change: "created" }]])
   })
@@ -822,5 +825,35 @@ describe("resuming a goal paused for its cost or token budget", () => {
   it("adds nothing to a budget the goal does not have", () => {
     const unlimited = from(active(), pause("user"))
     expect(from(unlimited, resume({ addCost: 5, addTokens: 5 })).context.pending?.limits).toMatchObject({ maxCost: null, maxTokens: null })
+  })
+})
+
+describe("document direction (issue 23 §1b)", () => {
+  const said = (status: "queued" | "active" | "paused" | "completed" | "abandoned"): GoalEvent => ({ type: "goal.document.changed", status })
+
+  it("only completion, arming and resuming are user-gated", () => {
+    const all = ["queued", "active", "paused", "completed", "abandoned"] as const
+    const gated = all.flatMap((from) => all.filter((to) => isUserGatedGoalDocumentStatus(from, to)).map((to) => `${from}->${to}`))
+    expect(gated.sort()).toEqual(
+      ["abandoned->completed", "active->completed", "paused->active", "paused->completed", "queued->active", "queued->completed"].sort(),
+    )
+  })
+
+  it("an active goal holds completed, is paused at once by paused, and drops a held status when the document agrees again", () => {
+    const held = from(active(), said("completed"))
+    expect(held.value).toEqual({ active: "working" })
+    expect(held.context.pendingDocument).toBe("completed")
+    expect(pendingGoalDocumentNote(held)).toContain("/goal confirm, which goes through the completion dialog")
+    expect(from(held, said("active")).context.pendingDocument).toBeNull()
+    const paused = from(held, said("paused"))
+    expect(paused.value).toEqual({ paused: "stopped" })
+    expect(paused.context).toMatchObject({ stopReason: "user", pendingDocument: null })
+  })
+
+  it("a paused goal holds active until the resume dialog, which drops it", () => {
+    const held = from(active(), pause("user"), said("active"))
+    expect(held.value).toEqual({ paused: "stopped" })
+    expect(held.context.pendingDocument).toBe("active")
+    expect(pendingGoalDocumentNote(held)).toContain("the resume dialog (goal_resume)")
   })
 })

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, getNextSnapshot, initialTransition } from "xstate"
-import { checkCoverage, isWriteBannedTool, normalizeCriterion } from "../../../machines/plan.gates"
+import { checkCoverage, isUserGatedDocumentStatus, isWriteBannedTool, normalizeCriterion } from "../../../machines/plan.gates"
 import { type PlanEvent, type PlanInput, planMachine } from "../../../machines/plan.machine"
-import { explainPlanRefusal } from "../../../machines/plan.refusals"
+import { explainPlanRefusal, pendingDocumentNote } from "../../../machines/plan.refusals"
+import type { PlanMachineStatus } from "../../../machines/plan.status"
+import { planContextProblem } from "../../../services/plan/plan.context"
 
 type Snapshot = SnapshotFrom<typeof planMachine>
 
@@ -206,5 +208,65 @@ describe("gate predicates", () => {
   it("criteria match ignoring case and whitespace runs", () => {
     expect(normalizeCriterion("  Suite\tIS   green ")).toBe("suite is green")
     expect(checkCoverage(["A b"], [{ criterion: "a  B", pass: true, evidence: "e" }])).toEqual({ missing: [], duplicated: [], unknown: [] })
+  })
+})
+
+describe("document direction (issue 23 §1b)", () => {
+  const statuses: PlanMachineStatus[] = ["draft", "approved", "done", "abandoned", "superseded"]
+  it("only a status that passes approval or close is user-gated", () => {
+    const gated = statuses.flatMap((from) => statuses.filter((to) => isUserGatedDocumentStatus(from, to)).map((to) => `${from}->${to}`))
+    expect(gated.sort()).toEqual(
+      ["abandoned->approved", "abandoned->done", "approved->done", "draft->approved", "draft->done", "superseded->approved", "superseded->done"].sort(),
+    )
+  })
+
+  const changed = (status: PlanMachineStatus, tasks = input.tasks): PlanEvent => ({ type: "plan.document.changed", status, tasks, criteria: input.criteria })
+
+  it("a draft holds approved and done, pending the user; a tightening status holds nothing (the host follows it)", () => {
+    const held = run(changed("approved"))
+    expect(held.value).toEqual({ draft: "editing" })
+    expect(held.context.pendingDocument).toBe("approved")
+    expect(held.hasTag("write-ban")).toBe(true)
+    expect(run(changed("done")).context.pendingDocument).toBe("done")
+    expect(run(changed("approved"), changed("abandoned")).context.pendingDocument).toBeNull()
+    expect(run(changed("superseded")).context.pendingDocument).toBeNull()
+    const ended = run({ type: "plan.discard", by: "user" })
+    expect(ended.can(changed("approved"))).toBe(false)
+    expect(explainPlanRefusal(ended, changed("approved"))).toMatch(/finished plan accepts no further changes/)
+  })
+
+  it("an approved plan holds done (tasks follow the document), and the approval dialog drops a held status", () => {
+    const ticked = [
+      { number: 1, ticked: true },
+      { number: 2, ticked: true },
+    ]
+    const held = run({ type: "plan.approve" }, { type: "dialog.allow" }, changed("done", ticked))
+    expect(held.value).toEqual({ approved: "working" })
+    expect(held.context).toMatchObject({ pendingDocument: "done", tasks: ticked })
+    expect(getNextSnapshot(planMachine, held, changed("draft")).context.pendingDocument).toBeNull()
+    expect(run(changed("approved"), { type: "plan.approve" }, { type: "dialog.allow" }).context.pendingDocument).toBeNull()
+  })
+
+  it("a document that says the plan's own status again drops what was held", () => {
+    const dropped = run({ type: "plan.approve" }, { type: "dialog.allow" }, changed("done"), changed("approved"))
+    expect(dropped.context.pendingDocument).toBeNull()
+  })
+
+  it("a held status is named in the draft's refusal and in every plan answer, with the dialog that confirms it", () => {
+    const draft = run(changed("approved"))
+    expect(explainPlanRefusal(draft, { type: "tool.use", tool: "bash" })).toContain("says status: approved, but the plan stays draft")
+    expect(pendingDocumentNote(draft)).toContain("the approval dialog (plan_approve)")
+    const approved = run({ type: "plan.approve" }, { type: "dialog.allow" }, changed("done"))
+    expect(pendingDocumentNote(approved)).toContain("/plan confirm, which goes through the close dialog (plan_close)")
+    expect(pendingDocumentNote(run())).toBe("")
+  })
+
+  it("a snapshot written before the field existed reads as nothing pending", () => {
+    const old = planMachine.resolveState({ value: { approved: "working" }, context: { ...approved().context, pendingDocument: undefined as unknown as null } })
+    expect(pendingDocumentNote(old)).toBe("")
+    expect(old.can(changed("done"))).toBe(true)
+    const { pendingDocument: _none, ...persisted } = approved().context
+    expect(planContextProblem(persisted)).toBeNull()
+    expect(planContextProblem({ ...persisted, pendingDocument: "finished" })).toMatch(/pendingDocument/)
   })
 })

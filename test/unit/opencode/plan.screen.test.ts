@@ -8,6 +8,7 @@ const summary: PlanSummary = {
   planPath: ".opencode/plan/2026-12-02-x.md",
   title: "Ship X",
   status: "approved",
+  pending: null,
   session: "s1",
   ticked: 1,
   tasks: 3,

@@ -31,7 +31,6 @@ export const goalMachine = goalSetup.createMachine({
     spend: { cost: 0, tokens: 0 },
     pending: null,
     reason: null,
-    lease: null,
     wakes: [],
   }),
   initial: "queued",
@@ -83,7 +82,7 @@ export const goalMachine = goalSetup.createMachine({
         working: {
           on: {
             "job.wake": { actions: "holdWake" },
-            "session.idle": { target: "debouncing", actions: ["scheduleDue", "holdLease"] },
+            "session.idle": { target: "debouncing", actions: "scheduleDue" },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing" },
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },
@@ -92,7 +91,7 @@ export const goalMachine = goalSetup.createMachine({
         debouncing: {
           tags: ["due"],
           on: {
-            "session.idle": { actions: ["scheduleDue", "holdLease"] },
+            "session.idle": { actions: "scheduleDue" },
             "job.wake": { actions: "holdWake" },
             "session.busy": { target: "working", actions: "clearDue" },
             "goal.revise": { target: "working", actions: ["clearDue", "storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
@@ -175,7 +174,6 @@ export const goalMachine = goalSetup.createMachine({
                   "closeTurn",
                   "recordSpend",
                   "openTurn",
-                  "takeLease",
                   { type: "writeDocument", params: { change: "continued" } },
                   "sendBrief",
                   "dropWakes",
@@ -201,7 +199,7 @@ export const goalMachine = goalSetup.createMachine({
         parked: {
           entry: ["releaseWakes", "dropWakes"],
           on: {
-            "session.idle": { target: "debouncing", actions: ["scheduleDue", "holdLease"] },
+            "session.idle": { target: "debouncing", actions: "scheduleDue" },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing" },
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },

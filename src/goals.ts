@@ -15,7 +15,7 @@ import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { PlanService } from "../services/plan/plan.service"
 import { systemTimers } from "./jobs"
-import { instanceDriver } from "../adapters/process/job.hosts"
+import type { DriverClaims } from "../services/lifecycle/driver.claim"
 
 /** The goal harness of one workspace: the service the tools and /goal call, and the loop the session events drive. */
 export type HostGoals = HostGoalsHandle
@@ -33,6 +33,8 @@ export function createHostGoals(options: {
   logDir?: string
   /** The debounce new goals' loops run with (ms): the production default, or a test's (test.timings.ts). */
   debounceMs: number
+  /** The workspace's one driver claim. */
+  claims: DriverClaims
 }): HostGoals {
   const files = new FsGoalFiles(options.workspace)
   const hasDraftPlan = (sessionId: string) => options.plans.hasDraft(sessionId)
@@ -45,14 +47,14 @@ export function createHostGoals(options: {
     checks: createGoalCheckRunner({ workspace: options.workspace, logDir: options.logDir ?? path.join(tmpdir(), "forge-goal-checks") }),
     hasDraftPlan,
     debounceMs: options.debounceMs,
+    claims: options.claims,
   })
-  const driver = instanceDriver()
   const loop = new GoalLoop({
     lifecycle,
     clock: options.clock,
     timers: systemTimers,
     facts: createSessionFacts(options.client, hasDraftPlan),
-    driver,
+    claims: options.claims,
     log: options.log,
   })
   return {
@@ -66,13 +68,10 @@ export function createHostGoals(options: {
     async restore() {
       const repository = await options.repository()
       if (repository === undefined) return { restored: [], problems: [] }
-      const report = await restoreGoals(lifecycle, repository)
+      const report = await restoreGoals(lifecycle, repository, options.claims)
       await loop.resumeAll()
       return report
     },
-    dispose: () => {
-      loop.dispose()
-      driver.release()
-    },
+    dispose: () => loop.dispose(),
   }
 }

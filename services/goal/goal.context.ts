@@ -47,7 +47,6 @@ export const goalContextSchema = z.object({
   spend: z.object({ cost: z.number().min(0), tokens: z.number().min(0) }),
   pending: z.object({ sessionId: z.string().min(1), limits }).nullable(),
   reason: z.string().nullable(),
-  lease: z.object({ holder: z.string().min(1), until: z.number() }).nullable(),
   wakes: z.array(z.string()),
 }) satisfies z.ZodType<GoalContext>
 
@@ -66,6 +65,8 @@ export function upgradeGoalRecord(persisted: PersistedShape, fromVersion: string
   if (fromVersion !== GOAL_MACHINE_VERSION) throw new Error(`no upgrade from goal machine version ${fromVersion}`)
   const context = persisted.context
   if (context === null || typeof context !== "object" || Array.isArray(context)) throw new Error("its context is not an object")
-  if ("debounceMs" in context) return persisted
-  return { value: persisted.value, context: { ...context, debounceMs: GOAL_DEBOUNCE_MS } }
+  // The lease a goal carried before the driver claim replaced it: who drives is the claim's now.
+  const { lease: _lease, ...rest } = context as Record<string, unknown>
+  if ("debounceMs" in rest) return "lease" in context ? { value: persisted.value, context: rest } : persisted
+  return { value: persisted.value, context: { ...rest, debounceMs: GOAL_DEBOUNCE_MS } }
 }

@@ -11,6 +11,9 @@ import { runGoalChecks, checkRunReport } from "./goal.check.run"
 import type { GoalContract } from "./goal.contract"
 import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
 import { GoalDocumentFollower } from "./goal.follow"
+import { mayDrive } from "../../machines/driver.claim"
+import type { DriverClaims } from "../lifecycle/driver.claim"
+import { GOAL_CLAIMS } from "./goal.claims"
 import { GOAL_DIR } from "./goal.paths"
 import type { GoalSnapshot } from "./goal.lifecycle"
 import type { GoalCheckRunner, GoalFiles } from "./goal.ports"
@@ -26,6 +29,11 @@ export interface GoalServiceDeps {
   hasDraftPlan(sessionId: string): Promise<boolean>
   /** The debounce every new goal's loop runs with (ms); the machine's default when absent. */
   debounceMs?: number
+  /**
+   * The workspace's driver claim: the process that shows a goal's dialog holds the goal's claim while it does, so a
+   * process starting meanwhile never closes that dialog in its restore. Without it this process is the only one.
+   */
+  claims?: DriverClaims
 }
 
 /** A goal tool's answer: what the model reads, plus the goal it touched. */
@@ -325,6 +333,7 @@ export class GoalService {
    */
   private async ask(goalPath: string, asker: GoalAsker, dialog: DialogRequest): Promise<boolean> {
     const opened = this.lifecycle.snapshot(goalPath)?.value
+    await this.deps.claims?.drive(GOAL_CLAIMS, goalPath, mayDrive)
     const allowed = asker.by === "user" ? true : await asker.confirm(dialog).catch(() => false)
     await this.refresh()
     const now = this.lifecycle.snapshot(goalPath)

@@ -1,0 +1,72 @@
+// Issue 23, "whatever process is alive drives the work", for goals: whole plugins in real processes on one workspace
+// (plugin.child.ts), as two opencode processes load Forge. The goal's driver claim decides who sends its briefs; a
+// process that started before the goal existed takes it over when its driver dies, and a second process's restore
+// never closes a dialog that a live process shows.
+import { afterAll, describe, expect, it } from "vitest"
+import { rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import { stateOf, transitionsOf } from "./database.read"
+import { useSharedWorkspace } from "./two.runtimes"
+
+/** The test seams: a short debounce and driver watch, the restore right after start. */
+const SEAMS = { FORGE_TEST_GOAL_DEBOUNCE_MS: "200", FORGE_TEST_DRIVER_WATCH_MS: "300", FORGE_TEST_RESTORE_DELAY_MS: "0" }
+const CONTRACT = 'add make the answer 42 --success "the answer is 42" --check "true"'
+const SESSION = "ses_goal_drivers"
+
+const briefsIn = (prompts: { session: string; text: string }[]) => prompts.filter((p) => p.session === SESSION && p.text.startsWith("[forge:goal-continue]")).length
+const goalPathIn = (text: string): string => {
+  const found = /\.opencode\/goal\/[^\s:]+\.md/.exec(text)?.[0]
+  if (found === undefined) throw new Error(`no goal path in: ${text}`)
+  return found
+}
+
+describe("goal drivers across opencode processes", () => {
+  const ws = useSharedWorkspace()
+  // The plugins' check and job logs go to the OS temp folder (this run's private one), as opencode's would.
+  afterAll(() => {
+    for (const folder of ["forge-goal-checks", "forgecharts"]) rmSync(path.join(tmpdir(), folder), { recursive: true, force: true })
+  })
+
+  it("a goal whose driver is killed is driven on, within 15 s, by a process that started before the goal existed", async () => {
+    // B loads Forge on an empty workspace: no database, nothing to restore, no goal harness built.
+    const [b] = await ws.startPlugins(SEAMS, "B")
+    const [a] = await ws.startPlugins(SEAMS, "A")
+    if (a === undefined || b === undefined) throw new Error("expected two plugins")
+    await a.call("command", { session: SESSION, command: "goal", arguments: CONTRACT })
+    expect(await a.call("command", { session: SESSION, command: "goal", arguments: "resume" })).toContain("Goal armed")
+    // The session's turn ran in A: its idle is A's, and A, the goal's driver, sends the brief.
+    await a.call("idle", { session: SESSION })
+    await expect.poll(async () => briefsIn(await a.call("prompts", {})), { timeout: 10_000 }).toBe(1)
+    // A live driver is never taken over: B has sent nothing.
+    expect(briefsIn(await b.call("prompts", {}))).toBe(0)
+
+    await a.crash()
+    // No idle will come for the session in B (its turn never ran there): B's own watch finds the goal's driver gone.
+    await expect.poll(async () => briefsIn(await b.call("prompts", {})), { timeout: 15_000, interval: 250 }).toBe(1)
+  }, 60_000)
+
+  it("a process that starts while another shows a goal's resume dialog leaves the dialog open; only its holder moves the goal", async () => {
+    const [a] = await ws.startPlugins(SEAMS, "A")
+    if (a === undefined) throw new Error("expected a plugin")
+    const added = await a.call("command", { session: SESSION, command: "goal", arguments: CONTRACT })
+    const goalPath = goalPathIn(added)
+    expect(await a.call("command", { session: SESSION, command: "goal", arguments: "resume" })).toContain("Goal armed")
+    await a.call("command", { session: SESSION, command: "goal", arguments: "pause" })
+    const resuming = a.call("tool", { session: SESSION, tool: "goal_resume", args: {}, dialog: { hold: "resume" } })
+    await a.dialogOpened("resume")
+    expect(await stateOf(ws.dir, "goal", goalPath)).toBe("paused.resuming")
+
+    // B starts now and restores the workspace (the /goal overview waits for the restore to finish).
+    const [b] = await ws.startPlugins(SEAMS, "B")
+    if (b === undefined) throw new Error("expected a plugin")
+    expect(await b.call("command", { session: SESSION, command: "goal", arguments: "" })).toContain(goalPath)
+    expect(await stateOf(ws.dir, "goal", goalPath), "B's restore left A's dialog open").toBe("paused.resuming")
+    expect((await transitionsOf(ws.dir, "goal")).filter((t) => t.event === "restore.dialog")).toEqual([])
+
+    // The user answers A's dialog: the goal resumes, as asked.
+    await a.call("release", { hold: "resume", allow: true })
+    expect(await resuming).toContain("Goal resumed")
+    expect(await stateOf(ws.dir, "goal", goalPath)).toBe("active.working")
+  }, 60_000)
+})

@@ -3,10 +3,10 @@
 // process that started before the goal existed takes it over when its driver dies, and a second process's restore
 // never closes a dialog that a live process shows.
 import { afterAll, describe, expect, it } from "vitest"
-import { rmSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
-import { stateOf, transitionsOf } from "./database.read"
+import { stateOf, transitionsOf, withDatabase } from "./database.read"
 import { useSharedWorkspace } from "./two.runtimes"
 
 /** The test seams: a short debounce and driver watch, the restore right after start. */
@@ -69,4 +69,60 @@ describe("goal drivers across opencode processes", () => {
     expect(await resuming).toContain("Goal resumed")
     expect(await stateOf(ws.dir, "goal", goalPath)).toBe("active.working")
   }, 60_000)
+})
+
+const ROUNDS = 20
+
+/** Every goal row of the workspace: its document (the instance id), its session and state. */
+async function goalRows(dir: string): Promise<{ goalPath: string; sessionId: string | null; state: string }[]> {
+  return withDatabase(
+    dir,
+    (db) =>
+      new Promise((resolve, reject) =>
+        db.all<{ goalPath: string; sessionId: string | null; state: string }>(
+          `SELECT instance_id AS goalPath, session_id AS sessionId, state FROM actors WHERE machine_id = 'goal'`,
+          [],
+          (error, rows) => (error ? reject(error) : resolve(rows)),
+        ),
+      ),
+  )
+}
+
+const statusOfDocument = (dir: string, goalPath: string): string | undefined => /^status: (\w+)$/m.exec(readFileSync(path.join(dir, goalPath), "utf8"))?.[1]
+
+describe("one live goal per session, whichever process arms", () => {
+  const ws = useSharedWorkspace()
+  afterAll(() => {
+    for (const folder of ["forge-goal-checks", "forgecharts"]) rmSync(path.join(tmpdir(), folder), { recursive: true, force: true })
+  })
+
+  it(`two processes arm a goal in one session at once: one goal is live, and every document says what its row says (${ROUNDS} races)`, async () => {
+    const [a, b] = await ws.startPlugins(SEAMS, "A", "B")
+    if (a === undefined || b === undefined) throw new Error("expected two plugins")
+    const write = (objective: string) => ({
+      objective,
+      success: ["it holds"],
+      checks: [{ command: "true" }],
+      constraints: [],
+      nonGoals: [],
+      arm: true,
+      revise: false,
+    })
+    for (let round = 1; round <= ROUNDS; round++) {
+      const session = `ses_race_${round}`
+      // Both dialogs open side by side (each process's birth gate saw no live goal), then the user allows both at once.
+      const calls = [
+        a.attempt("tool", { session, tool: "goal_write", args: write(`goal of A, round ${round}`), dialog: { hold: `a${round}` } }),
+        b.attempt("tool", { session, tool: "goal_write", args: write(`goal of B, round ${round}`), dialog: { hold: `b${round}` } }),
+      ]
+      await Promise.all([a.dialogOpened(`a${round}`), b.dialogOpened(`b${round}`)])
+      await Promise.all([a.call("release", { hold: `a${round}`, allow: true }), b.call("release", { hold: `b${round}`, allow: true })])
+      const answers = await Promise.all(calls)
+      const rows = (await goalRows(ws.dir)).filter((row) => row.sessionId === session || answers.some((x) => x.ok && x.value.includes(row.goalPath)))
+      const live = rows.filter((row) => row.state.startsWith("active") || row.state.startsWith("paused"))
+      expect(live.map((row) => row.goalPath), `round ${round}: one live goal (${JSON.stringify(answers)})`).toHaveLength(1)
+      for (const row of await goalRows(ws.dir))
+        expect(statusOfDocument(ws.dir, row.goalPath), `round ${round}: ${row.goalPath}'s document`).toBe(row.state.split(".")[0])
+    }
+  }, 180_000)
 })

@@ -174,11 +174,20 @@ export class GoalService {
         output: `Goal written but not armed: ${error.message}\nIt stays queued at ${goalPath}; /goal resume arms it once the session is free.`,
       }
     }
-    const doc = parseGoalDocument(await this.read(goalPath), goalPath)
-    const dialog: DialogRequest = {
-      permission: "goal_write",
-      subject: goalPath,
-      summary: `Arm goal "${doc.contract.objective.split("\n", 1)[0]}" (${doc.contract.checks.length} checks, ${doc.contract.success.length} criteria, ${doc.frontmatter.max_turns} turns, ${doc.frontmatter.max_minutes} minutes)? The session then works on it by itself until the host's checks pass.`,
+    let dialog: DialogRequest
+    try {
+      const doc = parseGoalDocument(await this.read(goalPath), goalPath)
+      dialog = {
+        permission: "goal_write",
+        subject: goalPath,
+        summary: `Arm goal "${doc.contract.objective.split("\n", 1)[0]}" (${doc.contract.checks.length} checks, ${doc.contract.success.length} criteria, ${doc.frontmatter.max_turns} turns, ${doc.frontmatter.max_minutes} minutes)? The session then works on it by itself until the host's checks pass.`,
+      }
+    } catch (error) {
+      // The arm dialog will not be asked: the goal leaves it at once, back to where an arm can start again.
+      await this.lifecycle.dispatch(goalPath, { type: "dialog.reject" }).catch((e: unknown) => this.deps.log.warn(`goal ${goalPath}: ${String(e)}`))
+      throw new Error(
+        `goal ${goalPath} could not be armed: ${error instanceof Error ? error.message : String(error)}. It stays queued: arm it again (/goal resume) once its document can be read, or discard it.`,
+      )
     }
     if (!(await this.ask(goalPath, asker, dialog)))
       return { goalPath, output: `The user did not arm ${goalPath}; it stays queued. Ask what to change (goal_write revise=true), or leave it for later.` }

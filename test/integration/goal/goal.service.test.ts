@@ -29,13 +29,23 @@ const CONTRACT: GoalContract = {
 const fail = (summary: string, outputTail: string): CheckOutcome => ({ pass: false, summary, outputTail })
 const pass: CheckOutcome = { pass: true, summary: "exit code 0", outputTail: "" }
 
+/** The goal folder, whose reads throw while `failing()` says so (a disk that went away, a file being replaced). */
+class FailingGoalFiles extends FsGoalFiles {
+  failing: () => boolean = () => false
+
+  override async read(relativePath: string): Promise<string | undefined> {
+    if (this.failing()) throw new Error(`EIO: i/o error, open '${relativePath}'`)
+    return super.read(relativePath)
+  }
+}
+
 function harness(ctx: ReturnType<typeof useRuntime>) {
   /** The outcomes the next checks run with, in order; a check with none scripted passes. */
   const outcomes: CheckOutcome[] = []
   /** How many checks the runner ran. */
   const counter = { runs: 0 }
   const log = memoryLogger()
-  const files = new FsGoalFiles(ctx.ws.dir)
+  const files = new FailingGoalFiles(ctx.ws.dir)
   const lifecycle = defineGoalLifecycle(ctx.rt.host, { files, clock: ctx.ws.clock, log, prompter: { send: async () => {} } })
   const service = new GoalService({
     lifecycle,
@@ -51,7 +61,7 @@ function harness(ctx: ReturnType<typeof useRuntime>) {
     },
   })
   const doc = (goalPath: string) => parseGoalDocument(readFileSync(path.join(ctx.ws.dir, goalPath), "utf8"), goalPath)
-  return { service, outcomes, log, doc, lifecycle, counter }
+  return { service, outcomes, log, doc, lifecycle, counter, files }
 }
 
 describe("goal service", () => {
@@ -163,5 +173,21 @@ describe("goal service", () => {
     const ceiling = await runGoalCommand(service, "s1", "make it green --max-turns 500")
     expect(ceiling.user).toContain("--max-turns")
     expect(await new FsGoalFiles(ctx.ws.dir).list()).toEqual([])
+  })
+})
+
+describe("a failure while a goal is armed", () => {
+  const ctx = useRuntime()
+
+  it("a document read that throws once the arm dialog is due returns the goal to queued, says why, and a later arm works", async () => {
+    const { service, lifecycle, files } = harness(ctx)
+    const { goalPath } = await service.write("s1", CONTRACT, null)
+    files.failing = () => lifecycle.snapshot(goalPath)?.hasTag("awaiting-user") === true
+    await expect(service.resume("s1", { by: "model", confirm: allow })).rejects.toThrow(
+      `goal ${goalPath} could not be armed: EIO: i/o error, open '${goalPath}'. It stays queued: arm it again (/goal resume) once its document can be read, or discard it.`,
+    )
+    expect(lifecycle.snapshot(goalPath)?.value).toEqual({ queued: "waiting" })
+    files.failing = () => false
+    expect((await service.resume("s1", { by: "model", confirm: allow })).output).toContain(`Goal armed: ${goalPath}`)
   })
 })

@@ -48,3 +48,9 @@ export function undrivenText(claim: DriverClaim | null, holderAlive: boolean, no
   if (now >= claim.until) return `its driver ${claim.holder} stopped renewing its claim at ${new Date(claim.until).toISOString()}; another process takes it over`
   return null
 }
+
+/** Who drives an instance that needs a driver, in one line for a status: the live holder, or why nobody does. */
+export function driverLineText(claim: DriverClaim | null, holderAlive: boolean, now: number): string {
+  const undriven = undrivenText(claim, holderAlive, now)
+  return undriven === null ? `driven by opencode process ${claim?.holder}` : `not driven: ${undriven}`
+}

@@ -11,7 +11,7 @@ import { runGoalChecks, checkRunReport } from "./goal.check.run"
 import type { GoalContract } from "./goal.contract"
 import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
 import { GoalDocumentFollower } from "./goal.follow"
-import { mayDrive } from "../../machines/driver.claim"
+import { driverLineText, mayDrive } from "../../machines/driver.claim"
 import type { DriverClaims } from "../lifecycle/driver.claim"
 import { GOAL_CLAIMS } from "./goal.claims"
 import { GOAL_DIR } from "./goal.paths"
@@ -290,7 +290,12 @@ export class GoalService {
   /** `/goal`: the session's live goal and the workspace queue. */
   async overview(sessionId: string): Promise<string> {
     await this.refresh()
-    return goalOverview({ live: this.liveFor(sessionId), queue: this.queue(), now: this.deps.clock.now() })
+    const live = this.liveFor(sessionId)
+    const overview = goalOverview({ live, queue: this.queue(), now: this.deps.clock.now() })
+    // An active goal needs a driver: who it is, or why nobody drives it (nothing is live and undriven unsaid).
+    if (live === undefined || !live.hasTag("driving") || this.deps.claims === undefined) return overview
+    const { claim, holderAlive, now } = await this.deps.claims.facts(GOAL_CLAIMS, live.context.goalPath)
+    return `${overview}\nDriver: ${driverLineText(claim, holderAlive, now)}.`
   }
 
   /** The session's live goal as the database and its document say now: a hand edit of its contract is taken in first. */

@@ -8,7 +8,7 @@ import { slugify } from "../plan/plan.naming"
 import { type HandoffFields, handoffFrom } from "./loop.handoff"
 import type { LoopSnapshot } from "./loop.lifecycle"
 import type { LoopPlans, LoopSessions, LoopWorktrees } from "./loop.ports"
-import { type DriverFacts, mayDrive } from "../../machines/driver.claim"
+import { type DriverFacts, driverLineText, mayDrive } from "../../machines/driver.claim"
 import type { DriverClaims } from "../lifecycle/driver.claim"
 
 /** The loop lifecycle's machine id: its instances' driver claims are kept under it. */
@@ -149,10 +149,22 @@ export class LoopService {
   /** loop_status: every loop in a line, or one in detail. */
   async status(name: string | undefined): Promise<string> {
     await this.refresh()
-    if (name !== undefined) return loopDetailText(this.named(name))
+    if (name !== undefined) {
+      const loop = this.named(name)
+      return `${loopDetailText(loop)}${await this.driverLine(loop)}`
+    }
     const loops = [...this.lifecycle.instances()].map(([, s]) => s)
     if (loops.length === 0) return "No loop in this workspace. Start one from an approved plan with loop_start."
-    return loops.map(loopLineText).join("\n")
+    const lines: string[] = []
+    for (const loop of loops) lines.push(`${loopLineText(loop)}${await this.driverLine(loop)}`)
+    return lines.join("\n")
+  }
+
+  /** A running loop needs a driver: who it is, or why nobody drives it. */
+  private async driverLine(loop: LoopSnapshot): Promise<string> {
+    if (!loop.hasTag("live")) return ""
+    const { claim, holderAlive, now } = await this.deps.claims.facts(LOOP_CLAIMS, loop.context.loopName)
+    return ` — ${driverLineText(claim, holderAlive, now)}`
   }
 
   /** A session went idle: its loop applies the recorded handoff (or reminds it once more, or stalls). */

@@ -3,6 +3,7 @@
 // process that started before the goal existed takes it over when its driver dies, and a second process's restore
 // never closes a dialog that a live process shows.
 import { afterAll, describe, expect, it } from "vitest"
+import { spawnSync } from "node:child_process"
 import { readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
@@ -41,9 +42,23 @@ describe("goal drivers across opencode processes", () => {
     // A live driver is never taken over: B has sent nothing.
     expect(briefsIn(await b.call("prompts", {}))).toBe(0)
 
+    expect(statusLine(ws.dir, "goal")).toContain(`driven by opencode process ${a.pid}:`)
+
     await a.crash()
     // No idle will come for the session in B (its turn never ran there): B's own watch finds the goal's driver gone.
     await expect.poll(async () => briefsIn(await b.call("prompts", {})), { timeout: 15_000, interval: 250 }).toBe(1)
+    // Who drives it now, on /goal and in forgecharts status.
+    expect(await b.call("command", { session: SESSION, command: "goal", arguments: "" })).toContain(`Driver: driven by opencode process ${b.pid}:`)
+    expect(statusLine(ws.dir, "goal")).toContain(`driven by opencode process ${b.pid}:`)
+  }, 60_000)
+
+  it("a goal whose driver is killed while no other process runs says why nobody drives it", async () => {
+    const [a] = await ws.startPlugins(SEAMS, "A")
+    if (a === undefined) throw new Error("expected a plugin")
+    await a.call("command", { session: SESSION, command: "goal", arguments: CONTRACT })
+    await a.call("command", { session: SESSION, command: "goal", arguments: "resume" })
+    await a.crash()
+    expect(statusLine(ws.dir, "goal")).toContain(`not driven: its driver ${a.pid}:`)
   }, 60_000)
 
   it("a process that starts while another shows a goal's resume dialog leaves the dialog open; only its holder moves the goal", async () => {
@@ -72,6 +87,16 @@ describe("goal drivers across opencode processes", () => {
 })
 
 const ROUNDS = 20
+
+const root = path.resolve(import.meta.dirname, "../../..")
+/** `forgecharts status` on the workspace: the line of the one instance of `machineId`. */
+function statusLine(dir: string, machineId: string): string {
+  const result = spawnSync(path.join(root, "node_modules/.bin/tsx"), [path.join(root, "src/cli.ts"), "status", dir], { encoding: "utf8", timeout: 60_000 })
+  if (result.status !== 0) throw new Error(`forgecharts status failed: ${result.stderr}`)
+  const lines = result.stdout.split("\n").filter((line) => line.startsWith(`${machineId}\t`))
+  if (lines.length !== 1) throw new Error(`expected one ${machineId} line in:\n${result.stdout}`)
+  return lines[0] ?? ""
+}
 
 /** Every goal row of the workspace: its document (the instance id), its session and state. */
 async function goalRows(dir: string): Promise<{ goalPath: string; sessionId: string | null; state: string }[]> {

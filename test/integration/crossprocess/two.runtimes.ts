@@ -116,6 +116,11 @@ export class RuntimeProcess<O = Ops> {
     lines.on("line", (line) => this.receive(line, started, failed))
   }
 
+  /** The child's process id. */
+  get pid(): number {
+    return this.child.pid ?? -1
+  }
+
   /** The op's value; rejects with ChildError when the runtime threw. */
   async call<K extends keyof O & string>(op: K, args: ArgsOf<O, K>): Promise<ValueOf<O, K>> {
     const outcome = await this.attempt(op, args)

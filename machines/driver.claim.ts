@@ -45,7 +45,8 @@ export function drivenElsewhereText(what: string, facts: DriverFacts): string | 
 export function undrivenText(claim: DriverClaim | null, holderAlive: boolean, now: number): string | null {
   if (claim === null) return "no process has claimed it yet (the next opencode process with Forge loaded takes it up)"
   if (!holderAlive) return `its driver ${claim.holder} has ended; a running opencode process with Forge loaded takes it over`
-  if (now >= claim.until) return `its driver ${claim.holder} stopped renewing its claim at ${new Date(claim.until).toISOString()}; another process takes it over`
+  if (now >= claim.until)
+    return `its driver ${claim.holder} stopped renewing its claim at ${new Date(claim.until).toISOString()}; another process takes it over`
   return null
 }
 

@@ -170,14 +170,7 @@ export const goalMachine = goalSetup.createMachine({
               },
               {
                 target: "working",
-                actions: [
-                  "closeTurn",
-                  "recordSpend",
-                  "openTurn",
-                  { type: "writeDocument", params: { change: "continued" } },
-                  "sendBrief",
-                  "dropWakes",
-                ],
+                actions: ["closeTurn", "recordSpend", "openTurn", { type: "writeDocument", params: { change: "continued" } }, "sendBrief", "dropWakes"],
               },
             ],
             "loop.failed": [

@@ -1,14 +1,4 @@
-import type {
-  Attestation,
-  BudgetAdditions,
-  CheckLogLine,
-  CheckRun,
-  GoalLimits,
-  GoalSpend,
-  GoalStopReason,
-  GoalTerms,
-  TurnActivity,
-} from "./goal.gates"
+import type { Attestation, BudgetAdditions, CheckLogLine, CheckRun, GoalLimits, GoalSpend, GoalStopReason, GoalTerms, TurnActivity } from "./goal.gates"
 import type { DriverFacts } from "./driver.claim"
 
 // The goal machine's vocabulary: its input, context, events, tags and the document changes its effect writes.

@@ -61,7 +61,9 @@ async function main(argv: string[]): Promise<number> {
         const needsDriver = !row.terminal && ((row.machineId === "goal" && row.state.startsWith("active")) || row.machineId === "loop")
         const claim = needsDriver ? claimOf(row.machineId, row.instanceId) : null
         const driver = needsDriver ? `\t${driverLineText(claim, claim !== null && isIdentityAlive(claim.holder), Date.now())}` : ""
-        process.stdout.write(`${row.machineId}\t${row.state}${row.terminal ? " (final)" : ""}\t${row.instanceId}\tsession=${row.sessionId ?? "-"}\t${when}${driver}\n`)
+        process.stdout.write(
+          `${row.machineId}\t${row.state}${row.terminal ? " (final)" : ""}\t${row.instanceId}\tsession=${row.sessionId ?? "-"}\t${when}${driver}\n`,
+        )
       }
     } else {
       const rows = await store.repository.listTransitions({

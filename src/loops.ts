@@ -50,7 +50,9 @@ export function createHostLoops(options: {
   // A loop that ended needs no driver: its claim goes at once.
   const stopObserving = lifecycle.observe((loopName, snapshot) => {
     if (!snapshot.hasTag("live"))
-      options.claims.release(LOOP_CLAIMS, loopName).catch((error: unknown) => options.log.warn(`loop ${loopName}: its driver claim could not be released: ${String(error)}`))
+      options.claims
+        .release(LOOP_CLAIMS, loopName)
+        .catch((error: unknown) => options.log.warn(`loop ${loopName}: its driver claim could not be released: ${String(error)}`))
   })
   return {
     service: built,

@@ -148,7 +148,13 @@ export class GoalLoop {
       const { facts, claims, lifecycle } = this.deps
       const [draftPlan, spend, speaker] = await Promise.all([facts.hasDraftPlan(sessionId), facts.spend(sessionId, armedAt ?? 0), facts.speaker(sessionId)])
       // A speaker that cannot be told is not the forge agent: the loop never drives a turn it cannot attribute.
-      const due = { type: "loop.due" as const, now: this.deps.clock.now(), speaker: speaker === "forge" ? ("forge" as const) : ("other" as const), draftPlan, spend }
+      const due = {
+        type: "loop.due" as const,
+        now: this.deps.clock.now(),
+        speaker: speaker === "forge" ? ("forge" as const) : ("other" as const),
+        draftPlan,
+        spend,
+      }
       // The machine's driver guard, asked on the claim as it stands inside the claim's write transaction.
       const { taken, facts: driver } = await claims.drive(GOAL_CLAIMS, goalPath, (latest) => lifecycle.can(goalPath, { ...due, driver: latest }))
       if (!taken) {

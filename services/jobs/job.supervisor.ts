@@ -402,7 +402,9 @@ export class JobSupervisor {
 
   /** The job's machine is final: its entry leaves the registry, and late calls hear "already consumed". */
   private forget(jobId: string): void {
-    this.deps.claims?.release(JOB_CLAIMS, jobId).catch((error: unknown) => this.deps.log.warn(`job ${jobId}: its driver claim could not be released: ${String(error)}`))
+    this.deps.claims
+      ?.release(JOB_CLAIMS, jobId)
+      .catch((error: unknown) => this.deps.log.warn(`job ${jobId}: its driver claim could not be released: ${String(error)}`))
     const job = this.jobs.get(jobId)
     if (job) quiesce(job)
     this.jobs.delete(jobId)

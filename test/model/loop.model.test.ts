@@ -153,7 +153,10 @@ const cancel: LoopEvent = { type: "loop.cancel", reason: "cancelled: the plan ch
 /** A pass asks to cancel its own loop: the machine refuses it. */
 const cancelFromPass = (session: string): LoopEvent => ({ type: "loop.cancel", reason: "cancelled: stuck", session })
 /** The SUT's next process takes the loop over (the one before it was closed). */
-const restored: LoopEvent = { type: "loop.restored", driver: { me: MODEL_DRIVER, claim: { holder: "(the closed process)", until: 0 }, holderAlive: false, now: 0 } }
+const restored: LoopEvent = {
+  type: "loop.restored",
+  driver: { me: MODEL_DRIVER, claim: { holder: "(the closed process)", until: 0 }, holderAlive: false, now: 0 },
+}
 /** A process started beside the live driver asks to drive the loop: the driver gate leaves it to the live one. */
 const besideDriver: LoopEvent = {
   type: "loop.restored",

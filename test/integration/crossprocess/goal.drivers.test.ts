@@ -15,7 +15,8 @@ const SEAMS = { FORGE_TEST_GOAL_DEBOUNCE_MS: "200", FORGE_TEST_DRIVER_WATCH_MS: 
 const CONTRACT = 'add make the answer 42 --success "the answer is 42" --check "true"'
 const SESSION = "ses_goal_drivers"
 
-const briefsIn = (prompts: { session: string; text: string }[]) => prompts.filter((p) => p.session === SESSION && p.text.startsWith("[forge:goal-continue]")).length
+const briefsIn = (prompts: { session: string; text: string }[]) =>
+  prompts.filter((p) => p.session === SESSION && p.text.startsWith("[forge:goal-continue]")).length
 const goalPathIn = (text: string): string => {
   const found = /\.opencode\/goal\/[^\s:]+\.md/.exec(text)?.[0]
   if (found === undefined) throw new Error(`no goal path in: ${text}`)
@@ -145,7 +146,10 @@ describe("one live goal per session, whichever process arms", () => {
       const answers = await Promise.all(calls)
       const rows = (await goalRows(ws.dir)).filter((row) => row.sessionId === session || answers.some((x) => x.ok && x.value.includes(row.goalPath)))
       const live = rows.filter((row) => row.state.startsWith("active") || row.state.startsWith("paused"))
-      expect(live.map((row) => row.goalPath), `round ${round}: one live goal (${JSON.stringify(answers)})`).toHaveLength(1)
+      expect(
+        live.map((row) => row.goalPath),
+        `round ${round}: one live goal (${JSON.stringify(answers)})`,
+      ).toHaveLength(1)
       for (const row of await goalRows(ws.dir))
         expect(statusOfDocument(ws.dir, row.goalPath), `round ${round}: ${row.goalPath}'s document`).toBe(row.state.split(".")[0])
     }

@@ -26,7 +26,8 @@ function client(): PluginInput["client"] {
   const session = {
     status: async () => ok({}),
     get: async ({ path }: { path: { id: string } }) => ok({ id: path.id }),
-    messages: async () => ok([{ info: { role: "assistant", agent: "forge", time: { created: 0 }, cost: 0, tokens: { input: 0, output: 0, reasoning: 0 } }, parts: [] }]),
+    messages: async () =>
+      ok([{ info: { role: "assistant", agent: "forge", time: { created: 0 }, cost: 0, tokens: { input: 0, output: 0, reasoning: 0 } }, parts: [] }]),
     promptAsync: async ({ path, body }: { path: { id: string }; body: { parts: { text: string }[] } }) => {
       prompts.push({ session: path.id, text: body.parts.map((part) => part.text).join("") })
       return ok({})

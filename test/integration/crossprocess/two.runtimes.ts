@@ -11,17 +11,7 @@ import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach } from "vitest"
 import type { DialogRequest } from "../../../services/lifecycle/lifecycle.ports"
 import { tempDir } from "../../temp.dir"
-import {
-  type Answer,
-  type ArgsOf,
-  type ChildEvent,
-  type Ops,
-  type PluginOps,
-  type RemoteError,
-  SESSIONS_ENV,
-  type ValueOf,
-  WORKSPACE_ENV,
-} from "./protocol"
+import { type Answer, type ArgsOf, type ChildEvent, type Ops, type PluginOps, type RemoteError, SESSIONS_ENV, type ValueOf, WORKSPACE_ENV } from "./protocol"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repoRoot = path.resolve(here, "../../..")
@@ -225,7 +215,13 @@ export interface RuntimeOptions {
   sessions?: "idle" | "busy"
 }
 
-function spawnRuntime<O = Ops>(name: string, workspace: string, options: RuntimeOptions, script = childScript, env: Record<string, string> = {}): RuntimeProcess<O> {
+function spawnRuntime<O = Ops>(
+  name: string,
+  workspace: string,
+  options: RuntimeOptions,
+  script = childScript,
+  env: Record<string, string> = {},
+): RuntimeProcess<O> {
   const child = spawn(process.execPath, ["--enable-source-maps", bundledChild(script)], {
     cwd: repoRoot,
     env: { ...process.env, ...env, [WORKSPACE_ENV]: workspace, [SESSIONS_ENV]: options.sessions ?? "idle" },
@@ -258,9 +254,7 @@ export function useSharedWorkspace(): SharedWorkspace {
   })
   const ready = async <O>(runtimes: RuntimeProcess<O>[]): Promise<RuntimeProcess<O>[]> => {
     started.push(...runtimes)
-    await Promise.all(
-      runtimes.map((runtime) => withTimeout(runtime.ready, START_TIMEOUT_MS, () => `${runtime.name} was not ready\n${runtime.diagnostics()}`)),
-    )
+    await Promise.all(runtimes.map((runtime) => withTimeout(runtime.ready, START_TIMEOUT_MS, () => `${runtime.name} was not ready\n${runtime.diagnostics()}`)))
     return runtimes
   }
   const current = (): string => {

@@ -53,6 +53,17 @@ describe("goal drivers across opencode processes", () => {
     expect(statusLine(ws.dir, "goal")).toContain(`driven by opencode process ${b.pid}:`)
   }, 60_000)
 
+  it("a compaction in a process that started before the goal was armed keeps the goal in view and opencode's continue off", async () => {
+    const [b] = await ws.startPlugins(SEAMS, "B")
+    const [a] = await ws.startPlugins(SEAMS, "A")
+    if (a === undefined || b === undefined) throw new Error("expected two plugins")
+    await a.call("command", { session: SESSION, command: "goal", arguments: CONTRACT })
+    await a.call("command", { session: SESSION, command: "goal", arguments: "resume" })
+    const compacted = await b.call("compaction", { session: SESSION })
+    expect(compacted.autocontinue, "opencode's own continue after the compaction").toBe(false)
+    expect(compacted.context.join("\n")).toContain("make the answer 42")
+  }, 60_000)
+
   it("a goal whose driver is killed while no other process runs says why nobody drives it", async () => {
     const [a] = await ws.startPlugins(SEAMS, "A")
     if (a === undefined) throw new Error("expected a plugin")

@@ -70,6 +70,13 @@ function handlers(hooks: Hooks): Handlers {
       await hooks.event?.({ event: { type: "session.idle", properties: { sessionID: session } } as never })
       return null
     },
+    compaction: async ({ session }) => {
+      const compacting = { context: [] as string[] }
+      await hooks["experimental.session.compacting"]?.({ sessionID: session }, compacting as never)
+      const autocontinue = { enabled: true }
+      await hooks["experimental.compaction.autocontinue"]?.({ sessionID: session } as never, autocontinue)
+      return { context: compacting.context, autocontinue: autocontinue.enabled }
+    },
     prompts: async () => [...prompts],
     release: async ({ hold, allow }) => {
       const resolve = held.get(hold)

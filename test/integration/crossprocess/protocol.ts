@@ -55,6 +55,8 @@ export interface PluginOps {
   tool: { args: { session: string; tool: string; args: Record<string, unknown>; dialog: DialogAnswer }; value: string }
   /** opencode says the session went idle (in this process: its turn ran here). */
   idle: { args: { session: string }; value: null }
+  /** opencode compacts the session: what the plugin adds to the summary's context, and whether it lets opencode's own "continue" run. */
+  compaction: { args: { session: string }; value: { context: string[]; autocontinue: boolean } }
   /** The prompts this process sent into sessions so far (goal briefs), in order. */
   prompts: { args: Record<string, never>; value: { session: string; text: string }[] }
   release: Ops["release"]

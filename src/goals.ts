@@ -1,3 +1,4 @@
+import { createLoopSessions } from "../adapters/opencode/loop.sessions"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import type { PluginInput } from "@opencode-ai/plugin"
@@ -56,7 +57,9 @@ export function createHostGoals(options: {
     facts: createSessionFacts(options.client, hasDraftPlan),
     claims: options.claims,
     log: options.log,
+    tell: (sessionId, text) => createLoopSessions(options.client).tell(sessionId, text),
   })
+  service.stalledWhy = (goalPath) => loop.stalledWhy(goalPath)
   return {
     service,
     loop,

@@ -18,6 +18,8 @@ export interface GoalLoopDeps {
   /** The workspace's one driver claim: only its holder (or a process taking over a dead one's) decides a goal's idle. */
   claims: DriverClaims
   log: Logger
+  /** Tells the user in the session, with no model turn (why the loop cannot drive the goal); without it, the log only. */
+  tell?: (sessionId: string, text: string) => Promise<void>
 }
 
 // The harness's half of the continuation loop. The machine holds the loop's state and its one deadline (`dueAt`, set
@@ -27,6 +29,8 @@ export interface GoalLoopDeps {
 
 export class GoalLoop {
   private readonly timers = new Map<string, { at: number; cancel(): void }>()
+  /** Why the loop could not decide for a goal at its last deadline (a document it cannot write), until it decides again. */
+  private readonly stalls = new Map<string, string>()
   private readonly stopObserving: () => void
 
   constructor(private readonly deps: GoalLoopDeps) {
@@ -164,6 +168,7 @@ export class GoalLoop {
         return
       }
       await lifecycle.dispatch(goalPath, { ...due, driver })
+      this.stalls.delete(goalPath)
     } catch (error) {
       if (error instanceof GoalSendError) {
         await this.deps.lifecycle
@@ -177,9 +182,23 @@ export class GoalLoop {
         if (latest !== undefined) this.schedule(goalPath, latest)
         return
       }
-      // A fact could not be had: the next idle decides again.
-      this.deps.log.warn(`goal ${goalPath}: the loop could not decide: ${String(error)}`)
+      // A fact could not be had, or the step could not be written (a mangled document): nothing is live and undriven
+      // unsaid. The session is told once, /goal names it, and the loop keeps trying (the driver watch re-arms it).
+      await this.stalled(goalPath, sessionId, error)
     }
+  }
+
+  /** Why the goal's loop could not decide at its last deadline; undefined when it decided since. */
+  stalledWhy(goalPath: string): string | undefined {
+    return this.stalls.get(goalPath)
+  }
+
+  private async stalled(goalPath: string, sessionId: string, error: unknown): Promise<void> {
+    const why = `goal ${goalPath} cannot be driven: ${error instanceof Error ? error.message : String(error)}. Fix the goal document (or discard the goal with /goal discard); the loop keeps trying meanwhile.`
+    if (this.stalls.get(goalPath) === why) return
+    this.stalls.set(goalPath, why)
+    this.deps.log.warn(why)
+    await this.deps.tell?.(sessionId, `[forge:goal-stalled] ${why}`).catch((e: unknown) => this.deps.log.warn(`goal ${goalPath}: ${String(e)}`))
   }
 
   dispose(): void {

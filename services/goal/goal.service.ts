@@ -57,6 +57,8 @@ export class NoGoalError extends Error {
 
 export class GoalService {
   readonly lifecycle: Lifecycle<GoalMachine>
+  /** Why a goal's loop could not decide at its last deadline (set by the harness once its loop exists), for /goal. */
+  stalledWhy: (goalPath: string) => string | undefined = () => undefined
   private readonly deps: GoalServiceDeps
   private readonly follower: GoalDocumentFollower
 
@@ -293,7 +295,10 @@ export class GoalService {
     const live = this.liveFor(sessionId)
     const overview = goalOverview({ live, queue: this.queue(), now: this.deps.clock.now() })
     // An active goal needs a driver: who it is, or why nobody drives it (nothing is live and undriven unsaid).
-    if (live === undefined || !live.hasTag("driving") || this.deps.claims === undefined) return overview
+    if (live === undefined || !live.hasTag("driving")) return overview
+    const stalled = this.stalledWhy(live.context.goalPath)
+    if (stalled !== undefined) return `${overview}\nDriver: stalled: ${stalled}`
+    if (this.deps.claims === undefined) return overview
     const { claim, holderAlive, now } = await this.deps.claims.facts(GOAL_CLAIMS, live.context.goalPath)
     return `${overview}\nDriver: ${driverLineText(claim, holderAlive, now)}.`
   }

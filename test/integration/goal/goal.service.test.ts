@@ -205,7 +205,12 @@ describe("a goal whose document was mangled while it was paused", () => {
     const loop = new GoalLoop({
       lifecycle,
       clock: ctx.ws.clock,
-      timers: { setTimeout: (fn) => (pending.push(fn), { cancel: () => undefined }) },
+      timers: {
+        setTimeout: (fn) => {
+          pending.push(fn)
+          return { cancel: () => undefined }
+        },
+      },
       facts: { speaker: async () => "forge", spend: async () => ({ cost: 0, tokens: 0 }), hasDraftPlan: async () => false, isIdle: async () => true },
       claims,
       log,

@@ -23,8 +23,12 @@ const held = new Map<string, (allow: boolean) => void>()
 
 function client(): PluginInput["client"] {
   const ok = <T>(data: T) => ({ data })
+  let opened = 0
   const session = {
     status: async () => ok({}),
+    // A loop's passes: a fresh session each, named by this process.
+    create: async () => ok({ id: `ses_pass_${process.pid}_${++opened}` }),
+    abort: async () => ok(true),
     get: async ({ path }: { path: { id: string } }) => ok({ id: path.id }),
     messages: async () =>
       ok([{ info: { role: "assistant", agent: "forge", time: { created: 0 }, cost: 0, tokens: { input: 0, output: 0, reasoning: 0 } }, parts: [] }]),

@@ -1,10 +1,10 @@
-// Issue 23, "whatever process is alive drives the work", for goals: whole plugins in real processes on one workspace
+// Issue 23, "whatever process is alive drives the work", for goals and loops: whole plugins in real processes on one workspace
 // (plugin.child.ts), as two opencode processes load Forge. The goal's driver claim decides who sends its briefs; a
 // process that started before the goal existed takes it over when its driver dies, and a second process's restore
 // never closes a dialog that a live process shows.
 import { afterAll, describe, expect, it } from "vitest"
-import { spawnSync } from "node:child_process"
-import { readFileSync, rmSync } from "node:fs"
+import { execFileSync, spawnSync } from "node:child_process"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { stateOf, transitionsOf, withDatabase } from "./database.read"
@@ -99,6 +99,40 @@ describe("goal drivers across opencode processes", () => {
 })
 
 const ROUNDS = 20
+
+describe("loop drivers across opencode processes", () => {
+  const ws = useSharedWorkspace()
+  afterAll(() => {
+    for (const folder of ["forge-goal-checks", "forgecharts"]) rmSync(path.join(tmpdir(), folder), { recursive: true, force: true })
+  })
+
+  it("a loop whose driver is killed is driven on, within 15 s, by a process that started before the loop", async () => {
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: ws.dir, stdio: "pipe" })
+    git("init", "-q")
+    writeFileSync(path.join(ws.dir, "README.md"), "# loop\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+    const [b] = await ws.startPlugins(SEAMS, "B")
+    const [a] = await ws.startPlugins(SEAMS, "A")
+    if (a === undefined || b === undefined) throw new Error("expected two plugins")
+    const started = await a.call("tool", {
+      session: SESSION,
+      tool: "loop_start",
+      args: { title: "count", plan: "## Phase 1: One\n\nWrite one.\n" },
+      dialog: "allow",
+    })
+    expect(started).toContain("Loop count")
+    const loopBriefs = (prompts: { session: string; text: string }[]) => prompts.filter((p) => p.text.startsWith("[forge:loop]")).length
+    await expect.poll(async () => loopBriefs(await a.call("prompts", {})), { timeout: 10_000 }).toBe(1)
+    expect(loopBriefs(await b.call("prompts", {}))).toBe(0)
+    expect(statusLine(ws.dir, "loop")).toContain(`driven by opencode process ${a.pid}:`)
+
+    await a.crash()
+    // The pass's session went idle with A (no idle comes to B): B takes the loop over and drives the pass on.
+    await expect.poll(async () => loopBriefs(await b.call("prompts", {})), { timeout: 15_000, interval: 250 }).toBeGreaterThan(0)
+    expect(statusLine(ws.dir, "loop")).toContain(`driven by opencode process ${b.pid}:`)
+  }, 60_000)
+})
 
 const root = path.resolve(import.meta.dirname, "../../..")
 /** `forgecharts status` on the workspace: the line of the one instance of `machineId`. */

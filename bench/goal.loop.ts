@@ -4,6 +4,7 @@
 // the callback at once (the clock then skips the delay, so the 2 s debounce is skipped, never slept), a prompter that
 // stamps the moment it is handed the brief, and SessionFacts that answer at once (speaker "forge", no draft plan,
 // nothing spent). Also the baseline: the bare I/O of a cycle, on the same database and folder.
+import { DriverClaims } from "../services/lifecycle/driver.claim"
 import { readFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import path from "node:path"
@@ -166,7 +167,9 @@ export async function createLoopBench(workspace: string, sessionCount: number): 
     checks: createGoalCheckRunner({ workspace, logDir: path.join(workspace, "check-logs") }),
     hasDraftPlan: (sessionId) => runtime.plans.hasDraft(sessionId),
   })
-  const loop = new GoalLoop({ lifecycle, clock, timers, facts, driver: { id: "bench", isAlive: () => true }, log })
+  // The only process on the bench's workspace: its claims are its own.
+  const claims = new DriverClaims({ store: async () => undefined, identity: { me: "bench", isAlive: () => true }, clock, log })
+  const loop = new GoalLoop({ lifecycle, clock, timers, facts, claims, log })
 
   const sessions = Array.from({ length: sessionCount }, (_, i) => `ses_bench_goal_${String(i + 1).padStart(2, "0")}`)
   const generations = new Map<string, number>()

@@ -153,30 +153,6 @@ export function isDueAt({ now, dueAt }: { now: number; dueAt: number | null }): 
   return dueAt !== null && now >= dueAt
 }
 
-/** How long the process that saw the session's last idle (and sent its brief) stays the goal's one driver. */
-export const GOAL_LEASE_MS = 120_000
-
-/** The process that drives a goal's loop, and until when; another process takes over only once it expires or dies. */
-export interface GoalLease {
-  holder: string
-  until: number
-}
-
-/** Another live process holds the goal's lease: this one's deadline passes without a decision. */
-export function isDrivenElsewhere({
-  lease,
-  driver,
-  holderAlive,
-  now,
-}: {
-  lease: GoalLease | null
-  driver: string
-  holderAlive: boolean
-  now: number
-}): boolean {
-  return lease !== null && lease.holder !== driver && holderAlive && now < lease.until
-}
-
 export function isTransportFailureLimit({ transportFailures }: { transportFailures: number }): boolean {
   return transportFailures + 1 >= TRANSPORT_FAILURE_LIMIT
 }

@@ -31,7 +31,6 @@ export const goalMachine = goalSetup.createMachine({
     spend: { cost: 0, tokens: 0 },
     pending: null,
     reason: null,
-    lease: null,
     wakes: [],
     pendingDocument: null,
   }),
@@ -100,7 +99,7 @@ export const goalMachine = goalSetup.createMachine({
         working: {
           on: {
             "job.wake": { actions: "holdWake" },
-            "session.idle": { target: "debouncing", actions: ["scheduleDue", "holdLease"] },
+            "session.idle": { target: "debouncing", actions: "scheduleDue" },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing" },
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },
@@ -109,7 +108,7 @@ export const goalMachine = goalSetup.createMachine({
         debouncing: {
           tags: ["due"],
           on: {
-            "session.idle": { actions: ["scheduleDue", "holdLease"] },
+            "session.idle": { actions: "scheduleDue" },
             "job.wake": { actions: "holdWake" },
             "session.busy": { target: "working", actions: "clearDue" },
             "goal.revise": { target: "working", actions: ["clearDue", "storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
@@ -188,15 +187,7 @@ export const goalMachine = goalSetup.createMachine({
               },
               {
                 target: "working",
-                actions: [
-                  "closeTurn",
-                  "recordSpend",
-                  "openTurn",
-                  "takeLease",
-                  { type: "writeDocument", params: { change: "continued" } },
-                  "sendBrief",
-                  "dropWakes",
-                ],
+                actions: ["closeTurn", "recordSpend", "openTurn", { type: "writeDocument", params: { change: "continued" } }, "sendBrief", "dropWakes"],
               },
             ],
             "loop.failed": [
@@ -218,7 +209,7 @@ export const goalMachine = goalSetup.createMachine({
         parked: {
           entry: ["releaseWakes", "dropWakes"],
           on: {
-            "session.idle": { target: "debouncing", actions: ["scheduleDue", "holdLease"] },
+            "session.idle": { target: "debouncing", actions: "scheduleDue" },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing" },
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },

@@ -3,6 +3,7 @@ import { attestationCoverage, hasBudgetLeft, isDueAt, resumedLimits } from "./go
 import type { GoalEvent, goalMachine } from "./goal.machine"
 import { goalStatusOf } from "./goal.status"
 import { stateToString } from "./state.text"
+import { drivenElsewhereText } from "./driver.claim"
 
 type GoalSnapshot = SnapshotFrom<typeof goalMachine>
 
@@ -64,8 +65,10 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
       return `goal ${goal} is not waiting on a user dialog (it is ${state}).`
     case "loop.due":
       if (!isDueAt({ now: event.now, dueAt: context.dueAt })) return `goal ${goal}: the loop is not due (${state}).`
-      if (context.lease !== null && context.lease.holder !== event.driver)
-        return `goal ${goal}: another opencode process (${context.lease.holder}) drives this goal's loop until ${new Date(context.lease.until).toISOString()}; it decides this idle.`
+      {
+        const elsewhere = drivenElsewhereText(`goal ${goal}`, event.driver)
+        if (elsewhere !== null) return `${elsewhere} It decides this idle.`
+      }
       return `goal ${goal}: the loop has nothing to decide (${state}).`
     case "job.wake":
       return `goal ${goal} is ${state}: no brief follows there to carry a job's wake; the job sends it itself.`

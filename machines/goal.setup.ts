@@ -1,6 +1,5 @@
 import { and, assertEvent, assign, not, setup } from "xstate"
 import {
-  GOAL_LEASE_MS,
   type GoalStopReason,
   NO_ACTIVITY,
   hasActivity,
@@ -8,7 +7,6 @@ import {
   hasOneAttestationPerCriterion,
   isArmableContract,
   isCostBudgetSpent,
-  isDrivenElsewhere,
   isDueAt,
   isEveryCheckPassed,
   isNoProgress,
@@ -20,6 +18,7 @@ import {
   resumedLimits,
 } from "./goal.gates"
 import type { GoalMachineStatus } from "./goal.status"
+import { isDrivenElsewhere } from "./driver.claim"
 import type { GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalTag } from "./goal.types"
 
 // The goal machine's named guards (each calls a pure predicate of goal.gates.ts) and actions: context updates, and the
@@ -76,9 +75,10 @@ export const goalSetup = setup({
       return isDueAt({ now: event.now, dueAt: context.dueAt })
     },
     isNotDue: not("isDue"),
-    isDrivenElsewhere: ({ context, event }) => {
+    // A live driver is never taken over: only the claim's holder, or a process taking over a dead one's, decides.
+    isDrivenElsewhere: ({ event }) => {
       assertEvent(event, "loop.due")
-      return isDrivenElsewhere({ lease: context.lease, driver: event.driver, holderAlive: event.holderAlive, now: event.now })
+      return isDrivenElsewhere(event.driver)
     },
     isForeignSpeaker: ({ event }) => {
       assertEvent(event, "loop.due")
@@ -129,7 +129,6 @@ export const goalSetup = setup({
         activity: NO_ACTIVITY,
         idleStreak: 0,
         transportFailures: 0,
-        lease: null,
       }
     }),
     storeRevision: assign(({ context, event }) => {
@@ -162,12 +161,6 @@ export const goalSetup = setup({
       assertEvent(event, ["session.idle", "loop.failed"])
       return { dueAt: event.now + context.debounceMs }
     }),
-    // The process where the session's turn ran (it saw the idle) drives the decision: a user who moved to another
-    // opencode process moves the loop with them, and no other process decides the same idle.
-    holdLease: assign(({ event }) => {
-      assertEvent(event, "session.idle")
-      return { lease: { holder: event.driver, until: event.now + GOAL_LEASE_MS } }
-    }),
     clearDue: assign({ dueAt: null }),
     // The turn that just ended goes to the ledger (only a turn the loop started), and the no-progress streak follows it.
     closeTurn: assign(({ context }) => {
@@ -182,10 +175,6 @@ export const goalSetup = setup({
     recordSpend: assign(({ event }) => {
       assertEvent(event, "loop.due")
       return { spend: event.spend }
-    }),
-    takeLease: assign(({ event }) => {
-      assertEvent(event, "loop.due")
-      return { lease: { holder: event.driver, until: event.now + GOAL_LEASE_MS } }
     }),
     openTurn: assign(({ context }) => ({ turnsUsed: context.turnsUsed + 1, turnOpen: true, activity: NO_ACTIVITY, dueAt: null, transportFailures: 0 })),
     holdWake: assign(({ context, event }) => {

@@ -1,15 +1,5 @@
-import type {
-  Attestation,
-  BudgetAdditions,
-  CheckLogLine,
-  CheckRun,
-  GoalLease,
-  GoalLimits,
-  GoalSpend,
-  GoalStopReason,
-  GoalTerms,
-  TurnActivity,
-} from "./goal.gates"
+import type { Attestation, BudgetAdditions, CheckLogLine, CheckRun, GoalLimits, GoalSpend, GoalStopReason, GoalTerms, TurnActivity } from "./goal.gates"
+import type { DriverFacts } from "./driver.claim"
 import type { GoalMachineStatus } from "./goal.status"
 
 // The goal machine's vocabulary: its input, context, events, tags and the document changes its effect writes.
@@ -57,8 +47,6 @@ export interface GoalContext extends Omit<GoalInput, "document" | "debounceMs"> 
   pending: { sessionId: string; limits: GoalLimits } | null
   /** Why the goal was discarded. */
   reason: string | null
-  /** The process that sent the last brief: the one driver of the loop while it lives and the lease runs. */
-  lease: GoalLease | null
   /** Job wakes due on this idle: they ride with the next brief (one prompt per idle), or go out when none follows. */
   wakes: string[]
   /**
@@ -83,14 +71,14 @@ export type GoalEvent =
   /** Completion: the host's fresh run of every check, and the model's attestations. */
   | { type: "goal.complete"; run: { revision: number; results: CheckRun[] }; attestations: Attestation[] }
   | { type: "goal.activity"; kind: keyof TurnActivity }
-  /** The session went idle in the process `driver`: that process drives this idle's decision (it holds the lease). */
-  | { type: "session.idle"; now: number; driver: string }
+  /** The session went idle: the loop's debounce starts (or starts again). */
+  | { type: "session.idle"; now: number }
   | { type: "session.busy" }
   /**
-   * The debounce deadline passed: the facts the loop decides on, gathered by the harness at that moment. `driver` is
-   * the deciding process, `holderAlive` whether the lease's holder still runs.
+   * The debounce deadline passed: the facts the loop decides on, gathered by the harness at that moment. `driver`:
+   * the goal's driver claim as the deciding process read it (only the claim's holder, or a taker-over, decides).
    */
-  | { type: "loop.due"; now: number; speaker: "forge" | "other"; draftPlan: boolean; spend: GoalSpend; driver: string; holderAlive: boolean }
+  | { type: "loop.due"; now: number; speaker: "forge" | "other"; draftPlan: boolean; spend: GoalSpend; driver: DriverFacts }
   /** A job's wake, due while the session is idle: the next brief carries it instead of racing it. */
   | { type: "job.wake"; text: string }
   /** The continuation brief could not be sent. */

@@ -165,8 +165,3 @@ export function isInsideFolder(file: string, folder: string): boolean {
 export function pathsOutsideWorktree(paths: readonly string[], worktree: string): string[] {
   return paths.filter((p) => !isInsideFolder(p, worktree))
 }
-
-/** Another live opencode process drives the loop's pass: a process that restored the loop leaves it to that one. */
-export function isLoopDrivenElsewhere({ holder, claimant, holderAlive }: { holder: string | null; claimant: string; holderAlive: boolean }): boolean {
-  return holder !== null && holder !== claimant && holderAlive
-}

@@ -1,3 +1,4 @@
+import { drivenElsewhereText } from "./driver.claim"
 import type { SnapshotFrom } from "xstate"
 import { adjustProblems, handoffProblems, isFileChangingTool, MAX_LOOP_SECTIONS, passesNeeded, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
 import { type LoopEvent, type loopMachine, loopPhaseOf } from "./loop.machine"
@@ -41,7 +42,7 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
     case "loop.session.failed":
       return `${loop} is not opening a session (it is in its ${phase} phase).`
     case "loop.restored":
-      return `loop driver gate: ${loop}'s ${phase} pass is driven by ${context.driver}, which still runs; this process leaves the loop to it (it takes the loop over once that process has ended).`
+      return `loop driver gate: ${drivenElsewhereText(`${loop}'s ${phase} pass`, event.driver) ?? `${loop}'s ${phase} pass is driven by another process`}`
     case "tool.use": {
       const outside = pathsOutsideWorktree(event.paths, context.worktree.dir)
       if ((phase === "auditing" || phase === "final_auditing") && isFileChangingTool(event.tool))

@@ -1,3 +1,4 @@
+import { mayDrive } from "./driver.claim"
 import { and, assertEvent, assign, emit, not, setup } from "xstate"
 import {
   adjustProblems,
@@ -7,7 +8,6 @@ import {
   type LoopRole,
   MAX_LOOP_NUDGES,
   MAX_LOOP_SECTIONS,
-  isLoopDrivenElsewhere,
   isFileChangingTool,
   passesNeeded,
   pathsOutsideWorktree,
@@ -35,10 +35,10 @@ export const loopSetup = setup({
       return event.session === null || !context.sessions.includes(event.session)
     },
     canStart: and(["isApprovedPlan", "hasSections", "hasEnoughPasses", "isAskedFromOutsideLoops"]),
-    // A restored loop is driven by one process: the one recorded while it runs, else the first that takes it over.
-    canTakeOver: ({ context, event }) => {
+    // One process drives a loop: the driver claim's live holder, else the first that takes it over.
+    canTakeOver: ({ event }) => {
       assertEvent(event, "loop.restored")
-      return !isLoopDrivenElsewhere({ holder: context.driver, claimant: event.driver, holderAlive: event.holderAlive })
+      return mayDrive(event.driver)
     },
     isFromCurrentSession: ({ context, event }) => {
       assertEvent(event, ["loop.handoff", "loop.idle", "loop.adjust"])
@@ -90,7 +90,7 @@ export const loopSetup = setup({
     }),
     takeOver: assign(({ event }) => {
       assertEvent(event, "loop.restored")
-      return { driver: event.driver }
+      return { driver: event.driver.me }
     }),
     holdHandoff: assign(({ event }) => {
       assertEvent(event, "loop.handoff")

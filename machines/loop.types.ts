@@ -1,3 +1,4 @@
+import type { DriverFacts } from "./driver.claim"
 import type { LoopHandoff, LoopSection, LoopSectionPlan } from "./loop.gates"
 
 // The loop machine's data: what a loop starts from, what it holds, what it is told, and what its effects are asked.
@@ -49,8 +50,9 @@ export interface LoopContext extends Omit<LoopInput, "sections" | "driver"> {
   /** Every session the loop opened, oldest first. */
   sessions: string[]
   /**
-   * The opencode process that drives the loop: the one that started it or opened the current session, or took it over
-   * after a restart (another live process leaves it to this one). Null only in records written before it was kept.
+   * The opencode process that drove the loop last: the one that started it, opened the current session or took it
+   * over (for the record and loop_status; who may drive it is the workspace's driver claim). Null only in records
+   * written before it was kept.
    */
   driver: string | null
   /** Passes started (sessions opened). */
@@ -79,11 +81,11 @@ export type LoopEvent =
   | { type: "loop.cancel"; reason: string; session: string | null }
   | { type: "loop.fail"; reason: string }
   /**
-   * An opencode process that restored the loop asks to drive it (`driver`: that process; `holderAlive`: whether the
-   * process recorded as its driver still runs). Taken over, it drives the pass from now on; a session being opened may
-   * never have been, so it is opened again.
+   * An opencode process asks to drive the loop (after its restore, or when the loop's driver ended): `driver` is the
+   * loop's driver claim as that process read it. Taken over, it drives the pass from now on; a session being opened
+   * may never have been, so it is opened again.
    */
-  | { type: "loop.restored"; driver: string; holderAlive: boolean }
+  | { type: "loop.restored"; driver: DriverFacts }
   /**
    * Asked, never sent: `snapshot.can({ type: "tool.use", tool, paths })` is the loop's gate on its sessions' tools: an
    * auditor changes nothing, a coder works only in the worktree. `paths`: the real paths the call writes or runs in.

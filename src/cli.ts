@@ -1,3 +1,6 @@
+import { driverLineText } from "../machines/driver.claim"
+import { isIdentityAlive } from "../adapters/process/process.identity"
+import { SqliteDriverClaimStore } from "../adapters/storage/driver.claim.repository"
 import { existsSync } from "node:fs"
 import path from "node:path"
 import { parseArgs } from "node:util"
@@ -50,9 +53,17 @@ async function main(argv: string[]): Promise<number> {
       })
       if (rows.length === 0 && damaged.length === 0) process.stdout.write("no lifecycle instances in this workspace\n")
       for (const line of damaged) process.stdout.write(line)
+      const claims = await new SqliteDriverClaimStore(store.connection).list()
+      const claimOf = (machineId: string, instanceId: string) => claims.find((c) => c.machineId === machineId && c.instanceId === instanceId) ?? null
       for (const row of rows) {
         const when = new Date(row.updatedAt).toISOString()
-        process.stdout.write(`${row.machineId}\t${row.state}${row.terminal ? " (final)" : ""}\t${row.instanceId}\tsession=${row.sessionId ?? "-"}\t${when}\n`)
+        // A goal that runs its loop and a running loop need a driver: who it is, or why nobody drives it.
+        const needsDriver = !row.terminal && ((row.machineId === "goal" && row.state.startsWith("active")) || row.machineId === "loop")
+        const claim = needsDriver ? claimOf(row.machineId, row.instanceId) : null
+        const driver = needsDriver ? `\t${driverLineText(claim, claim !== null && isIdentityAlive(claim.holder), Date.now())}` : ""
+        process.stdout.write(
+          `${row.machineId}\t${row.state}${row.terminal ? " (final)" : ""}\t${row.instanceId}\tsession=${row.sessionId ?? "-"}\t${when}${driver}\n`,
+        )
       }
     } else {
       const rows = await store.repository.listTransitions({

@@ -19,6 +19,7 @@ import type { HostLoopsHandle } from "../adapters/opencode/loop.handle"
 import { createHostLoops } from "./loops"
 import { composeWorkspace, systemClock } from "./runtime"
 import { createHostWatchdog } from "./watchdog"
+import { createDriverClaims, startDriverWatch } from "./drivers"
 
 // The one place the lifecycles' services meet: every one is built here on the workspace's one lifecycle host and one
 // database. The plugin loads this module only when a lifecycle is first touched (src/server.ts); the fragments that
@@ -69,6 +70,8 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
   const { database, host } = workspace
   // Every ledger (job, watchdog) appends to the workspace database's one ledger table, on its one connection.
   const ledgers = sharedLedgerStore(() => database.connection())
+  // Who drives each goal, loop and survive job: one claim per instance, in the workspace database.
+  const claims = createDriverClaims({ connection: () => database.connection(), clock: systemClock, log: o.log })
   // The goals first: a job's wake due on a goal's idle rides with the goal's brief.
   const goals = createHostGoals({
     client: o.client,
@@ -79,6 +82,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     plans: workspace.plans,
     repository: () => database.repository(),
     debounceMs: o.timings.goalDebounceMs,
+    claims,
   })
   const crews = createHostCrews({
     log: o.log,
@@ -98,7 +102,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     plans: workspace.plans,
     planFiles: workspace.files,
     repository: () => database.repository(),
-    driverWatchMs: o.timings.loopWatchMs,
+    claims,
   })
   const completions = new Completions({ store: ledgers, clock: systemClock, goals: async () => goals.service, loops: async () => loops.service })
   const files = createHostFiles({ clock: systemClock, connection: () => database.connection(), journalMaxMB: o.options.files.journalMaxMB })
@@ -112,10 +116,26 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     keyValue: () => database.keyValue(),
     ledgers,
     host,
+    claims,
   })
   const watchdog = createHostWatchdog({ log: o.log, options: o.options, rawOptions: o.rawOptions, env: o.env, ledgers, host })
+  let stopWatch: (() => void) | undefined
   return {
-    open: () => workspace.open(),
+    // Once the workspace is open, this process keeps its claims and looks for goals and loops left without a driver.
+    open: async () => {
+      const runtime = await workspace.open()
+      stopWatch ??= startDriverWatch({
+        everyMs: o.timings.driverWatchMs,
+        claims,
+        log: o.log,
+        look: async () => {
+          await host.refresh()
+          await goals.loop.resumeAll()
+          await loops.service.takeOverLeftLoops()
+        },
+      })
+      return runtime
+    },
     repository: () => database.repository(),
     jobs: jobs.supervisor,
     goals,
@@ -125,7 +145,11 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
     completions,
     watchdog: watchdog?.service,
     async close() {
+      stopWatch?.()
       goals.dispose()
+      loops.dispose()
+      // What this process drove is free for the others at once, not only once its claims lapse.
+      await claims.releaseAll()
       await watchdog?.close()
       await ledgers.close()
       // The database may have been opened without the runtime (a job recorded before any plan tool ran).

@@ -1,3 +1,4 @@
+import { createLoopSessions } from "../adapters/opencode/loop.sessions"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import type { PluginInput } from "@opencode-ai/plugin"
@@ -15,7 +16,7 @@ import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { PlanService } from "../services/plan/plan.service"
 import { systemTimers } from "./jobs"
-import { instanceDriver } from "../adapters/process/job.hosts"
+import type { DriverClaims } from "../services/lifecycle/driver.claim"
 
 /** The goal harness of one workspace: the service the tools and /goal call, and the loop the session events drive. */
 export type HostGoals = HostGoalsHandle
@@ -33,6 +34,8 @@ export function createHostGoals(options: {
   logDir?: string
   /** The debounce new goals' loops run with (ms): the production default, or a test's (test.timings.ts). */
   debounceMs: number
+  /** The workspace's one driver claim. */
+  claims: DriverClaims
 }): HostGoals {
   const files = new FsGoalFiles(options.workspace)
   const hasDraftPlan = (sessionId: string) => options.plans.hasDraft(sessionId)
@@ -45,16 +48,18 @@ export function createHostGoals(options: {
     checks: createGoalCheckRunner({ workspace: options.workspace, logDir: options.logDir ?? path.join(tmpdir(), "forge-goal-checks") }),
     hasDraftPlan,
     debounceMs: options.debounceMs,
+    claims: options.claims,
   })
-  const driver = instanceDriver()
   const loop = new GoalLoop({
     lifecycle,
     clock: options.clock,
     timers: systemTimers,
     facts: createSessionFacts(options.client, hasDraftPlan),
-    driver,
+    claims: options.claims,
     log: options.log,
+    tell: (sessionId, text) => createLoopSessions(options.client).tell(sessionId, text),
   })
+  service.stalledWhy = (goalPath) => loop.stalledWhy(goalPath)
   return {
     service,
     loop,
@@ -66,13 +71,10 @@ export function createHostGoals(options: {
     async restore() {
       const repository = await options.repository()
       if (repository === undefined) return { restored: [], problems: [] }
-      const report = await restoreGoals(lifecycle, repository)
+      const report = await restoreGoals(lifecycle, repository, options.claims)
       await loop.resumeAll()
       return report
     },
-    dispose: () => {
-      loop.dispose()
-      driver.release()
-    },
+    dispose: () => loop.dispose(),
   }
 }

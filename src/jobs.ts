@@ -1,3 +1,4 @@
+import type { DriverClaims } from "../services/lifecycle/driver.claim"
 import { randomBytes } from "node:crypto"
 import type { PluginInput } from "@opencode-ai/plugin"
 import { currentHost, releaseHost } from "../adapters/process/job.hosts"
@@ -54,6 +55,8 @@ export function createHostJobs(options: {
   host?: LifecycleHost
   /** Hands a due wake to the session's goal, whose next brief carries it; false (or none): the wake is sent here. */
   carryWake?: (sessionId: string, text: string) => Promise<boolean>
+  /** The workspace's one driver claim: which process takes up a dead host's job. */
+  claims?: DriverClaims
 }): HostJobs {
   const keyValue = options.keyValue
   const storage: StoreStorage | undefined = keyValue && {
@@ -86,6 +89,7 @@ export function createHostJobs(options: {
     ledger,
     registry,
     host: jobHost,
+    claims: options.claims,
     // Job ids are process markers too: unique across hosts, so one host can never kill another's jobs.
     newJobId: () => `job_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`,
     sessionIsIdle: async (sessionId) => {

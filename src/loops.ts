@@ -2,13 +2,13 @@ import type { PluginInput } from "@opencode-ai/plugin"
 import type { HostLoopsHandle } from "../adapters/opencode/loop.handle"
 import { createLoopSessions } from "../adapters/opencode/loop.sessions"
 import { GitLoopWorktrees } from "../adapters/workspace/loop.worktrees"
-import { instanceDriver } from "../adapters/process/job.hosts"
+import type { DriverClaims } from "../services/lifecycle/driver.claim"
 import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import { restoreLive } from "../services/lifecycle/lifecycle.restore.live"
 import { defineLoopLifecycle } from "../services/loop/loop.lifecycle"
 import { loopPlansOf } from "../services/loop/loop.plans"
-import { LoopService } from "../services/loop/loop.service"
+import { LOOP_CLAIMS, LoopService } from "../services/loop/loop.service"
 import type { PlanFiles } from "../services/plan/plan.ports"
 import type { PlanService } from "../services/plan/plan.service"
 
@@ -23,14 +23,10 @@ export function createHostLoops(options: {
   planFiles: PlanFiles
   /** The workspace database's lifecycle records, for the restore. */
   repository: () => Promise<LifecycleRepository | undefined>
-  /**
-   * How often this process looks for loops whose driving process has ended (another opencode on the workspace
-   * exited): the production default, or a test's (test.timings.ts).
-   */
-  driverWatchMs: number
+  /** The workspace's one driver claim (the composition's watch renews it and takes up loops whose driver ended). */
+  claims: DriverClaims
 }): HostLoopsHandle {
   const worktrees = new GitLoopWorktrees(options.workspace)
-  const driver = instanceDriver()
   const sessions = createLoopSessions(options.client)
   // The service is the effects' reporter, and the effects are the lifecycle's: the report reaches it once it exists.
   let service: LoopService | undefined
@@ -38,7 +34,7 @@ export function createHostLoops(options: {
     worktrees,
     sessions,
     report: (loopName, event) => service?.report(loopName, event),
-    driver: driver.id,
+    driver: options.claims.me,
     log: options.log,
   })
   service = new LoopService({
@@ -46,16 +42,18 @@ export function createHostLoops(options: {
     worktrees,
     sessions,
     plans: loopPlansOf(options.plans, options.planFiles),
-    driver,
+    claims: options.claims,
     clock: options.clock,
     log: options.log,
   })
   const built = service
-  // A loop whose driver exits while this process runs on is taken over here; the timer never keeps the process alive.
-  const watch = setInterval(() => {
-    built.takeOverLeftLoops().catch((error: unknown) => options.log.warn(`loops: could not look for loops left by their driver: ${String(error)}`))
-  }, options.driverWatchMs)
-  watch.unref()
+  // A loop that ended needs no driver: its claim goes at once.
+  const stopObserving = lifecycle.observe((loopName, snapshot) => {
+    if (!snapshot.hasTag("live"))
+      options.claims
+        .release(LOOP_CLAIMS, loopName)
+        .catch((error: unknown) => options.log.warn(`loop ${loopName}: its driver claim could not be released: ${String(error)}`))
+  })
   return {
     service: built,
     async restore() {
@@ -66,10 +64,6 @@ export function createHostLoops(options: {
       await built.resumeAll()
       return report
     },
-    // From now on this instance counts as gone: the next start (or another running process) takes its loops up.
-    dispose: () => {
-      clearInterval(watch)
-      driver.release()
-    },
+    dispose: () => stopObserving(),
   }
 }

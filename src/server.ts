@@ -53,6 +53,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
     // The background restore waits for opencode's own start and first model request (restore.schedule.ts).
     restoreDelay: timings.restore,
     storedState: workspaceStoredState(workspace),
+    lookForWorkMs: timings.driverWatchMs,
     directory: input.directory,
   })
   return {

@@ -23,6 +23,12 @@ export interface ForgeHooksDeps {
   storedState?: StoredState
   /** The project directory opencode runs in (default: the process's working directory). */
   directory?: string
+  /**
+   * How often a host that has not opened the workspace yet looks (one stat) whether another process has written Forge's
+   * stored state since: then it opens the workspace, and with it the watch that takes up work whose driver ended.
+   * Without it the workspace opens only on first use or at the restore.
+   */
+  lookForWorkMs?: number
 }
 
 /** Forge's stored state on disk, as a host that has not opened the workspace yet may cheaply ask of it. */
@@ -61,6 +67,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
   let fragments: ForgeFragment[] = []
   const stored = deps.storedState ?? ASSUMED_STATE
   const schedule = new RestoreSchedule(() => void openRuntime().catch(() => undefined), deps.restoreDelay)
+  let lookForWork: ReturnType<typeof setInterval> | undefined
   const openRuntime = (): Promise<ForgeRuntime> => {
     runtime ??= deps.openRuntime().then(
       async (rt) => {
@@ -148,6 +155,15 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       // Restore what an earlier run left soon after start, so restore problems show up and a dead host's survive jobs
       // are adopted; a gate that needs a restored lifecycle before then opens the runtime itself.
       else if (runtime === undefined && stored.holds()) schedule.started()
+      // A process started before any goal or loop existed still drives them once their driver is gone: as soon as
+      // another process writes Forge's stored state, this one opens the workspace (and its driver watch).
+      if (!disabled && deps.lookForWorkMs !== undefined && lookForWork === undefined) {
+        lookForWork = setInterval(() => {
+          if (opened !== undefined) return clearInterval(lookForWork)
+          if (runtime === undefined && stored.holds() && stored.changedSinceLoad()) void openRuntime().catch(() => undefined)
+        }, deps.lookForWorkMs)
+        lookForWork.unref()
+      }
     },
 
     async "chat.message"(input, output) {
@@ -206,6 +222,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
 
     async dispose() {
       schedule.cancel()
+      clearInterval(lookForWork)
       for (const fragment of [...fragments].reverse()) await fragment.dispose?.()
       const open = runtime
       runtime = undefined

@@ -20,6 +20,17 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
   const rootOf = (sessionID: string) => ctx.tree.knownRootOf(sessionID) ?? sessionID
   /** The held document status last named after a tool call, per goal: each change is named once. */
   const named = new Map<string, string>()
+  /**
+   * The goal harness with what every process on the workspace wrote, for a hook that must know the session's goal
+   * even where this process never loaded it (the goal was armed in another opencode process). Undefined when the
+   * session can hold no lifecycle yet, or the workspace cannot open.
+   */
+  const harnessFor = async (sessionID: string): Promise<HostGoalsHandle | undefined> => {
+    if (ctx.holdsNoLifecycleYet(sessionID) || (await ctx.runtime()) === undefined) return undefined
+    const harness = await goals.get().catch(() => undefined)
+    await harness?.service.refresh()
+    return harness
+  }
   return {
     id: "goal",
     toolIds: GOAL_TOOL_IDS,
@@ -71,17 +82,17 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
         else if (e.type === "session.status" && e.properties?.status?.type !== "idle") await harness.loop.sessionBusy(sessionID)
       },
 
-      // A compaction keeps the goal in view: its brief joins the summary's context.
+      // A compaction keeps the goal in view: its brief joins the summary's context — in every process, whichever armed it.
       async "experimental.session.compacting"(input, output) {
-        const harness = goals.current()
+        const harness = await harnessFor(input.sessionID)
         const brief = harness === undefined ? undefined : await harness.compactionContext(input.sessionID)
         if (brief !== undefined) output.context.push(brief)
       },
 
       // The loop alone continues a session with a live goal: opencode's own "continue" after a compaction would start a
-      // turn nobody counted.
+      // turn nobody counted. Asked in every process, whichever armed the goal.
       async "experimental.compaction.autocontinue"(input, output) {
-        if (goals.current()?.service.liveFor(input.sessionID) !== undefined) output.enabled = false
+        if ((await harnessFor(input.sessionID))?.service.liveFor(input.sessionID) !== undefined) output.enabled = false
       },
 
       async "command.execute.before"(input, output) {

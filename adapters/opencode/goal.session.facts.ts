@@ -1,16 +1,14 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import type { GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
-import { messagesOf } from "./session.messages"
+import { lastSpeakerOf, messagesOf } from "./session.messages"
 
 // What the goal loop asks opencode about a session, and how it speaks into one.
 
 export function createSessionFacts(client: PluginInput["client"], hasDraftPlan: (sessionId: string) => Promise<boolean>): SessionFacts {
   return {
-    // The agent of the session's last message: whoever the user last spoke to (Tab switches it) or last answered.
-    async speaker(sessionId) {
-      const messages = await messagesOf(client, sessionId)
-      return messages.at(-1)?.agent
-    },
+    // The agent of the session's last message: whoever the user last spoke to (Tab switches it) or last answered. A
+    // compaction changes nothing about who drives: its summary and its marker are not the session's speaker.
+    speaker: (sessionId) => lastSpeakerOf(client, sessionId),
     // Spent tokens are what the model read and wrote (input, output, reasoning); cached reads are not spent again.
     async spend(sessionId, since) {
       let cost = 0

@@ -55,3 +55,24 @@ export async function userTurnsOf(client: PluginInput["client"], sessionId: stri
   }
   return turns.sort((a, b) => a.at - b.at)
 }
+
+/** opencode's summarizer: the agent of the assistant message a compaction writes. */
+const COMPACTION_AGENT = "compaction"
+
+/**
+ * The agent that spoke last in the session, a compaction not counted: neither opencode's summary (its agent is the
+ * summarizer) nor the user message that marks the compaction speaks for anyone. Undefined when nobody else spoke.
+ */
+export async function lastSpeakerOf(client: PluginInput["client"], sessionId: string): Promise<string | undefined> {
+  const entries = await entriesOf(client, sessionId)
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]
+    if (entry === undefined || entry.info.agent === COMPACTION_AGENT || isCompactionMarker(entry.parts)) continue
+    return entry.info.agent
+  }
+  return undefined
+}
+
+function isCompactionMarker(parts: unknown): boolean {
+  return Array.isArray(parts) && parts.length > 0 && parts.every((p) => isRecord(p) && p.type === "compaction")
+}

@@ -38,25 +38,3 @@ export function isHostAlive(host: JobHost): boolean {
   if (host.pid === process.pid && host.startedAt === selfStartedAt()) return running.has(host.instance)
   return isSameProcessAt(host.pid, host.startedAt)
 }
-
-/** This plugin instance as the driver of what it runs (a goal's continuation, a loop's passes), for a record to name. */
-export interface InstanceDriver {
-  /** The instance, told apart from an earlier run of the same pid by its start time: `pid:startedAt:instance`. */
-  readonly id: string
-  /** Whether the instance a record names still runs. */
-  isAlive(holder: string): boolean
-  /** The instance was disposed: from now on it counts as gone. */
-  release(): void
-}
-
-export function instanceDriver(): InstanceDriver {
-  const host = currentHost()
-  return {
-    id: `${host.pid}:${host.startedAt}:${host.instance}`,
-    isAlive: (holder) => {
-      const [pid, startedAt, instance] = holder.split(":")
-      return isHostAlive({ pid: Number(pid), startedAt: Number(startedAt), instance: instance ?? "" })
-    },
-    release: () => releaseHost(host),
-  }
-}

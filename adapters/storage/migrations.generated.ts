@@ -108,4 +108,12 @@ export const migrations: readonly EmbeddedMigration[] = [
       "ALTER TABLE `file_journal` ADD `observed` integer DEFAULT false NOT NULL;",
     ],
   },
+  {
+    tag: "0010_driver_claims",
+    folderMillis: 1796311886285,
+    hash: "0d1e0f29ff5eb549fcc7962bda7af4ba61cdfc13b374ce5ac966733ba0572566",
+    sql: [
+      "CREATE TABLE `driver_claims` (\n\t`machine_id` text NOT NULL,\n\t`instance_id` text NOT NULL,\n\t`holder` text NOT NULL,\n\t`until` integer NOT NULL,\n\tPRIMARY KEY(`machine_id`, `instance_id`)\n);",
+    ],
+  },
 ]

@@ -1,5 +1,6 @@
 // The plugin's fixed waits as settings: production runs with the defaults below, and the end-to-end suite may lower
 // them through test-only seams in the process environment (never documented for users, never plugin options).
+import { DRIVER_WATCH_MS } from "../../machines/driver.claim"
 import { GOAL_DEBOUNCE_MS } from "../../machines/goal.gates"
 import { type SeamEnvironment, readTestSeam } from "./test.seam"
 
@@ -7,15 +8,15 @@ import { type SeamEnvironment, readTestSeam } from "./test.seam"
 export const TEST_GOAL_DEBOUNCE_ENV = "FORGE_TEST_GOAL_DEBOUNCE_MS"
 /** Test-only: how long after start-up the background restore begins at the latest. */
 export const TEST_RESTORE_DELAY_ENV = "FORGE_TEST_RESTORE_DELAY_MS"
-/** Test-only: how often the process looks for loops whose driving process has ended. */
-export const TEST_LOOP_WATCH_ENV = "FORGE_TEST_LOOP_WATCH_MS"
+/** Test-only: how often the process renews its driver claims and looks for work whose driver has ended. */
+export const TEST_DRIVER_WATCH_ENV = "FORGE_TEST_DRIVER_WATCH_MS"
 
 /** Below it an idle is acted on before a busy that follows it can arrive: the debounce would no longer debounce. */
 export const MIN_GOAL_DEBOUNCE_MS = 50
 /** A one-shot timer: 0 restores right after the config hook, as a host without a schedule does. */
 export const MIN_RESTORE_DELAY_MS = 0
 /** An interval that reads the database: below it the look would spin. */
-export const MIN_LOOP_WATCH_MS = 100
+export const MIN_DRIVER_WATCH_MS = 100
 
 export interface RestoreTimings {
   /** After the config hook: the latest the restore starts. */
@@ -29,8 +30,8 @@ export interface ForgeTimings {
   goalDebounceMs: number
   /** When the background restore of what an earlier run left begins (adapters/opencode/restore.schedule.ts). */
   restore: RestoreTimings
-  /** How often a process looks for loops left by a driver that exited. */
-  loopWatchMs: number
+  /** How often a process renews its driver claims and looks for goals and loops left by a driver that ended. */
+  driverWatchMs: number
 }
 
 /** Today's production waits. */
@@ -38,8 +39,8 @@ export const DEFAULT_TIMINGS: ForgeTimings = {
   goalDebounceMs: GOAL_DEBOUNCE_MS,
   // The restore is CPU work on opencode's one thread: after its start, or just behind the first model request.
   restore: { afterStartMs: 5_000, afterFirstRequestMs: 100 },
-  // A loop left by an exited driver is taken over within this bound; the look is cheap when nothing was left.
-  loopWatchMs: 30_000,
+  // With the claim's lapse, work left by an ended driver is taken over within 15 s; the look is cheap (a stat).
+  driverWatchMs: DRIVER_WATCH_MS,
 }
 
 export interface ResolvedTimings {
@@ -55,6 +56,6 @@ export function resolveTimings(env: SeamEnvironment): ResolvedTimings {
   const afterStartMs = readTestSeam(env, TEST_RESTORE_DELAY_ENV, MIN_RESTORE_DELAY_MS, fallbacks) ?? DEFAULT_TIMINGS.restore.afterStartMs
   // The wait behind the first request is never longer than a lowered wait after start-up.
   const afterFirstRequestMs = Math.min(DEFAULT_TIMINGS.restore.afterFirstRequestMs, afterStartMs)
-  const loopWatchMs = readTestSeam(env, TEST_LOOP_WATCH_ENV, MIN_LOOP_WATCH_MS, fallbacks) ?? DEFAULT_TIMINGS.loopWatchMs
-  return { timings: { goalDebounceMs, restore: { afterStartMs, afterFirstRequestMs }, loopWatchMs }, fallbacks }
+  const driverWatchMs = readTestSeam(env, TEST_DRIVER_WATCH_ENV, MIN_DRIVER_WATCH_MS, fallbacks) ?? DEFAULT_TIMINGS.driverWatchMs
+  return { timings: { goalDebounceMs, restore: { afterStartMs, afterFirstRequestMs }, driverWatchMs }, fallbacks }
 }

@@ -47,7 +47,6 @@ export const goalContextSchema = z.object({
   spend: z.object({ cost: z.number().min(0), tokens: z.number().min(0) }),
   pending: z.object({ sessionId: z.string().min(1), limits }).nullable(),
   reason: z.string().nullable(),
-  lease: z.object({ holder: z.string().min(1), until: z.number() }).nullable(),
   wakes: z.array(z.string()),
   pendingDocument: z.enum(["queued", "active", "paused", "completed", "abandoned"]).nullable(),
 }) satisfies z.ZodType<GoalContext>
@@ -67,7 +66,9 @@ export function upgradeGoalRecord(persisted: PersistedShape, fromVersion: string
   if (fromVersion !== GOAL_MACHINE_VERSION) throw new Error(`no upgrade from goal machine version ${fromVersion}`)
   const context = persisted.context
   if (context === null || typeof context !== "object" || Array.isArray(context)) throw new Error("its context is not an object")
-  // Records written before document changes were held have nothing pending.
-  if ("debounceMs" in context && "pendingDocument" in context) return persisted
-  return { value: persisted.value, context: { debounceMs: GOAL_DEBOUNCE_MS, pendingDocument: null, ...context } }
+  // The lease a goal carried before the driver claim replaced it: who drives is the claim's now. Records written
+  // before document changes were held have nothing pending.
+  const { lease: _lease, ...rest } = context as Record<string, unknown>
+  if ("debounceMs" in rest && "pendingDocument" in rest && !("lease" in context)) return persisted
+  return { value: persisted.value, context: { debounceMs: GOAL_DEBOUNCE_MS, pendingDocument: null, ...rest } }
 }

@@ -1,19 +1,25 @@
-import { type GoalLease, type TurnActivity, isDrivenElsewhere } from "../../machines/goal.gates"
+import { type DriverFacts, mayDrive } from "../../machines/driver.claim"
+import type { TurnActivity } from "../../machines/goal.gates"
 import type { GoalMachine } from "../../machines/goal.machine"
 import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { GoalSnapshot } from "./goal.lifecycle"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import type { Timers } from "../jobs/job.ports"
-import { type GoalDriver, GoalSendError, type SessionFacts } from "./goal.ports"
+import type { DriverClaims } from "../lifecycle/driver.claim"
+import { GoalSendError, type SessionFacts } from "./goal.ports"
+import { GOAL_CLAIMS } from "./goal.claims"
 
 export interface GoalLoopDeps {
   lifecycle: Lifecycle<GoalMachine>
   clock: Clock
   timers: Timers
   facts: SessionFacts
-  driver: GoalDriver
+  /** The workspace's one driver claim: only its holder (or a process taking over a dead one's) decides a goal's idle. */
+  claims: DriverClaims
   log: Logger
+  /** Tells the user in the session, with no model turn (why the loop cannot drive the goal); without it, the log only. */
+  tell?: (sessionId: string, text: string) => Promise<void>
 }
 
 // The harness's half of the continuation loop. The machine holds the loop's state and its one deadline (`dueAt`, set
@@ -23,10 +29,17 @@ export interface GoalLoopDeps {
 
 export class GoalLoop {
   private readonly timers = new Map<string, { at: number; cancel(): void }>()
+  /** Why the loop could not decide for a goal at its last deadline (a document it cannot write), until it decides again. */
+  private readonly stalls = new Map<string, string>()
   private readonly stopObserving: () => void
 
   constructor(private readonly deps: GoalLoopDeps) {
-    this.stopObserving = deps.lifecycle.observe((id, snapshot) => this.schedule(id, snapshot))
+    this.stopObserving = deps.lifecycle.observe((id, snapshot) => {
+      this.schedule(id, snapshot)
+      // A goal that needs no driver any more (paused without a dialog open, finished) frees its claim at once.
+      if (!snapshot.hasTag("driving") && !snapshot.hasTag("awaiting-user"))
+        deps.claims.release(GOAL_CLAIMS, id).catch((error: unknown) => deps.log.warn(`goal ${id}: its driver claim could not be released: ${String(error)}`))
+    })
   }
 
   /** The session's goal that is driving (active), if this process knows one. */
@@ -37,7 +50,7 @@ export class GoalLoop {
 
   /** opencode says the session went idle: the owner's goal starts (or restarts) its debounce. */
   async sessionIdle(sessionId: string): Promise<void> {
-    await this.step(sessionId, { type: "session.idle", now: this.deps.clock.now(), driver: this.deps.driver.id })
+    await this.step(sessionId, { type: "session.idle", now: this.deps.clock.now() })
   }
 
   /** The session works again (the user typed, a wake arrived): a pending debounce is dropped. */
@@ -72,7 +85,7 @@ export class GoalLoop {
 
   private async step(
     sessionId: string,
-    event: { type: "session.idle"; now: number; driver: string } | { type: "session.busy" } | { type: "goal.activity"; kind: keyof TurnActivity },
+    event: { type: "session.idle"; now: number } | { type: "session.busy" } | { type: "goal.activity"; kind: keyof TurnActivity },
   ): Promise<void> {
     const goal = this.drivingFor(sessionId)
     if (goal === undefined) return
@@ -85,49 +98,44 @@ export class GoalLoop {
   }
 
   /**
-   * After a restore: re-arms the timers of every goal the snapshots say is due, and starts the loop again for a
-   * driving goal whose driver died (opencode sends no idle for a session it did not run since it started), when its
-   * session runs nothing here. A goal another live process drives is left to it.
+   * After a restore, and at every look of the driver watch: re-arms the timers of every goal the snapshots say is due,
+   * and starts the loop again for a driving goal whose driver died (opencode sends no idle for a session it did not
+   * run since it started), when its session runs nothing here. A goal a live process drives is left to it.
    */
   async resumeAll(): Promise<void> {
-    for (const [goalPath, snapshot] of this.deps.lifecycle.instances()) {
+    for (const [goalPath, snapshot] of [...this.deps.lifecycle.instances()]) {
       this.schedule(goalPath, snapshot)
-      const { sessionId, lease } = snapshot.context
+      const { sessionId } = snapshot.context
       if (!snapshot.hasTag("driving") || snapshot.hasTag("due") || snapshot.hasTag("awaiting-user") || sessionId === null) continue
-      if (this.isDrivenElsewhere(lease)) continue
       try {
-        if (await this.deps.facts.isIdle(sessionId)) await this.sessionIdle(sessionId)
+        const facts = await this.deps.claims.facts(GOAL_CLAIMS, goalPath)
+        if (!this.isOrphaned(facts)) continue
+        if (!(await this.deps.facts.isIdle(sessionId))) continue
+        const { taken } = await this.deps.claims.drive(GOAL_CLAIMS, goalPath, (latest) => this.isOrphaned(latest))
+        if (taken) await this.sessionIdle(sessionId)
       } catch (error) {
-        this.deps.log.warn(`goal ${goalPath}: could not tell whether its session is idle after the restore: ${String(error)}`)
+        this.deps.log.warn(`goal ${goalPath}: could not take up its loop: ${String(error)}`)
       }
     }
   }
 
-  /**
-   * One timer per goal, at the snapshot's deadline; while another live process holds the goal's lease, at the lease's
-   * end instead (that process decides until then; a lease nobody renews is taken over).
-   */
-  private schedule(goalPath: string, snapshot: GoalSnapshot): void {
-    const dueAt = snapshot.hasTag("due") ? this.decisionAt(snapshot) : null
+  /** Taken over: nobody holds the claim, or its holder ended or stopped renewing it (one's own claim is no orphan). */
+  private isOrphaned(facts: DriverFacts): boolean {
+    return mayDrive(facts) && facts.claim?.holder !== facts.me
+  }
+
+  /** One timer per goal, at the snapshot's deadline. */
+  private schedule(goalPath: string, snapshot: GoalSnapshot, at?: number): void {
+    const dueAt = snapshot.hasTag("due") ? Math.max(snapshot.context.dueAt ?? 0, at ?? 0) : null
     const current = this.timers.get(goalPath)
     if (current !== undefined && current.at === dueAt) return
+    // A look again later (a live holder's claim) stays: the holder decides meanwhile, and the goal leaves "due".
+    if (current !== undefined && dueAt !== null && at === undefined && current.at > dueAt) return
     current?.cancel()
     this.timers.delete(goalPath)
     if (dueAt === null) return
     const handle = this.deps.timers.setTimeout(() => void this.fire(goalPath), Math.max(dueAt - this.deps.clock.now(), 0))
     this.timers.set(goalPath, { at: dueAt, cancel: () => handle.cancel() })
-  }
-
-  private decisionAt({ context: { dueAt, lease } }: GoalSnapshot): number | null {
-    if (dueAt === null) return null
-    return lease !== null && this.isDrivenElsewhere(lease) ? Math.max(dueAt, lease.until) : dueAt
-  }
-
-  /** The machine's own lease rule, asked for this process now: another live process holds the goal's running lease. */
-  private isDrivenElsewhere(lease: GoalLease | null): boolean {
-    const { driver, clock } = this.deps
-    const holderAlive = lease !== null && lease.holder !== driver.id && driver.isAlive(lease.holder)
-    return isDrivenElsewhere({ lease, driver: driver.id, holderAlive, now: clock.now() })
   }
 
   /** The deadline passed: the facts, then the machine's decision (pause, park or send the brief). */
@@ -141,19 +149,26 @@ export class GoalLoop {
     const { sessionId, armedAt } = goal.context
     if (sessionId === null) return
     try {
-      const { facts, driver } = this.deps
+      const { facts, claims, lifecycle } = this.deps
       const [draftPlan, spend, speaker] = await Promise.all([facts.hasDraftPlan(sessionId), facts.spend(sessionId, armedAt ?? 0), facts.speaker(sessionId)])
-      const holder = goal.context.lease?.holder
-      await this.deps.lifecycle.dispatch(goalPath, {
-        type: "loop.due",
+      // A speaker that cannot be told is not the forge agent: the loop never drives a turn it cannot attribute.
+      const due = {
+        type: "loop.due" as const,
         now: this.deps.clock.now(),
-        // A speaker that cannot be told is not the forge agent: the loop never drives a turn it cannot attribute.
-        speaker: speaker === "forge" ? "forge" : "other",
+        speaker: speaker === "forge" ? ("forge" as const) : ("other" as const),
         draftPlan,
         spend,
-        driver: driver.id,
-        holderAlive: holder === undefined || holder === driver.id || driver.isAlive(holder),
-      })
+      }
+      // The machine's driver guard, asked on the claim as it stands inside the claim's write transaction.
+      const { taken, facts: driver } = await claims.drive(GOAL_CLAIMS, goalPath, (latest) => lifecycle.can(goalPath, { ...due, driver: latest }))
+      if (!taken) {
+        // A live process holds the goal: it decides. Looked at again when its claim would lapse unrenewed.
+        const latest = lifecycle.snapshot(goalPath)
+        if (latest !== undefined && driver.claim !== null) this.schedule(goalPath, latest, driver.claim.until)
+        return
+      }
+      await lifecycle.dispatch(goalPath, { ...due, driver })
+      this.stalls.delete(goalPath)
     } catch (error) {
       if (error instanceof GoalSendError) {
         await this.deps.lifecycle
@@ -161,15 +176,29 @@ export class GoalLoop {
           .catch((e: unknown) => this.deps.log.warn(`goal ${goalPath}: ${String(e)}`))
         return
       }
-      // The machine said no: another process decided first (the goal moved on), or holds the lease (wait for its end).
+      // The machine said no: another process decided first (the goal moved on).
       if (error instanceof GateRefusal) {
         const latest = this.deps.lifecycle.snapshot(goalPath)
         if (latest !== undefined) this.schedule(goalPath, latest)
         return
       }
-      // A fact could not be had: the next idle decides again.
-      this.deps.log.warn(`goal ${goalPath}: the loop could not decide: ${String(error)}`)
+      // A fact could not be had, or the step could not be written (a mangled document): nothing is live and undriven
+      // unsaid. The session is told once, /goal names it, and the loop keeps trying (the driver watch re-arms it).
+      await this.stalled(goalPath, sessionId, error)
     }
+  }
+
+  /** Why the goal's loop could not decide at its last deadline; undefined when it decided since. */
+  stalledWhy(goalPath: string): string | undefined {
+    return this.stalls.get(goalPath)
+  }
+
+  private async stalled(goalPath: string, sessionId: string, error: unknown): Promise<void> {
+    const why = `goal ${goalPath} cannot be driven: ${error instanceof Error ? error.message : String(error)}. Fix the goal document (or discard the goal with /goal discard); the loop keeps trying meanwhile.`
+    if (this.stalls.get(goalPath) === why) return
+    this.stalls.set(goalPath, why)
+    this.deps.log.warn(why)
+    await this.deps.tell?.(sessionId, `[forge:goal-stalled] ${why}`).catch((e: unknown) => this.deps.log.warn(`goal ${goalPath}: ${String(e)}`))
   }
 
   dispose(): void {

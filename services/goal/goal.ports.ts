@@ -36,12 +36,6 @@ export interface SessionFacts {
   isIdle(sessionId: string): Promise<boolean>
 }
 
-/** This process as a goal's driver: its lease holder id, and whether another holder's process still runs. */
-export interface GoalDriver {
-  readonly id: string
-  isAlive(holder: string): boolean
-}
-
 /** A loop prompt that could not be sent: the loop counts it toward its transport-failure pause. */
 export class GoalSendError extends Error {
   constructor(message: string) {

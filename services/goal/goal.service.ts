@@ -11,6 +11,9 @@ import { runGoalChecks, checkRunReport } from "./goal.check.run"
 import type { GoalContract } from "./goal.contract"
 import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
 import { type DocumentRevision, GoalDocumentFollower } from "./goal.follow"
+import { driverLineText, mayDrive } from "../../machines/driver.claim"
+import type { DriverClaims } from "../lifecycle/driver.claim"
+import { GOAL_CLAIMS } from "./goal.claims"
 import { GOAL_DIR } from "./goal.paths"
 import type { GoalSnapshot } from "./goal.lifecycle"
 import type { GoalCheckRunner, GoalFiles } from "./goal.ports"
@@ -26,6 +29,11 @@ export interface GoalServiceDeps {
   hasDraftPlan(sessionId: string): Promise<boolean>
   /** The debounce every new goal's loop runs with (ms); the machine's default when absent. */
   debounceMs?: number
+  /**
+   * The workspace's driver claim: the process that shows a goal's dialog holds the goal's claim while it does, so a
+   * process starting meanwhile never closes that dialog in its restore. Without it this process is the only one.
+   */
+  claims?: DriverClaims
 }
 
 /** A goal tool's answer: what the model reads, plus the goal it touched. */
@@ -49,6 +57,8 @@ export class NoGoalError extends Error {
 
 export class GoalService {
   readonly lifecycle: Lifecycle<GoalMachine>
+  /** Why a goal's loop could not decide at its last deadline (set by the harness once its loop exists), for /goal. */
+  stalledWhy: (goalPath: string) => string | undefined = () => undefined
   private readonly deps: GoalServiceDeps
   private readonly follower: GoalDocumentFollower
 
@@ -166,11 +176,20 @@ export class GoalService {
         output: `Goal written but not armed: ${error.message}\nIt stays queued at ${goalPath}; /goal resume arms it once the session is free.`,
       }
     }
-    const doc = parseGoalDocument(await this.read(goalPath), goalPath)
-    const dialog: DialogRequest = {
-      permission: "goal_write",
-      subject: goalPath,
-      summary: `Arm goal "${doc.contract.objective.split("\n", 1)[0]}" (${doc.contract.checks.length} checks, ${doc.contract.success.length} criteria, ${doc.frontmatter.max_turns} turns, ${doc.frontmatter.max_minutes} minutes)? The session then works on it by itself until the host's checks pass.`,
+    let dialog: DialogRequest
+    try {
+      const doc = parseGoalDocument(await this.read(goalPath), goalPath)
+      dialog = {
+        permission: "goal_write",
+        subject: goalPath,
+        summary: `Arm goal "${doc.contract.objective.split("\n", 1)[0]}" (${doc.contract.checks.length} checks, ${doc.contract.success.length} criteria, ${doc.frontmatter.max_turns} turns, ${doc.frontmatter.max_minutes} minutes)? The session then works on it by itself until the host's checks pass.`,
+      }
+    } catch (error) {
+      // The arm dialog will not be asked: the goal leaves it at once, back to where an arm can start again.
+      await this.lifecycle.dispatch(goalPath, { type: "dialog.reject" }).catch((e: unknown) => this.deps.log.warn(`goal ${goalPath}: ${String(e)}`))
+      throw new Error(
+        `goal ${goalPath} could not be armed: ${error instanceof Error ? error.message : String(error)}. It stays queued: arm it again (/goal resume) once its document can be read, or discard it.`,
+      )
     }
     if (!(await this.ask(goalPath, asker, dialog)))
       return { goalPath, output: `The user did not arm ${goalPath}; it stays queued. Ask what to change (goal_write revise=true), or leave it for later.` }
@@ -276,7 +295,14 @@ export class GoalService {
     // The document is looked at first: a status it says pending the user's dialog is shown beside the goal's own.
     const found = this.liveFor(sessionId)
     const live = found === undefined ? undefined : await this.followDocument(found)
-    return goalOverview({ live, queue: this.queue(), now: this.deps.clock.now() })
+    const overview = goalOverview({ live, queue: this.queue(), now: this.deps.clock.now() })
+    // An active goal needs a driver: who it is, or why nobody drives it (nothing is live and undriven unsaid).
+    if (live === undefined || !live.hasTag("driving")) return overview
+    const stalled = this.stalledWhy(live.context.goalPath)
+    if (stalled !== undefined) return `${overview}\nDriver: stalled: ${stalled}`
+    if (this.deps.claims === undefined) return overview
+    const { claim, holderAlive, now } = await this.deps.claims.facts(GOAL_CLAIMS, live.context.goalPath)
+    return `${overview}\nDriver: ${driverLineText(claim, holderAlive, now)}.`
   }
 
   /** /goal confirm: the session's live goal and the status its document says pending the user's dialog (null when none). */
@@ -348,6 +374,7 @@ export class GoalService {
    */
   private async ask(goalPath: string, asker: GoalAsker, dialog: DialogRequest): Promise<boolean> {
     const opened = this.lifecycle.snapshot(goalPath)?.value
+    await this.deps.claims?.drive(GOAL_CLAIMS, goalPath, mayDrive)
     const allowed = asker.by === "user" ? true : await asker.confirm(dialog).catch(() => false)
     await this.refresh()
     const now = this.lifecycle.snapshot(goalPath)

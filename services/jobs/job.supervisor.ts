@@ -1,3 +1,5 @@
+import { type DriverFacts, mayDrive } from "../../machines/driver.claim"
+import type { DriverClaims } from "../lifecycle/driver.claim"
 import { SURVIVOR_CAP_REFUSAL, isOverSurvivorCap, nextDeadline } from "../../machines/job.gates"
 import { type JobContext, type JobEvent, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
@@ -42,7 +44,15 @@ export interface JobSupervisorDeps {
   host: JobHost
   /** Whether a session this host has no status for yet is idle (without it, such a session counts as busy). */
   sessionIsIdle?: SessionIdleQuery
+  /**
+   * The workspace's one driver claim: of the processes restoring a dead host's job, the one that takes its claim
+   * adopts it. Without it this process is the only one (the record's revision still fences the step).
+   */
+  claims?: DriverClaims
 }
+
+/** The job lifecycle's machine id: its instances' driver claims are kept under it. */
+export const JOB_CLAIMS = "job"
 
 export interface JobRestoreOutcome {
   adopted: string[]
@@ -334,9 +344,16 @@ export class JobSupervisor {
     })
   }
 
-  /** The first event of a restored job, applied only if no other process wrote its record since it was read. */
+  /**
+   * The first event of a restored job, applied by the process that takes the job's driver claim (the machine asked
+   * first whether the event applies): a live holder keeps it. The step itself still lands only on the record read.
+   */
   private async claim(job: LiveJob, event: JobEvent): Promise<boolean> {
-    if ((await this.lifecycle.claim(job.jobId, event)) !== undefined) return true
+    const claims = this.deps.claims
+    const may = (facts: DriverFacts) => mayDrive(facts) && this.lifecycle.can(job.jobId, event)
+    const taken = claims === undefined || (await claims.drive(JOB_CLAIMS, job.jobId, may)).taken
+    if (taken && (await this.lifecycle.claim(job.jobId, event)) !== undefined) return true
+    if (taken) await claims?.release(JOB_CLAIMS, job.jobId)
     quiesce(job)
     this.jobs.delete(job.jobId)
     return false
@@ -400,6 +417,9 @@ export class JobSupervisor {
 
   /** The job's machine is final: its entry leaves the registry, and late calls hear "already consumed". */
   private forget(jobId: string): void {
+    this.deps.claims
+      ?.release(JOB_CLAIMS, jobId)
+      .catch((error: unknown) => this.deps.log.warn(`job ${jobId}: its driver claim could not be released: ${String(error)}`))
     const job = this.jobs.get(jobId)
     if (job) quiesce(job)
     this.jobs.delete(jobId)

@@ -41,9 +41,3 @@ export interface LoopPlans {
   /** The session's live plan, read now; undefined when it has none. */
   liveFor(sessionId: string): Promise<LoopPlan | undefined>
 }
-
-/** This process as a loop's driver: its id, and whether another driver's process still runs. */
-export interface LoopDriver {
-  readonly id: string
-  isAlive(driver: string): boolean
-}

@@ -7,7 +7,12 @@ import { explainLoopRefusal } from "../../machines/loop.refusals"
 import { slugify } from "../plan/plan.naming"
 import { type HandoffFields, handoffFrom } from "./loop.handoff"
 import type { LoopSnapshot } from "./loop.lifecycle"
-import type { LoopDriver, LoopPlans, LoopSessions, LoopWorktrees } from "./loop.ports"
+import type { LoopPlans, LoopSessions, LoopWorktrees } from "./loop.ports"
+import { type DriverFacts, driverLineText, mayDrive } from "../../machines/driver.claim"
+import type { DriverClaims } from "../lifecycle/driver.claim"
+
+/** The loop lifecycle's machine id: its instances' driver claims are kept under it. */
+export const LOOP_CLAIMS = "loop"
 import { sectionsOfPlan } from "./loop.sections"
 import { loopDetailText, loopLineText, loopStartedText } from "./loop.text"
 
@@ -16,7 +21,8 @@ export interface LoopServiceDeps {
   worktrees: LoopWorktrees
   sessions: LoopSessions
   plans: LoopPlans
-  driver: LoopDriver
+  /** The workspace's one driver claim: the process that starts a loop holds it; a dead holder's loop is taken over. */
+  claims: DriverClaims
   clock: Clock
   log: Logger
 }
@@ -94,12 +100,14 @@ export class LoopService {
       // By default room for every section to be done over once.
       maxIterations: request.maxIterations ?? Math.max(DEFAULT_LOOP_ITERATIONS, passesNeeded(sections.length) + sections.length),
       startedAt: this.deps.clock.now(),
-      driver: this.deps.driver.id,
+      driver: this.deps.claims.me,
     }
     // The machine's birth gate first (it throws the refusal): nothing is made for a refused start.
     this.lifecycle.birth(born)
     const base = await this.deps.worktrees.head()
     const loopName = await this.freeName(request.name?.trim() || title)
+    // Claimed before the loop exists, so no process looking for undriven loops ever sees it without its driver.
+    await this.deps.claims.drive(LOOP_CLAIMS, loopName, mayDrive)
     const worktree = { ...this.deps.worktrees.placeFor(loopName), base }
     const started = await this.lifecycle.create(loopName, { ...born, loopName, worktree })
     return loopStartedText(started.context)
@@ -141,10 +149,22 @@ export class LoopService {
   /** loop_status: every loop in a line, or one in detail. */
   async status(name: string | undefined): Promise<string> {
     await this.refresh()
-    if (name !== undefined) return loopDetailText(this.named(name))
+    if (name !== undefined) {
+      const loop = this.named(name)
+      return `${loopDetailText(loop)}${await this.driverLine(loop)}`
+    }
     const loops = [...this.lifecycle.instances()].map(([, s]) => s)
     if (loops.length === 0) return "No loop in this workspace. Start one from an approved plan with loop_start."
-    return loops.map(loopLineText).join("\n")
+    const lines: string[] = []
+    for (const loop of loops) lines.push(`${loopLineText(loop)}${await this.driverLine(loop)}`)
+    return lines.join("\n")
+  }
+
+  /** A running loop needs a driver: who it is, or why nobody drives it. */
+  private async driverLine(loop: LoopSnapshot): Promise<string> {
+    if (!loop.hasTag("live")) return ""
+    const { claim, holderAlive, now } = await this.deps.claims.facts(LOOP_CLAIMS, loop.context.loopName)
+    return ` — ${driverLineText(claim, holderAlive, now)}`
   }
 
   /** A session went idle: its loop applies the recorded handoff (or reminds it once more, or stalls). */
@@ -155,27 +175,30 @@ export class LoopService {
   }
 
   /**
-   * After a restore: this process asks to drive each running loop (the machine's driver gate leaves a loop whose pass
-   * another live process drives to it).
+   * After a restore: this process asks to drive each running loop whose driver claim is free, its holder ended or
+   * stopped renewing it (the machine's driver gate leaves a loop a live process drives to it).
    */
   resumeAll(): Promise<void> {
-    return this.oneTakeOverAtATime(async () => {
-      for (const [loopName, snapshot] of [...this.lifecycle.instances()]) if (snapshot.hasTag("live")) await this.takeOver(loopName, snapshot)
-    })
+    return this.oneTakeOverAtATime(() => this.takeOverUndriven())
   }
 
   /**
    * Loops whose driver ended while this process keeps running (another opencode on the workspace exited): each is
-   * taken over as after a restore. The machine is asked first, so a loop its live driver runs costs no write.
+   * taken over as after a restore. The claim is read first, so a loop its live driver runs costs no write.
    */
   takeOverLeftLoops(): Promise<void> {
     return this.oneTakeOverAtATime(async () => {
       await this.refresh()
-      for (const [loopName, snapshot] of [...this.lifecycle.instances()]) {
-        if (snapshot.context.driver === this.deps.driver.id) continue
-        if (snapshot.can(this.takeOverEvent(snapshot))) await this.takeOver(loopName, snapshot)
-      }
+      await this.takeOverUndriven()
     })
+  }
+
+  private async takeOverUndriven(): Promise<void> {
+    for (const [loopName, snapshot] of [...this.lifecycle.instances()]) {
+      if (!snapshot.hasTag("live")) continue
+      const facts = await this.deps.claims.facts(LOOP_CLAIMS, loopName)
+      if (mayDrive(facts) && facts.claim?.holder !== facts.me) await this.takeOver(loopName)
+    }
   }
 
   /**
@@ -189,25 +212,23 @@ export class LoopService {
   }
 
   /**
-   * Asks to drive one loop. Taken over, a session being opened is opened again, and a pass whose session runs nothing
-   * takes its idle now (opencode sends none for a session this process did not run).
+   * Asks to drive one loop: the claim is taken only if the machine's driver gate accepts it on the claim as it stands.
+   * Taken over, a session being opened is opened again, and a pass whose session runs nothing takes its idle now
+   * (opencode sends none for a session this process did not run).
    */
-  private async takeOver(loopName: string, snapshot: LoopSnapshot): Promise<void> {
-    await this.step(loopName, this.takeOverEvent(snapshot))
+  private async takeOver(loopName: string): Promise<void> {
+    const may = (driver: DriverFacts) => this.lifecycle.can(loopName, { type: "loop.restored", driver })
+    const { taken, facts } = await this.deps.claims.drive(LOOP_CLAIMS, loopName, may)
+    if (!taken) return
+    await this.step(loopName, { type: "loop.restored", driver: facts })
     const after = this.lifecycle.snapshot(loopName)
     const session = after?.context.session ?? null
-    if (after === undefined || after.context.driver !== this.deps.driver.id || !after.hasTag("working") || session === null) return
+    if (after === undefined || !after.hasTag("working") || session === null) return
     try {
       if (await this.deps.sessions.isIdle(session)) await this.sessionIdle(session)
     } catch (error) {
       this.deps.log.warn(`loop ${loopName}: could not tell whether ${session} is idle after the takeover: ${String(error)}`)
     }
-  }
-
-  private takeOverEvent(snapshot: LoopSnapshot): LoopEvent {
-    const { driver } = this.deps
-    const holder = snapshot.context.driver
-    return { type: "loop.restored", driver: driver.id, holderAlive: holder !== null && holder !== driver.id && driver.isAlive(holder) }
   }
 
   /** An effect's report (a session opened or not): applied after the step that asked for it. */

@@ -1,7 +1,9 @@
 import type { GoalSpend } from "../../machines/goal.gates"
 import type { Timers } from "../../services/jobs/job.ports"
 import type { GoalCheck } from "../../services/goal/goal.contract"
-import type { CheckOutcome, GoalCheckRunner, GoalDriver, GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
+import type { CheckOutcome, GoalCheckRunner, GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
+import type { DriverClaim } from "../../machines/driver.claim"
+import type { ClaimDecision, ClaimRow, DriverClaimStore, ProcessIdentity } from "../../services/lifecycle/driver.claim.ports"
 import type { Clock } from "../../services/lifecycle/lifecycle.ports"
 
 // The goal harness's edges for the model test: a clock the test sets, timers the test fires, a prompter that records
@@ -129,13 +131,48 @@ export class FakeSessionFacts implements SessionFacts {
   }
 }
 
-/** This process as the goal's driver: its id and whether another holder lives, as the test says before each decision. */
-export class FakeDriver implements GoalDriver {
-  id = MODEL_DRIVER
+/**
+ * The driver claim as the test states it before each decision: which process decides (`me`), the claim row it reads,
+ * and whether another holder lives. What a decision writes stays until the test states the next one.
+ */
+export class FakeClaims implements DriverClaimStore, ProcessIdentity {
+  me = MODEL_DRIVER
   alive = true
+  private readonly rows = new Map<string, DriverClaim>()
 
-  isAlive(_holder: string): boolean {
-    return this.alive
+  isAlive(holder: string): boolean {
+    return holder === this.me || this.alive
+  }
+
+  /** The claim of the one goal the model drives (the test sets it as its event says). */
+  set(instanceId: string, claim: DriverClaim | null): void {
+    if (claim === null) this.rows.delete(instanceId)
+    else this.rows.set(instanceId, claim)
+  }
+
+  async read(_machineId: string, instanceId: string): Promise<DriverClaim | null> {
+    return this.rows.get(instanceId) ?? null
+  }
+
+  async list(machineId = "goal"): Promise<ClaimRow[]> {
+    return [...this.rows].map(([instanceId, claim]) => ({ machineId, instanceId, ...claim }))
+  }
+
+  async take(_machineId: string, instanceId: string, decide: ClaimDecision): Promise<DriverClaim | null> {
+    const next = decide(this.rows.get(instanceId) ?? null)
+    if (next !== undefined) this.rows.set(instanceId, next)
+    return this.rows.get(instanceId) ?? null
+  }
+
+  async renew(holder: string, keys: readonly { instanceId: string }[], until: number): Promise<void> {
+    for (const { instanceId } of keys) {
+      const row = this.rows.get(instanceId)
+      if (row?.holder === holder) this.rows.set(instanceId, { holder, until })
+    }
+  }
+
+  async release(holder: string, keys: readonly { instanceId: string }[]): Promise<void> {
+    for (const { instanceId } of keys) if (this.rows.get(instanceId)?.holder === holder) this.rows.delete(instanceId)
   }
 }
 

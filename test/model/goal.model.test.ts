@@ -1,3 +1,4 @@
+import { DRIVER_CLAIM_MS } from "../../machines/driver.claim"
 import { isDeepStrictEqual } from "node:util"
 import { type SnapshotFrom, transition } from "xstate"
 import { type GoalLimits, type GoalTerms, hasActivity } from "../../machines/goal.gates"
@@ -76,7 +77,7 @@ const discardByUser: GoalEvent = { type: "goal.discard", by: "user", reason: "no
 const discardByModel: GoalEvent = { type: "goal.discard", by: "model", reason: "wrong approach" }
 /** goal_check: the machine counts the run, whatever its entries say (the SUT runs every check, all passing). */
 const checkedAllPass: GoalEvent = { type: "goal.checked", entries: [] }
-const idle: GoalEvent = { type: "session.idle", now: T_IDLE, driver: MODEL_DRIVER }
+const idle: GoalEvent = { type: "session.idle", now: T_IDLE }
 const busy: GoalEvent = { type: "session.busy" }
 const wrote: GoalEvent = { type: "goal.activity", kind: "writes" }
 const wake: GoalEvent = { type: "job.wake", text: "[forge:job-complete] Job job_1: exited with exit code 0" }
@@ -112,16 +113,21 @@ function completions({ context }: Snapshot): GoalEvent[] {
 }
 
 /** The debounce timer fires: at the deadline unless `now` says otherwise, with the session's facts at that moment. */
-function due(state: Snapshot, facts: Partial<Omit<Extract<GoalEvent, { type: "loop.due" }>, "type">> = {}): GoalEvent {
+function due(
+  state: Snapshot,
+  facts: Partial<Omit<Extract<GoalEvent, { type: "loop.due" }>, "type" | "driver">> & { me?: string; holderAlive?: boolean } = {},
+): GoalEvent {
+  const { me = MODEL_DRIVER, holderAlive = true, ...rest } = facts
+  const now = rest.now ?? state.context.dueAt ?? 0
   return {
     type: "loop.due",
-    now: state.context.dueAt ?? 0,
+    now,
     speaker: "forge",
     draftPlan: false,
     spend: state.context.spend,
-    driver: MODEL_DRIVER,
-    holderAlive: true,
-    ...facts,
+    ...rest,
+    // The goal's driver claim as the deciding process reads it: this process's own, renewed until well after now.
+    driver: { me, claim: { holder: MODEL_DRIVER, until: now + DRIVER_CLAIM_MS }, holderAlive, now },
   }
 }
 /** The send fails: only where the loop's decision at the deadline would send the continuation brief. */
@@ -239,9 +245,9 @@ function loop(state: Snapshot): GoalEvent[] {
   }
   if (turnsUsed === 0) return [due(state), ...failedSend(state)]
   if (turnOpen && turnsUsed === 1 && !didSomething) return [due(state), due(state, { speaker: "other" })]
-  // Another opencode process decides the first turn's idle: it waits while this one's lease runs and its holder lives,
-  // and takes the lease over from a dead holder.
-  if (turnOpen && turnsUsed === 1) return [due(state), due(state, { driver: OTHER_DRIVER }), due(state, { driver: OTHER_DRIVER, holderAlive: false })]
+  // Another opencode process decides the first turn's idle: it waits while this one holds the claim and lives, and
+  // takes the claim over from a dead holder.
+  if (turnOpen && turnsUsed === 1) return [due(state), due(state, { me: OTHER_DRIVER }), due(state, { me: OTHER_DRIVER, holderAlive: false })]
   return [due(state)]
 }
 

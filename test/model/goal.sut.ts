@@ -1,3 +1,5 @@
+import { DriverClaims } from "../../services/lifecycle/driver.claim"
+import type { DriverFacts } from "../../machines/driver.claim"
 import { readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
@@ -20,7 +22,7 @@ import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import { tempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
-import { FakeCheckRunner, FakeClock, FakeDriver, FakePrompter, FakeSessionFacts, MODEL_DRIVER, ManualTimers } from "./goal.fakes"
+import { FakeCheckRunner, FakeClaims, FakeClock, FakePrompter, FakeSessionFacts, MODEL_DRIVER, ManualTimers } from "./goal.fakes"
 import type { ModelStep, ModelSut } from "./model.template"
 
 type GoalModel = typeof goalMachine
@@ -104,6 +106,8 @@ class GoalSut implements ModelSut<GoalModel> {
   /** Open dialogs, newest last: an answer goes to the newest (an older one is left behind by a stop that won). */
   private readonly dialogs: OpenDialog[] = []
   private reader: LifecycleStore | undefined
+  /** The claim facts of the last decision the test stated (null: none yet, or the goal's own process decides). */
+  private claimed: DriverFacts | null = null
 
   private constructor(
     private readonly dir: string,
@@ -112,7 +116,7 @@ class GoalSut implements ModelSut<GoalModel> {
     private readonly timers: ManualTimers,
     private readonly prompter: FakePrompter,
     private readonly facts: FakeSessionFacts,
-    private readonly driver: FakeDriver,
+    private readonly driver: FakeClaims,
     private readonly runner: FakeCheckRunner,
     private readonly host: LifecycleHost,
     private readonly rt: ComposedRuntime,
@@ -137,9 +141,10 @@ class GoalSut implements ModelSut<GoalModel> {
     const workspace = composeWorkspace({ workspace: dir, clock, log })
     const files = new FsGoalFiles(dir)
     const lifecycle = defineGoalLifecycle(workspace.host, { files, clock, prompter, log })
-    const service = new GoalService({ lifecycle, files, clock, log, checks: runner, hasDraftPlan: (sessionId) => facts.hasDraftPlan(sessionId) })
-    const driver = new FakeDriver()
-    const loop = new GoalLoop({ lifecycle, clock, timers, facts, driver, log })
+    const driver = new FakeClaims()
+    const claims = new DriverClaims({ store: async () => driver, identity: driver, clock, log })
+    const service = new GoalService({ lifecycle, files, clock, log, checks: runner, hasDraftPlan: (sessionId) => facts.hasDraftPlan(sessionId), claims })
+    const loop = new GoalLoop({ lifecycle, clock, timers, facts, claims, log })
     const rt = await workspace.open()
     // goal_write arm=false: the model's initial state, a queued goal.
     const written = await service.write(SESSION, contractOf(input.contract, input.limits), null)
@@ -304,9 +309,7 @@ class GoalSut implements ModelSut<GoalModel> {
         expect(await loop.carryWake(SESSION, event.text), "the goal carries the wake").toBe(accepted)
         return
       case "session.idle":
-        // The session went idle in the process the event names.
         this.clock.at = event.now
-        this.driver.id = event.driver
         return loop.sessionIdle(SESSION)
       case "session.busy":
         return loop.sessionBusy(SESSION)
@@ -318,9 +321,11 @@ class GoalSut implements ModelSut<GoalModel> {
         this.facts.draftPlan = event.draftPlan
         this.facts.cost = event.spend.cost
         this.facts.tokens = event.spend.tokens
-        // The deciding process and whether the lease's holder lives (the loop asks only about another holder).
-        this.driver.id = event.driver
-        this.driver.alive = event.holderAlive
+        // The deciding process, the goal's claim as it reads it, and whether the claim's holder lives.
+        this.driver.me = event.driver.me
+        this.driver.alive = event.driver.holderAlive
+        this.driver.set(this.goalPath, event.driver.claim)
+        this.claimed = event.driver
         if (before.context.dueAt !== null && event.now < before.context.dueAt) return this.fireEarly()
         return this.fireTimers()
       case "loop.failed":
@@ -330,8 +335,10 @@ class GoalSut implements ModelSut<GoalModel> {
         this.facts.draftPlan = false
         this.facts.cost = before.context.spend.cost
         this.facts.tokens = before.context.spend.tokens
-        this.driver.id = MODEL_DRIVER
+        this.driver.me = MODEL_DRIVER
         this.driver.alive = true
+        this.driver.set(this.goalPath, null)
+        this.claimed = null
         this.prompter.failWith = SEND_FAILURE
         try {
           return await this.fireTimers()
@@ -496,10 +503,10 @@ class GoalSut implements ModelSut<GoalModel> {
     expect(this.prompter.briefs(), "continuation briefs sent").toBe(this.briefs)
     expect(this.prompter.sent.length - this.prompter.briefs(), "wrap-ups sent").toBe(this.wrapUps)
     expect(this.prompter.failed.length, "failed sends").toBe(this.failedSends)
-    // While another live process holds the lease, the timer waits for the lease's end.
-    const { lease } = context
-    const heldElsewhere = lease !== null && lease.holder !== this.driver.id && this.driver.alive
-    const decisionAt = context.dueAt === null ? null : heldElsewhere ? Math.max(context.dueAt, lease.until) : context.dueAt
+    // While another live process holds the claim, the timer looks again when the claim would lapse.
+    const claim = this.claimed?.claim ?? null
+    const heldElsewhere = this.claimed !== null && claim !== null && claim.holder !== this.claimed.me && this.claimed.holderAlive
+    const decisionAt = context.dueAt === null ? null : heldElsewhere && claim !== null ? Math.max(context.dueAt, claim.until) : context.dueAt
     expect(this.timers.pending(), "the loop's timer").toEqual(expected.hasTag("due") && decisionAt !== null ? [decisionAt] : [])
     if (expected.hasTag("awaiting-user")) expect(this.dialogs.length, "an open dialog").toBeGreaterThan(0)
   }

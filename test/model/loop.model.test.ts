@@ -153,9 +153,15 @@ const cancel: LoopEvent = { type: "loop.cancel", reason: "cancelled: the plan ch
 /** A pass asks to cancel its own loop: the machine refuses it. */
 const cancelFromPass = (session: string): LoopEvent => ({ type: "loop.cancel", reason: "cancelled: stuck", session })
 /** The SUT's next process takes the loop over (the one before it was closed). */
-const restored: LoopEvent = { type: "loop.restored", driver: MODEL_DRIVER, holderAlive: false }
+const restored: LoopEvent = {
+  type: "loop.restored",
+  driver: { me: MODEL_DRIVER, claim: { holder: "(the closed process)", until: 0 }, holderAlive: false, now: 0 },
+}
 /** A process started beside the live driver asks to drive the loop: the driver gate leaves it to the live one. */
-const besideDriver: LoopEvent = { type: "loop.restored", driver: NEIGHBOUR_DRIVER, holderAlive: true }
+const besideDriver: LoopEvent = {
+  type: "loop.restored",
+  driver: { me: NEIGHBOUR_DRIVER, claim: { holder: MODEL_DRIVER, until: Number.MAX_SAFE_INTEGER }, holderAlive: true, now: 0 },
+}
 /** A pass's tool calls: a write in the worktree (a coder's work), and one in the project itself (never a pass's). */
 const OUTSIDE = "/work/project/src/parser.ts"
 const writeInWorktree: LoopEvent = { type: "tool.use", tool: "forge_write", paths: [`${MODEL_WORKTREE.dir}/src/parser.ts`] }

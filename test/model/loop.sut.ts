@@ -1,3 +1,5 @@
+import { SqliteDriverClaimStore } from "../../adapters/storage/driver.claim.repository"
+import { DriverClaims } from "../../services/lifecycle/driver.claim"
 import { existsSync, mkdirSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
@@ -21,7 +23,7 @@ import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { loopBriefText, loopEndText } from "../../services/loop/loop.brief"
 import type { HandoffFields } from "../../services/loop/loop.handoff"
 import { defineLoopLifecycle } from "../../services/loop/loop.lifecycle"
-import type { LoopDriver, LoopPlan, LoopPlans, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
+import type { LoopPlan, LoopPlans, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
 import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
 import { LoopService } from "../../services/loop/loop.service"
 import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
@@ -186,6 +188,8 @@ interface LoopProcess {
   service: LoopService
   /** Its driver id. */
   id: string
+  /** Its driver claims (renewed by the test where the process's driver watch would). */
+  claims: DriverClaims
 }
 
 /** The handoff the tool's arguments make: loop_handoff's fields that `handoffFrom` turns into `handoff`. */
@@ -400,7 +404,7 @@ export class LoopSut implements ModelSut<LoopModel> {
       case "loop.fail":
         return this.fail(event, before, accepted)
       case "loop.restored":
-        if (event.driver === NEIGHBOUR_DRIVER) return this.restoreBeside(accepted)
+        if (event.driver.me === NEIGHBOUR_DRIVER) return this.restoreBeside(accepted)
         await this.restart(before)
         // The new process took the running loop over: it drives the pass from now on.
         if (accepted) this.driver = this.process.id
@@ -481,6 +485,7 @@ export class LoopSut implements ModelSut<LoopModel> {
    */
   async exitDriverBesideNeighbour(): Promise<{ step: string; driver: string | null | undefined; openings: number }[]> {
     const first = this.process
+    await first.claims.renew()
     const alive = new Set([first.id])
     const neighbour = await openProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, NEIGHBOUR_ID, (holder) => alive.has(holder))
     const seen: { step: string; driver: string | null | undefined; openings: number }[] = []
@@ -512,6 +517,8 @@ export class LoopSut implements ModelSut<LoopModel> {
   private async restoreBeside(accepted: boolean): Promise<void> {
     expect(accepted, "a process beside the live driver never takes the loop over").toBe(false)
     const driver = this.process.id
+    // The live driver renews its claim (its driver watch does, every few seconds), whatever time the model's steps took.
+    await this.process.claims.renew()
     const neighbour = await openProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, NEIGHBOUR_ID, (holder) => holder === driver)
     try {
       const report = await restoreLive(neighbour.service.lifecycle, neighbour.rt.repository)
@@ -647,12 +654,19 @@ async function openProcess(
   // As src/loops.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
   const log = memoryLogger()
   const workspace = composeWorkspace({ workspace: dir, clock, log })
-  const driver: LoopDriver = { id, isAlive: (holder) => holder === id || isAlive(holder) }
+  // The driver claims in the workspace database every process of the SUT shares, held as this process's id.
+  const opened = workspace.open()
+  const claims = new DriverClaims({
+    store: async () => new SqliteDriverClaimStore((await opened).connection),
+    identity: { me: id, isAlive: (holder) => holder === id || isAlive(holder) },
+    clock,
+    log,
+  })
   let service: LoopService | undefined
   const lifecycle = defineLoopLifecycle(workspace.host, { worktrees, sessions, report: (loopName, event) => service?.report(loopName, event), driver: id, log })
-  service = new LoopService({ lifecycle, worktrees, sessions, plans, driver, clock, log })
-  const rt = await workspace.open()
-  return { rt, service, id }
+  service = new LoopService({ lifecycle, worktrees, sessions, plans, claims, clock, log })
+  const rt = await opened
+  return { rt, service, id, claims }
 }
 
 /** What every brief must say, read from the context it was sent in (independent of how the text is laid out). */

@@ -12,7 +12,6 @@ import {
   handoffProblems,
   hasBlockingFindings,
   isCleanAudit,
-  isLoopDrivenElsewhere,
   isFileChangingTool,
   passesNeeded,
   roleOfPhase,
@@ -186,15 +185,5 @@ describe("isFileChangingTool", () => {
       expect(isFileChangingTool(tool), tool).toBe(true)
     for (const tool of ["read", "grep", "forge_read", "forge_search", "forge_shell", "bash", "task", "loop_handoff"])
       expect(isFileChangingTool(tool), tool).toBe(false)
-  })
-})
-
-describe("isLoopDrivenElsewhere", () => {
-  it("only a live process recorded as the driver keeps another from taking the loop over", () => {
-    expect(isLoopDrivenElsewhere({ holder: "p1", claimant: "p2", holderAlive: true })).toBe(true)
-    expect(isLoopDrivenElsewhere({ holder: "p1", claimant: "p2", holderAlive: false })).toBe(false)
-    // No driver recorded yet (the first pass's session still opening), or the claimant is the driver itself.
-    expect(isLoopDrivenElsewhere({ holder: null, claimant: "p2", holderAlive: true })).toBe(false)
-    expect(isLoopDrivenElsewhere({ holder: "p2", claimant: "p2", holderAlive: true })).toBe(false)
   })
 })

@@ -47,10 +47,38 @@ export interface Ops {
 
 export type OpName = keyof Ops
 
+/** What plugin.child.ts offers: the whole plugin, driven through its hooks as opencode drives them. */
+export interface PluginOps {
+  /** A slash command (`/goal add …`): the text the turn shows. */
+  command: { args: { session: string; command: string; arguments: string }; value: string }
+  /** A Forge tool's call, its dialog answered as given. */
+  tool: { args: { session: string; tool: string; args: Record<string, unknown>; dialog: DialogAnswer }; value: string }
+  /** opencode says the session went idle (in this process: its turn ran here). */
+  idle: { args: { session: string }; value: null }
+  /** opencode compacts the session: what the plugin adds to the summary's context, and whether it lets opencode's own "continue" run. */
+  compaction: { args: { session: string }; value: { context: string[]; autocontinue: boolean } }
+  /** The prompts this process sent into sessions so far (goal briefs), in order. */
+  prompts: { args: Record<string, never>; value: { session: string; text: string }[] }
+  release: Ops["release"]
+  exit: Ops["exit"]
+}
+
+/** The arguments of one operation of a child's table. */
+export type ArgsOf<O, K extends keyof O> = O[K] extends { args: infer A } ? A : never
+/** The value one operation of a child's table answers with. */
+export type ValueOf<O, K extends keyof O> = O[K] extends { value: infer V } ? V : never
+
 export interface Request<K extends OpName = OpName> {
   id: number
   op: K
   args: Ops[K]["args"]
+}
+
+/** A request to any child's table of operations `O`. */
+export interface RequestTo<O, K extends keyof O = keyof O> {
+  id: number
+  op: K
+  args: ArgsOf<O, K>
 }
 
 export interface RemoteError {

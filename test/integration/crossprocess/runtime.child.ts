@@ -11,6 +11,8 @@ import { createInterface } from "node:readline"
 import type { PluginInput } from "@opencode-ai/plugin"
 import type { Confirm, Logger } from "../../../services/lifecycle/lifecycle.ports"
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
+import { createDriverClaims } from "../../../src/drivers"
+import type { DriverClaims } from "../../../services/lifecycle/driver.claim"
 import { toShellRequest } from "../../../services/jobs/job.request"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { createForgeRuntime, systemClock } from "../../../src/runtime"
@@ -59,6 +61,13 @@ function sessionsClient(): PluginInput["client"] {
   return { session } as unknown as PluginInput["client"]
 }
 
+/** This process's driver claims, in the workspace database, held as this process (pid and start time). */
+let driverClaims: DriverClaims | undefined
+function claimsOf(rt: ComposedRuntime): DriverClaims {
+  driverClaims ??= createDriverClaims({ connection: async () => rt.connection, clock: systemClock, log })
+  return driverClaims
+}
+
 /** The jobs of this process, composed on first use on the runtime's database and lifecycle host. */
 let hostJobs: HostJobs | undefined
 function jobsOf(rt: ComposedRuntime): () => HostJobs {
@@ -70,6 +79,7 @@ function jobsOf(rt: ComposedRuntime): () => HostJobs {
       repository: async () => rt.repository,
       keyValue: async () => rt.keyValue,
       host: rt.host,
+      claims: claimsOf(rt),
     })
     return hostJobs
   }

@@ -11,24 +11,26 @@ import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach } from "vitest"
 import type { DialogRequest } from "../../../services/lifecycle/lifecycle.ports"
 import { tempDir } from "../../temp.dir"
-import { type Answer, type ChildEvent, type OpName, type Ops, type RemoteError, SESSIONS_ENV, WORKSPACE_ENV } from "./protocol"
+import { type Answer, type ArgsOf, type ChildEvent, type Ops, type PluginOps, type RemoteError, SESSIONS_ENV, type ValueOf, WORKSPACE_ENV } from "./protocol"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repoRoot = path.resolve(here, "../../..")
 const childScript = path.join(here, "runtime.child.ts")
+const pluginScript = path.join(here, "plugin.child.ts")
 /** Beside node_modules, so that the bundle's packages resolve as the sources' do. */
 const bundleDir = path.join(repoRoot, "node_modules", ".cache", "forge-crossprocess")
 
-let childEntry: string | undefined
+const childEntries = new Map<string, string>()
 /**
  * runtime.child.ts bundled into one module, once per test file: a child then starts in well under a second, where
  * `--import tsx` resolved and transformed the whole runtime through loader hooks in every child (about 2 s of CPU
  * each, the largest part of the process tests). Named by its content, written by rename: any run may share it.
  */
-function bundledChild(): string {
-  if (childEntry !== undefined) return childEntry
+function bundledChild(script = childScript): string {
+  const known = childEntries.get(script)
+  if (known !== undefined) return known
   const output = buildSync({
-    entryPoints: [childScript],
+    entryPoints: [script],
     bundle: true,
     platform: "node",
     format: "esm",
@@ -37,15 +39,15 @@ function bundledChild(): string {
     sourcemap: "inline",
     write: false,
   }).outputFiles[0]
-  if (output === undefined) throw new Error(`esbuild wrote nothing for ${childScript}`)
-  const file = path.join(bundleDir, `runtime.child.${createHash("sha256").update(output.contents).digest("hex").slice(0, 16)}.mjs`)
+  if (output === undefined) throw new Error(`esbuild wrote nothing for ${script}`)
+  const file = path.join(bundleDir, `${path.basename(script, ".ts")}.${createHash("sha256").update(output.contents).digest("hex").slice(0, 16)}.mjs`)
   if (!fs.existsSync(file)) {
     fs.mkdirSync(bundleDir, { recursive: true })
     const temp = `${file}.${process.pid}.tmp`
     fs.writeFileSync(temp, output.contents)
     fs.renameSync(temp, file)
   }
-  childEntry = file
+  childEntries.set(script, file)
   return file
 }
 
@@ -65,10 +67,10 @@ export class ChildError extends Error {
   }
 }
 
-export type Outcome<K extends OpName> = { ok: true; value: Ops[K]["value"] } | { ok: false; error: RemoteError }
+export type Outcome<K extends keyof O, O = Ops> = { ok: true; value: ValueOf<O, K> } | { ok: false; error: RemoteError }
 
-/** One runtime in its own process. */
-export class RuntimeProcess {
+/** One runtime (or, with PluginOps, the whole plugin) in its own process. */
+export class RuntimeProcess<O = Ops> {
   private nextId = 1
   private readonly pending = new Map<number, (answer: Answer) => void>()
   private readonly dialogs = new Map<string, DialogRequest>()
@@ -104,15 +106,20 @@ export class RuntimeProcess {
     lines.on("line", (line) => this.receive(line, started, failed))
   }
 
+  /** The child's process id. */
+  get pid(): number {
+    return this.child.pid ?? -1
+  }
+
   /** The op's value; rejects with ChildError when the runtime threw. */
-  async call<K extends OpName>(op: K, args: Ops[K]["args"]): Promise<Ops[K]["value"]> {
+  async call<K extends keyof O & string>(op: K, args: ArgsOf<O, K>): Promise<ValueOf<O, K>> {
     const outcome = await this.attempt(op, args)
     if (!outcome.ok) throw new ChildError(this.name, outcome.error)
     return outcome.value
   }
 
   /** The op's value or the error it threw, as data: for races where either outcome is allowed and then checked. */
-  attempt<K extends OpName>(op: K, args: Ops[K]["args"]): Promise<Outcome<K>> {
+  attempt<K extends keyof O & string>(op: K, args: ArgsOf<O, K>): Promise<Outcome<K, O>> {
     const id = this.nextId++
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -121,7 +128,7 @@ export class RuntimeProcess {
       }, CALL_TIMEOUT_MS)
       this.pending.set(id, (answer) => {
         clearTimeout(timer)
-        resolve(answer.ok ? { ok: true, value: answer.value as Ops[K]["value"] } : { ok: false, error: answer.error })
+        resolve(answer.ok ? { ok: true, value: answer.value as ValueOf<O, K> } : { ok: false, error: answer.error })
       })
       this.child.stdin?.write(`${JSON.stringify({ id, op, args })}\n`)
     })
@@ -138,7 +145,8 @@ export class RuntimeProcess {
   /** Ends the child: a polite exit (closes its runtime), SIGKILL when it does not go within the grace period. */
   async stop(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return
-    void this.attempt("exit", {}).catch(() => undefined)
+    // Every child's table has `exit`.
+    void (this as unknown as RuntimeProcess<Ops>).attempt("exit", {}).catch(() => undefined)
     const gone = await Promise.race([this.exited.then(() => true), sleep(EXIT_GRACE_MS).then(() => false)])
     if (gone) return
     this.child.kill("SIGKILL")
@@ -207,13 +215,19 @@ export interface RuntimeOptions {
   sessions?: "idle" | "busy"
 }
 
-function spawnRuntime(name: string, workspace: string, options: RuntimeOptions): RuntimeProcess {
-  const child = spawn(process.execPath, ["--enable-source-maps", bundledChild()], {
+function spawnRuntime<O = Ops>(
+  name: string,
+  workspace: string,
+  options: RuntimeOptions,
+  script = childScript,
+  env: Record<string, string> = {},
+): RuntimeProcess<O> {
+  const child = spawn(process.execPath, ["--enable-source-maps", bundledChild(script)], {
     cwd: repoRoot,
-    env: { ...process.env, [WORKSPACE_ENV]: workspace, [SESSIONS_ENV]: options.sessions ?? "idle" },
+    env: { ...process.env, ...env, [WORKSPACE_ENV]: workspace, [SESSIONS_ENV]: options.sessions ?? "idle" },
     stdio: ["pipe", "pipe", "pipe"],
   })
-  return new RuntimeProcess(name, child)
+  return new RuntimeProcess<O>(name, child)
 }
 
 export interface SharedWorkspace {
@@ -223,12 +237,14 @@ export interface SharedWorkspace {
   start(...names: string[]): Promise<RuntimeProcess[]>
   /** The same, with options for every runtime started. */
   startWith(options: RuntimeOptions, ...names: string[]): Promise<RuntimeProcess[]>
+  /** Starts the whole plugin (plugin.child.ts) in each process, with `env` (the test seams) added to its environment. */
+  startPlugins(env: Record<string, string>, ...names: string[]): Promise<RuntimeProcess<PluginOps>[]>
 }
 
 /** A fresh workspace per test of the calling suite, and the runtimes started on it, all ended after the test. */
 export function useSharedWorkspace(): SharedWorkspace {
   let dir: string | undefined
-  const started: RuntimeProcess[] = []
+  const started: { stop(): Promise<void> }[] = []
   beforeEach(() => {
     dir = tempDir("forge-crossprocess-")
   })
@@ -236,6 +252,11 @@ export function useSharedWorkspace(): SharedWorkspace {
     const stopping = started.splice(0)
     await Promise.all(stopping.map((runtime) => runtime.stop()))
   })
+  const ready = async <O>(runtimes: RuntimeProcess<O>[]): Promise<RuntimeProcess<O>[]> => {
+    started.push(...runtimes)
+    await Promise.all(runtimes.map((runtime) => withTimeout(runtime.ready, START_TIMEOUT_MS, () => `${runtime.name} was not ready\n${runtime.diagnostics()}`)))
+    return runtimes
+  }
   const current = (): string => {
     if (dir === undefined) throw new Error("useSharedWorkspace: no workspace outside a test")
     return dir
@@ -249,11 +270,10 @@ export function useSharedWorkspace(): SharedWorkspace {
     },
     async startWith(options, ...names) {
       const runtimes = names.map((name) => spawnRuntime(name, current(), options))
-      started.push(...runtimes)
-      await Promise.all(
-        runtimes.map((runtime) => withTimeout(runtime.ready, START_TIMEOUT_MS, () => `${runtime.name} was not ready\n${runtime.diagnostics()}`)),
-      )
-      return runtimes
+      return ready(runtimes)
+    },
+    async startPlugins(env, ...names) {
+      return ready(names.map((name) => spawnRuntime<PluginOps>(name, current(), {}, pluginScript, env)))
     },
   }
 }

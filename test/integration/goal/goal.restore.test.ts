@@ -61,7 +61,7 @@ describe("goal records across a restart", () => {
     const { lifecycle } = goals(ctx, 5_000)
     expect((await restoreGoals(lifecycle, ctx.rt.repository)).restored).toEqual([goalPath])
     const now = ctx.ws.clock.now()
-    expect((await lifecycle.dispatch(goalPath, { type: "session.idle", now, driver: "p2" })).context.dueAt).toBe(now + 300)
+    expect((await lifecycle.dispatch(goalPath, { type: "session.idle", now })).context.dueAt).toBe(now + 300)
   })
 
   it("a record written before goals carried their debounce restores with the default, and its loop runs on it", async () => {
@@ -87,12 +87,13 @@ describe("goal records across a restart", () => {
 
     ctx.ws.clock.advance(1_000)
     const now = ctx.ws.clock.now()
-    const waiting = await lifecycle.dispatch(goalPath, { type: "session.idle", now, driver: "p2" })
+    const waiting = await lifecycle.dispatch(goalPath, { type: "session.idle", now })
     expect(waiting.value).toEqual({ active: "debouncing" })
     expect(waiting.context.dueAt).toBe(now + GOAL_DEBOUNCE_MS)
-    const due = { type: "loop.due", speaker: "forge", draftPlan: false, spend: { cost: 0, tokens: 0 }, driver: "p2", holderAlive: true } as const
-    expect(lifecycle.can(goalPath, { ...due, now: now + GOAL_DEBOUNCE_MS - 1 })).toBe(false)
-    expect(lifecycle.can(goalPath, { ...due, now: now + GOAL_DEBOUNCE_MS })).toBe(true)
+    const due = { type: "loop.due", speaker: "forge", draftPlan: false, spend: { cost: 0, tokens: 0 } } as const
+    const driver = (at: number) => ({ me: "p2", claim: null, holderAlive: false, now: at })
+    expect(lifecycle.can(goalPath, { ...due, now: now + GOAL_DEBOUNCE_MS - 1, driver: driver(now + GOAL_DEBOUNCE_MS - 1) })).toBe(false)
+    expect(lifecycle.can(goalPath, { ...due, now: now + GOAL_DEBOUNCE_MS, driver: driver(now + GOAL_DEBOUNCE_MS) })).toBe(true)
     // The step wrote the record up to date.
     expect(contextOf(await ctx.rt.repository.getSnapshot("goal", goalPath)).debounceMs).toBe(GOAL_DEBOUNCE_MS)
   })

@@ -10,6 +10,8 @@ import type { CheckOutcome } from "../../../services/goal/goal.ports"
 import { GoalService } from "../../../services/goal/goal.service"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import { PLAN_BODY, allow, memoryLogger, useRuntime } from "../plan/plan.helpers"
+import { GoalLoop } from "../../../services/goal/goal.loop"
+import { DriverClaims } from "../../../services/lifecycle/driver.claim"
 
 // The goal service over the real runtime: SQLite, the one lifecycle host, real documents, the plan service for the
 // draft-plan gate. Only the check runner is scripted (the real one is tested with real processes in goal.checks.test.ts).
@@ -29,13 +31,23 @@ const CONTRACT: GoalContract = {
 const fail = (summary: string, outputTail: string): CheckOutcome => ({ pass: false, summary, outputTail })
 const pass: CheckOutcome = { pass: true, summary: "exit code 0", outputTail: "" }
 
+/** The goal folder, whose reads throw while `failing()` says so (a disk that went away, a file being replaced). */
+class FailingGoalFiles extends FsGoalFiles {
+  failing: () => boolean = () => false
+
+  override async read(relativePath: string): Promise<string | undefined> {
+    if (this.failing()) throw new Error(`EIO: i/o error, open '${relativePath}'`)
+    return super.read(relativePath)
+  }
+}
+
 function harness(ctx: ReturnType<typeof useRuntime>) {
   /** The outcomes the next checks run with, in order; a check with none scripted passes. */
   const outcomes: CheckOutcome[] = []
   /** How many checks the runner ran. */
   const counter = { runs: 0 }
   const log = memoryLogger()
-  const files = new FsGoalFiles(ctx.ws.dir)
+  const files = new FailingGoalFiles(ctx.ws.dir)
   const lifecycle = defineGoalLifecycle(ctx.rt.host, { files, clock: ctx.ws.clock, log, prompter: { send: async () => {} } })
   const service = new GoalService({
     lifecycle,
@@ -51,7 +63,7 @@ function harness(ctx: ReturnType<typeof useRuntime>) {
     },
   })
   const doc = (goalPath: string) => parseGoalDocument(readFileSync(path.join(ctx.ws.dir, goalPath), "utf8"), goalPath)
-  return { service, outcomes, log, doc, lifecycle, counter }
+  return { service, outcomes, log, doc, lifecycle, counter, files }
 }
 
 describe("goal service", () => {
@@ -163,5 +175,61 @@ describe("goal service", () => {
     const ceiling = await runGoalCommand(service, "s1", "make it green --max-turns 500")
     expect(ceiling.user).toContain("--max-turns")
     expect(await new FsGoalFiles(ctx.ws.dir).list()).toEqual([])
+  })
+})
+
+describe("a failure while a goal is armed", () => {
+  const ctx = useRuntime()
+
+  it("a document read that throws once the arm dialog is due returns the goal to queued, says why, and a later arm works", async () => {
+    const { service, lifecycle, files } = harness(ctx)
+    const { goalPath } = await service.write("s1", CONTRACT, null)
+    files.failing = () => lifecycle.snapshot(goalPath)?.hasTag("awaiting-user") === true
+    await expect(service.resume("s1", { by: "model", confirm: allow })).rejects.toThrow(
+      `goal ${goalPath} could not be armed: EIO: i/o error, open '${goalPath}'. It stays queued: arm it again (/goal resume) once its document can be read, or discard it.`,
+    )
+    expect(lifecycle.snapshot(goalPath)?.value).toEqual({ queued: "waiting" })
+    files.failing = () => false
+    expect((await service.resume("s1", { by: "model", confirm: allow })).output).toContain(`Goal armed: ${goalPath}`)
+  })
+})
+
+describe("a goal whose document was mangled while it was paused", () => {
+  const ctx = useRuntime()
+
+  it("once resumed, its loop says why it cannot drive it, in the session and on /goal", async () => {
+    const { service, lifecycle, log } = harness(ctx)
+    const pending: (() => void)[] = []
+    const told: { session: string; text: string }[] = []
+    const claims = new DriverClaims({ store: async () => undefined, identity: { me: "p1", isAlive: () => true }, clock: ctx.ws.clock, log })
+    const loop = new GoalLoop({
+      lifecycle,
+      clock: ctx.ws.clock,
+      timers: {
+        setTimeout: (fn) => {
+          pending.push(fn)
+          return { cancel: () => undefined }
+        },
+      },
+      facts: { speaker: async () => "forge", spend: async () => ({ cost: 0, tokens: 0 }), hasDraftPlan: async () => false, isIdle: async () => true },
+      claims,
+      log,
+      tell: async (session, text) => void told.push({ session, text }),
+    })
+    service.stalledWhy = (goalPath) => loop.stalledWhy(goalPath)
+    const { goalPath } = await service.write("s1", CONTRACT, { by: "user" })
+    await service.pause("s1", "user")
+    // The contract's sections are gone; the frontmatter still reads.
+    const file = path.join(ctx.ws.dir, goalPath)
+    writeFileSync(file, readFileSync(file, "utf8").replace(/\n## [\s\S]*$/, "\n## Objective\n\n"))
+    expect((await service.resume("s1", { by: "user" })).output).toContain("Goal resumed")
+    await loop.sessionIdle("s1")
+    ctx.ws.clock.advance(5_000)
+    for (const fire of pending.splice(0)) fire()
+    await expect.poll(() => told.length).toBe(1)
+    const why = `goal ${goalPath} cannot be driven: ${goalPath}:15: the "Objective" section is empty: it holds the goal's objective. Fix the goal document (or discard the goal with /goal discard); the loop keeps trying meanwhile.`
+    expect(told[0]).toEqual({ session: "s1", text: `[forge:goal-stalled] ${why}` })
+    expect(await service.overview("s1")).toContain(`Driver: stalled: ${why}`)
+    loop.dispose()
   })
 })

@@ -5,7 +5,6 @@ import {
   type CheckLogLine,
   type CheckRun,
   GOAL_DEBOUNCE_MS,
-  GOAL_LEASE_MS,
   GOAL_MAX_MINUTES_CEILING,
   GOAL_MAX_TURNS_CEILING,
   type GoalLimits,
@@ -14,6 +13,7 @@ import {
 } from "../../../machines/goal.gates"
 import { type GoalEvent, type GoalTag, goalMachine } from "../../../machines/goal.machine"
 import { pendingGoalDocumentNote } from "../../../machines/goal.refusals"
+import type { DriverFacts } from "../../../machines/driver.claim"
 import { MINUTE, type Overrides, T0, allow, arm, input, inputWith, limits, reject, terms } from "./goal.fixtures"
 
 // The goal machine alone, through pure transitions. The placeholders are provided as no-ops: a pure transition only
@@ -23,7 +23,14 @@ const machine = goalMachine.provide({ actions: { writeDocument: () => {}, sendBr
 type Snapshot = SnapshotFrom<typeof goalMachine>
 type LoopFacts = Partial<Omit<Extract<GoalEvent, { type: "loop.due" }>, "type" | "now">>
 
-const idle = (now: number, driver = "p1"): GoalEvent => ({ type: "session.idle", now, driver })
+const idle = (now: number): GoalEvent => ({ type: "session.idle", now })
+/** The driver claim as process `me` read it: by default its own, live. */
+const claimed = (me: string, holder: string | null, holderAlive: boolean, until = T0 + 60 * MINUTE): DriverFacts => ({
+  me,
+  claim: holder === null ? null : { holder, until },
+  holderAlive,
+  now: 0,
+})
 const busy: GoalEvent = { type: "session.busy" }
 const due = (now: number, facts: LoopFacts = {}): GoalEvent => ({
   type: "loop.due",
@@ -31,9 +38,8 @@ const due = (now: number, facts: LoopFacts = {}): GoalEvent => ({
   speaker: "forge",
   draftPlan: false,
   spend: { cost: 0, tokens: 0 },
-  driver: "p1",
-  holderAlive: true,
   ...facts,
+  driver: { ...(facts.driver ?? claimed("p1", "p1", true)), now },
 })
 const failed = (now: number): GoalEvent => ({ type: "loop.failed", now, error: "ECONNRESET" })
 const wrote: GoalEvent = { type: "goal.activity", kind: "writes" }
@@ -143,7 +149,6 @@ describe("queued: a new goal", () => {
       spend: { cost: 0, tokens: 0 },
       pending: null,
       reason: null,
-      lease: null,
       wakes: [],
       pendingDocument: null,
     })
@@ -738,39 +743,18 @@ describe("tags", () => {
   })
 })
 
-describe("the lease: one driver across opencode processes", () => {
-  const sent = () => cycle(active(), T0 + 1_000)
-  const nextIdle = (snapshot: Snapshot) => from(snapshot, wrote, idle(T0 + 10_000))
+describe("the driver claim: one driver across opencode processes", () => {
+  const waiting = () => from(cycle(active(), T0 + 1_000), wrote, idle(T0 + 10_000))
 
-  it("the process that saw the idle holds the lease for GOAL_LEASE_MS, renewed when it sends the brief", () => {
-    expect(from(active(), idle(T0 + 1_000)).context.lease).toEqual({ holder: "p1", until: T0 + 1_000 + GOAL_LEASE_MS })
-    expect(sent().context.lease).toEqual({ holder: "p1", until: T0 + 1_000 + GOAL_DEBOUNCE_MS + GOAL_LEASE_MS })
+  it("the claim's holder decides; another process's decision is refused while the holder lives and its claim runs", () => {
+    expect(from(waiting(), due(T0 + 12_000)).context.turnsUsed).toBe(2)
+    expectRefused(waiting(), due(T0 + 12_000, { driver: claimed("p2", "p1", true) }))
   })
 
-  it("an idle seen by another process moves the lease there: the user moved to that process", () => {
-    const moved = from(sent(), wrote, idle(T0 + 10_000, "p2"))
-    expect(moved.context.lease).toEqual({ holder: "p2", until: T0 + 10_000 + GOAL_LEASE_MS })
-    expectRefused(moved, due(T0 + 12_000))
-    expect(from(moved, due(T0 + 12_000, { driver: "p2" })).context.turnsUsed).toBe(2)
-  })
-
-  it("another process's decision waits while the holder lives and the lease runs; the holder's own goes on", () => {
-    const waiting = nextIdle(sent())
-    expectRefused(waiting, due(T0 + 12_000, { driver: "p2" }))
-    expect(from(waiting, due(T0 + 12_000)).context).toMatchObject({ turnsUsed: 2, lease: { holder: "p1" } })
-  })
-
-  it("takes the lease over from a dead holder at once, and from a live one once it ran out", () => {
-    const waiting = nextIdle(sent())
-    expect(from(waiting, due(T0 + 12_000, { driver: "p2", holderAlive: false })).context.lease).toEqual({ holder: "p2", until: T0 + 12_000 + GOAL_LEASE_MS })
-    const late = T0 + 10_000 + GOAL_LEASE_MS
-    expect(from(waiting, due(late, { driver: "p2" })).context.lease?.holder).toBe("p2")
-  })
-
-  it("a new arm or resume starts without a lease", () => {
-    const paused = from(sent(), pause("user"))
-    expect(paused.context.lease?.holder).toBe("p1")
-    expect(from(paused, resume(), allow(T0 + 20_000)).context.lease).toBeNull()
+  it("a dead holder's goal, a lapsed claim and an unclaimed goal are decided by whoever asks", () => {
+    expect(from(waiting(), due(T0 + 12_000, { driver: claimed("p2", "p1", false) })).context.turnsUsed).toBe(2)
+    expect(from(waiting(), due(T0 + 12_000, { driver: claimed("p2", "p1", true, T0 + 11_000) })).context.turnsUsed).toBe(2)
+    expect(from(waiting(), due(T0 + 12_000, { driver: claimed("p2", null, false) })).context.turnsUsed).toBe(2)
   })
 })
 

@@ -11,16 +11,15 @@ import { MINUTE, type Overrides, T0, allow, arm, input, inputWith, limits, rejec
 type Snapshot = SnapshotFrom<typeof goalMachine>
 
 const goal = input.goalPath
-const idle = (now: number): GoalEvent => ({ type: "session.idle", now, driver: "p1" })
-const due = (now: number, facts: { speaker?: "forge" | "other"; draftPlan?: boolean; driver?: string } = {}): GoalEvent => ({
+const idle = (now: number): GoalEvent => ({ type: "session.idle", now })
+const CLAIM_UNTIL = T0 + 15_000
+const due = (now: number, facts: { speaker?: "forge" | "other"; draftPlan?: boolean; me?: string } = {}): GoalEvent => ({
   type: "loop.due",
   now,
-  speaker: "forge",
-  draftPlan: false,
+  speaker: facts.speaker ?? "forge",
+  draftPlan: facts.draftPlan ?? false,
   spend: { cost: 0, tokens: 0 },
-  driver: "p1",
-  holderAlive: true,
-  ...facts,
+  driver: { me: facts.me ?? "p1", claim: { holder: "p1", until: CLAIM_UNTIL }, holderAlive: true, now },
 })
 const pause: GoalEvent = { type: "goal.pause", by: "user" }
 const discardByModel: GoalEvent = { type: "goal.discard", by: "model" }
@@ -213,10 +212,10 @@ describe("the loop", () => {
     expect(refusal(active(), due(T0 + 10_000))).toBe(`goal ${goal}: the loop is not due (active.working).`)
   })
 
-  it("another process's decision while the lease's holder lives names the holder and the lease's end", () => {
+  it("another process's decision while the claim's holder lives names the holder and the claim's end", () => {
     const sent = run([arm, allow(T0), idle(T0 + 1_000), due(T0 + 3_000), { type: "goal.activity", kind: "writes" }, idle(T0 + 10_000)])
-    expect(refusal(sent, due(T0 + 12_000, { driver: "p2" }))).toBe(
-      `goal ${goal}: another opencode process (p1) drives this goal's loop until ${new Date(T0 + 10_000 + 120_000).toISOString()}; it decides this idle.`,
+    expect(refusal(sent, due(T0 + 12_000, { me: "p2" }))).toBe(
+      `goal ${goal} is driven by another opencode process (p1), which still runs; its claim runs until ${new Date(CLAIM_UNTIL).toISOString()} and is renewed while it lives. This process takes it over only once that process has ended. It decides this idle.`,
     )
   })
 

@@ -1,6 +1,7 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import { describe, expect, it } from "vitest"
 import { messagesOf, userTurnsOf } from "../../../adapters/opencode/session.messages"
+import { createSessionFacts } from "../../../adapters/opencode/goal.session.facts"
 
 // The session's messages as opencode lists them: what Forge reads of them, on odd and hostile lists too.
 
@@ -60,5 +61,28 @@ describe("a session's user turns", () => {
   it("names what went wrong when opencode answers with no list", async () => {
     await expect(userTurnsOf(clientOf(undefined, { name: "NotFoundError" }), "s")).rejects.toThrow(/^session\.messages failed: .*NotFoundError/)
     await expect(userTurnsOf(clientOf({ items: [] }), "s")).rejects.toThrow(/^session\.messages failed: no message list \(got object\)$/)
+  })
+})
+
+describe("who spoke last, for the goal loop", () => {
+  const said = (id: string, role: string, agent: string, parts: unknown[] = [{ type: "text", text: "..." }]) => ({ info: { id, role, agent }, parts })
+
+  it("after opencode's automatic compaction: the agent that spoke before it, not the compaction summarizer", async () => {
+    const facts = createSessionFacts(
+      clientOf([
+        said("u1", "user", "forge"),
+        said("a1", "assistant", "forge"),
+        said("c1", "user", "forge", [{ type: "compaction", auto: true }]),
+        said("s1", "assistant", "compaction"),
+      ]),
+      async () => false,
+    )
+    expect(await facts.speaker("s")).toBe("forge")
+  })
+
+  it("another agent the user talked to before the compaction still parks the loop; a session of summaries alone has none", async () => {
+    const before = [said("u1", "user", "build"), said("a1", "assistant", "build"), said("s1", "assistant", "compaction")]
+    expect(await createSessionFacts(clientOf(before), async () => false).speaker("s")).toBe("build")
+    expect(await createSessionFacts(clientOf([said("s1", "assistant", "compaction")]), async () => false).speaker("s")).toBeUndefined()
   })
 })

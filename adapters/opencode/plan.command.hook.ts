@@ -1,4 +1,4 @@
-import { statusLabel } from "../../services/plan/plan.queries"
+import { statusLabel } from "../../services/plan/plan.label"
 import { planConfirmText, planDiscardText, planListText, planNothingText, planResumeText } from "./prompts/plan.command"
 import type { ForgeRuntime } from "./runtime.access"
 

@@ -6,6 +6,7 @@ import { readWindow } from "../documents/document.window"
 import { parsePlanDocument } from "./plan.document"
 import type { PlanFiles } from "./plan.ports"
 import type { PlanRegistry } from "./plan.registry"
+import { statusLabel } from "./plan.label"
 import { checkPlanPath } from "./plan.paths"
 import type { PlanStatus } from "./plan.types"
 
@@ -151,9 +152,4 @@ export class PlanQueries {
     const broken = unreadable.map((u) => `- ${u.planPath} [unreadable] ${u.error}`)
     return [`${chosen.length} most recent plan(s):`, ...rows, ...broken].join("\n")
   }
-}
-
-/** A plan's status as listings show it: the document's held status beside it, with the way to confirm it. */
-export function statusLabel(plan: PlanSummary): string {
-  return plan.pending === null ? plan.status : `${plan.status}; the document says ${plan.pending}: confirm? /plan confirm`
 }

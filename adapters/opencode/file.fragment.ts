@@ -56,6 +56,8 @@ export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>,
       // opencode's own file tools are journaled like Forge's: the files they name are read before the call runs.
       async "tool.execute.before"(input, output) {
         if (SHELL_TOOLS.has(input.tool)) {
+          // A workspace that never used Forge has no journal: a shell call there opens and writes nothing.
+          if (ctx.isWorkspaceUnused()) return
           await besteffort(`${input.tool} before ${input.callID}`, async () => {
             // The journal keeps real paths: the workspace's own is what they start with.
             shells.set(input.callID, await (await files.get()).files.watch(await realOf(workspace)))

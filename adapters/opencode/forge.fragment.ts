@@ -71,6 +71,8 @@ export interface FragmentContext {
    * wait. Opening the database and restoring never delay a session that touches no lifecycle.
    */
   holdsNoLifecycleYet(sessionId: string): boolean
+  /** True while the workspace holds nothing of Forge's (no store, runtime not open): nothing journaled to watch. */
+  isWorkspaceUnused(): boolean
   /** `agent.forge.disable: true`: Forge stands down. */
   isDisabled(): boolean
 }

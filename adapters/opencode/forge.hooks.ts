@@ -113,6 +113,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       if (!stored.holds()) return true
       return root !== undefined && bornHere.has(root) && !stored.changedSinceLoad()
     },
+    isWorkspaceUnused: () => opened === undefined && !stored.holds(),
     isDisabled: () => disabled,
   })
   /** Calls one hook of every fragment in order (none while Forge stands down). */

@@ -14,6 +14,8 @@ export const ARG_LIMITS = {
   text: 20_000,
   /** A whole document: a plan, a plan edit. */
   document: 200_000,
+  /** A whole file the model writes in one call (a larger one is made by a program, through forge_shell). */
+  file: 4 * 1024 * 1024,
   /** A shell command line. */
   command: 32_000,
   /** A regular expression the host compiles. */

@@ -9,6 +9,7 @@ import { FileToolError } from "../../services/files/file.errors"
 import type { JournalActor } from "../../services/files/journal.types"
 import type { SearchAnswer, SearchRequest } from "../../services/files/search"
 import { patchListSchema } from "../../services/files/patch.schema"
+import { MAX_GLOB_CHARS, MAX_REGEX_CHARS } from "../../services/files/search.limits"
 import { databasePath } from "../storage/database.path"
 import { type ToolPath, realOf, resolveToolPath } from "../workspace/tool.paths"
 import { boundedText } from "./arg.limits"
@@ -104,7 +105,7 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
         "Write a whole file by absolute path, creating its folders. An existing file is refused unless overwrite is true. Atomic (never half written) and journaled: forge_undo takes it back.",
       args: {
         path: absolutePath,
-        content: z.string().describe("The file's whole new content"),
+        content: boundedText("file").describe("The file's whole new content"),
         overwrite: z.boolean().default(false).describe("Replace an existing file"),
       },
       async execute(args, ctx) {
@@ -143,7 +144,7 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
         "Take every file this session changed since a user turn back to how it was when that turn was sent, in one step: the turn by number (1 = the session's first user message) or by message id. Forge's own changes and opencode's write, edit and apply_patch count; creations are removed and removals restored. A file someone else changed since is reported as a conflict and left alone, unless force is true.",
       args: {
         turn: z.number().int().min(1).optional().describe("The user turn, counted from 1"),
-        message: z.string().min(1).optional().describe("The user message id of the turn"),
+        message: boundedText("name").min(1).optional().describe("The user message id of the turn"),
         force: z.boolean().default(false).describe("Restore conflicting files too"),
       },
       async execute(args, ctx) {
@@ -168,8 +169,8 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
         "Search a folder (recursively) or one file for a regular expression, line by line: bare (useState\\() or /source/flags (/todo/i). The engine is RE2 (linear time; JavaScript syntax without lookahead, lookbehind or backreferences). .gitignore is honoured, binary and huge files are skipped, file_pattern (a glob: *.ts, src/**/*.ts) narrows the files. At most 200 matching lines are shown, grouped by file with line numbers; a closing note says what was cut.",
       args: {
         path: z.string().min(1).describe("Absolute path of the folder (or file) to search"),
-        regex: z.string().describe("Regular expression (RE2: no lookaround or backreferences), bare or /source/flags"),
-        file_pattern: z.string().optional().describe("Glob of the files to search, e.g. *.ts"),
+        regex: z.string().max(MAX_REGEX_CHARS).describe("Regular expression (RE2: no lookaround or backreferences), bare or /source/flags"),
+        file_pattern: z.string().max(MAX_GLOB_CHARS).optional().describe("Glob of the files to search, e.g. *.ts"),
       },
       async execute(args, ctx) {
         const root = await confined("forge_search", args.path, ctx)

@@ -5,9 +5,8 @@
 // The glob language is the usual one: * (no slash), ** (any folders), ?, [abc] / [!abc], {a,b} (nested),
 // {1..9} / {a..f} ranges, @(a|b) ?(…) +(…) *(…) extglobs, \ escapes, and a leading ! that negates the whole pattern.
 import { RE2JS } from "re2js"
+import { MAX_GLOB_CHARS } from "./search.limits"
 
-/** Characters of file_pattern read; a glob is a few dozen. */
-export const MAX_GLOB_CHARS = 1_000
 /** Values a {m..n} range may stand for (each becomes one alternative). */
 export const MAX_GLOB_RANGE = 1_000
 /** Characters of the regex a glob becomes: ranges and braces nest, and the engine compiles what it is given. */

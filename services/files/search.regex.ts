@@ -8,6 +8,7 @@
 // pattern such as (a+)+$ costs what a plain one does, and no engine ever gives up on a line. The price is RE2's
 // syntax: no lookaround and no backreferences; such a regex is refused, saying so.
 import { RE2JS } from "re2js"
+import { MAX_REGEX_CHARS } from "./search.limits"
 
 export interface SearchRegex {
   /** As the model wrote it, for messages. */
@@ -29,9 +30,6 @@ export interface SearchRegex {
 export const SEARCH_REGEX_FLAGS = ["i", "m", "s", "u", "v", "g"] as const
 
 const LITERAL_FORM = /^\/(.+)\/([a-z]*)$/s
-
-/** Characters of a regex: a search pattern is a line at most; the engine's compile time grows with it. */
-export const MAX_REGEX_CHARS = 10_000
 
 /** A search regex as read, not yet compiled: what a scanner compiles where it runs (search.ports.ts ScanRequest). */
 export type ReadRegex = Omit<SearchRegex, "engine">

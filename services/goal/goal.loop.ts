@@ -194,7 +194,7 @@ export class GoalLoop {
   }
 
   private async stalled(goalPath: string, sessionId: string, error: unknown): Promise<void> {
-    const why = `goal ${goalPath} cannot be driven: ${error instanceof Error ? error.message : String(error)}. Fix the goal document (or discard the goal with /goal discard); the loop keeps trying meanwhile.`
+    const why = `goal ${goalPath} cannot be driven: ${reasonOf(error)}. Fix the goal document (or discard the goal with /goal discard); the loop keeps trying meanwhile.`
     if (this.stalls.get(goalPath) === why) return
     this.stalls.set(goalPath, why)
     this.deps.log.warn(why)
@@ -206,4 +206,10 @@ export class GoalLoop {
     for (const timer of this.timers.values()) timer.cancel()
     this.timers.clear()
   }
+}
+
+/** An error's message with its causes (a failed query names only its SQL; SQLite's reason is the cause). */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  return error.cause === undefined ? error.message : `${error.message} (${reasonOf(error.cause)})`
 }

@@ -66,6 +66,8 @@ describe("the journal's proof before undo and rewind", () => {
       directory: work,
       log: memoryLogger(),
       tree: { knownRootOf: (id: string) => id, rootOf: async (id: string) => id },
+      // The journal holds entries: shell calls are watched.
+      isWorkspaceUnused: () => false,
     } as unknown as FragmentContext
     hooks = fileFragment(ctx, ready({ files, web: createWebFetch(), search: async () => ({}) as never }), work).hooks ?? {}
   })
@@ -104,6 +106,8 @@ describe("the journal's proof before undo and rewind", () => {
       directory: linked,
       log: memoryLogger(),
       tree: { knownRootOf: (id: string) => id, rootOf: async (id: string) => id },
+      // The journal holds entries: shell calls are watched.
+      isWorkspaceUnused: () => false,
     } as unknown as FragmentContext
     hooks = fileFragment(ctx, ready({ files, web: createWebFetch(), search: async () => ({}) as never }), linked).hooks ?? {}
     turn("msg_1")

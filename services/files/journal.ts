@@ -4,8 +4,8 @@
 // and `prune` keeps the journal under a size limit. Nothing is ever written over a change somebody else made since: a
 // file the journal cannot prove held what Forge left there at every step since (journal.proof.ts) is refused (undo)
 // or reported as a conflict (rewind) unless forced; a forced rewind keeps what it replaced, and undo takes it back.
-import path from "node:path"
 import type { Clock } from "../lifecycle/lifecycle.ports"
+import { JournalError, absolute } from "./journal.errors"
 import { actionOf, blobsOf, difference, hashOf, messageOf, stateHash, when } from "./journal.content"
 import type { FileState, JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
 import { proofBreak } from "./journal.proof"
@@ -20,18 +20,6 @@ export const REWIND_TOOL = "forge_rewind"
  * rewind is one undoable change.
  */
 const UNDO_SKIPS = [UNDO_TOOL] as const
-
-/** A failure of the journal: the message names the file and what to do. Nothing was written when it is thrown. */
-export class JournalError extends Error {
-  /** The file concerned, when there is one. */
-  readonly path: string | undefined
-
-  constructor(message: string, file?: string) {
-    super(message)
-    this.name = "JournalError"
-    this.path = file
-  }
-}
 
 export interface FileJournalDeps {
   store: JournalStore
@@ -403,10 +391,4 @@ export class FileJournal {
     this.tail = result.catch(() => undefined)
     return result
   }
-}
-
-/** The path, checked absolute (the journal records absolute, real paths; resolving them is the caller's part). */
-function absolute(file: string): string {
-  if (!path.isAbsolute(file)) throw new JournalError(`${file} is not an absolute path: the journal records files by absolute, real path`, file)
-  return path.normalize(file)
 }

@@ -10,7 +10,8 @@ import { type LifecycleStore, createLifecycleStore, openLifecycleStore } from ".
 import { migrate } from "../../../adapters/storage/migrator"
 import { migrations } from "../../../adapters/storage/migrations.generated"
 import { openSqliteDriver } from "../../../adapters/storage/sqlite.driver"
-import { FileJournal, JournalError, UNDO_TOOL } from "../../../services/files/journal"
+import { FileJournal, UNDO_TOOL } from "../../../services/files/journal"
+import { JournalError } from "../../../services/files/journal.errors"
 import type { JournalFiles } from "../../../services/files/journal.ports"
 
 /** The forge file tools' own files on disk: the journal checks run against what the tools use. */

@@ -6,7 +6,8 @@
 // to the tree the journal started from.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { FileJournal, JournalError, REWIND_TOOL, UNDO_TOOL } from "../../../services/files/journal"
+import { FileJournal, REWIND_TOOL, UNDO_TOOL } from "../../../services/files/journal"
+import { JournalError } from "../../../services/files/journal.errors"
 import { MemoryFiles, MemoryJournalStore, StepClock } from "./journal.fakes"
 
 const PATHS = ["/w/a.txt", "/w/b.bin", "/w/sub/c"] as const

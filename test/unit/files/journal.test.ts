@@ -1,7 +1,8 @@
 // The undo journal's policy over in-memory ports: undo chains walked back to nothing, refusals that write nothing,
 // rewinds with conflicts (and forced), failures that leave the disk and the journal as they were, pruning by turns.
 import { beforeEach, describe, expect, it } from "vitest"
-import { FileJournal, JournalError, REWIND_TOOL, UNDO_TOOL } from "../../../services/files/journal"
+import { FileJournal, REWIND_TOOL, UNDO_TOOL } from "../../../services/files/journal"
+import { JournalError } from "../../../services/files/journal.errors"
 import { MemoryFiles, MemoryJournalStore, StepClock } from "./journal.fakes"
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value)

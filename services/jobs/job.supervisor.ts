@@ -14,10 +14,12 @@ import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import { scanJobOutput } from "./output.scan"
 import type { JobLogs, JobProcesses, RunningProcess, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
-import { formatJobResult, formatLogPage, killReply, listRow, outputCutNotice } from "./job.report"
+import { formatJobResult, formatLogPage, killReply, listRow } from "./job.report"
 import { type ShellRequest, jobInputOf } from "./job.request"
 import { carryOutFate, isRunningElsewhere, restoredFateOf, restoredJobEvent } from "./job.restore"
-import { JobWakes, WAKE_TAIL_BYTES } from "./job.wakes"
+import { JOB_CLAIMS } from "./job.claims"
+import { ranAnswer } from "./job.ran"
+import { JobWakes } from "./job.wakes"
 import { findJob, pageableLog } from "./job.lookup"
 
 const POLL_CAP_MS = 30_000
@@ -50,9 +52,6 @@ export interface JobSupervisorDeps {
    */
   claims?: DriverClaims
 }
-
-/** The job lifecycle's machine id: its instances' driver claims are kept under it. */
-export const JOB_CLAIMS = "job"
 
 export interface JobRestoreOutcome {
   adopted: string[]
@@ -130,38 +129,7 @@ export class JobSupervisor {
       releaseGrowthWaiters(job)
     })
     await this.released(job)
-    // From here the command has run (or runs on): a step after it that fails is reported beside its result, never
-    // instead of it — the model would run a command again that already did its work.
-    const extra: string[] = job.patternAbandoned === undefined ? [] : [job.patternAbandoned]
-    // The machine decided the kill with the match (keep_alive: false) and its effect is carrying it out.
-    if (job.killAfterMatch !== undefined) {
-      try {
-        const { survivors } = await job.killAfterMatch
-        extra.push(
-          survivors.length === 0
-            ? "keep_alive is false: the process tree was killed after the match."
-            : `keep_alive is false, but ${survivors.length} process(es) survived the kill: ${survivors.join(", ")}`,
-        )
-      } catch (error) {
-        extra.push(
-          `keep_alive is false, but killing the process tree after the match failed (${messageOf(error)}); forge_jobs kill {jobId: "${jobId}"} tries again.`,
-        )
-      }
-    }
-    const alive = job.snapshot.hasTag("alive")
-    let tail = ""
-    try {
-      const size = await this.deps.processes.sizeOf(logFile)
-      tail = await this.deps.processes.readTail(logFile, WAKE_TAIL_BYTES)
-      extra.push(...outputCutNotice(jobId, size, tail))
-      // The caller now holds everything up to here: a later poll drains only what comes after.
-      if (alive) job.readOffset = await this.deps.processes.sizeOf(logFile)
-    } catch (error) {
-      extra.push(
-        `The command ran, but its output could not be read afterwards (${messageOf(error)}); forge_jobs log {jobId: "${jobId}"} shows it while its log exists.`,
-      )
-    }
-    return formatJobResult(job.snapshot.context, alive, tail, extra)
+    return ranAnswer(job, this.deps.processes)
   }
 
   /**
@@ -433,5 +401,3 @@ export class JobSupervisor {
     return this.deps.registry.ownerOf(context.jobId) ?? context.sessionId
   }
 }
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))

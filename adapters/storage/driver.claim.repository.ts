@@ -1,7 +1,8 @@
 // The driver claims in SQLite, on the workspace database's one connection.
 import { and, eq, inArray, or, type SQL } from "drizzle-orm"
 import type { DriverClaim } from "../../machines/driver.claim"
-import type { ClaimDecision, ClaimRow, DriverClaimStore } from "../../services/lifecycle/driver.claim.ports"
+import { ClaimBusyError, type ClaimDecision, type ClaimRow, type DriverClaimStore } from "../../services/lifecycle/driver.claim.ports"
+import { isBusy } from "./sqlite.busy"
 import type { StorageConnection } from "./storage.connection"
 import { driverClaims } from "./tables/driver.claims.tables"
 
@@ -31,6 +32,13 @@ export class SqliteDriverClaimStore implements DriverClaimStore {
   }
 
   async take(machineId: string, instanceId: string, decide: ClaimDecision): Promise<DriverClaim | null> {
+    return this.transaction(machineId, instanceId, decide).catch((error: unknown) => {
+      if (!isBusy(error)) throw error
+      throw new ClaimBusyError(`the driver claim of ${machineId} ${instanceId} could not be taken now: the database stayed locked`)
+    })
+  }
+
+  private transaction(machineId: string, instanceId: string, decide: ClaimDecision): Promise<DriverClaim | null> {
     return this.connection.exclusive((db) =>
       db.transaction(
         async (tx) => {

@@ -11,21 +11,13 @@ import type { LedgerQuery, LedgerRow, LedgerStore, StoredLedgerRow } from "../..
 import { databasePath } from "./database.path"
 import { migrate } from "./migrator"
 import { migrations } from "./migrations.generated"
+import { isBusy } from "./sqlite.busy"
 import { openSqliteDriver } from "./sqlite.driver"
 import { createStorageConnection, type ForgeDatabase, type StorageConnection } from "./storage.connection"
 import { ledgerEntries } from "./tables/ledger.tables"
 
 /** Delays before each retry of a statement that found the database busy (about 6 s in all). */
 const BUSY_RETRY_MS = [10, 25, 50, 100, 200, 400, 800, 1600, 3000]
-
-/** Whether an error (or one of its causes: drizzle wraps driver errors) is SQLite's "database is locked". */
-function isBusy(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code
-    if (code === "SQLITE_BUSY" || /SQLITE_BUSY|database is locked/.test(e.message)) return true
-  }
-  return false
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 

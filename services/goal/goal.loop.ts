@@ -7,8 +7,12 @@ import type { GoalSnapshot } from "./goal.lifecycle"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import type { Timers } from "../jobs/job.ports"
 import type { DriverClaims } from "../lifecycle/driver.claim"
+import { ClaimBusyError } from "../lifecycle/driver.claim.ports"
 import { GoalSendError, type SessionFacts } from "./goal.ports"
 import { GOAL_CLAIMS } from "./goal.claims"
+
+/** How soon the loop looks again when the database was locked at its deadline. */
+const BUSY_RETRY_MS = 1_000
 
 export interface GoalLoopDeps {
   lifecycle: Lifecycle<GoalMachine>
@@ -174,6 +178,13 @@ export class GoalLoop {
         await this.deps.lifecycle
           .dispatch(goalPath, { type: "loop.failed", now: this.deps.clock.now(), error: error.message })
           .catch((e: unknown) => this.deps.log.warn(`goal ${goalPath}: ${String(e)}`))
+        return
+      }
+      // The database stayed locked for a moment: not the goal's trouble, and nothing to tell. The loop looks again soon.
+      if (error instanceof ClaimBusyError) {
+        this.deps.log.warn(`goal ${goalPath}: ${error.message}; trying again in ${BUSY_RETRY_MS} ms`)
+        const latest = this.deps.lifecycle.snapshot(goalPath)
+        if (latest !== undefined) this.schedule(goalPath, latest, this.deps.clock.now() + BUSY_RETRY_MS)
         return
       }
       // The machine said no: another process decided first (the goal moved on).

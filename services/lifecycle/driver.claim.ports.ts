@@ -12,6 +12,17 @@ export interface ClaimRow extends DriverClaim {
 /** Decides, on the claim as it stands inside the write transaction, the claim to write (undefined: write nothing). */
 export type ClaimDecision = (current: DriverClaim | null) => DriverClaim | undefined
 
+/**
+ * The store could not take the claim now because another connection held the database's write lock past its wait:
+ * a moment's trouble, not the instance's. Whoever asked tries again shortly.
+ */
+export class ClaimBusyError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = "ClaimBusyError"
+  }
+}
+
 export interface DriverClaimStore {
   /** The instance's claim, or null. */
   read(machineId: string, instanceId: string): Promise<DriverClaim | null>
@@ -19,7 +30,8 @@ export interface DriverClaimStore {
   list(machineId?: string): Promise<ClaimRow[]>
   /**
    * Reads the claim and writes what `decide` returns in one write transaction (SQLite `BEGIN IMMEDIATE`), so two
-   * processes never both take one instance. Resolves to the claim as it stands afterwards.
+   * processes never both take one instance. Resolves to the claim as it stands afterwards; rejects with ClaimBusyError
+   * when the database stayed locked.
    */
   take(machineId: string, instanceId: string, decide: ClaimDecision): Promise<DriverClaim | null>
   /** Moves `until` of the given instances' claims that `holder` still holds (a claim taken over meanwhile stays). */

@@ -87,13 +87,12 @@ const PASS_THROUGH = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM"]
 
 /**
  * The plugin's test-only waits, lowered for every opencode the harness starts (a scenario's `env` may set them
- * otherwise): the goal loop's debounce, the background restore's delay after start-up, and the look for loops left
- * by a driver that exited. Production values: 2 s, 5 s and 30 s.
+ * otherwise): the goal loop's debounce and the background restore's delay after start-up. Production values: 2 s and
+ * 5 s. (The look for work left by a driver that exited runs every 3 s in production: a scenario need not wait less.)
  */
 export const HARNESS_TIMINGS: Readonly<Record<string, string>> = {
   FORGE_TEST_GOAL_DEBOUNCE_MS: "200",
   FORGE_TEST_RESTORE_DELAY_MS: "200",
-  FORGE_TEST_LOOP_WATCH_MS: "1000",
 }
 
 /** Where one opencode process keeps its HOME, XDG dirs, temp and runtime dirs, all under `root`. */

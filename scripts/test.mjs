@@ -82,8 +82,7 @@ async function main() {
   const started = Date.now()
   const build = runTier("build", [npm("build")])
   const tiers = [
-    // Niced too: the static checks are a minute of CPU at the start, when the end-to-end tier boots its first hosts.
-    runTier("static", [npm("typecheck"), npm("lint"), npm("lint:layers"), npm("lint:unused")].map(niced)),
+    runTier("static", [npm("typecheck"), npm("lint"), npm("lint:layers"), npm("lint:unused")]),
     build,
     // What `npm run test:unit` runs, in its order. Pure and integration tests niced: the end-to-end tier is a chain of
     // waits on opencode, the longest path, and they take what it leaves; the process-tree tests time real processes; the

@@ -4,6 +4,7 @@ import zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createWebFetch } from "../../../adapters/network/web.fetch"
 import { fetchAnswer } from "../../../services/files/fetch.page"
+import { longestStall } from "../../hostile/hostile.harness"
 
 // forge_fetch against pages served from 127.0.0.1: HTML to markdown, raw HTML and other text as served, paging,
 // refusals (types, sizes, schemes, HTTP errors, the network, a server too slow) in plain words.
@@ -136,26 +137,9 @@ describe("encodings", () => {
 })
 
 describe("hostile pages", () => {
-  /** The longest time the event loop went without a turn while `work` ran: a freeze shows here, a slow page does not. */
-  async function longestStall(work: () => Promise<unknown>): Promise<number> {
-    let last = performance.now()
-    let longest = 0
-    const timer = setInterval(() => {
-      const now = performance.now()
-      longest = Math.max(longest, now - last)
-      last = now
-    }, 5)
-    try {
-      await work().catch(() => undefined)
-    } finally {
-      clearInterval(timer)
-    }
-    return Math.max(longest, performance.now() - last)
-  }
-
   it("refuses a page nested deeper than the conversion's limit, naming the limit, without holding the host's thread", async () => {
     let message = ""
-    const stall = await longestStall(() => web.fetch(`${base}/nested.html`, { raw: false }).catch((e: Error) => (message = e.message)))
+    const { stallMs: stall } = await longestStall(() => web.fetch(`${base}/nested.html`, { raw: false }).catch((e: Error) => (message = e.message)))
     expect(message).toBe(
       `forge_fetch: ${base}/nested.html nests its HTML elements more than 1,000 deep, over the limit for converting a page to markdown; nothing was converted. Call forge_fetch with raw: true for the HTML as served.`,
     )

@@ -46,7 +46,7 @@ const ASSUMED_STATE: StoredState = { holds: () => true, changedSinceLoad: () => 
 
 interface SessionEvent {
   type: string
-  properties?: { sessionID?: string; info?: { id?: string; parentID?: string } }
+  properties?: { sessionID?: string; info?: { id?: string; parentID?: string }; status?: { type?: string } }
 }
 
 /**
@@ -173,7 +173,6 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
 
     async "chat.params"(input, output) {
       if (input.agent !== "title") speakers.set(input.sessionID, input.agent)
-      schedule.requested()
       await fanOut("chat.params", input, output)
     },
 
@@ -212,8 +211,13 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
       const info = e.properties?.info
       if ((e.type === "session.created" || e.type === "session.updated") && info?.id) tree.learn(info.id, info.parentID)
       if (e.type === "session.created" && info?.id && !info.parentID) bornHere.add(info.id)
-      await fanOut("event", { event })
       const sessionID = e.properties?.sessionID ?? info?.id
+      if (sessionID !== undefined && e.type === "session.status") {
+        if (e.properties?.status?.type === "idle") schedule.turnEnded(sessionID)
+        else schedule.turnStarted(sessionID)
+      }
+      if (sessionID !== undefined && e.type === "session.idle") schedule.turnEnded(sessionID)
+      await fanOut("event", { event })
       if (e.type === "session.deleted" && sessionID !== undefined) {
         tree.forget(sessionID)
         bornHere.delete(sessionID)

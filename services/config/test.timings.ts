@@ -21,8 +21,8 @@ export const MIN_DRIVER_WATCH_MS = 100
 export interface RestoreTimings {
   /** After the config hook: the latest the restore starts. */
   afterStartMs: number
-  /** After the first model request is about to go out. */
-  afterFirstRequestMs: number
+  /** After the last running turn ended (every session idle again). */
+  afterTurnsMs: number
 }
 
 export interface ForgeTimings {
@@ -37,8 +37,8 @@ export interface ForgeTimings {
 /** Today's production waits. */
 export const DEFAULT_TIMINGS: ForgeTimings = {
   goalDebounceMs: GOAL_DEBOUNCE_MS,
-  // The restore is CPU work on opencode's one thread: after its start, or just behind the first model request.
-  restore: { afterStartMs: 5_000, afterFirstRequestMs: 100 },
+  // The restore is CPU work on opencode's one thread: once no turn runs, or a while after start-up at the latest.
+  restore: { afterStartMs: 5_000, afterTurnsMs: 100 },
   // With the claim's lapse, work left by an ended driver is taken over within 15 s; the look is cheap (a stat).
   driverWatchMs: DRIVER_WATCH_MS,
 }
@@ -54,8 +54,8 @@ export function resolveTimings(env: SeamEnvironment): ResolvedTimings {
   const fallbacks: string[] = []
   const goalDebounceMs = readTestSeam(env, TEST_GOAL_DEBOUNCE_ENV, MIN_GOAL_DEBOUNCE_MS, fallbacks) ?? DEFAULT_TIMINGS.goalDebounceMs
   const afterStartMs = readTestSeam(env, TEST_RESTORE_DELAY_ENV, MIN_RESTORE_DELAY_MS, fallbacks) ?? DEFAULT_TIMINGS.restore.afterStartMs
-  // The wait behind the first request is never longer than a lowered wait after start-up.
-  const afterFirstRequestMs = Math.min(DEFAULT_TIMINGS.restore.afterFirstRequestMs, afterStartMs)
+  // The wait behind the turns is never longer than a lowered wait after start-up.
+  const afterTurnsMs = Math.min(DEFAULT_TIMINGS.restore.afterTurnsMs, afterStartMs)
   const driverWatchMs = readTestSeam(env, TEST_DRIVER_WATCH_ENV, MIN_DRIVER_WATCH_MS, fallbacks) ?? DEFAULT_TIMINGS.driverWatchMs
-  return { timings: { goalDebounceMs, restore: { afterStartMs, afterFirstRequestMs }, driverWatchMs }, fallbacks }
+  return { timings: { goalDebounceMs, restore: { afterStartMs, afterTurnsMs }, driverWatchMs }, fallbacks }
 }

@@ -6,7 +6,7 @@ import { DEFAULT_TIMINGS, TEST_GOAL_DEBOUNCE_ENV, TEST_DRIVER_WATCH_ENV, TEST_RE
 
 describe("the plugin's waits", () => {
   it("without a seam: today's production values, no fallback", () => {
-    expect(DEFAULT_TIMINGS).toEqual({ goalDebounceMs: GOAL_DEBOUNCE_MS, restore: { afterStartMs: 5_000, afterFirstRequestMs: 100 }, driverWatchMs: 3_000 })
+    expect(DEFAULT_TIMINGS).toEqual({ goalDebounceMs: GOAL_DEBOUNCE_MS, restore: { afterStartMs: 5_000, afterTurnsMs: 100 }, driverWatchMs: 3_000 })
     expect(GOAL_DEBOUNCE_MS).toBe(2_000)
     expect(resolveTimings({})).toEqual({ timings: DEFAULT_TIMINGS, fallbacks: [] })
     // An empty value is no value (a shell's `FOO= opencode`); other variables are not read.
@@ -19,15 +19,15 @@ describe("the plugin's waits", () => {
   it("each valid seam replaces its wait, down to its minimum", () => {
     const { timings, fallbacks } = resolveTimings({ [TEST_GOAL_DEBOUNCE_ENV]: "300", [TEST_RESTORE_DELAY_ENV]: "1000", [TEST_DRIVER_WATCH_ENV]: "500" })
     expect(fallbacks).toEqual([])
-    expect(timings).toEqual({ goalDebounceMs: 300, restore: { afterStartMs: 1_000, afterFirstRequestMs: 100 }, driverWatchMs: 500 })
+    expect(timings).toEqual({ goalDebounceMs: 300, restore: { afterStartMs: 1_000, afterTurnsMs: 100 }, driverWatchMs: 500 })
     expect(resolveTimings({ [TEST_GOAL_DEBOUNCE_ENV]: "50", [TEST_RESTORE_DELAY_ENV]: "0", [TEST_DRIVER_WATCH_ENV]: "100" })).toEqual({
-      timings: { goalDebounceMs: 50, restore: { afterStartMs: 0, afterFirstRequestMs: 0 }, driverWatchMs: 100 },
+      timings: { goalDebounceMs: 50, restore: { afterStartMs: 0, afterTurnsMs: 0 }, driverWatchMs: 100 },
       fallbacks: [],
     })
   })
 
   it("a restore lowered below the wait behind the first request is never pushed later by that request", () => {
-    expect(resolveTimings({ [TEST_RESTORE_DELAY_ENV]: "40" }).timings.restore).toEqual({ afterStartMs: 40, afterFirstRequestMs: 40 })
+    expect(resolveTimings({ [TEST_RESTORE_DELAY_ENV]: "40" }).timings.restore).toEqual({ afterStartMs: 40, afterTurnsMs: 40 })
   })
 
   it("a seam that is not an integer of at least its minimum is ignored and reported, the others still apply", () => {

@@ -9,6 +9,8 @@ export type PlanSnapshot = SnapshotFrom<PlanMachine>
 
 export class PlanRegistry {
   private readonly liveBySession = new Map<string, string>()
+  /** The other way round: the session each indexed plan is live for, so a change is found without a scan. */
+  private readonly sessionByPlan = new Map<string, string>()
 
   /** `lifecycle`: the plan lifecycle on the workspace's one host (definePlanLifecycle). */
   constructor(readonly lifecycle: Lifecycle<PlanMachine>) {
@@ -28,12 +30,17 @@ export class PlanRegistry {
   /** Keeps the session index in step with a snapshot that just changed. */
   track(snapshot: PlanSnapshot): void {
     const { planPath, sessionId } = snapshot.context
-    for (const [session, path] of this.liveBySession) {
-      if (path === planPath && session !== sessionId) this.liveBySession.delete(session)
+    const live = sessionId !== null && snapshot.hasTag("live")
+    const indexed = this.sessionByPlan.get(planPath)
+    if (indexed !== undefined && (indexed !== sessionId || !live)) {
+      this.sessionByPlan.delete(planPath)
+      if (this.liveBySession.get(indexed) === planPath) this.liveBySession.delete(indexed)
     }
-    if (sessionId === null) return
-    if (snapshot.hasTag("live")) this.liveBySession.set(sessionId, planPath)
-    else if (this.liveBySession.get(sessionId) === planPath) this.liveBySession.delete(sessionId)
+    if (!live) return
+    const displaced = this.liveBySession.get(sessionId)
+    if (displaced !== undefined && displaced !== planPath) this.sessionByPlan.delete(displaced)
+    this.liveBySession.set(sessionId, planPath)
+    this.sessionByPlan.set(planPath, sessionId)
   }
 
   /** Live plans with their sessions, for listings and tests. */
@@ -46,5 +53,6 @@ export class PlanRegistry {
   stop(): void {
     this.lifecycle.stopAll()
     this.liveBySession.clear()
+    this.sessionByPlan.clear()
   }
 }

@@ -2,10 +2,13 @@ import { type Actor, type AnyStateMachine, type EventFromLogic, type InputFrom, 
 
 // The running actors of one lifecycle, by instance id. Every actor runs an inert copy of the machine (its effects are
 // no-ops): effects run only from the step the lifecycle computed, so nothing runs twice. The only place an actor is
-// created.
+// created. An instance restored from its record stays a resolved snapshot until its first event: a workspace may hold a
+// thousand live plans, and most are only looked at (a tag, `can()`), if ever.
 
 export class InstanceActors<TMachine extends AnyStateMachine> {
   private readonly actors = new Map<string, Actor<TMachine>>()
+  /** Restored instances no event has reached yet: their snapshot, resolved by the machine, without an actor. */
+  private readonly dormant = new Map<string, SnapshotFrom<TMachine>>()
   private readonly inert: TMachine
 
   constructor(
@@ -18,19 +21,28 @@ export class InstanceActors<TMachine extends AnyStateMachine> {
   }
 
   has(instanceId: string): boolean {
-    return this.actors.has(instanceId)
+    return this.actors.has(instanceId) || this.dormant.has(instanceId)
   }
 
   snapshot(instanceId: string): SnapshotFrom<TMachine> | undefined {
-    return this.actors.get(instanceId)?.getSnapshot() as SnapshotFrom<TMachine> | undefined
+    return this.dormant.get(instanceId) ?? (this.actors.get(instanceId)?.getSnapshot() as SnapshotFrom<TMachine> | undefined)
   }
 
   *entries(): IterableIterator<[string, SnapshotFrom<TMachine>]> {
+    yield* this.dormant
     for (const [id, actor] of this.actors) yield [id, actor.getSnapshot() as SnapshotFrom<TMachine>]
+  }
+
+  /** Holds a restored instance (replacing what it had); its actor starts with the first event sent to it. */
+  restore(instanceId: string, snapshot: SnapshotFrom<TMachine>): SnapshotFrom<TMachine> {
+    this.remove(instanceId)
+    this.dormant.set(instanceId, snapshot)
+    return snapshot
   }
 
   /** Starts the instance's actor (replacing one it had) from its input or from a snapshot. */
   spawn(instanceId: string, from: { input: InputFrom<TMachine> } | { snapshot: SnapshotFrom<TMachine> }): SnapshotFrom<TMachine> {
+    this.dormant.delete(instanceId)
     this.actors.get(instanceId)?.stop()
     const options = "snapshot" in from ? { snapshot: this.machine.getPersistedSnapshot(from.snapshot) } : { input: from.input }
     const actor = createActor(this.inert as AnyStateMachine, options) as Actor<TMachine>
@@ -43,6 +55,8 @@ export class InstanceActors<TMachine extends AnyStateMachine> {
 
   /** Sends the event to the instance's actor; its new snapshot. */
   move(instanceId: string, event: EventFromLogic<TMachine>): SnapshotFrom<TMachine> {
+    const restored = this.dormant.get(instanceId)
+    if (restored !== undefined) this.spawn(instanceId, { snapshot: restored })
     const actor = this.actors.get(instanceId)
     if (actor === undefined) throw new Error(`unknown ${this.machine.id} instance ${instanceId}`)
     actor.send(event)
@@ -50,11 +64,13 @@ export class InstanceActors<TMachine extends AnyStateMachine> {
   }
 
   remove(instanceId: string): void {
+    this.dormant.delete(instanceId)
     this.actors.get(instanceId)?.stop()
     this.actors.delete(instanceId)
   }
 
   stopAll(): void {
+    this.dormant.clear()
     for (const actor of this.actors.values()) actor.stop()
     this.actors.clear()
   }

@@ -238,7 +238,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     if ("problem" in resolved) return { kind: "unfit", problem: resolved.problem }
     if (record.revision !== undefined) this.revisions.set(record.instanceId, record.revision)
     this.absorbedOnly.delete(record.instanceId)
-    return { kind: "restored", snapshot: this.actors.spawn(record.instanceId, { snapshot: resolved.snapshot }) }
+    return { kind: "restored", snapshot: this.actors.restore(record.instanceId, resolved.snapshot) }
   }
 
   /**

@@ -1,7 +1,8 @@
 // One measured `opencode run`: the e2e harness's hermetic sandbox and scripted fake model. The model first calls
-// `read` on a file (a tool call in a session that holds no lifecycle), then answers a text. Measured: milliseconds
-// from just before spawn() to the fake model receiving the session's first chat request; from that request to the
-// next (the tool call's round trip: opencode's handling, the plugin's tool hooks, the read itself); and the opencode
+// `read` on a file (a tool call in a session that holds no lifecycle), then, with the plugin, `forge_read` on it (the
+// first Forge tool call, which loads Forge's services), then answers a text. Measured: milliseconds from just before
+// spawn() to the fake model receiving the session's first chat request; from that request to the next (the `read`
+// round trip: opencode's handling, the plugin's tool hooks, the read itself); the `forge_read` round trip; and the opencode
 // process's peak RSS (the kernel's own high-water mark, VmHWM, read from /proc/<pid>/status every 10 ms until the
 // process exits; the last reading counts). Also the CPU time opencode used (user + system, /proc/<pid>/stat) by the
 // first request and in all: unlike wall time it hardly moves with the machine's load.
@@ -10,8 +11,8 @@ import fs from "node:fs"
 import path from "node:path"
 import { startFakeLlm } from "../test/e2e/fake-llm"
 import { sleep, spawnTracked, withTimeout } from "../test/e2e/processes"
-import { createSandbox, releaseSandbox } from "../test/e2e/sandbox"
-import { scenarioSchema } from "../test/e2e/scenario.schema"
+import { createSandbox, HARNESS_TIMINGS, releaseSandbox } from "../test/e2e/sandbox"
+import { type ModelStep, scenarioSchema } from "../test/e2e/scenario.schema"
 
 export interface RunSetup {
   bin: string
@@ -21,6 +22,8 @@ export interface RunSetup {
   plugin: boolean
   /** The plugin file, relative to the repository: the sources' `src/server.ts` (default) or the bundle `dist/server.js`. */
   pluginPath?: string
+  /** The first Forge tool call (with the plugin): `forge_read` of the notes file unless given. */
+  forgeCall?: { tool: string; args: Record<string, unknown> }
   /** Fills the project folder before opencode starts (e.g. copies a seeded `.opencode/`). */
   seed?: (project: string) => void
 }
@@ -30,6 +33,9 @@ export interface RunSample {
   firstRequestMs: number
   /** From the first chat request to the second, which carries the `read` call's result. */
   toolRoundTripMs: number
+  /** With the plugin: from the second chat request to the third, which carries the first Forge tool call's result
+   * (`forge_read` of the same file): the call that loads Forge's services. NaN without the plugin. */
+  forgeRoundTripMs: number
   /** CPU time (user + system) opencode had used when its first chat request arrived. */
   firstRequestCpuMs: number
   /** CPU time opencode used in all (the last reading before it exited). */
@@ -43,7 +49,7 @@ export interface RunSample {
   /** Tools the first chat request offered the model. */
   tools: string[]
   exitCode: number | null
-  /** Whether opencode reported the `read` call completed. */
+  /** Whether opencode reported the `read` call (and, with the plugin, the `forge_read` call) completed. */
   toolCompleted: boolean
   /** The opencode log files, for the run's own checks (plugin loaded, records restored). */
   logs: string
@@ -53,6 +59,7 @@ export interface RunSample {
 const RUN_TIMEOUT_MS = 120_000
 const NOTES_FILE = "notes.txt"
 const RSS_POLL_MS = 10
+const PROMPT = "Read notes.txt, then say done."
 
 /** VmHWM of a live process in KiB, or undefined once it is gone (a zombie has no Vm lines). */
 export function readPeakRssKiB(pid: number): number | undefined {
@@ -64,12 +71,12 @@ export function readPeakRssKiB(pid: number): number | undefined {
   }
 }
 
-/** Whether `opencode run --format json` reported a completed `read` tool call. */
-function readCompleted(stdout: string): boolean {
+/** Whether `opencode run --format json` reported a completed call of `tool`. */
+function toolCompleted(stdout: string, tool: string): boolean {
   return stdout.split("\n").some((line) => {
     try {
       const ev = JSON.parse(line) as { type?: string; part?: { tool?: string; state?: { status?: string } } }
-      return ev.type === "tool_use" && ev.part?.tool === "read" && ev.part.state?.status === "completed"
+      return ev.type === "tool_use" && ev.part?.tool === tool && ev.part.state?.status === "completed"
     } catch {
       return false
     }
@@ -105,14 +112,20 @@ export async function measureRun(setup: RunSetup): Promise<RunSample> {
   const scenario = scenarioSchema.parse({
     name: "startup bench",
     pluginPath: setup.pluginPath,
-    turns: [{ prompt: "Read notes.txt, then say done." }],
-    model: [{ tool: "read", args: { filePath: NOTES_FILE } }, { text: "done" }],
+    turns: [{ prompt: PROMPT }],
+    model: [
+      { tool: "read", args: { filePath: NOTES_FILE } },
+      ...(setup.plugin ? [setup.forgeCall ?? { tool: "forge_read", args: { path: `{{project}}/${NOTES_FILE}` } }] : []),
+      { text: "done" },
+    ],
   })
   const requests: number[] = []
   let tools: string[] = []
   let pid: number | undefined
   let firstRequestCpu: number | undefined
-  const fake = await startFakeLlm(scenario.model, (record) => {
+  // Filled in once the sandbox exists: forge_read takes an absolute path.
+  const steps: ModelStep[] = []
+  const fake = await startFakeLlm(steps, (record) => {
     if (record.kind === "title") return
     if (requests.length === 0) {
       tools = record.tools
@@ -121,6 +134,9 @@ export async function measureRun(setup: RunSetup): Promise<RunSample> {
     requests.push(performance.now())
   })
   const sandbox = createSandbox(scenario, { repoRoot: setup.repoRoot, llmUrl: fake.url, hostVersion: setup.hostVersion })
+  steps.push(...scenario.model.map((step) => sandbox.expand(step)))
+  // Production timings: the harness lowers the background restore's delay for its scenarios; a user's opencode waits.
+  for (const key of Object.keys(HARNESS_TIMINGS)) delete sandbox.env[key]
   try {
     if (!setup.plugin) {
       // The same config with the plugin entry removed: everything else (model, provider, permissions) stays equal.
@@ -129,7 +145,7 @@ export async function measureRun(setup: RunSetup): Promise<RunSample> {
     }
     setup.seed?.(sandbox.project)
     fs.writeFileSync(path.join(sandbox.project, NOTES_FILE), "nothing to see here\n")
-    const args = ["run", "--format", "json", "--log-level", "INFO", "--title", "startup bench", "--", "Read notes.txt, then say done."]
+    const args = ["run", "--format", "json", "--log-level", "INFO", "--title", "startup bench", "--", PROMPT]
     const start = performance.now()
     const proc = spawnTracked(setup.bin, args, { cwd: sandbox.project, env: sandbox.env })
     pid = proc.child.pid
@@ -166,16 +182,18 @@ export async function measureRun(setup: RunSetup): Promise<RunSample> {
       exited = true
       await sampler
     }
-    const [first, second] = requests
-    if (first === undefined || second === undefined) {
-      throw new Error(`opencode exited (code ${exitCode}) after ${requests.length} model request(s), expected 2:\n${proc.stderr().slice(-2_000)}`)
+    const [first, second, third] = requests
+    const expected = setup.plugin ? 3 : 2
+    if (first === undefined || second === undefined || (setup.plugin && third === undefined)) {
+      throw new Error(`opencode exited (code ${exitCode}) after ${requests.length} model request(s), expected ${expected}:\n${proc.stderr().slice(-2_000)}`)
     }
     return {
       firstRequestMs: first - start,
       toolRoundTripMs: second - first,
+      forgeRoundTripMs: third === undefined ? Number.NaN : third - second,
       firstRequestCpuMs: firstRequestCpu ?? Number.NaN,
       cpuMs: cpu,
-      toolCompleted: readCompleted(proc.stdout()),
+      toolCompleted: toolCompleted(proc.stdout(), "read") && (!setup.plugin || toolCompleted(proc.stdout(), setup.forgeCall?.tool ?? "forge_read")),
       exitMs: exitAt - start,
       peakRssKiB: peak,
       rssSamples: samples,

@@ -1,6 +1,8 @@
 // What the plugin costs opencode at start-up, side by side in one run with the same scripted model: `opencode run`
 // without the plugin (baseline), with it on an empty workspace, and with it on a workspace holding 1,000 live plans
-// to restore. Per run: time from spawn to the session's first model request, and opencode's peak RSS.
+// to restore. Per run: time from spawn to the session's first model request, the first `read` round trip, the first
+// Forge tool call's round trip (`forge_read`), opencode's CPU time and peak RSS. opencode runs with the production
+// timings: the background restore waits until no turn runs (or 5 s after start-up), as it does for a user.
 // Run: npm run bench:startup [-- --rounds N] [-- --bundle]. Figures are printed, never asserted against timers.
 import { existsSync } from "node:fs"
 import path from "node:path"
@@ -13,17 +15,20 @@ import { seedLiveRecords } from "./startup.workspace"
 import { machineLine, roundsArg } from "./bench.machine"
 
 const RECORDS = 1_000
-const DEFAULT_ROUNDS = 5
+const DEFAULT_ROUNDS = 10
 const TARGET_PLUGIN_MS = 100
 const TARGET_PLUGIN_MB = 40
 const TARGET_RESTORE_MS = 150
+const TARGET_READ_RATIO = 1.1
+const TARGET_FIRST_CALL_MS = 1_000
 /** MB here are 10⁶ bytes, as in the targets; VmHWM is in KiB. */
 const MB_PER_KIB = 1024 / 1e6
 
-type ConfigName = "baseline" | "empty" | "records"
+type ConfigName = "baseline" | "empty" | "stored" | "records"
 const CONFIGS: readonly { name: ConfigName; label: string }[] = [
   { name: "baseline", label: "baseline: opencode run, no plugin" },
   { name: "empty", label: "plugin, empty workspace" },
+  { name: "stored", label: "plugin, workspace database, nothing live" },
   { name: "records", label: `plugin, ${RECORDS.toLocaleString("en-US")} live plans to restore` },
 ]
 
@@ -66,7 +71,8 @@ async function main(): Promise<void> {
   const bin = opencodeBinary(REPO_ROOT)
   const hostVersion = opencodeVersion(REPO_ROOT)
   const seeded = await seedLiveRecords(RECORDS)
-  const samples: Record<ConfigName, RunSample[]> = { baseline: [], empty: [], records: [] }
+  const stored = await seedLiveRecords(0)
+  const samples: Record<ConfigName, RunSample[]> = { baseline: [], empty: [], stored: [], records: [] }
   const wrong: string[] = []
   try {
     console.log(`opencode start-up with and without Forge — opencode ${hostVersion}, ${machineLine()}`)
@@ -85,7 +91,7 @@ async function main(): Promise<void> {
             hostVersion,
             plugin: config.name !== "baseline",
             pluginPath,
-            seed: config.name === "records" ? seeded.seed : undefined,
+            seed: config.name === "records" ? seeded.seed : config.name === "stored" ? stored.seed : undefined,
           })
           wrong.push(...checkRun(config.name, run))
           samples[config.name].push(run)
@@ -96,11 +102,13 @@ async function main(): Promise<void> {
     }
   } finally {
     seeded.remove()
+    stored.remove()
   }
 
   const of = (pick: (s: RunSample) => number) => (name: ConfigName) => samples[name].map(pick)
   const first = of((s) => s.firstRequestMs)
   const tool = of((s) => s.toolRoundTripMs)
+  const forge = of((s) => s.forgeRoundTripMs)
   const exit = of((s) => s.exitMs)
   const firstCpu = of((s) => s.firstRequestCpuMs)
   const cpu = of((s) => s.cpuMs)
@@ -110,9 +118,11 @@ async function main(): Promise<void> {
     name === "baseline"
       ? "—"
       : `${signed(pairedDelta(figure(name), figure(against)), digits)} ${unit} (${(median(figure(name)) / median(figure(against))).toFixed(2)}×)`
-  const restoreLabel = `${RECORDS.toLocaleString("en-US")} live plans vs empty`
+  // The restore's own cost: against a workspace whose database an earlier run already created, so the empty
+  // workspace's one-time creation and migration of its database does not count in its favour.
+  const restoreLabel = `${RECORDS.toLocaleString("en-US")} live plans vs nothing live`
 
-  const wall: string[][] = [["configuration", "first request ms", "vs baseline", "read round trip ms", "vs baseline", "exit ms"]]
+  const wall: string[][] = [["configuration", "first request ms", "vs baseline", "read round trip ms", "vs baseline", "first forge_read ms", "exit ms"]]
   const work: string[][] = [["configuration", "CPU by first request ms", "vs baseline", "CPU in all ms", "vs baseline", "peak RSS MB", "vs baseline"]]
   for (const c of CONFIGS) {
     wall.push([
@@ -121,6 +131,7 @@ async function main(): Promise<void> {
       versus(first, c.name, "ms", 0),
       median(tool(c.name)).toFixed(0),
       versus(tool, c.name, "ms", 0),
+      c.name === "baseline" ? "—" : median(forge(c.name)).toFixed(0),
       median(exit(c.name)).toFixed(0),
     ])
     work.push([
@@ -133,37 +144,75 @@ async function main(): Promise<void> {
       versus(rss, c.name, "MB", 1),
     ])
   }
-  wall.push([restoreLabel, "", versus(first, "records", "ms", 0, "empty"), "", versus(tool, "records", "ms", 0, "empty"), ""])
+  wall.push([
+    restoreLabel,
+    "",
+    versus(first, "records", "ms", 0, "stored"),
+    "",
+    versus(tool, "records", "ms", 0, "stored"),
+    versus(forge, "records", "ms", 0, "stored"),
+    "",
+  ])
   work.push([
     restoreLabel,
     "",
-    versus(firstCpu, "records", "ms", 0, "empty"),
+    versus(firstCpu, "records", "ms", 0, "stored"),
     "",
-    versus(cpu, "records", "ms", 0, "empty"),
+    versus(cpu, "records", "ms", 0, "stored"),
     "",
-    versus(rss, "records", "MB", 1, "empty"),
+    versus(rss, "records", "MB", 1, "stored"),
   ])
   console.log(`\n${rounds} round(s), medians; "vs baseline" is the median of the per-round differences (the ratio of the medians in brackets)`)
   console.log(`\nwall time, from spawn()\n${formatTable(wall)}`)
   console.log(`\nCPU time (user + system, /proc/<pid>/stat) and peak RSS (VmHWM) of the opencode process\n${formatTable(work)}`)
 
-  /** A target's verdict over the per-round differences: met, NOT MET, or inconclusive when the rounds disagree. */
-  const verdict = (a: number[], b: number[], target: number, unit: string, digits: number): string[] => {
-    const diffs = a.map((v, i) => v - (b[i] as number))
-    const [lo, hi] = [Math.min(...diffs), Math.max(...diffs)]
-    const figure = `${signed(median(diffs), digits)} ${unit}`
-    const range = `${signed(lo, digits)} … ${signed(hi, digits)}`
-    const met = hi < target ? "met" : lo >= target ? "NOT MET" : median(diffs) < target ? "met (not every round)" : "NOT MET (not every round)"
-    return [figure, range, met]
+  /** A target's verdict over per-round figures: met, NOT MET, or inconclusive when the rounds disagree. */
+  const verdict = (figures: number[], target: number, show: (v: number) => string): string[] => {
+    const [lo, hi] = [Math.min(...figures), Math.max(...figures)]
+    const mid = median(figures)
+    const met = hi <= target ? "met" : lo > target ? "NOT MET" : mid <= target ? "met (not every round)" : "NOT MET (not every round)"
+    return [show(mid), `${show(lo)} … ${show(hi)}`, met]
   }
+  const paired = (a: number[], b: number[], op: (x: number, y: number) => number) => a.map((v, i) => op(v, b[i] as number))
+  const minus = (x: number, y: number) => x - y
+  const over = (x: number, y: number) => x / y
+  const ms = (v: number) => `${signed(v, 0)} ms`
+  const ratio = (v: number) => `${v.toFixed(2)}×`
+  const records = RECORDS.toLocaleString("en-US")
   console.log(
     `\n${formatTable([
-      ["target", "median", "rounds", "met"],
-      [`the plugin adds < ${TARGET_PLUGIN_MS} ms before the first model request`, ...verdict(first("empty"), first("baseline"), TARGET_PLUGIN_MS, "ms", 0)],
-      [`the plugin adds < ${TARGET_PLUGIN_MB} MB peak RSS`, ...verdict(rss("empty"), rss("baseline"), TARGET_PLUGIN_MB, "MB", 1)],
+      ["target (per round; the verdict over all rounds)", "median", "rounds", "met"],
       [
-        `restoring ${RECORDS.toLocaleString("en-US")} records adds < ${TARGET_RESTORE_MS} ms`,
-        ...verdict(first("records"), first("empty"), TARGET_RESTORE_MS, "ms", 0),
+        `the plugin adds ≤ ${TARGET_PLUGIN_MS} ms before the first model request`,
+        ...verdict(paired(first("empty"), first("baseline"), minus), TARGET_PLUGIN_MS, ms),
+      ],
+      [
+        `the plugin adds ≤ ${TARGET_PLUGIN_MB} MB peak RSS`,
+        ...verdict(paired(rss("empty"), rss("baseline"), minus), TARGET_PLUGIN_MB, (v) => `${signed(v, 1)} MB`),
+      ],
+      [
+        `first read round trip ≤ ${TARGET_READ_RATIO}× baseline, empty workspace`,
+        ...verdict(paired(tool("empty"), tool("baseline"), over), TARGET_READ_RATIO, ratio),
+      ],
+      [
+        `first read round trip ≤ ${TARGET_READ_RATIO}× baseline, ${records} live plans`,
+        ...verdict(paired(tool("records"), tool("baseline"), over), TARGET_READ_RATIO, ratio),
+      ],
+      [
+        `first Forge call (forge_read) ≤ ${TARGET_FIRST_CALL_MS} ms, empty workspace`,
+        ...verdict(forge("empty"), TARGET_FIRST_CALL_MS, (v) => `${v.toFixed(0)} ms`),
+      ],
+      [
+        `first Forge call (forge_read) ≤ ${TARGET_FIRST_CALL_MS} ms, ${records} live plans`,
+        ...verdict(forge("records"), TARGET_FIRST_CALL_MS, (v) => `${v.toFixed(0)} ms`),
+      ],
+      [
+        `restoring ${records} live plans adds ≤ ${TARGET_RESTORE_MS} ms to the first Forge call`,
+        ...verdict(paired(forge("records"), forge("stored"), minus), TARGET_RESTORE_MS, ms),
+      ],
+      [
+        `restoring ${records} live plans adds ≤ ${TARGET_RESTORE_MS} ms of CPU in all`,
+        ...verdict(paired(cpu("records"), cpu("stored"), minus), TARGET_RESTORE_MS, ms),
       ],
     ])}`,
   )
@@ -171,7 +220,7 @@ async function main(): Promise<void> {
   const restoredBeforeExit = samples.records.filter((s) => restoredLine.test(s.logs)).length
   console.log(
     `\nthe plugin's "restored ${RECORDS} live plan(s)" reached opencode's log in ${restoredBeforeExit} of ${samples.records.length} run(s) ` +
-      "(opencode run exits right after the turn: a restore still running, or its log line still in flight, is cut short)",
+      "(the first Forge call waits for the restore, so it ran in every run; opencode run exits right after the turn, and a log line still in flight is cut short)",
   )
   if (wrong.length > 0) {
     console.error(`\nwrong answers:\n${wrong.join("\n")}`)

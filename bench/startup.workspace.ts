@@ -21,7 +21,10 @@ export interface SeededWorkspace {
   remove(): void
 }
 
-/** Builds the template and checks it holds `records` live plan snapshots and as many documents. */
+/**
+ * Builds the template and checks it holds `records` live plan snapshots and as many documents. With 0: a workspace
+ * whose database exists (created and migrated by an earlier run) and holds nothing live.
+ */
 export async function seedLiveRecords(records: number): Promise<SeededWorkspace> {
   const template = mkdtempSync(path.join(os.tmpdir(), "forge-bench-startup-"))
   try {
@@ -31,7 +34,7 @@ export async function seedLiveRecords(records: number): Promise<SeededWorkspace>
     const runtime = await createForgeRuntime({ workspace: template, log })
     let counts: { draft: number; approved: number }
     try {
-      counts = (await populateWorkspace(runtime.plans, { planFiles: records, sessions: records })).counts
+      counts = records === 0 ? { draft: 0, approved: 0 } : (await populateWorkspace(runtime.plans, { planFiles: records, sessions: records })).counts
     } finally {
       await runtime.close()
     }
@@ -41,7 +44,7 @@ export async function seedLiveRecords(records: number): Promise<SeededWorkspace>
     const store = await openLifecycleStore({ file: databasePath(template) })
     const live = (await store.repository.loadSnapshots({ includeTerminal: false })).length
     await store.close()
-    const documents = readdirSync(path.join(template, PLAN_DIR)).filter((n) => n.endsWith(".md")).length
+    const documents = records === 0 ? 0 : readdirSync(path.join(template, PLAN_DIR)).filter((n) => n.endsWith(".md")).length
     if (live !== records || documents !== records) {
       throw new Error(`the seeded workspace holds ${live} live snapshot(s) and ${documents} document(s), expected ${records} of each`)
     }

@@ -13,6 +13,7 @@ import { textProblems } from "./text-match"
 import type {
   Expectations,
   FileExpectation,
+  CompactionRequestExpectation,
   ModelRequestExpectation,
   ModelRequestSelector,
   ToolResultExpectation,
@@ -213,6 +214,19 @@ function checkModelRequest(requests: readonly ModelRequestRecord[], e: ModelRequ
   return { label, ok: problems.length === 0, detail: problems.join("; ") }
 }
 
+function checkCompactionRequest(requests: readonly ModelRequestRecord[], e: CompactionRequestExpectation, i: number): Check {
+  const label = `compactionRequests[${i}] compaction #${e.request}`
+  const compactions = requests.filter((q) => q.kind === "compaction")
+  const r = compactions[e.request - 1]
+  if (!r) return { label, ok: false, detail: `only ${compactions.length} compaction request(s) arrived` }
+  const problems: string[] = []
+  if (e.message) problems.push(...textProblems(r.userText, e.message).map((p) => `last user message ${p}`))
+  if (e.system) problems.push(...textProblems(r.systemText, e.system).map((p) => `system prompt ${p}`))
+  if (e.history) problems.push(...textProblems(r.historyText, e.history).map((p) => `conversation ${p}`))
+  if (problems.length > 0 && e.message) problems.push(`last user message: ${preview(r.userText, 300)}`)
+  return { label, ok: problems.length === 0, detail: problems.join("; ") }
+}
+
 /** The first ledger entry at or after `from` that matches; entries are expected in this order, like transitions. */
 function checkLedgerEntry(db: ForgeDbSnapshot, e: WatchdogLedgerExpectation, i: number, from: number): { check: Check; next: number } {
   const label = `watchdogLedger[${i}] ${e.kind}${e.withPids === undefined ? "" : e.withPids ? " with pids" : " without pids"}`
@@ -275,6 +289,7 @@ export function evaluateExpectations(expect: Expectations, ev: Evidence): Check[
     checks.push({ label, ok: e.absent ? !found : Boolean(found), detail: found ? `found: ${preview(lineAt(ev.logs, found.index), 300)}` : "no matching line" })
   })
   for (const [i, e] of expect.modelRequests.entries()) checks.push(checkModelRequest(ev.modelRequests, e, i))
+  for (const [i, e] of expect.compactionRequests.entries()) checks.push(checkCompactionRequest(ev.modelRequests, e, i))
   for (const [i, e] of expect.userMessages.entries()) checks.push(checkUserMessage(ev.userMessages, e, i))
   if (expect.screen) {
     const problems = ev.screen === undefined ? ["no screen (the TUI was not running)"] : textProblems(ev.screen, expect.screen)

@@ -1,5 +1,6 @@
 // A scripted OpenAI-compatible chat server on 127.0.0.1. It answers the non-title requests with the scenario's
-// model steps in order; title requests (no tools offered) get a fixed title. Once the script is exhausted it
+// model steps in order; title requests (no tools offered) get a fixed title, and the requests of opencode's
+// compaction agent (no tools, its summarization prompt) a fixed summary. Once the script is exhausted it
 // keeps answering a fixed text so opencode finishes its turn, and records the overrun so the scenario fails.
 // Each opencode server of a scenario, or each of its workspaces, is a channel with its own base URL (`/v1`,
 // `/server-2/v1`, ...): the requests of concurrent turns arrive in no fixed order, and the path is what tells the
@@ -19,11 +20,15 @@ import { stepChannel, stepToolCalls, type ModelStep, type ToolCall } from "./sce
 export const EXHAUSTED_TEXT = "(e2e model script exhausted)"
 /** The answer to a request of a concurrent turn whose server has no tagged step left. */
 export const CLOSING_TEXT = "(e2e concurrent turn done)"
+/** The summary every compaction request gets. */
+export const SUMMARY_TEXT = "(e2e compaction summary)"
+/** opencode's compaction agent, told apart from the title agent (neither is offered tools) by its system prompt. */
+const COMPACTION_SYSTEM = /context summarization agent/i
 /** The longest the first request of a concurrent turn is held for the others of its group. */
 const GROUP_BARRIER_MS = 30_000
 
 export interface ModelRequestRecord {
-  /** 1-based count of scripted requests. 0 for title requests and the closing requests of concurrent turns. */
+  /** 1-based count of scripted requests. 0 for title and compaction requests and the closing requests of concurrent turns. */
   index: number
   /** Turn (1-based) that was running on the asking server when the request arrived. */
   turn: number
@@ -32,7 +37,7 @@ export interface ModelRequestRecord {
   /** The workspace (1-based) that asked, in a scenario with several; else 1. */
   workspace: number
   /** `closing`: a request of a concurrent turn beyond its server's tagged steps (answered with CLOSING_TEXT). */
-  kind: "title" | "step" | "exhausted" | "closing"
+  kind: "title" | "compaction" | "step" | "exhausted" | "closing"
   reply: { text: string } | { tools: ToolCall[] }
   /** The ids of the tool calls of the reply (empty for a text): a tool result is traced back to its request by them. */
   callIds: string[]
@@ -146,6 +151,8 @@ export async function startFakeLlm(
       model: body.model ?? "?",
       body: body as unknown,
     }
+    if (seen.tools.length === 0 && COMPACTION_SYSTEM.test(seen.systemText))
+      return { index: 0, turn, ...origin, kind: "compaction", reply: { text: SUMMARY_TEXT }, callIds: [], ...seen }
     if (seen.tools.length === 0) return { index: 0, turn, ...origin, kind: "title", reply: { text: "E2E session" }, callIds: [], ...seen }
     const grouped = group?.servers.has(server) === true
     // The first step not served yet that is tagged with the asking server, or untagged outside a group.

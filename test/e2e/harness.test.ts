@@ -713,6 +713,53 @@ describe.concurrent("e2e harness", () => {
     ])
   })
 
+  it("compactionRequests: picks opencode's compaction requests by their number among them, no scripted request", () => {
+    expect(problemsOf({ turns: [{ prompt: "x" }], expect: { compactionRequests: [{ request: 0 }, { request: 1, where: { turn: 1 } }] } })).toEqual([
+      "expect.compactionRequests[0].request: Too small: expected number to be >=1",
+      'expect.compactionRequests[1].where: unknown key "where"',
+    ])
+    const compaction = (userText: string): ModelRequestRecord => ({
+      index: 0,
+      turn: 1,
+      server: 1,
+      workspace: 1,
+      kind: "compaction",
+      reply: { text: "summary" },
+      callIds: [],
+      lastRole: "user",
+      userText,
+      systemText: "You are a context summarization agent.",
+      historyText: "[]",
+      tools: [],
+      model: "fake-model",
+      body: {},
+    })
+    const scenario = parseScenario({
+      turns: [{ prompt: "x" }],
+      expect: {
+        compactionRequests: [
+          { request: 2, message: { contains: "the goal's brief" }, system: { contains: "summarization" } },
+          { request: 1, message: { contains: "the goal's brief" } },
+          { request: 3 },
+        ],
+        modelRequests: [{ request: 1 }],
+      },
+    })
+    const evidence = {
+      project: scratch,
+      toolResults: [],
+      db: { exists: false, actors: [], transitions: [], watchdogLedger: [] },
+      logs: "",
+      modelRequests: [compaction("nothing yet"), compaction("with the goal's brief")],
+    }
+    expect(evaluateExpectations(scenario.expect, evidence).map((c) => (c.ok ? `ok ${c.label}` : `FAIL ${c.label}: ${c.detail}`))).toEqual([
+      "FAIL modelRequests[0] request #1: only 0 scripted request(s) arrived",
+      "ok compactionRequests[0] compaction #2",
+      `FAIL compactionRequests[1] compaction #1: last user message does not contain "the goal's brief"; last user message: nothing yet`,
+      "FAIL compactionRequests[2] compaction #3: only 2 compaction request(s) arrived",
+    ])
+  })
+
   it("CLI: resolves a scenario path from the cwd, exits 2 for an invalid file and 1 for a failed check", () => {
     const cli = path.join(REPO_ROOT, "test", "e2e", "cli.ts")
     const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx")

@@ -249,6 +249,7 @@ export type Expectations = Scenario["expect"]
 export type FileExpectation = Expectations["files"][number]
 export type ToolResultExpectation = Expectations["toolResults"][number]
 export type ModelRequestExpectation = Expectations["modelRequests"][number]
+export type CompactionRequestExpectation = Expectations["compactionRequests"][number]
 export type ModelRequestSelector = NonNullable<ModelRequestExpectation["where"]>
 export type WatchdogLedgerExpectation = Expectations["watchdogLedger"][number]
 export type UserMessageExpectation = Expectations["userMessages"][number]

@@ -231,6 +231,14 @@ const modelRequestExpectation = z
       ctx.addIssue({ code: "custom", message: 'a model request check needs exactly one of "request" (its number) or "where" (what it holds)' })
   })
 
+/** One request of opencode's compaction agent, by its number among them (1 = the session's first compaction). */
+const compactionRequestExpectation = z.strictObject({
+  request: z.int().min(1),
+  message: textMatch.optional(),
+  system: textMatch.optional(),
+  history: textMatch.optional(),
+})
+
 const watchdogLedgerExpectation = z.strictObject({
   kind: z.enum(["warn", "kill", "dry-run", "degraded", "unresolved", "config-fallback"]),
   message: textMatch.optional(),
@@ -246,6 +254,7 @@ const expectations = z.strictObject({
   transitions: z.array(transitionExpectation).default([]),
   logs: z.array(logExpectation).default([]),
   modelRequests: z.array(modelRequestExpectation).default([]),
+  compactionRequests: z.array(compactionRequestExpectation).default([]),
   watchdogLedger: z.array(watchdogLedgerExpectation).default([]),
   userMessages: z.array(userMessageExpectation).default([]),
   screen: screenMatch.optional(),

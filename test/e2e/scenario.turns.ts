@@ -2,7 +2,7 @@
 // and server (or workspace) asked for a tool call, and the turns grouped as they run (a `wait: false` turn with the
 // turns after it).
 import type { Check } from "./expectations"
-import { CLOSING_TEXT, EXHAUSTED_TEXT, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
+import { CLOSING_TEXT, EXHAUSTED_TEXT, SUMMARY_TEXT, type FakeLlm, type ModelRequestRecord } from "./fake-llm"
 import { preview, type NumberedTurn, type ToolResult } from "./opencode.driver"
 import type { Turn } from "./scenario.schema"
 import { FAKE_MODEL_ID } from "./sandbox"
@@ -13,6 +13,7 @@ export function describeRequest(r: ModelRequestRecord, tag: "server" | "workspac
   const origin = tag === undefined ? "" : ` [${tag} ${tag === "server" ? r.server : r.workspace}]`
   const suffix = `${r.model === FAKE_MODEL_ID ? "" : ` (${r.model})`}${origin}`
   if (r.kind === "title") return `model (title request)${suffix} → text`
+  if (r.kind === "compaction") return `model (compaction request)${suffix} → text ${JSON.stringify(SUMMARY_TEXT)}`
   if (r.kind === "closing") return `model (closing request of a concurrent turn)${suffix} → text ${JSON.stringify(CLOSING_TEXT)}`
   if ("tools" in r.reply) return `model #${r.index}${suffix} → ${r.reply.tools.map((t) => `tool ${t.tool} ${preview(t.args, 120)}`).join(", ")}`
   return `model #${r.index}${suffix} → ${r.kind === "exhausted" ? "script exhausted, answered" : "text"} ${JSON.stringify(preview(r.reply.text, 100))}`

@@ -107,6 +107,10 @@ export const crewMachine = setup({
       assertEvent(event, "crew.document.changed")
       return isUserGatedCrewDocumentStatus(params.from, event.status)
     },
+    isDocumentAbandoned: ({ event }) => {
+      assertEvent(event, "crew.document.changed")
+      return event.status === "abandoned"
+    },
   },
   actions: {
     // A permitted dispatch is an explicit transition: `can()` counts only transitions that do something.
@@ -129,6 +133,8 @@ export const crewMachine = setup({
       return { reason: event.reason, pendingReason: null }
     }),
     recordPendingReason: assign({ reason: ({ context }) => context.pendingReason, pendingReason: null }),
+    // The record says abandoned: it only tightens, so it is followed as a governed abandon would be.
+    recordDocumentReason: assign({ reason: "the crew record says abandoned", pendingReason: null, pendingReport: null }),
     dropPending: assign({ pendingReport: null, pendingReason: null }),
     holdDocumentStatus: assign(({ event }) => {
       assertEvent(event, "crew.document.changed")
@@ -168,9 +174,15 @@ export const crewMachine = setup({
       initial: "standby",
       on: {
         "crew.restored": { target: ".standby", actions: ["dropPending", { type: "writeRecord", params: { change: "restored" } }] },
-        // A record that says executing or closed is held for the user's dialog; anything else holds nothing.
+        // A record that says executing or closed is held for the user's dialog; abandoned is followed (it only
+        // tightens); anything else holds nothing.
         "crew.document.changed": [
           { guard: { type: "isDocumentPassingUserGate", params: { from: "pending" } }, actions: "holdDocumentStatus" },
+          {
+            guard: "isDocumentAbandoned",
+            target: "#crew.abandoned",
+            actions: ["recordDocumentReason", { type: "writeRecord", params: { change: "abandoned" } }],
+          },
           { actions: "dropDocumentStatus" },
         ],
       },
@@ -213,9 +225,14 @@ export const crewMachine = setup({
       on: {
         "crew.dispatch": { actions: "permitDispatch" },
         "crew.restored": { target: ".working", actions: ["dropPending", { type: "writeRecord", params: { change: "restored" } }] },
-        // A record that says closed is held for the close dialog; anything else holds nothing.
+        // A record that says closed is held for the close dialog; abandoned is followed; anything else holds nothing.
         "crew.document.changed": [
           { guard: { type: "isDocumentPassingUserGate", params: { from: "executing" } }, actions: "holdDocumentStatus" },
+          {
+            guard: "isDocumentAbandoned",
+            target: "#crew.abandoned",
+            actions: ["recordDocumentReason", { type: "writeRecord", params: { change: "abandoned" } }],
+          },
           { actions: "dropDocumentStatus" },
         ],
       },

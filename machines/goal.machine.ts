@@ -43,9 +43,15 @@ export const goalMachine = goalSetup.createMachine({
       on: {
         "goal.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
         "goal.checked": { actions: { type: "writeDocument", params: { change: "checked" } } },
-        // A document that says active or completed is held for the user's dialog; anything else holds nothing.
+        // A document that says active or completed is held for the user's dialog; abandoned is followed (it only
+        // tightens); anything else holds nothing.
         "goal.document.changed": [
           { guard: { type: "isDocumentPassingUserGate", params: { from: "queued" } }, actions: "holdDocumentStatus" },
+          {
+            guard: "isDocumentAbandoned",
+            target: "#goal.abandoned",
+            actions: ["recordDocumentDiscard", { type: "writeDocument", params: { change: "abandoned" } }],
+          },
           { actions: "dropDocumentStatus" },
         ],
       },
@@ -83,10 +89,15 @@ export const goalMachine = goalSetup.createMachine({
         "goal.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
         "goal.activity": { actions: "countActivity" },
         "goal.checked": { actions: ["countActivity", { type: "writeDocument", params: { change: "checked" } }] },
-        // A document that says completed is held for the completion dialog; one that says paused stops the goal at
-        // once (it only tightens); anything else holds nothing.
+        // A document that says completed is held for the completion dialog; one that says abandoned or paused stops the
+        // goal at once (it only tightens); anything else holds nothing.
         "goal.document.changed": [
           { guard: { type: "isDocumentPassingUserGate", params: { from: "active" } }, actions: "holdDocumentStatus" },
+          {
+            guard: "isDocumentAbandoned",
+            target: "#goal.abandoned",
+            actions: ["recordDocumentDiscard", { type: "writeDocument", params: { change: "abandoned" } }],
+          },
           {
             guard: "isDocumentPaused",
             target: "paused",
@@ -239,9 +250,15 @@ export const goalMachine = goalSetup.createMachine({
       on: {
         "goal.discard": { guard: "isByUser", target: "abandoned", actions: ["recordDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
         "goal.checked": { actions: { type: "writeDocument", params: { change: "checked" } } },
-        // A document that says active (a resume) or completed is held for the user's dialog; anything else holds nothing.
+        // A document that says active (a resume) or completed is held for the user's dialog; abandoned is followed;
+        // anything else holds nothing.
         "goal.document.changed": [
           { guard: { type: "isDocumentPassingUserGate", params: { from: "paused" } }, actions: "holdDocumentStatus" },
+          {
+            guard: "isDocumentAbandoned",
+            target: "#goal.abandoned",
+            actions: ["recordDocumentDiscard", { type: "writeDocument", params: { change: "abandoned" } }],
+          },
           { actions: "dropDocumentStatus" },
         ],
       },

@@ -53,6 +53,10 @@ export const goalSetup = setup({
       assertEvent(event, "goal.document.changed")
       return event.status === "paused"
     },
+    isDocumentAbandoned: ({ event }) => {
+      assertEvent(event, "goal.document.changed")
+      return event.status === "abandoned"
+    },
     isByUser: ({ event }) => {
       assertEvent(event, "goal.discard")
       return event.by === "user"
@@ -145,6 +149,8 @@ export const goalSetup = setup({
       assertEvent(event, "goal.discard")
       return { reason: event.reason ?? null, pending: null, dueAt: null }
     }),
+    // The document says abandoned: it only tightens, so it is followed as the user's own discard would be.
+    recordDocumentDiscard: assign({ reason: "the goal document says abandoned", pending: null, dueAt: null }),
     dropReason: assign({ reason: null }),
     holdDocumentStatus: assign(({ event }) => {
       assertEvent(event, "goal.document.changed")

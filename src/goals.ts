@@ -58,6 +58,7 @@ export function createHostGoals(options: {
     claims: options.claims,
     log: options.log,
     tell: (sessionId, text) => createLoopSessions(options.client).tell(sessionId, text),
+    follow: (goal) => service.followDocument(goal),
   })
   service.stalledWhy = (goalPath) => loop.stalledWhy(goalPath)
   return {

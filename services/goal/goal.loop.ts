@@ -24,6 +24,11 @@ export interface GoalLoopDeps {
   log: Logger
   /** Tells the user in the session, with no model turn (why the loop cannot drive the goal); without it, the log only. */
   tell?: (sessionId: string, text: string) => Promise<void>
+  /**
+   * The goal as its document says now (the service's `followDocument`): a hand pause or abandon is followed before the
+   * loop decides, so no brief goes out for a goal its document stopped. Without it, the record alone decides.
+   */
+  follow?: (goal: GoalSnapshot) => Promise<GoalSnapshot>
 }
 
 // The harness's half of the continuation loop. The machine holds the loop's state and its one deadline (`dueAt`, set
@@ -153,6 +158,7 @@ export class GoalLoop {
     const { sessionId, armedAt } = goal.context
     if (sessionId === null) return
     try {
+      if (this.deps.follow !== undefined && !(await this.deps.follow(goal)).hasTag("due")) return
       const { facts, claims, lifecycle } = this.deps
       const [draftPlan, spend, speaker] = await Promise.all([facts.hasDraftPlan(sessionId), facts.spend(sessionId, armedAt ?? 0), facts.speaker(sessionId)])
       // A speaker that cannot be told is not the forge agent: the loop never drives a turn it cannot attribute.

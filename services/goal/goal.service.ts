@@ -165,7 +165,8 @@ export class GoalService {
   private async arm(goalPath: string, sessionId: string, asker: GoalAsker): Promise<GoalOutcome> {
     // A queued goal's document edited by hand is taken in first: the arm gate decides on the contract the user sees.
     const queued = this.lifecycle.snapshot(goalPath)
-    if (queued !== undefined) await this.followDocument(queued)
+    const followed = queued === undefined ? undefined : await this.followDocument(queued)
+    if (followed?.value === "abandoned") return { goalPath, output: `Goal ${goalPath} was not armed: its document says abandoned, so it is abandoned.` }
     const draftPlan = await this.deps.hasDraftPlan(sessionId)
     try {
       await this.dispatch(goalPath, { type: "goal.arm", sessionId, draftPlan })
@@ -295,6 +296,8 @@ export class GoalService {
     // The document is looked at first: a status it says pending the user's dialog is shown beside the goal's own.
     const found = this.liveFor(sessionId)
     const live = found === undefined ? undefined : await this.followDocument(found)
+    // A queued goal whose document was abandoned by hand leaves the queue (a stamp per goal: unchanged ones are not read).
+    for (const queued of this.queue()) await this.followDocument(queued)
     const overview = goalOverview({ live, queue: this.queue(), now: this.deps.clock.now() })
     // An active goal needs a driver: who it is, or why nobody drives it (nothing is live and undriven unsaid).
     if (live === undefined || !live.hasTag("driving")) return overview

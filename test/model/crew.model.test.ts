@@ -108,14 +108,14 @@ describe("crew machine", () => {
 
 /**
  * The record's status line rewritten (issue 23 §1b), where no dialog is open: to each status that would pass a gate
- * the user holds from here, and back to the crew's own status while one is held. Only a change the record makes is
+ * the user holds from here, to abandoned (followed), and back to the crew's own status while one is held. Only a change the record makes is
  * offered (the service hands the machine nothing when the record says what the crew holds already).
  */
 function recordEdits(state: SnapshotFrom<typeof crewMachine>): CrewEvent[] {
   if (state.status !== "active" || state.hasTag("awaiting-user") || state.matches("registering")) return []
   const status = crewStatusOf(state.value)
   const holds = state.context.pendingDocument ?? status
-  const tos: CrewStatus[] = status === "pending" ? ["executing", "closed"] : ["closed"]
+  const tos: CrewStatus[] = status === "pending" ? ["executing", "closed", "abandoned"] : ["closed", "abandoned"]
   const back: CrewStatus[] = state.context.pendingDocument === null ? [] : [status]
   return [...tos, ...back].filter((to) => to !== holds).map((to): CrewEvent => ({ type: "crew.document.changed", status: to }))
 }

@@ -96,7 +96,7 @@ function documentEdits(state: Snapshot): GoalEvent[] {
   if (state.status !== "active" || state.hasTag("awaiting-user")) return []
   const status = goalStatusOf(state.value)
   const holds = state.context.pendingDocument ?? status
-  const tos: GoalMachineStatus[] = status === "active" ? ["completed", "paused"] : ["active", "completed"]
+  const tos: GoalMachineStatus[] = status === "active" ? ["completed", "paused", "abandoned"] : ["active", "completed", "abandoned"]
   const back: GoalMachineStatus[] = state.context.pendingDocument === null ? [] : [status]
   return [...tos, ...back].filter((to) => to !== holds).map((to): GoalEvent => ({ type: "goal.document.changed", status: to }))
 }

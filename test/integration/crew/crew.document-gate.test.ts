@@ -7,7 +7,7 @@ import { COMPLETE, REGISTRATION, ROSTER, SESSION, neverAsked, useCrewHarness } f
 
 // Issue 23 §1b for crews: a record that says closed (or executing, for a pending crew) would pass a gate the user
 // holds, so the crew stays where it is, its answers and /crew name the held status, and only the close (or arm)
-// dialog moves it.
+// dialog moves it. A record that says abandoned only tightens: the crew is abandoned at once.
 
 describe("crew record changes that would pass a user-held gate are held", () => {
   const { goal, fresh, frontmatter, transitions, dir } = useCrewHarness()
@@ -48,5 +48,21 @@ describe("crew record changes that would pass a user-held gate are held", () => 
     await runCrewCommand(p.service, roster, SESSION, "")
     expect(p.service.liveFor(SESSION)?.context.pendingDocument).toBeNull()
     expect((await runCrewCommand(p.service, roster, SESSION, "confirm")).user).toContain("there is nothing to confirm")
+  })
+
+  it("status: abandoned in the record abandons the crew at once, pending or executing, and says why", async () => {
+    // Pending (registered alone), then executing (armed at birth under a goal).
+    for (const governed of [false, true]) {
+      const p = await fresh()
+      goal.governs = governed
+      const { crewPath } = await p.service.begin(SESSION, governed ? { ...REGISTRATION, execution: "waves" } : REGISTRATION, neverAsked)
+      goal.governs = false
+      const before = p.service.liveFor(SESSION)?.value
+      setStatus(crewPath, "abandoned")
+      await runCrewCommand(p.service, roster, SESSION, "")
+      expect(p.service.liveFor(SESSION), `from ${JSON.stringify(before)}`).toBeUndefined()
+      expect(frontmatter(crewPath).status).toBe("abandoned")
+      expect((await transitions(p, crewPath)).at(-1)).toMatch(/\|crew\.document\.changed\|abandoned$/)
+    }
   })
 })

@@ -6,12 +6,15 @@ import { runGoalCommand } from "../../../services/goal/goal.command"
 import type { GoalContract } from "../../../services/goal/goal.contract"
 import { parseGoalDocument } from "../../../services/goal/goal.document"
 import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
+import { GoalLoop } from "../../../services/goal/goal.loop"
 import { GoalService } from "../../../services/goal/goal.service"
+import { DriverClaims } from "../../../services/lifecycle/driver.claim"
 import { allow, memoryLogger, useRuntime } from "../plan/plan.helpers"
 
 // Issue 23 §1b for goals: a goal document that says completed (or active, for a paused goal) would pass a gate the
 // user holds, so the goal stays where it is, its answers and /goal name the held status, and only the completion
-// (or resume) dialog moves it. A document that says paused only tightens: the goal is paused at once.
+// (or resume) dialog moves it. A document that says paused or abandoned only tightens: the goal follows at once, and
+// the loop looks at the document before it decides, so no brief goes out for a goal its document stopped.
 
 const CONTRACT: GoalContract = {
   objective: "make the suite green",
@@ -25,7 +28,9 @@ const CONTRACT: GoalContract = {
 function harness(ctx: ReturnType<typeof useRuntime>) {
   const files = new FsGoalFiles(ctx.ws.dir)
   const log = memoryLogger()
-  const lifecycle = defineGoalLifecycle(ctx.rt.host, { files, clock: ctx.ws.clock, log, prompter: { send: async () => {} } })
+  const sent: string[] = []
+  const prompter = { send: async (_session: string, text: string) => void sent.push(text) }
+  const lifecycle = defineGoalLifecycle(ctx.rt.host, { files, clock: ctx.ws.clock, log, prompter })
   const service = new GoalService({
     lifecycle,
     files,
@@ -40,7 +45,25 @@ function harness(ctx: ReturnType<typeof useRuntime>) {
     writeFileSync(file(goalPath), text.replace(/^status: .*$/m, `status: ${status}`))
   }
   const documentStatus = (goalPath: string) => parseGoalDocument(readFileSync(file(goalPath), "utf8"), goalPath).frontmatter.status
-  return { service, lifecycle, setStatus, documentStatus }
+  /** The goal loop as the plugin wires it (following the document), its timers fired by hand. */
+  const loopOf = () => {
+    const due: (() => void)[] = []
+    const loop = new GoalLoop({
+      lifecycle,
+      clock: ctx.ws.clock,
+      timers: { setTimeout: (fn) => (due.push(fn), { cancel: () => undefined }) },
+      facts: { speaker: async () => "forge", spend: async () => ({ cost: 0, tokens: 0 }), hasDraftPlan: async () => false, isIdle: async () => true },
+      claims: new DriverClaims({ store: async () => undefined, identity: { me: "p1", isAlive: () => true }, clock: ctx.ws.clock, log }),
+      log,
+      follow: (goal) => service.followDocument(goal),
+    })
+    const fireDue = () => {
+      ctx.ws.clock.advance(10_000)
+      for (const fire of due.splice(0)) fire()
+    }
+    return { loop, fireDue }
+  }
+  return { service, lifecycle, setStatus, documentStatus, sent, loopOf }
 }
 
 describe("goal document changes are decided by direction", () => {
@@ -84,5 +107,43 @@ describe("goal document changes are decided by direction", () => {
     await runGoalCommand(service, "s1", "")
     expect(lifecycle.snapshot(goalPath)?.context.pendingDocument).toBeNull()
     expect((await runGoalCommand(service, "s1", "confirm")).user).toContain("there is nothing to confirm")
+  })
+
+  it("status: abandoned in the document abandons the goal at once, queued, active or paused, and says why", async () => {
+    const { service, lifecycle, setStatus, documentStatus } = harness(ctx)
+    const queued = (await service.write("s1", CONTRACT, null)).goalPath
+    const active = (await service.write("s2", { ...CONTRACT, objective: "ship the release" }, { by: "model", confirm: allow })).goalPath
+    const paused = (await service.write("s3", { ...CONTRACT, objective: "write the notes" }, { by: "model", confirm: allow })).goalPath
+    await service.pause("s3", "user")
+    for (const [session, goalPath] of [["s1", queued], ["s2", active], ["s3", paused]] as const) {
+      setStatus(goalPath, "abandoned")
+      await runGoalCommand(service, session, "")
+      expect(lifecycle.snapshot(goalPath)?.value, goalPath).toBe("abandoned")
+      expect(lifecycle.snapshot(goalPath)?.context.reason).toBe("the goal document says abandoned")
+      expect(documentStatus(goalPath)).toBe("abandoned")
+    }
+  })
+
+  it("the loop follows a hand pause or abandon at its deadline: no brief goes out for a goal its document stopped", async () => {
+    const { service, lifecycle, setStatus, sent, loopOf } = harness(ctx)
+    const { loop, fireDue } = loopOf()
+    const { goalPath } = await service.write("s1", CONTRACT, { by: "user" })
+    await loop.sessionIdle("s1")
+    fireDue()
+    await expect.poll(() => sent.filter((text) => text.includes("[forge:goal-continue]")).length).toBe(1)
+    await loop.sessionIdle("s1")
+    setStatus(goalPath, "paused")
+    fireDue()
+    await expect.poll(() => lifecycle.snapshot(goalPath)?.value).toEqual({ paused: "stopped" })
+    expect(lifecycle.snapshot(goalPath)?.context.stopReason).toBe("user")
+    expect(sent.filter((text) => text.includes("[forge:goal-continue]")).length).toBe(1)
+
+    const other = (await service.write("s2", { ...CONTRACT, objective: "ship the release" }, { by: "user" })).goalPath
+    await loop.sessionIdle("s2")
+    setStatus(other, "abandoned")
+    fireDue()
+    await expect.poll(() => lifecycle.snapshot(other)?.value).toBe("abandoned")
+    expect(sent.filter((text) => text.includes("[forge:goal-continue]")).length).toBe(1)
+    loop.dispose()
   })
 })

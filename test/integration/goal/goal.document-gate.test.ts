@@ -115,7 +115,11 @@ describe("goal document changes are decided by direction", () => {
     const active = (await service.write("s2", { ...CONTRACT, objective: "ship the release" }, { by: "model", confirm: allow })).goalPath
     const paused = (await service.write("s3", { ...CONTRACT, objective: "write the notes" }, { by: "model", confirm: allow })).goalPath
     await service.pause("s3", "user")
-    for (const [session, goalPath] of [["s1", queued], ["s2", active], ["s3", paused]] as const) {
+    for (const [session, goalPath] of [
+      ["s1", queued],
+      ["s2", active],
+      ["s3", paused],
+    ] as const) {
       setStatus(goalPath, "abandoned")
       await runGoalCommand(service, session, "")
       expect(lifecycle.snapshot(goalPath)?.value, goalPath).toBe("abandoned")

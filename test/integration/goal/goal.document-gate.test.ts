@@ -51,7 +51,12 @@ function harness(ctx: ReturnType<typeof useRuntime>) {
     const loop = new GoalLoop({
       lifecycle,
       clock: ctx.ws.clock,
-      timers: { setTimeout: (fn) => (due.push(fn), { cancel: () => undefined }) },
+      timers: {
+        setTimeout: (fn) => {
+          due.push(fn)
+          return { cancel: () => undefined }
+        },
+      },
       facts: { speaker: async () => "forge", spend: async () => ({ cost: 0, tokens: 0 }), hasDraftPlan: async () => false, isIdle: async () => true },
       claims: new DriverClaims({ store: async () => undefined, identity: { me: "p1", isAlive: () => true }, clock: ctx.ws.clock, log }),
       log,

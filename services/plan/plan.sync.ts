@@ -152,7 +152,7 @@ export class PlanSync {
   private async resolve(planPath: string, doc: PlanDocument, sessionId: string | null, current?: PlanSnapshot): Promise<PlanSnapshot> {
     const resting =
       current === undefined
-        ? undefined
+        ? this.unbacked(planPath, doc, sessionId)
         : (this.registry.lifecycle.machine.resolveState({
             value: planStateForStatus(planStatusOf(current.value)),
             context: { ...current.context, pendingChecks: null, pendingDiscard: null },
@@ -161,6 +161,17 @@ export class PlanSync {
     const snapshot = await this.registry.lifecycle.reconcile(planPath, value, context, event ?? "document.reconcile")
     this.registry.track(snapshot)
     return snapshot
+  }
+
+  /**
+   * A document no record backs (a live plan rebuilt from its document, one adopted by /plan resume) says only what was
+   * written into it, by the user or by the model. So it starts as the draft it describes, and the machine decides on
+   * its status as on an edit of a recorded plan's document: one that passes a gate the user holds (approved, done)
+   * is held for /plan confirm.
+   */
+  private unbacked(planPath: string, doc: PlanDocument, sessionId: string | null): PlanSnapshot {
+    const draft = this.targetFor(planPath, { ...doc, frontmatter: { ...doc.frontmatter, status: "draft" } }, sessionId)
+    return this.registry.lifecycle.machine.resolveState({ value: draft.value, context: draft.context }) as PlanSnapshot
   }
 
   /**

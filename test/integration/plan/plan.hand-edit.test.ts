@@ -44,6 +44,22 @@ describe("the gate follows a hand edit of the plan document", () => {
     expect((await transitionsOf(rt, planPath)).at(-1)).toBe("draft.editing|document.reconcile|abandoned")
   })
 
+  it("a document no record backs that says approved is rebuilt as a draft at the next start: writes stay banned", async () => {
+    // What a model with open writes could plant for a session of its own, or a database lost with approved plans.
+    const { planPath } = await rt.plans.write("s1", PLAN_BODY)
+    const planted = planPath.replace(/\.md$/, "-planted.md")
+    const text = readFileSync(path.join(ws.dir, planPath), "utf8").replace("status: draft", "status: approved").replace(/^session: .*$/m, "session: s9")
+    writeFileSync(path.join(ws.dir, planted), text)
+    await rt.close()
+    rt = await openRuntime(ws.dir, ws.clock, log)
+    expect(rt.plans.liveFor("s9")).toBe(planted)
+    expect(rt.registry.snapshot(planted)?.context.pendingDocument).toBe("approved")
+    expect(await rt.plans.gate("s9", "bash")).toContain("draft write-ban")
+    expect((await transitionsOf(rt, planted)).at(-1)).toBe("(none)|plan.document.changed|draft.editing")
+    await rt.plans.approve("s9", allow)
+    expect(await rt.plans.gate("s9", "bash")).toBeNull()
+  })
+
   it("approved → status: draft by hand bans writes again", async () => {
     const { planPath } = await rt.plans.write("s1", PLAN_BODY)
     await rt.plans.approve("s1", allow)

@@ -8,6 +8,7 @@ import {
   MAX_MINUTES_DEFAULT,
   MAX_TURNS_DEFAULT,
   type GoalCheckTerm,
+  type GoalLimits,
   type GoalTerms,
 } from "../../machines/goal.gates"
 
@@ -149,4 +150,23 @@ function positiveNumber(marker: string, text: string): number {
 /** `{ [key]: value }` for a budget that was given, `{}` for one that was not. */
 function optional<K extends string>(key: K, text: string | undefined, read: (text: string) => number): Partial<Record<K, number>> {
   return text === undefined ? {} : ({ [key]: read(text) } as Record<K, number>)
+}
+
+/** The contract without its budgets, as the machine keeps it. */
+export function termsOf({ budgets: _budgets, ...terms }: GoalContract): GoalTerms {
+  return terms
+}
+
+export function limitsOf(contract: GoalContract): GoalLimits {
+  return {
+    maxTurns: contract.budgets.maxTurns,
+    maxMinutes: contract.budgets.maxMinutes,
+    maxCost: contract.budgets.maxCost ?? null,
+    maxTokens: contract.budgets.maxTokens ?? null,
+  }
+}
+
+/** The budgets a call gave, without the ones it left out. */
+export function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }

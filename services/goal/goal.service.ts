@@ -1,4 +1,4 @@
-import type { Attestation, BudgetAdditions, GoalLimits, GoalTerms } from "../../machines/goal.gates"
+import type { Attestation, BudgetAdditions, GoalLimits } from "../../machines/goal.gates"
 import type { GoalEvent, GoalMachine, GoalRequester } from "../../machines/goal.machine"
 import { explainGoalRefusal } from "../../machines/goal.refusals"
 import { goalStatusOf } from "../../machines/goal.status"
@@ -8,7 +8,7 @@ import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { Clock, Confirm, DialogRequest, Logger } from "../lifecycle/lifecycle.ports"
 import { planFileName, slugify } from "../plan/plan.naming"
 import { runGoalChecks, checkRunReport } from "./goal.check.run"
-import type { GoalContract } from "./goal.contract"
+import { type GoalContract, definedOnly, limitsOf, termsOf } from "./goal.contract"
 import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
 import { type DocumentRevision, GoalDocumentFollower } from "./goal.follow"
 import { driverLineText, mayDrive } from "../../machines/driver.claim"
@@ -394,22 +394,4 @@ export class GoalService {
     }
     return allowed
   }
-}
-
-/** The contract without its budgets, as the machine keeps it. */
-export function termsOf({ budgets: _budgets, ...terms }: GoalContract): GoalTerms {
-  return terms
-}
-
-export function limitsOf(contract: GoalContract): GoalLimits {
-  return {
-    maxTurns: contract.budgets.maxTurns,
-    maxMinutes: contract.budgets.maxMinutes,
-    maxCost: contract.budgets.maxCost ?? null,
-    maxTokens: contract.budgets.maxTokens ?? null,
-  }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }

@@ -6,9 +6,8 @@ import { runGoalCommand } from "../../../services/goal/goal.command"
 import type { GoalContract } from "../../../services/goal/goal.contract"
 import { parseGoalDocument } from "../../../services/goal/goal.document"
 import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
-import { GoalLoop } from "../../../services/goal/goal.loop"
 import { GoalService } from "../../../services/goal/goal.service"
-import { DriverClaims } from "../../../services/lifecycle/driver.claim"
+import { handDrivenLoop } from "./goal.loop.helpers"
 import { allow, memoryLogger, useRuntime } from "../plan/plan.helpers"
 
 // Issue 23 §1b for goals: a goal document that says completed (or active, for a paused goal) would pass a gate the
@@ -47,26 +46,8 @@ function harness(ctx: ReturnType<typeof useRuntime>) {
   const documentStatus = (goalPath: string) => parseGoalDocument(readFileSync(file(goalPath), "utf8"), goalPath).frontmatter.status
   /** The goal loop as the plugin wires it (following the document), its timers fired by hand. */
   const loopOf = () => {
-    const due: (() => void)[] = []
-    const loop = new GoalLoop({
-      lifecycle,
-      clock: ctx.ws.clock,
-      timers: {
-        setTimeout: (fn) => {
-          due.push(fn)
-          return { cancel: () => undefined }
-        },
-      },
-      facts: { speaker: async () => "forge", spend: async () => ({ cost: 0, tokens: 0 }), hasDraftPlan: async () => false, isIdle: async () => true },
-      claims: new DriverClaims({ store: async () => undefined, identity: { me: "p1", isAlive: () => true }, clock: ctx.ws.clock, log }),
-      log,
-      follow: (goal) => service.followDocument(goal),
-    })
-    const fireDue = () => {
-      ctx.ws.clock.advance(10_000)
-      for (const fire of due.splice(0)) fire()
-    }
-    return { loop, fireDue }
+    const { loop, fire } = handDrivenLoop({ lifecycle, clock: ctx.ws.clock, log, follow: (goal) => service.followDocument(goal) })
+    return { loop, fireDue: () => fire(10_000) }
   }
   return { service, lifecycle, setStatus, documentStatus, sent, loopOf }
 }

@@ -10,8 +10,7 @@ import type { CheckOutcome } from "../../../services/goal/goal.ports"
 import { GoalService } from "../../../services/goal/goal.service"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import { PLAN_BODY, allow, memoryLogger, useRuntime } from "../plan/plan.helpers"
-import { GoalLoop } from "../../../services/goal/goal.loop"
-import { DriverClaims } from "../../../services/lifecycle/driver.claim"
+import { handDrivenLoop } from "./goal.loop.helpers"
 import { ClaimBusyError, type DriverClaimStore } from "../../../services/lifecycle/driver.claim.ports"
 
 // The goal service over the real runtime: SQLite, the one lifecycle host, real documents, the plan service for the
@@ -200,23 +199,7 @@ describe("a goal whose document was mangled while it was paused", () => {
 
   it("once resumed, its loop says why it cannot drive it, in the session and on /goal", async () => {
     const { service, lifecycle, log } = harness(ctx)
-    const pending: (() => void)[] = []
-    const told: { session: string; text: string }[] = []
-    const claims = new DriverClaims({ store: async () => undefined, identity: { me: "p1", isAlive: () => true }, clock: ctx.ws.clock, log })
-    const loop = new GoalLoop({
-      lifecycle,
-      clock: ctx.ws.clock,
-      timers: {
-        setTimeout: (fn) => {
-          pending.push(fn)
-          return { cancel: () => undefined }
-        },
-      },
-      facts: { speaker: async () => "forge", spend: async () => ({ cost: 0, tokens: 0 }), hasDraftPlan: async () => false, isIdle: async () => true },
-      claims,
-      log,
-      tell: async (session, text) => void told.push({ session, text }),
-    })
+    const { loop, told, fire } = handDrivenLoop({ lifecycle, clock: ctx.ws.clock, log })
     service.stalledWhy = (goalPath) => loop.stalledWhy(goalPath)
     const { goalPath } = await service.write("s1", CONTRACT, { by: "user" })
     await service.pause("s1", "user")
@@ -225,8 +208,7 @@ describe("a goal whose document was mangled while it was paused", () => {
     writeFileSync(file, readFileSync(file, "utf8").replace(/\n## [\s\S]*$/, "\n## Objective\n\n"))
     expect((await service.resume("s1", { by: "user" })).output).toContain("Goal resumed")
     await loop.sessionIdle("s1")
-    ctx.ws.clock.advance(5_000)
-    for (const fire of pending.splice(0)) fire()
+    fire(5_000)
     await expect.poll(() => told.length).toBe(1)
     const why = `goal ${goalPath} cannot be driven: ${goalPath}:15: the "Objective" section is empty: it holds the goal's objective. Fix the goal document (or discard the goal with /goal discard); the loop keeps trying meanwhile.`
     expect(told[0]).toEqual({ session: "s1", text: `[forge:goal-stalled] ${why}` })
@@ -240,8 +222,6 @@ describe("a goal whose loop finds the database locked at its deadline", () => {
 
   it("tells nobody, names no stall, and takes the claim at its next look a moment later", async () => {
     const { service, lifecycle, log } = harness(ctx)
-    const pending: { fn: () => void; ms: number }[] = []
-    const told: { session: string; text: string }[] = []
     let locked = true
     let taken = 0
     // The store as SQLite answers when another connection held the write lock past the busy wait.
@@ -259,34 +239,18 @@ describe("a goal whose loop finds the database locked at its deadline", () => {
       renew: async () => undefined,
       release: async () => undefined,
     }
-    const claims = new DriverClaims({ store: async () => store, identity: { me: "p1", isAlive: () => true }, clock: ctx.ws.clock, log })
-    const loop = new GoalLoop({
-      lifecycle,
-      clock: ctx.ws.clock,
-      timers: {
-        setTimeout: (fn, ms) => {
-          pending.push({ fn, ms })
-          return { cancel: () => undefined }
-        },
-      },
-      facts: { speaker: async () => "forge", spend: async () => ({ cost: 0, tokens: 0 }), hasDraftPlan: async () => false, isIdle: async () => true },
-      claims,
-      log,
-      tell: async (session, text) => void told.push({ session, text }),
-    })
+    const { loop, due: pending, told, fire } = handDrivenLoop({ lifecycle, clock: ctx.ws.clock, log, store })
     service.stalledWhy = (goalPath) => loop.stalledWhy(goalPath)
     const { goalPath } = await service.write("s1", CONTRACT, { by: "user" })
     await loop.sessionIdle("s1")
-    ctx.ws.clock.advance(5_000)
-    for (const { fn } of pending.splice(0)) fn()
+    fire(5_000)
     // The locked take: a look again about a second later, nothing told, no stall on /goal.
     await expect.poll(() => pending.length).toBe(1)
     expect(pending[0]?.ms).toBe(1_000)
     expect(told).toEqual([])
     expect(loop.stalledWhy(goalPath)).toBeUndefined()
     expect(log.lines.some((line) => line.includes("the database stayed locked; trying again in 1000 ms"))).toBe(true)
-    ctx.ws.clock.advance(1_000)
-    for (const { fn } of pending.splice(0)) fn()
+    fire(1_000)
     await expect.poll(() => taken).toBe(1)
     expect(told).toEqual([])
     loop.dispose()

@@ -48,7 +48,9 @@ describe("the gate follows a hand edit of the plan document", () => {
     // What a model with open writes could plant for a session of its own, or a database lost with approved plans.
     const { planPath } = await rt.plans.write("s1", PLAN_BODY)
     const planted = planPath.replace(/\.md$/, "-planted.md")
-    const text = readFileSync(path.join(ws.dir, planPath), "utf8").replace("status: draft", "status: approved").replace(/^session: .*$/m, "session: s9")
+    const text = readFileSync(path.join(ws.dir, planPath), "utf8")
+      .replace("status: draft", "status: approved")
+      .replace(/^session: .*$/m, "session: s9")
     writeFileSync(path.join(ws.dir, planted), text)
     await rt.close()
     rt = await openRuntime(ws.dir, ws.clock, log)

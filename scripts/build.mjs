@@ -10,15 +10,14 @@
 // Outputs:
 //   server.js (+ plugin/)  the opencode plugin: every dependency bundled except bun:sqlite and sqlite3 (the storage
 //                   adapter imports one of them at run time) and node builtins; its only export is `default`; what
-//                   it imports lazily sits in plugin/ chunks, loaded on first use; worker threads' code (WORKERS)
-//                   sits inside as text, started as `eval` workers
+//                   it imports lazily sits in plugin/ chunks, loaded on first use; worker threads' code sits inside
+//                   as text (the *.generated.ts modules of scripts/embed-workers.ts), started as `eval` workers
 //   forgecharts.js  the same plugin in one file, for copying alone into an opencode plugin folder
 //   machines.js, services.js (+ chunks/)   the embedding subpaths; package dependencies stay imports, so a
 //                   host shares its own xstate
 //   cli.js          the `forgecharts` command
 //   types/          declarations of machines/ and services/ (tsconfig.build.json)
 import { build } from "esbuild"
-import { existsSync } from "node:fs"
 import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises"
 import { basename, dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -35,12 +34,8 @@ const ENTRIES = {
   services: ["services/index.ts", "the ./services subpath"],
 }
 
-// Loaded at run time by the storage adapter, whichever the runtime has: never bundled. esbuild only bundles a worker
-// when Forge runs from source; a build puts the worker's code in its place (workerDefines).
-const RUNTIME_EXTERNALS = ["bun:sqlite", "sqlite3", "esbuild"]
-
-/** Worker threads bundled into one CommonJS script each, their text given to the code as the named constant. */
-const WORKERS = { FORGE_HTML_WORKER_SOURCE: "adapters/network/html.worker.ts" }
+// Loaded at run time by the storage adapter, whichever the runtime has: never bundled.
+const RUNTIME_EXTERNALS = ["bun:sqlite", "sqlite3"]
 
 // Bundled CommonJS dependencies call require() for node builtins; an ES module has no require of its own.
 const REQUIRE_SHIM = 'import { createRequire as __forgeCreateRequire } from "node:module";\nconst require = __forgeCreateRequire(import.meta.url);'
@@ -107,21 +102,9 @@ function checkPluginExports(meta) {
 // What the entry imports lazily (import()) is split into plugin/ chunks, so opencode parses and runs at start only
 // what the plugin's load needs. forgecharts.js is the same code in one file, for an install that copies one file: its
 // lazily imported modules are still evaluated only when first imported.
-async function workerDefines(root) {
-  const defines = {}
-  for (const [name, file] of Object.entries(WORKERS)) {
-    // A project built with this script that has no such worker (the build's own test fixture) needs no text for it.
-    if (!existsSync(join(root, file))) continue
-    const result = await build({ ...common, metafile: false, entryPoints: [join(root, file)], format: "cjs", minifyWhitespace: true, write: false })
-    defines[name] = JSON.stringify(result.outputFiles[0].text)
-  }
-  return defines
-}
-
-async function buildServer(entry, out, define) {
+async function buildServer(entry, out) {
   const split = await build({
     ...serverCommon,
-    define,
     entryPoints: { server: entry },
     splitting: true,
     chunkNames: "plugin/[name]-[hash]",
@@ -129,7 +112,7 @@ async function buildServer(entry, out, define) {
   })
   const entryMeta = Object.values(split.metafile.outputs).find((o) => o.entryPoint !== undefined)
   checkPluginExports(entryMeta)
-  const single = await build({ ...serverCommon, define, entryPoints: [entry], write: false, outfile: join(out, "forgecharts.js") })
+  const single = await build({ ...serverCommon, entryPoints: [entry], write: false, outfile: join(out, "forgecharts.js") })
   const [file] = single.outputFiles
   const meta = Object.values(single.metafile.outputs)[0]
   checkPluginExports(meta)
@@ -221,9 +204,8 @@ async function main(argv) {
   await mkdir(stage, { recursive: true })
   try {
     // Every step runs to its end before the stage is removed or moved, and every failure is reported.
-    const define = await workerDefines(root)
     const results = await Promise.allSettled([
-      buildServer(entries.server, stage, define),
+      buildServer(entries.server, stage),
       buildSubpaths(entries, stage),
       buildCli(entries.cli, stage),
       buildTypes(entries, root, stage),

@@ -4,7 +4,7 @@
 import { Worker } from "node:worker_threads"
 import type { ConvertReply, ConvertRequest } from "./html.convert.protocol"
 import type { PageMarkdown } from "./html.markdown"
-import { htmlWorkerSource } from "./html.worker.source"
+import { HTML_WORKER_SOURCE } from "./html.worker.generated"
 
 export interface ConvertLimits {
   /** Nesting of elements converted at most. */
@@ -32,12 +32,11 @@ export class ConversionRefused extends Error {
 const STACK_MB = 8
 
 export async function convertHtml(html: string, baseUrl: string, limits: ConvertLimits = CONVERT_LIMITS): Promise<PageMarkdown> {
-  const source = await htmlWorkerSource()
   const request: ConvertRequest = { html, baseUrl, maxDepth: limits.maxDepth }
   return new Promise<PageMarkdown>((resolve, reject) => {
     let worker: Worker
     try {
-      worker = new Worker(source, {
+      worker = new Worker(HTML_WORKER_SOURCE, {
         eval: true,
         workerData: request,
         resourceLimits: { stackSizeMb: STACK_MB, maxOldGenerationSizeMb: limits.maxMemoryMb },

@@ -1,6 +1,6 @@
 // The body of the HTML-to-markdown worker thread (html.convert.ts starts it): measures the page's nesting first, in
-// linear time, then converts it. Bundled into one CommonJS script (scripts/build.mjs, or html.worker.source.ts when
-// running from source), so it runs as an `eval` worker under Node and Bun alike.
+// linear time, then converts it. Bundled into one CommonJS script (html.worker.generated.ts, `npm run workers`), so it
+// runs as an `eval` worker under Node and Bun alike.
 import { parentPort, workerData } from "node:worker_threads"
 import { nestingDepth } from "./html.depth"
 import type { ConvertReply, ConvertRequest } from "./html.convert.protocol"

@@ -1,13 +1,18 @@
 // Every vitest run gets its own fresh OS temp dir: TMPDIR (and TMP/TEMP) point into it for the workers and every
 // process they spawn, so whatever a test or a child of it leaves in the temp dir lands here. At teardown the run
 // fails naming every entry left and every process of the run still running (killed), then the dir goes, so even a
-// failing run leaves nothing behind.
+// failing run leaves nothing behind. Where the machine has a RAM filesystem, the run gets a private dir there too
+// (FORGE_TEST_RAMDIR, see ramTempDir in temp.dir.ts), checked and removed the same way.
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 
 /** Set while a run's private temp dir is in place: the machine's own temp dir, for what must stay machine-wide. */
 export const MACHINE_TMPDIR_ENV = "FORGE_MACHINE_TMPDIR"
+/** Set while the run's private dir on a RAM filesystem is in place (absent where there is none). */
+export const RAM_TMPDIR_ENV = "FORGE_TEST_RAMDIR"
+/** Linux's RAM filesystem, there for every user. */
+const RAM_FS = "/dev/shm"
 
 const TEMP_VARS = ["TMPDIR", "TMP", "TEMP"] as const
 
@@ -76,6 +81,29 @@ async function killLeftoverProcesses(runDir: string): Promise<string[]> {
   return left.map(({ pid, command }) => `pid ${pid}: ${command}`)
 }
 
+/** A fresh private dir on the RAM filesystem; undefined where there is none (or it cannot be written). */
+function makeRamDir(): string | undefined {
+  if (process.platform !== "linux") return undefined
+  try {
+    return fs.realpathSync(fs.mkdtempSync(path.join(RAM_FS, "forge-test-run-")))
+  } catch {
+    return undefined
+  }
+}
+
+/** Removes a private dir of the run; what the tests left in it (besides `own`), described, for the failure. */
+function removeRunDir(dir: string, where: string, own: ReadonlySet<string> = new Set()): string | undefined {
+  for (const name of own) fs.rmSync(path.join(dir, name), { force: true })
+  const top = fs.readdirSync(dir)
+  const left = top.length === 0 ? [] : describeEntries(dir)
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 })
+  if (top.length === 0) return undefined
+  return (
+    `the tests left ${top.length} entr${top.length === 1 ? "y" : "ies"} in ${where} (${dir}, now removed); ` +
+    `every test must remove what it creates:\n${left.map((l) => `  ${l}`).join("\n")}`
+  )
+}
+
 export function setup(): () => Promise<void> {
   const machineTmp = process.env[MACHINE_TMPDIR_ENV] ?? os.tmpdir()
   const runDir = fs.realpathSync(fs.mkdtempSync(path.join(machineTmp, "forge-test-run-")))
@@ -86,9 +114,12 @@ export function setup(): () => Promise<void> {
     fs.rmSync(runDir, { recursive: true, force: true })
     throw error
   }
-  const saved = Object.fromEntries([...TEMP_VARS, MACHINE_TMPDIR_ENV].map((name) => [name, process.env[name]]))
+  const saved = Object.fromEntries([...TEMP_VARS, MACHINE_TMPDIR_ENV, RAM_TMPDIR_ENV].map((name) => [name, process.env[name]]))
   process.env[MACHINE_TMPDIR_ENV] = machineTmp
   for (const name of TEMP_VARS) process.env[name] = runDir
+  const ramDir = makeRamDir()
+  if (ramDir === undefined) delete process.env[RAM_TMPDIR_ENV]
+  else process.env[RAM_TMPDIR_ENV] = ramDir
 
   return async () => {
     const processes = await killLeftoverProcesses(runDir)
@@ -96,18 +127,13 @@ export function setup(): () => Promise<void> {
       if (value === undefined) delete process.env[name]
       else process.env[name] = value
     }
-    for (const name of own) fs.rmSync(path.join(runDir, name), { force: true })
-    const top = fs.readdirSync(runDir)
-    const left = top.length === 0 ? [] : describeEntries(runDir)
-    fs.rmSync(runDir, { recursive: true, force: true, maxRetries: 3 })
     const problems: string[] = []
     if (processes.length > 0)
       problems.push(`the tests left ${processes.length} process(es) running (now killed):\n${processes.map((p) => `  ${p}`).join("\n")}`)
-    if (top.length > 0)
-      problems.push(
-        `the tests left ${top.length} entr${top.length === 1 ? "y" : "ies"} in the OS temp dir (${runDir}, now removed); ` +
-          `every test must remove what it creates:\n${left.map((l) => `  ${l}`).join("\n")}`,
-      )
+    const leftInTmp = removeRunDir(runDir, "the OS temp dir", own)
+    if (leftInTmp !== undefined) problems.push(leftInTmp)
+    const leftInRam = ramDir === undefined ? undefined : removeRunDir(ramDir, "the RAM temp dir")
+    if (leftInRam !== undefined) problems.push(leftInRam)
     if (problems.length === 0) return
     process.exitCode = 1
     throw new Error(problems.join("\n"))

@@ -19,7 +19,7 @@ import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
-import { tempDir } from "../temp.dir"
+import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
 import { FakeClock } from "./goal.fakes"
 import type { ModelStep, ModelSut } from "./model.template"
@@ -118,7 +118,7 @@ class CrewSut implements ModelSut<CrewModel> {
   }
 
   static async start(input: CrewInput): Promise<CrewSut> {
-    const dir = tempDir("forge-crew-model-")
+    const dir = ramTempDir("forge-crew-model-")
     await seedMigratedDatabase(dir)
     const clock = new FakeClock(input.createdAt)
     const goal: Governance = { governs: input.registration.governed }

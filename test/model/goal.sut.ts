@@ -21,7 +21,7 @@ import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
-import { tempDir } from "../temp.dir"
+import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
 import { FakeCheckRunner, FakeClaims, FakeClock, FakePrompter, FakeSessionFacts, MODEL_DRIVER, ManualTimers } from "./goal.fakes"
 import type { ModelStep, ModelSut } from "./model.template"
@@ -130,7 +130,7 @@ class GoalSut implements ModelSut<GoalModel> {
   }
 
   static async start(input: GoalInput): Promise<GoalSut> {
-    const dir = tempDir("forge-goal-model-")
+    const dir = ramTempDir("forge-goal-model-")
     await seedMigratedDatabase(dir)
     const clock = new FakeClock(input.createdAt)
     const log = memoryLogger()

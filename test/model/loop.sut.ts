@@ -28,7 +28,7 @@ import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
 import { LoopService } from "../../services/loop/loop.service"
 import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
-import { tempDir } from "../temp.dir"
+import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
 import { FakeClock } from "./goal.fakes"
 import type { ModelStep, ModelSut } from "./model.template"
@@ -246,7 +246,7 @@ export class LoopSut implements ModelSut<LoopModel> {
   }
 
   static async start(input: LoopInput): Promise<LoopSut> {
-    const dir = tempDir("forge-loop-model-")
+    const dir = ramTempDir("forge-loop-model-")
     await seedMigratedDatabase(dir)
     const worktrees = new RecordingWorktrees(dir)
     const worktree: LoopWorktree = { ...worktrees.placeFor(LOOP), base: BASE_COMMIT }

@@ -12,14 +12,16 @@ import {
 } from "xstate"
 import { createTestModel } from "xstate/graph"
 import { TransitionCoverage } from "./model.coverage"
+import { longestReplays } from "./model.replays"
 import { pathName } from "./path.name"
 
 // One template for every lifecycle's model test: paths generated from the machine with xstate/graph drive the real
 // service (through a SUT adapter, built in one factory per machine), and at every step the adapter checks that the
 // service, its store and the model agree. Shortest paths reach every (state, context) the event cases reach; each
 // one is then extended by every event case, so targetless transitions and guard-refused events are exercised too
-// (shortest paths alone dedupe them away), and a finished lifecycle is seen to refuse them all. The run prints the
-// machine's transition coverage and fails below 100 %.
+// (shortest paths alone dedupe them away), and a finished lifecycle is seen to refuse them all. A path that another
+// path starts with runs only as part of that one (model.replays.ts). The run prints the machine's transition coverage
+// and fails below 100 %.
 
 /** One model step as the SUT adapter replays it: the event, the model before and after, and what the model did. */
 export interface ModelStep<M extends AnyStateMachine> {
@@ -94,7 +96,13 @@ export function describeModel<M extends AnyStateMachine>(spec: ModelTest<M>): vo
       return true
     })
     const cases = [...paths.map((path) => ({ path, extra: undefined })), ...toExtend.flatMap((path) => eventsIn(path.state).map((extra) => ({ path, extra })))]
-    planned += cases.length
+    const replays = longestReplays(
+      cases.map(({ path, extra }) => ({
+        events: [...path.steps.slice(1).map((s) => s.event as EventFromLogic<M>), ...(extra === undefined ? [] : [extra])],
+        label: pathName((path.state as AnyMachineSnapshot).value, path.steps) + (extra === undefined ? "" : ` ⇒ ${JSON.stringify(extra).slice(0, 100)}`),
+      })),
+    )
+    planned += replays.length
 
     describe(`${spec.machine.id} machine paths (${name}) against the real service and its store`, () => {
       let sut: ModelSut<M> | undefined
@@ -103,9 +111,7 @@ export function describeModel<M extends AnyStateMachine>(spec: ModelTest<M>): vo
         sut = undefined
       })
 
-      for (const { path, extra } of cases) {
-        const events = [...path.steps.slice(1).map((s) => s.event as EventFromLogic<M>), ...(extra === undefined ? [] : [extra])]
-        const label = pathName((path.state as AnyMachineSnapshot).value, path.steps) + (extra === undefined ? "" : ` ⇒ ${JSON.stringify(extra).slice(0, 100)}`)
+      for (const { events, label } of replays) {
         it(label, async () => {
           ran += 1
           coverage.record(input, events)

@@ -12,6 +12,7 @@ import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { type ComposedRuntime, createForgeRuntime } from "../../src/runtime"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { memoryLogger, tempWorkspace } from "../integration/plan/plan.helpers"
+import { ramTempDir } from "../temp.dir"
 import type { ModelSut } from "./model.template"
 import { seedMigratedDatabase } from "./migrated.database"
 
@@ -48,7 +49,7 @@ class PlanSut {
   ) {}
 
   static async start(tasks: PlanTaskState[], criteria: string[]): Promise<PlanSut> {
-    const ws = tempWorkspace()
+    const ws = tempWorkspace(ramTempDir("forge-plan-model-"))
     await seedMigratedDatabase(ws.dir)
     const rt = await createForgeRuntime({ workspace: ws.dir, clock: ws.clock, log: memoryLogger() })
     const { planPath } = await rt.plans.write(SESSION, bodyFor(tasks, criteria))

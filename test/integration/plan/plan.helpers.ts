@@ -38,12 +38,11 @@ export function memoryLogger(): Logger & { lines: string[] } {
 }
 
 /**
- * A fresh workspace folder with a clock that only moves when told. Call it in a test or a beforeEach: the folder is
- * removed once the test finished, after its afterEach hooks (which close what uses it), even when the test or a
- * hook failed; `cleanup()` removes it earlier.
+ * A fresh workspace folder (by default in the temp dir; `dir` gives another, e.g. ramTempDir's) with a clock that
+ * only moves when told. Call it in a test or a beforeEach: the folder is removed once the test finished, after its
+ * afterEach hooks (which close what uses it), even when the test or a hook failed; `cleanup()` removes it earlier.
  */
-export function tempWorkspace(): { dir: string; clock: { now(): number; advance(ms: number): void }; cleanup(): void } {
-  const dir = tempDir("forge-plan-")
+export function tempWorkspace(dir = tempDir("forge-plan-")): { dir: string; clock: { now(): number; advance(ms: number): void }; cleanup(): void } {
   const cleanup = () => rmSync(dir, { recursive: true, force: true })
   let now = Date.parse("2026-11-30T03:00:00.000Z")
   return {

@@ -81,6 +81,7 @@ function countingRepository(inner: LifecycleRepository): { repository: Lifecycle
     dataVersion: () => inner.dataVersion(),
     saveSnapshot: (snapshot) => inner.saveSnapshot(snapshot),
     loadSnapshots: (query) => inner.loadSnapshots(query),
+    instanceIds: (machineId) => inner.instanceIds(machineId),
     getSnapshot: (machineId, instanceId) => inner.getSnapshot(machineId, instanceId),
     listTransitions: (filter) => inner.listTransitions(filter),
     pruneTerminal: (machineId, keep) => inner.pruneTerminal(machineId, keep),

@@ -132,6 +132,11 @@ export class SqliteLifecycleRepository implements LifecycleRepository {
     return records
   }
 
+  async instanceIds(machineId: string): Promise<string[]> {
+    const rows = await this.exclusive((db) => db.select({ instanceId: actors.instanceId }).from(actors).where(eq(actors.machineId, machineId)))
+    return rows.map((row) => row.instanceId)
+  }
+
   async getSnapshot(machineId: string, instanceId: string): Promise<SnapshotRecord | undefined> {
     const row = await this.exclusive((db) =>
       db

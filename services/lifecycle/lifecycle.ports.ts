@@ -140,6 +140,8 @@ export interface LifecycleRepository {
    * cannot be decoded is left out and reported to `query.onDamaged`.
    */
   loadSnapshots(query?: SnapshotQuery): Promise<SnapshotRecord[]>
+  /** The instance ids of every record of one machine, terminal and undecodable ones included: nothing is decoded. */
+  instanceIds(machineId: string): Promise<string[]>
   /** One snapshot, or undefined. */
   getSnapshot(machineId: string, instanceId: string): Promise<SnapshotRecord | undefined>
   /** Transition log rows in insertion order. */

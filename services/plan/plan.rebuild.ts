@@ -22,9 +22,8 @@ export async function rebuildLivePlans(deps: {
   sync: PlanSync
 }): Promise<RebuildReport> {
   const report: RebuildReport = { rebuilt: [], problems: [] }
-  const known = new Set<string>()
-  const machineId = deps.registry.lifecycle.machine.id
-  for (const record of await deps.repository.loadSnapshots({ machineId, onDamaged: (damage) => known.add(damage.instanceId) })) known.add(record.instanceId)
+  // Every plan the database holds a record of, finished ones included: only a document without one is rebuilt.
+  const known = new Set(await deps.repository.instanceIds(deps.registry.lifecycle.machine.id))
   let paths: string[]
   try {
     paths = await deps.files.list()

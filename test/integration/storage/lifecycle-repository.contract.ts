@@ -201,6 +201,9 @@ export function defineLifecycleRepositoryContract(api: ContractTestApi, harness:
         (await store.repository.loadSnapshots()).map((r) => r.instanceId),
         ["good"],
       )
+      // Its id is still known: nothing is decoded to list the ids (what a rebuild from documents must skip).
+      assert.deepEqual((await store.repository.instanceIds("plan")).sort(), ["bad", "good"])
+      assert.deepEqual(await store.repository.instanceIds("goal"), [])
     } finally {
       await store.close()
     }

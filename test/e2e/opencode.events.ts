@@ -109,11 +109,14 @@ export async function openEventStream(client: OpencodeClient, handlers: EventHan
         const windowStart = Date.now()
         const before = await mark()
         const busy = next(busyWaiters, id)
-        const quiet = sleep(Math.min(settleMs, left())).then(() => true)
+        // The deadline may cut the window short; that is decided here, not by reading the clock after the sleep (a
+        // timer may fire a millisecond before Date.now() says its time is up, which once failed a settled session).
+        const window = Math.min(settleMs, left())
+        const quiet = sleep(window).then(() => true)
         const stayedQuiet = await Promise.race([quiet, busy.promise.then(() => false)]).finally(busy.cancel)
         if (!stayedQuiet || (lastBusy.get(id) ?? 0) >= windowStart) continue
         if ((await mark()) !== before) continue
-        if (Date.now() - windowStart < settleMs) throw new Error("session did not become idle")
+        if (window < settleMs) throw new Error("session did not become idle")
         return
       }
     },

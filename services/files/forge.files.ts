@@ -1,3 +1,4 @@
+import { isAscii, isUtf8 } from "node:buffer"
 import { FileToolError } from "./file.errors"
 import type { PathStat, ToolFiles } from "./file.ports"
 import { type ReadRequest, readAnswer } from "./file.read"
@@ -20,8 +21,6 @@ export interface FileOutcome {
   title: string
 }
 
-// A byte-order mark stays part of the text, so a patched file keeps it.
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const ENCODER = new TextEncoder()
 
 const UNDONE: Record<RestoreAction, string> = {
@@ -99,8 +98,9 @@ export class ForgeFiles {
     return this.serial(path, async () => {
       const { mode } = await this.requireFile("forge_patch", path)
       const before = (await this.deps.files.read(path)) ?? new Uint8Array()
-      const result = patched(path, textOf("forge_patch", path, before), patches)
-      const after = ENCODER.encode(result.text)
+      const text = textOf("forge_patch", path, before)
+      const result = patched(path, text.text, patches)
+      const after = encoded(result.text, text.ascii && patches.every(asciiPatch))
       await this.commit({ ...actor, tool: "forge_patch", path, ...modes(before, mode), after })
       const where = result.changes.map((c) => `${c.op} at line ${c.line}${c.otherLine === undefined ? "" : ` and ${c.otherLine}`}`).join(", ")
       return { output: `Patched ${path}: ${where}.`, title: `Patched ${path} (${result.changes.length})` }
@@ -312,15 +312,30 @@ function patched(path: string, text: string, patches: readonly Patch[]): PatchRe
   }
 }
 
-/** A file's text for a patch: binary and non-UTF-8 files are refused, never patched as mangled text. */
-function textOf(tool: string, path: string, bytes: Uint8Array): string {
+/**
+ * A file's text for a patch, and whether it is all ASCII: binary and non-UTF-8 files are refused, never patched as
+ * mangled text. A byte-order mark stays part of the text, so a patched file keeps it.
+ */
+function textOf(tool: string, path: string, bytes: Uint8Array): { text: string; ascii: boolean } {
   const kind = binaryKindOf(bytes)
   if (kind !== undefined) throw new FileToolError(`${tool}: ${path} is a binary file (${kind}, ${sizeText(bytes.length)}); only text files are patched.`)
-  try {
-    return UTF8.decode(bytes)
-  } catch {
-    throw new FileToolError(`${tool}: ${path} is not UTF-8 text, so it is not patched (the result would be mangled).`)
-  }
+  if (!isUtf8(bytes)) throw new FileToolError(`${tool}: ${path} is not UTF-8 text, so it is not patched (the result would be mangled).`)
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  // ASCII reads the same as latin1, a plain copy: 1 ms for 10 MB where decoding UTF-8 takes 10.
+  const ascii = isAscii(bytes)
+  return { text: buffer.toString(ascii ? "latin1" : "utf8"), ascii }
+}
+
+const NOT_ASCII = /[\u0080-\uffff]/
+
+/** Whether the text a patch brings in is ASCII (a swap only moves the file's own text). */
+function asciiPatch(patch: Patch): boolean {
+  return patch.operation === "swap" || !NOT_ASCII.test(patch.content)
+}
+
+/** The text's UTF-8 bytes; `ascii`: every character is ASCII, so each is its own byte (a copy, no encoding). */
+function encoded(text: string, ascii: boolean): Uint8Array {
+  return Buffer.from(text, ascii ? "latin1" : "utf8")
 }
 
 /**

@@ -7,7 +7,7 @@ import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, Jour
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { type JournalRevert, undoneByOf } from "../../services/files/journal.standing"
 import { KnownBlobs, appendAlone } from "./journal.append"
-import { DELTA, MAX_DEPTH, decodeBlob, encodeBlob } from "./journal.blobs"
+import { MAX_DEPTH, decodeBlob, encodeBlob, readsThroughBase } from "./journal.blobs"
 import { fileBlobs, fileJournal, fileReverts } from "./tables/journal.tables"
 import { keyValue } from "./tables/keyvalue.tables"
 
@@ -103,7 +103,7 @@ async function readContent(db: Queryable, hash: string): Promise<Uint8Array | un
       .limit(1)
     if (row === undefined) return undefined
     chain.push(row)
-    at = row.encoding === DELTA ? row.base : null
+    at = readsThroughBase(row.encoding) ? row.base : null
     // Depths are bounded when stored (a depth another process changed meanwhile may add a few): this only stops a loop.
     if (chain.length > 4 * MAX_DEPTH) throw new Error(`the journal's blob ${hash} is a chain of deltas longer than ${4 * MAX_DEPTH}`)
   }

@@ -99,8 +99,8 @@ export class ForgeFiles {
       const { mode } = await this.requireFile("forge_patch", path)
       const before = (await this.deps.files.read(path)) ?? new Uint8Array()
       const text = textOf("forge_patch", path, before)
-      const result = patched(path, text.text, patches)
-      const after = encoded(result.text, text.ascii && patches.every(asciiPatch))
+      const result = patched(path, text.text, patches, text.ascii ? before : undefined)
+      const after = result.bytes ?? Buffer.from(result.text, "utf8")
       await this.commit({ ...actor, tool: "forge_patch", path, ...modes(before, mode), after })
       const where = result.changes.map((c) => `${c.op} at line ${c.line}${c.otherLine === undefined ? "" : ` and ${c.otherLine}`}`).join(", ")
       return { output: `Patched ${path}: ${where}.`, title: `Patched ${path} (${result.changes.length})` }
@@ -303,9 +303,9 @@ export class ForgeFiles {
 }
 
 /** The patched text; a refusal names the tool and the file (the engine's own message knows neither). */
-function patched(path: string, text: string, patches: readonly Patch[]): PatchResult {
+function patched(path: string, text: string, patches: readonly Patch[], ascii: Uint8Array | undefined): PatchResult {
   try {
-    return applyPatches(text, patches)
+    return applyPatches(text, patches, ascii)
   } catch (error) {
     if (error instanceof PatchError) throw new FileToolError(`forge_patch: ${path}: ${error.message}`)
     throw error
@@ -324,18 +324,6 @@ function textOf(tool: string, path: string, bytes: Uint8Array): { text: string; 
   // ASCII reads the same as latin1, a plain copy: 1 ms for 10 MB where decoding UTF-8 takes 10.
   const ascii = isAscii(bytes)
   return { text: buffer.toString(ascii ? "latin1" : "utf8"), ascii }
-}
-
-const NOT_ASCII = /[\u0080-\uffff]/
-
-/** Whether the text a patch brings in is ASCII (a swap only moves the file's own text). */
-function asciiPatch(patch: Patch): boolean {
-  return patch.operation === "swap" || !NOT_ASCII.test(patch.content)
-}
-
-/** The text's UTF-8 bytes; `ascii`: every character is ASCII, so each is its own byte (a copy, no encoding). */
-function encoded(text: string, ascii: boolean): Uint8Array {
-  return Buffer.from(text, ascii ? "latin1" : "utf8")
 }
 
 /**

@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs"
-import { lstat, readFile, readlink, rm, stat } from "node:fs/promises"
+import { lstat, open, readlink, rm, stat } from "node:fs/promises"
 import path from "node:path"
 import type { PathStat, ToolFiles } from "../../services/files/file.ports"
 import { type FileState, isLinkMode } from "../../services/files/journal.ports"
@@ -40,11 +40,33 @@ function missing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR"
 }
 
+/**
+ * A file's bytes: open, fstat, one read of its size and one byte more, close. readFile reads on until a read comes back
+ * empty, one more trip through the thread pool (a tenth of a small patch's time). A read that fills the byte more
+ * (the file grew meanwhile) reads on to the end.
+ */
+async function readWhole(file: string): Promise<Buffer> {
+  const handle = await open(file, "r")
+  try {
+    const { size } = await handle.stat()
+    let bytes = Buffer.allocUnsafe(size + 1)
+    let length = 0
+    for (;;) {
+      const { bytesRead } = await handle.read(bytes, length, bytes.length - length, length)
+      length += bytesRead
+      if (bytesRead === 0 || (length >= size && length < bytes.length)) return bytes.subarray(0, length)
+      if (length === bytes.length) bytes = Buffer.concat([bytes, Buffer.allocUnsafe(bytes.length)])
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
 export const fsToolFiles: ToolFiles = {
   async read(file) {
     requireReal(file)
     try {
-      return await readFile(file)
+      return await readWhole(file)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
       throw error
@@ -57,7 +79,7 @@ export const fsToolFiles: ToolFiles = {
       if (s.isSymbolicLink()) return { bytes: Buffer.from(await readlink(file), "utf8"), mode: s.mode }
       if (s.isDirectory()) throw new Error(`EISDIR: ${file} is a folder, not a file`)
       if (!s.isFile()) throw new Error(`${file} is a special file (a device, a pipe or a socket), not a file`)
-      return { bytes: await readFile(file), mode: s.mode }
+      return { bytes: await readWhole(file), mode: s.mode }
     } catch (error) {
       if (missing(error)) return undefined
       throw error

@@ -11,6 +11,8 @@ const MAX_CHUNK = 1024 * 1024
 const ANCHOR = 64
 /** Regions of this size or less are taken as literal without looking for an anchor. */
 const SMALL_REGION = 1024
+/** How far from where an anchor would sit it is looked for first. */
+const NEAR = 64 * 1024
 /** Regions split at most, and bytes of base searched at most (a multiple of the new version's size). */
 const MAX_REGIONS = 64
 const SEARCH_FACTOR = 4
@@ -125,14 +127,23 @@ function anchored(base: Buffer, next: Buffer, r: Region, budget: Budget): { b: n
     const at = r.n + Math.floor((r.nEnd - r.n - ANCHOR) * share)
     const anchor = next.subarray(at, at + ANCHOR)
     const expected = Math.min(at - r.n, area.length - ANCHOR)
-    const after = area.indexOf(anchor, expected)
-    const before = area.lastIndexOf(anchor, expected)
-    const hit = after < 0 ? before : before < 0 ? after : after - expected <= expected - before ? after : before
-    if (hit < 0) continue
+    // Near where it would sit first (an edit moves what follows it by its size), then anywhere in the region.
+    const near = Math.max(0, expected - NEAR)
+    const hit = nearest(area.subarray(near, expected + ANCHOR + NEAR), anchor, expected - near, near) ?? nearest(area, anchor, expected, 0)
+    if (hit === undefined) continue
     const b = r.b + hit
     const back = backwardRun(base, b, next, at, Math.min(hit, at - r.n))
     const forward = forwardRun(base, b + ANCHOR, next, at + ANCHOR, Math.min(r.bEnd - b - ANCHOR, r.nEnd - at - ANCHOR))
     return { b: b - back, n: at - back, length: back + ANCHOR + forward }
   }
   return undefined
+}
+
+/** The start (plus `offset`) of the occurrence of `anchor` in `area` nearest `expected`; undefined when there is none. */
+function nearest(area: Buffer, anchor: Buffer, expected: number, offset: number): number | undefined {
+  const after = area.indexOf(anchor, expected)
+  const before = area.lastIndexOf(anchor, expected)
+  if (after < 0 && before < 0) return undefined
+  const hit = after < 0 ? before : before < 0 ? after : after - expected <= expected - before ? after : before
+  return hit + offset
 }

@@ -2,7 +2,8 @@
 // most of their bytes (journal.delta.ts), any other content compressed when that saves space, else as it is. Deltas
 // chain to a bounded depth, so a read applies at most MAX_DEPTH of them; every read gives the content back byte for
 // byte.
-import { brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, inflateRawSync } from "node:zlib"
+import { promisify } from "node:util"
+import { brotliCompress, brotliCompressSync, brotliDecompressSync, constants, deflateRawSync, inflateRawSync } from "node:zlib"
 import { type Piece, backwardRun, forwardRun, piecesOf } from "./journal.delta"
 
 export const RAW = 0
@@ -27,6 +28,9 @@ const COMPRESS_MIN_BYTES = 256
 const COMPRESS_GAIN = 0.9
 /** Below it deflate, which packs smaller texts tighter (and every earlier version reads it). */
 const BROTLI_FROM = 1024 * 1024
+const QUALITY_0 = { params: { [constants.BROTLI_PARAM_QUALITY]: 0 } }
+/** Output taken back per trip to the event loop: zlib's default 16 KiB cost as much event-loop time as compressing. */
+const ASIDE = { ...QUALITY_0, chunkSize: 1024 * 1024 }
 /** Past this many bytes between a common prefix and suffix, the delta looks for shared runs inside them. */
 const ONE_EDIT_BYTES = 1024
 const HEADER = 8
@@ -51,22 +55,33 @@ const bufferOf = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes 
 /** The content as it is to be stored: a delta against `base` when that is small, else compressed or whole. */
 export function encodeBlob(content: Uint8Array, base?: DeltaBase): StoredBlob {
   const bytes = bufferOf(content)
-  if (base !== undefined && base.depth < MAX_DEPTH) {
-    const delta = deltaOf(bufferOf(base.bytes), bytes)
-    if (delta !== undefined) return { ...delta, base: base.hash, depth: base.depth + 1 }
-  }
-  return { ...compressed(bytes), base: null, depth: 0 }
+  return deltaAgainst(bytes, base) ?? whole(bytes, bytes.length >= BROTLI_FROM ? brotliCompressSync(bytes, QUALITY_0) : undefined)
 }
 
-/** Compressed when that saves a tenth, else raw. Brotli gives up on random bytes fast (4 MB: 2 ms; deflate: 85). */
-function compressed(bytes: Buffer): { bytes: Buffer; encoding: number } {
-  if (bytes.length < COMPRESS_MIN_BYTES) return { bytes: Buffer.from(bytes), encoding: RAW }
-  const brotli = bytes.length >= BROTLI_FROM
-  const packed = brotli
-    ? brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 0, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } })
-    : deflateRawSync(bytes, { level: 1 })
-  if (packed.length <= bytes.length * COMPRESS_GAIN) return { bytes: packed, encoding: brotli ? BROTLI : DEFLATED }
-  return { bytes: Buffer.from(bytes), encoding: RAW }
+const brotliAside = promisify(brotliCompress)
+
+/** encodeBlob, a large content compressed in the thread pool: the event loop, and a write under way, go on meanwhile. */
+export async function encodeBlobSoon(content: Uint8Array, base?: DeltaBase): Promise<StoredBlob> {
+  const bytes = bufferOf(content)
+  return deltaAgainst(bytes, base) ?? whole(bytes, bytes.length >= BROTLI_FROM ? await brotliAside(bytes, ASIDE) : undefined)
+}
+
+function deltaAgainst(bytes: Buffer, base: DeltaBase | undefined): StoredBlob | undefined {
+  if (base === undefined || base.depth >= MAX_DEPTH) return undefined
+  const delta = deltaOf(bufferOf(base.bytes), bytes)
+  return delta === undefined ? undefined : { ...delta, base: base.hash, depth: base.depth + 1 }
+}
+
+/**
+ * Stored whole: compressed (`brotli`, done by the caller for a large content; deflate below BROTLI_FROM) when that
+ * saves a tenth, else raw. Brotli gives up on random bytes fast (4 MB: 2 ms; deflate: 85).
+ */
+function whole(bytes: Buffer, brotli: Buffer | undefined): StoredBlob {
+  const stored = (encoded: Buffer, encoding: number): StoredBlob => ({ bytes: encoded, encoding, base: null, depth: 0 })
+  if (bytes.length < COMPRESS_MIN_BYTES) return stored(Buffer.from(bytes), RAW)
+  const packed = brotli ?? deflateRawSync(bytes, { level: 1 })
+  if (packed.length <= bytes.length * COMPRESS_GAIN) return stored(packed, brotli === undefined ? DEFLATED : BROTLI)
+  return stored(Buffer.from(bytes), RAW)
 }
 
 /** The content back from what was stored; `base` is the content of the blob a delta names. */

@@ -6,7 +6,7 @@ import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle
 import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, JournalStore, JournalTurn, JournalWrite } from "../../services/files/journal.ports"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { type JournalRevert, undoneByOf } from "../../services/files/journal.standing"
-import { KnownBlobs, appendAlone } from "./journal.append"
+import { KnownBlobs, appendAlone, storeBlobs } from "./journal.append"
 import { MAX_DEPTH, decodeBlob, encodeBlob, readsThroughBase } from "./journal.blobs"
 import { fileBlobs, fileJournal, fileReverts } from "./tables/journal.tables"
 import { keyValue } from "./tables/keyvalue.tables"
@@ -194,6 +194,11 @@ export class SqliteJournalStore implements JournalStore {
 
   async readBlob(hash: string): Promise<Uint8Array | undefined> {
     return this.connection.exclusive((db) => readContent(db, hash))
+  }
+
+  async storeBlobs(write: JournalWrite): Promise<void> {
+    // A blob neither given nor stored is the append's to refuse.
+    await this.connection.exclusive(() => storeBlobs(this.connection.driver, write, this.known))
   }
 
   async append(writes: readonly JournalWrite[]): Promise<JournalEntry[]> {
@@ -386,6 +391,7 @@ export function sharedJournalStore(connection: () => Promise<StorageConnection>)
   return {
     putBlob: async (blob) => (await open()).putBlob(blob),
     readBlob: async (hash) => (await open()).readBlob(hash),
+    storeBlobs: async (write) => (await open()).storeBlobs(write),
     append: async (writes) => (await open()).append(writes),
     listByPath: async (file, options) => (await open()).listByPath(file, options),
     listBySession: async (session, since) => (await open()).listBySession(session, since),

@@ -111,6 +111,11 @@ export interface JournalStore {
   putBlob(blob: JournalBlob): Promise<void>
   /** The stored content, or undefined when no blob has that hash. */
   readBlob(hash: string): Promise<Uint8Array | undefined>
+  /**
+   * Stores the blobs of a write to be appended later (each only once; the version after where it may be a delta against
+   * the one before), so that its append has little left to do. Blobs no entry comes to name are pruned.
+   */
+  storeBlobs(write: JournalWrite): Promise<void>
   /** Appends the entries in order, with their blobs and reverts, in one transaction; returns them as stored. */
   append(writes: readonly JournalWrite[]): Promise<JournalEntry[]>
   /** The entries of a path that are not undone, newest first. */

@@ -32,6 +32,10 @@ export class MemoryJournalStore implements JournalStore {
     this.store(this.blobs, blob)
   }
 
+  async storeBlobs(write: JournalWrite): Promise<void> {
+    for (const blob of write.blobs) this.store(this.blobs, blob)
+  }
+
   async readBlob(hash: string): Promise<Uint8Array | undefined> {
     const bytes = this.blobs.get(hash)
     return bytes === undefined ? undefined : copy(bytes)

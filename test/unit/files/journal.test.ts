@@ -61,6 +61,24 @@ describe("record", () => {
     expect(error.path).toBe("a.txt")
     expect(store.entries).toEqual([])
   })
+
+  it("stores the contents while the change is made and appends the entry only once it is; none when it fails", async () => {
+    let made: () => void = () => undefined
+    const writing = new Promise<void>((resolve) => {
+      made = resolve
+    })
+    const recorded = journal.record({ session: "s", tool: "forge_write", path: "/w/a.txt", before: undefined, after: text("one") }, writing)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    expect([store.blobs.size, store.entries.length]).toEqual([1, 0])
+    made()
+    expect((await recorded)?.after).toBe([...store.blobs.keys()][0])
+    const failed = Promise.reject(new Error("EACCES: permission denied"))
+    failed.catch(() => undefined)
+    await expect(journal.record({ session: "s", tool: "forge_write", path: "/w/a.txt", before: text("one"), after: text("two") }, failed)).rejects.toThrow(
+      /EACCES/,
+    )
+    expect(store.entries).toHaveLength(1)
+  })
 })
 
 describe("undo", () => {

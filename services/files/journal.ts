@@ -6,7 +6,7 @@
 // or reported as a conflict (rewind) unless forced; a forced rewind keeps what it replaced, and undo takes it back.
 import type { Clock } from "../lifecycle/lifecycle.ports"
 import { JournalError, absolute } from "./journal.errors"
-import { actionOf, blobsOf, difference, hashOf, messageOf, stateHash, when } from "./journal.content"
+import { RecentContents, actionOf, blobsOf, difference, hashOf, messageOf, stateHash, when } from "./journal.content"
 import type { FileState, JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
 import { proofBreak } from "./journal.proof"
 import type {
@@ -43,6 +43,7 @@ export class FileJournal {
   private readonly files: JournalFiles
   private readonly clock: Clock
   private tail: Promise<unknown> = Promise.resolve()
+  private readonly recent = new RecentContents()
 
   constructor(deps: FileJournalDeps) {
     this.store = deps.store
@@ -58,7 +59,7 @@ export class FileJournal {
    */
   async record(input: RecordInput, made?: Promise<unknown>): Promise<JournalEntry | undefined> {
     const file = absolute(input.path)
-    const before = hashOf(input.before)
+    const before = this.recent.hash(file, input.before)
     const after = hashOf(input.after)
     if (before === after) {
       await made
@@ -84,6 +85,7 @@ export class FileJournal {
       await made
     }
     const [entry] = await this.serial(() => this.store.append([write]))
+    this.recent.remember(file, input.after, after)
     return entry
   }
 

@@ -79,6 +79,15 @@ describe("record", () => {
     )
     expect(store.entries).toHaveLength(1)
   })
+
+  it("hashes a change's content before anew when the file no longer holds what was last recorded", async () => {
+    await change("/w/a.txt", "one")
+    files.files.set("/w/a.txt", text("ONE"))
+    const edit = await change("/w/a.txt", "two")
+    expect(edit?.before).not.toBe(store.entries[0]?.after)
+    expect([...store.blobs.keys()]).toContain(edit?.before)
+    expect(new TextDecoder().decode(await store.readBlob(edit?.before ?? ""))).toBe("ONE")
+  })
 })
 
 describe("undo", () => {

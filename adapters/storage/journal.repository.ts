@@ -37,27 +37,14 @@ function fromRow(row: JournalRow, undoneBy: number | null): JournalEntry {
   }
 }
 
-/** The stored blob's depth (deltas to apply to read it), or undefined when no blob has that hash. */
-async function depthOf(db: Queryable, hash: string): Promise<number | undefined> {
-  const rows = await db.select({ depth: fileBlobs.depth }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1)
-  return rows[0]?.depth
-}
-
-async function hasBlob(db: Queryable, hash: string): Promise<boolean> {
-  return (await depthOf(db, hash)) !== undefined
-}
-
-/**
- * Stores a blob unless its hash is stored already (checked first, so known content is never sent again): a delta
- * against `base` (a blob stored before it) when that is small, else deflated or whole (journal.blobs.ts).
- */
-async function insertBlob(db: Queryable, blob: JournalBlob, base?: JournalBlob): Promise<void> {
-  if (await hasBlob(db, blob.hash)) return
-  const baseDepth = base === undefined ? undefined : await depthOf(db, base.hash)
-  const stored = encodeBlob(blob.bytes, base === undefined || baseDepth === undefined ? undefined : { ...base, depth: baseDepth })
+/** Stores a blob whole (compressed where that saves space) unless its hash is stored already (asked first). */
+async function insertBlob(db: Queryable, blob: JournalBlob): Promise<void> {
+  const [stored] = await db.select({ depth: fileBlobs.depth }).from(fileBlobs).where(eq(fileBlobs.hash, blob.hash)).limit(1)
+  if (stored !== undefined) return
+  const encoded = encodeBlob(blob.bytes)
   await db
     .insert(fileBlobs)
-    .values({ hash: blob.hash, bytes: stored.bytes, size: stored.bytes.byteLength, encoding: stored.encoding, base: stored.base, depth: stored.depth })
+    .values({ hash: blob.hash, bytes: encoded.bytes, size: encoded.bytes.byteLength, encoding: encoded.encoding, base: encoded.base, depth: encoded.depth })
     .onConflictDoNothing({ target: fileBlobs.hash })
 }
 

@@ -1,10 +1,9 @@
 // The journal's common append, one change of one file with no reverts (every forge_write, forge_patch, forge_remove,
 // opencode edit and seen shell change), without a transaction: each statement round trip costs about what the atomic
-// write of a small file does. The blobs go in first (storeBlobs, which a tool also calls on its own while its write is
-// under way), then the entry. Every statement is conditional, so the journal stays whole: a blob is stored as a delta
-// only while the blob it is a delta against is, and the entry only while every blob it names is. When a condition
-// fails (another process pruned meanwhile) nothing dangles: a blob no entry names is pruned, and the caller takes the
-// transaction's path instead.
+// write of a small file does. The blobs go in first, then the entry. Every statement is conditional, so the journal
+// stays whole: a blob is stored as a delta only while the blob it is a delta against is, and the entry only while
+// every blob it names is. When a condition fails (another process pruned meanwhile) nothing dangles: a blob no entry
+// names is pruned, and the caller takes the transaction's path instead.
 import type { JournalBlob, JournalEntry, JournalWrite } from "../../services/files/journal.ports"
 import { type StoredBlob, encodeBlobSoon } from "./journal.blobs"
 import type { SqliteDriver } from "./sqlite.driver"
@@ -37,7 +36,7 @@ export class KnownBlobs {
  * neither given nor stored.
  * Runs inside the connection's `exclusive`.
  */
-export async function storeBlobs(driver: SqliteDriver, write: JournalWrite, known: KnownBlobs): Promise<boolean> {
+async function storeBlobs(driver: SqliteDriver, write: JournalWrite, known: KnownBlobs): Promise<boolean> {
   const { before, after } = write.entry
   // The version before first: the one after may be a delta against it.
   const missing = [...new Set([before, after])].filter((hash): hash is string => hash !== null && known.get(hash) === undefined)

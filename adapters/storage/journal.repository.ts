@@ -6,7 +6,7 @@ import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle
 import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, JournalStore, JournalTurn, JournalWrite } from "../../services/files/journal.ports"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { type JournalRevert, undoneByOf } from "../../services/files/journal.standing"
-import { KnownBlobs, appendAlone, storeBlobs } from "./journal.append"
+import { KnownBlobs, appendAlone } from "./journal.append"
 import { MAX_DEPTH, decodeBlob, encodeBlob, readsThroughBase } from "./journal.blobs"
 import { fileBlobs, fileJournal, fileReverts } from "./tables/journal.tables"
 import { keyValue } from "./tables/keyvalue.tables"
@@ -183,9 +183,25 @@ export class SqliteJournalStore implements JournalStore {
     return this.connection.exclusive((db) => readContent(db, hash))
   }
 
-  async storeBlobs(write: JournalWrite): Promise<void> {
-    // A blob neither given nor stored is the append's to refuse.
-    await this.connection.exclusive(() => storeBlobs(this.connection.driver, write, this.known))
+  async retract(id: number): Promise<void> {
+    this.known.clear()
+    await this.connection.exclusive((db) =>
+      db.transaction(
+        async (tx) => {
+          const [entry] = await tx.delete(fileJournal).where(eq(fileJournal.id, id)).returning({ before: fileJournal.beforeHash, after: fileJournal.afterHash })
+          await tx.delete(fileReverts).where(eq(fileReverts.reverterId, id))
+          // The version after first: it may be a delta against the version before.
+          for (const hash of [entry?.after, entry?.before]) {
+            if (hash === null || hash === undefined) continue
+            await tx.delete(fileBlobs).where(
+              sql`${fileBlobs.hash} = ${hash} and not exists (select 1 from ${fileJournal} where ${fileJournal.beforeHash} = ${hash} or ${fileJournal.afterHash} = ${hash})
+                  and not exists (select 1 from file_blobs b where b.base = ${hash})`,
+            )
+          }
+        },
+        { behavior: "immediate" },
+      ),
+    )
   }
 
   async append(writes: readonly JournalWrite[]): Promise<JournalEntry[]> {
@@ -378,7 +394,7 @@ export function sharedJournalStore(connection: () => Promise<StorageConnection>)
   return {
     putBlob: async (blob) => (await open()).putBlob(blob),
     readBlob: async (hash) => (await open()).readBlob(hash),
-    storeBlobs: async (write) => (await open()).storeBlobs(write),
+    retract: async (id) => (await open()).retract(id),
     append: async (writes) => (await open()).append(writes),
     listByPath: async (file, options) => (await open()).listByPath(file, options),
     listBySession: async (session, since) => (await open()).listBySession(session, since),

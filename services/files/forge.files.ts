@@ -210,16 +210,19 @@ export class ForgeFiles {
   }
 
   /**
-   * Makes a change on disk and journals it: the journal stores the contents while the file is written and appends the
-   * entry once it is, so the entry never names a change that was not made. A journal that cannot record it gets the
-   * file put back, so no change stands that forge_undo cannot see, and the refusal says so.
+   * Makes a change on disk and journals it, both at once: the journal takes its entry back when the write fails. A
+   * journal that cannot record it gets the file put back, so no change stands that forge_undo cannot see, and the
+   * refusal says so.
    */
   private async commit(input: RecordInput): Promise<void> {
     const { tool, path, before, after } = input
     // The mode is known already (the file's own, kept): given, the write need not look it up again.
     const writing = this.put(path, after, input.afterMode)
     const [wrote, journaled] = await Promise.allSettled([writing, this.deps.journal.record(input, writing)])
-    if (wrote.status === "rejected") throw new FileToolError(`${tool}: could not write ${path}: ${messageOf(wrote.reason)}. The file was left as it was.`)
+    if (wrote.status === "rejected") {
+      const journal = journaled.status === "rejected" && journaled.reason !== wrote.reason ? ` (the journal: ${messageOf(journaled.reason)})` : ""
+      throw new FileToolError(`${tool}: could not write ${path}: ${messageOf(wrote.reason)}. The file was left as it was.${journal}`)
+    }
     if (journaled.status === "rejected") {
       const back = await this.put(path, before).then(
         () => "the file was put back as it was",

@@ -112,10 +112,10 @@ export interface JournalStore {
   /** The stored content, or undefined when no blob has that hash. */
   readBlob(hash: string): Promise<Uint8Array | undefined>
   /**
-   * Stores the blobs of a write to be appended later (each only once; the version after where it may be a delta against
-   * the one before), so that its append has little left to do. Blobs no entry comes to name are pruned.
+   * Takes back an entry its caller just appended for a change that then failed: deletes it, and the blobs no other
+   * entry or blob needs. Nothing reverts such an entry yet (it is the newest of its file, and its caller's alone).
    */
-  storeBlobs(write: JournalWrite): Promise<void>
+  retract(id: number): Promise<void>
   /** Appends the entries in order, with their blobs and reverts, in one transaction; returns them as stored. */
   append(writes: readonly JournalWrite[]): Promise<JournalEntry[]>
   /** The entries of a path that are not undone, newest first. */

@@ -52,10 +52,9 @@ export class FileJournal {
   }
 
   /**
-   * Journals one change the caller has made to a file: both contents are stored once each and the entry appended.
-   * Given `made`, the change under way (the file's write), the contents are stored meanwhile and the entry appended
-   * only once it is made; it rejects with the change's own failure. Returns the entry, or undefined when before and
-   * after are the same (nothing changed).
+   * Journals one change to a file: both contents are stored once each and the entry appended. Given `made`, the change
+   * under way (the file's write), the entry is appended meanwhile and taken back when the change fails, with whose
+   * error it rejects. Returns the entry, or undefined when before and after are the same (nothing changed).
    */
   async record(input: RecordInput, made?: Promise<unknown>): Promise<JournalEntry | undefined> {
     const file = absolute(input.path)
@@ -79,12 +78,19 @@ export class FileJournal {
       },
       blobs: blobsOf([input.before, before], [input.after, after]),
     }
-    if (made !== undefined) {
-      // Two journal calls, not one held across the wait: a write that hangs holds up no other file's journaling.
-      await this.serial(() => this.store.storeBlobs(write))
-      await made
-    }
     const [entry] = await this.serial(() => this.store.append([write]))
+    try {
+      await made
+    } catch (error) {
+      if (entry === undefined) throw error
+      // A crash before this leaves the entry naming a change the disk does not hold: the proof then refuses an undo.
+      const retracted = await this.serial(() => this.store.retract(entry.id)).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      )
+      if (retracted === undefined) throw error
+      throw new JournalError(`${messageOf(error)}; and its journal entry could not be taken back (${messageOf(retracted)})`, file)
+    }
     this.recent.remember(file, input.after, after)
     return entry
   }

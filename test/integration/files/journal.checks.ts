@@ -431,4 +431,35 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
       await db.close()
     }
   },
+
+  async "a change whose write fails leaves no entry, and no blob but those another entry or a delta still needs"(dir) {
+    const { db, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "fails.txt")
+      const v1 = Buffer.from(`${"line\n".repeat(2_000)}one`)
+      await change(journal, file, v1)
+      // A write that failed; handled at once, as the caller's allSettled does.
+      const failing = (message: string) => {
+        const write = Promise.reject(new Error(message))
+        write.catch(() => undefined)
+        return write
+      }
+      const failed = (after: Buffer) =>
+        journal.record({ session: "ses_1", tool: "forge_write", path: file, before: v1, after }, failing("ENOSPC: no space left"))
+      // The version before is stored already (the entry of v1 names it), and the new one is a delta against it.
+      await assert.rejects(failed(Buffer.from(`${"line\n".repeat(2_000)}two`)), /^Error: ENOSPC/)
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_journal"), [[1]])
+      assert.deepEqual(await rows(db, "SELECT count(*), sum(encoding = 2) FROM file_blobs"), [[1, 0]])
+      // A version before the journal had not seen goes too.
+      await diskFiles.write(file, Buffer.from("by hand"))
+      await assert.rejects(
+        journal.record({ session: "ses_1", tool: "forge_write", path: file, before: Buffer.from("by hand"), after: v1 }, failing("EIO")),
+        /EIO/,
+      )
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_blobs"), [[1]])
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_journal"), [[1]])
+    } finally {
+      await db.close()
+    }
+  },
 }

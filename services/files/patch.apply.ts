@@ -1,5 +1,6 @@
 import type * as z from "zod"
 import { PATCH_LIMITS, type Patch, type PatchOperation, patchSchema } from "./patch.schema"
+import { Draft, type Edit } from "./patch.draft"
 import { SearchText, findExact, findIgnoringSpace } from "./patch.search"
 import { finalLineBreak, linesOf, withLineBreaks } from "./text.eol"
 
@@ -46,13 +47,6 @@ export class PatchError extends Error {
   }
 }
 
-/** A replaced range of the text before a patch; several of one patch are sorted and do not overlap. */
-interface Edit {
-  start: number
-  end: number
-  insert: string
-}
-
 interface Planned {
   edits: Edit[]
   /** Where the change starts in the text after the patch (a swap has two places). */
@@ -96,12 +90,10 @@ export function applyPatches(text: string, patches: readonly Patch[], ascii?: Ui
   const newline = original.eol.newline
   const problems: PatchProblem[] = []
   const tracked: { index: number; op: PatchOperation; offsets: number[] }[] = []
-  let current = text
-  // While every character is ASCII, each result is built as bytes and read back as latin1, a plain copy: joining
-  // strings makes V8 allocate a new one on fresh pages (10 MB: ~6 ms), and the bytes are what the file gets anyway.
-  let bytes = ascii === undefined ? undefined : Buffer.from(ascii.buffer, ascii.byteOffset, ascii.byteLength)
+  const input = Draft.of(text, ascii)
+  let current = input
   // The text each patch searches, with its derived forms made once for all the patches that search it.
-  let view = original
+  let view: SearchText | undefined = original
   patches.forEach((raw, i) => {
     const index = i + 1
     // The engine's own line: a caller that skipped the schema (or built a patch by hand) still gets a clear refusal.
@@ -110,32 +102,40 @@ export function applyPatches(text: string, patches: readonly Patch[], ascii?: Ui
       problems.push({ index, message: describeIssues(parsed.error) })
       return
     }
+    view ??= new SearchText(current.text)
     const planned = planPatch(view, parsed.data, newline, original)
     if (typeof planned === "string") {
       problems.push({ index, message: planned })
       return
     }
-    ;({ text: current, bytes } = applyEdits(current, bytes, planned.edits))
-    view = new SearchText(current)
+    current = current.edited(planned.edits)
+    view = undefined
     for (const change of tracked) change.offsets = change.offsets.map((offset) => mapOffset(offset, planned.edits))
     tracked.push({ index, op: parsed.data.operation, offsets: planned.landed })
   })
   if (problems.length > 0) throw new PatchError(problems, patches.length)
   const fix = finalBreakEdit(text, current)
-  if (fix !== undefined) ({ text: current, bytes } = applyEdits(current, bytes, [fix]))
+  if (fix !== undefined) current = current.edited([fix])
   // Each patch changed something, yet together they may not (one undoes another, or only the final line break moved):
   // saying "patched" then would be false.
-  if (current === text) throw new PatchError([], patches.length, NO_CHANGE_MESSAGE)
-  const lines = linesOf(
-    current,
-    tracked.flatMap((change) => change.offsets.map((offset) => Math.min(offset, current.length))),
-  )
+  if (current.same(input)) throw new PatchError([], patches.length, NO_CHANGE_MESSAGE)
+  const end = current.length
+  const lines = current.lines(tracked.flatMap((change) => change.offsets.map((offset) => Math.min(offset, end))))
   let next = 0
   const changes = tracked.map(({ index, op, offsets }): PatchChange => {
     const [line = 1, otherLine] = offsets.map(() => lines[next++] ?? 1)
     return otherLine === undefined ? { index, op, line } : { index, op, line, otherLine }
   })
-  return bytes === undefined ? { text: current, changes } : { text: current, changes, bytes }
+  const result = current
+  // With bytes, the text is read from them only if asked for.
+  if (result.bytes === undefined) return { text: result.text, changes }
+  return {
+    get text() {
+      return result.text
+    },
+    changes,
+    bytes: result.bytes,
+  }
 }
 
 /** The edits one patch makes to `view`'s text, or why it cannot. `original` is the call's input, for a hint. */
@@ -223,30 +223,6 @@ function missingHint(view: SearchText, needle: string, original: SearchText): st
   )
 }
 
-const NOT_ASCII = /[\u0080-\uffff]/
-
-/** The text with the edits made, and its bytes when given and every insert is ASCII (else undefined from then on). */
-function applyEdits(text: string, bytes: Buffer | undefined, edits: readonly Edit[]): { text: string; bytes: Buffer | undefined } {
-  if (bytes !== undefined && edits.every((edit) => !NOT_ASCII.test(edit.insert))) {
-    const parts: Buffer[] = []
-    let from = 0
-    for (const edit of edits) {
-      parts.push(bytes.subarray(from, edit.start), Buffer.from(edit.insert, "latin1"))
-      from = edit.end
-    }
-    parts.push(bytes.subarray(from))
-    const next = Buffer.concat(parts)
-    return { text: next.toString("latin1"), bytes: next }
-  }
-  let out = ""
-  let from = 0
-  for (const edit of edits) {
-    out += text.slice(from, edit.start) + edit.insert
-    from = edit.end
-  }
-  return { text: out + text.slice(from), bytes: undefined }
-}
-
 /** Where an offset of an earlier change moves through a later patch's edits (into a replaced range: its start). */
 function mapOffset(offset: number, edits: readonly Edit[]): number {
   let shift = 0
@@ -259,13 +235,16 @@ function mapOffset(offset: number, edits: readonly Edit[]): number {
 }
 
 /** The edit that makes the result end with a line break exactly when the input did; an empty result stays empty. */
-function finalBreakEdit(original: string, result: string): Edit | undefined {
-  if (original === "" || result === "") return undefined
+function finalBreakEdit(original: string, result: Draft): Edit | undefined {
+  const length = result.length
+  if (original === "" || length === 0) return undefined
+  // The line break ending the text up to `end`: 2 for "\r\n", 1 for "\n", 0 for none.
+  const breakBefore = (end: number): number => (result.codeAt(end - 1) !== 10 ? 0 : result.codeAt(end - 2) === 13 ? 2 : 1)
   const had = finalLineBreak(original)
-  if (had !== "") return finalLineBreak(result) === "" ? { start: result.length, end: result.length, insert: had } : undefined
-  let end = result.length
-  for (let cut = finalLineBreak(result); cut !== ""; cut = finalLineBreak(result.slice(0, end))) end -= cut.length
-  return end === result.length ? undefined : { start: end, end: result.length, insert: "" }
+  if (had !== "") return breakBefore(length) === 0 ? { start: length, end: length, insert: had } : undefined
+  let end = length
+  for (let cut = breakBefore(end); cut > 0; cut = breakBefore(end)) end -= cut
+  return end === length ? undefined : { start: end, end: length, insert: "" }
 }
 
 /** "lines 3, 7, 12" (each line once, however many matches it holds), cut after a few. */

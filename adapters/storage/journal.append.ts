@@ -1,6 +1,6 @@
 // The journal's common append, one change of one file with no reverts (every forge_write, forge_patch, forge_remove,
-// opencode edit and seen shell change), without a transaction: each statement round trip costs about what the atomic
-// write of a small file does. The blobs go in first, then the entry. Every statement is conditional, so the journal
+// opencode edit and seen shell change), without a transaction: BEGIN and COMMIT would be two more round trips on the
+// connection (under Node, each a trip through the thread pool). The blobs go in first, then the entry. Every statement is conditional, so the journal
 // stays whole: a blob is stored as a delta only while the blob it is a delta against is, and the entry only while
 // every blob it names is. When a condition fails (another process pruned meanwhile) nothing dangles: a blob no entry
 // names is pruned, and the caller takes the transaction's path instead.

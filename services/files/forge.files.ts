@@ -12,8 +12,9 @@ import { PatchError, type PatchResult, applyPatches } from "./patch.apply"
 import type { Patch } from "./patch.schema"
 
 // What the forge file tools do with a file, once the adapter has resolved and confined its path: read it, write it,
-// patch it, remove it, undo the last Forge change. Every change is written atomically and then journaled, one call
-// per file at a time, so an undo always finds the journal and the disk agreeing.
+// patch it, remove it, undo the last Forge change. Every change is written atomically and journaled meanwhile (the
+// entry taken back if the write fails), one call per file at a time, so an undo always finds the journal and the disk
+// agreeing.
 
 /** A tool's answer: what the model reads and, in a few words, what happened. */
 export interface FileOutcome {

@@ -1,5 +1,5 @@
 // Journal storage: 1,000 small forge_patch edits of one ~100 KB file through ForgeFiles, each version journaled once
-// (as a delta against the one before, or deflated);
+// (as a delta against the one before, or compressed);
 // the blob bytes and the database on disk against the sum of every version's size, and the time per journaled edit
 // against a bare atomic write of the same bytes (the order flipping every edit).
 import { readFile, writeFile } from "node:fs/promises"

@@ -1,21 +1,16 @@
 // The undo journal's store in SQLite, on the workspace database's connection (both drivers through drizzle's
 // sqlite-proxy): entries in `file_journal`, contents once each in `file_blobs` under their sha256. Every call runs
-// alone on the connection; the calls that write several statements run them in one IMMEDIATE transaction.
+// alone on the connection; the calls that write several statements run them in one IMMEDIATE transaction. What leaves
+// it (dropped turns, a retracted entry) is journal.drop.ts's.
 import { sep } from "node:path"
-import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm"
+import { and, asc, desc, eq, gte, inArray, sql } from "drizzle-orm"
 import type { JournalBlob, JournalEntry, JournalListOptions, JournalPruned, JournalStore, JournalTurn, JournalWrite } from "../../services/files/journal.ports"
-import type { ForgeDatabase, StorageConnection } from "./storage.connection"
+import type { StorageConnection } from "./storage.connection"
 import { type JournalRevert, undoneByOf } from "../../services/files/journal.standing"
 import { KnownBlobs, appendAlone } from "./journal.append"
-import { DELTA, MAX_DEPTH, decodeBlob, encodeBlob } from "./journal.blobs"
+import { type Queryable, SLICE, dropTurnsIn, prunedUntilIn, retractEntry, totalBytes } from "./journal.drop"
+import { MAX_DEPTH, decodeBlob, encodeBlob, readsThroughBase } from "./journal.blobs"
 import { fileBlobs, fileJournal, fileReverts } from "./tables/journal.tables"
-import { keyValue } from "./tables/keyvalue.tables"
-
-// A transaction handle offers the same query builders as the database.
-type Queryable = Pick<ForgeDatabase, "insert" | "select" | "update" | "delete">
-
-/** SQLite caps bound parameters per statement: id lists are sent in slices. */
-const SLICE = 500
 
 type JournalRow = typeof fileJournal.$inferSelect
 
@@ -37,27 +32,14 @@ function fromRow(row: JournalRow, undoneBy: number | null): JournalEntry {
   }
 }
 
-/** The stored blob's depth (deltas to apply to read it), or undefined when no blob has that hash. */
-async function depthOf(db: Queryable, hash: string): Promise<number | undefined> {
-  const rows = await db.select({ depth: fileBlobs.depth }).from(fileBlobs).where(eq(fileBlobs.hash, hash)).limit(1)
-  return rows[0]?.depth
-}
-
-async function hasBlob(db: Queryable, hash: string): Promise<boolean> {
-  return (await depthOf(db, hash)) !== undefined
-}
-
-/**
- * Stores a blob unless its hash is stored already (checked first, so known content is never sent again): a delta
- * against `base` (a blob stored before it) when that is small, else deflated or whole (journal.blobs.ts).
- */
-async function insertBlob(db: Queryable, blob: JournalBlob, base?: JournalBlob): Promise<void> {
-  if (await hasBlob(db, blob.hash)) return
-  const baseDepth = base === undefined ? undefined : await depthOf(db, base.hash)
-  const stored = encodeBlob(blob.bytes, base === undefined || baseDepth === undefined ? undefined : { ...base, depth: baseDepth })
+/** Stores a blob whole (compressed where that saves space) unless its hash is stored already (asked first). */
+async function insertBlob(db: Queryable, blob: JournalBlob): Promise<void> {
+  const [stored] = await db.select({ depth: fileBlobs.depth }).from(fileBlobs).where(eq(fileBlobs.hash, blob.hash)).limit(1)
+  if (stored !== undefined) return
+  const encoded = encodeBlob(blob.bytes)
   await db
     .insert(fileBlobs)
-    .values({ hash: blob.hash, bytes: stored.bytes, size: stored.bytes.byteLength, encoding: stored.encoding, base: stored.base, depth: stored.depth })
+    .values({ hash: blob.hash, bytes: encoded.bytes, size: encoded.bytes.byteLength, encoding: encoded.encoding, base: encoded.base, depth: encoded.depth })
     .onConflictDoNothing({ target: fileBlobs.hash })
 }
 
@@ -103,18 +85,13 @@ async function readContent(db: Queryable, hash: string): Promise<Uint8Array | un
       .limit(1)
     if (row === undefined) return undefined
     chain.push(row)
-    at = row.encoding === DELTA ? row.base : null
+    at = readsThroughBase(row.encoding) ? row.base : null
     // Depths are bounded when stored (a depth another process changed meanwhile may add a few): this only stops a loop.
     if (chain.length > 4 * MAX_DEPTH) throw new Error(`the journal's blob ${hash} is a chain of deltas longer than ${4 * MAX_DEPTH}`)
   }
   let content: Uint8Array | undefined
   for (const link of chain.reverse()) content = decodeBlob(link.bytes, link.encoding, content)
   return content
-}
-
-async function totalBytes(db: Queryable): Promise<number> {
-  const rows = await db.select({ total: sql<number>`coalesce(sum(${fileBlobs.size}), 0)`.as("total") }).from(fileBlobs)
-  return Number(rows[0]?.total ?? 0)
 }
 
 /**
@@ -154,33 +131,6 @@ async function entriesOf(db: Queryable, paths: readonly string[]): Promise<Journ
   return entries.sort((a, b) => a.id - b.id)
 }
 
-/** key_value names of the per-session prune marks: the time of each session's newest dropped change. */
-const PRUNED_KEY = "file_journal.pruned:"
-
-async function prunedUntilIn(db: Queryable, session: string): Promise<number | undefined> {
-  const rows = await db
-    .select({ value: keyValue.value })
-    .from(keyValue)
-    .where(eq(keyValue.name, `${PRUNED_KEY}${session}`))
-    .limit(1)
-  const value = rows[0]?.value
-  if (value === undefined) return undefined
-  try {
-    const at = (JSON.parse(value) as { at?: unknown }).at
-    return typeof at === "number" && Number.isFinite(at) ? at : undefined
-  } catch {
-    // A damaged mark says nothing; the rewind goes on without its note.
-    return undefined
-  }
-}
-
-/** The entries of one pruning unit: a session's turn, or the one entry recorded outside any turn. */
-function turnWhere(turn: JournalTurn): SQL | undefined {
-  return turn.turn === null
-    ? and(eq(fileJournal.id, turn.firstId), isNull(fileJournal.turnId))
-    : and(eq(fileJournal.sessionId, turn.session), eq(fileJournal.turnId, turn.turn))
-}
-
 /** The undo journal in SQLite over one StorageConnection (uses it, does not own it). */
 export class SqliteJournalStore implements JournalStore {
   /** Blobs this store stored or found stored: an append naming only these takes two statements (journal.append.ts). */
@@ -194,6 +144,11 @@ export class SqliteJournalStore implements JournalStore {
 
   async readBlob(hash: string): Promise<Uint8Array | undefined> {
     return this.connection.exclusive((db) => readContent(db, hash))
+  }
+
+  async retract(id: number): Promise<void> {
+    this.known.clear()
+    await this.connection.exclusive((db) => db.transaction((tx) => retractEntry(tx, id), { behavior: "immediate" }))
   }
 
   async append(writes: readonly JournalWrite[]): Promise<JournalEntry[]> {
@@ -327,49 +282,7 @@ export class SqliteJournalStore implements JournalStore {
 
   async dropTurns(turns: readonly JournalTurn[]): Promise<JournalPruned> {
     this.known.clear()
-    return this.connection.exclusive((db) =>
-      db.transaction(
-        async (tx) => {
-          let entries = 0
-          const prunedAt = new Map<string, number>()
-          for (const turn of turns) {
-            const deleted = await tx
-              .delete(fileJournal)
-              .where(turnWhere(turn))
-              .returning({ id: fileJournal.id, session: fileJournal.sessionId, at: fileJournal.at })
-            const dropped = deleted.map((row) => row.id)
-            entries += dropped.length
-            for (const row of deleted) prunedAt.set(row.session, Math.max(prunedAt.get(row.session) ?? 0, row.at))
-            // A dropped entry's own reverts go with it; a dropped reverter's stay (what it took back stays taken back).
-            for (let at = 0; at < dropped.length; at += SLICE)
-              await tx.delete(fileReverts).where(inArray(fileReverts.revertedId, dropped.slice(at, at + SLICE)))
-          }
-          for (const [session, at] of prunedAt) {
-            const name = `${PRUNED_KEY}${session}`
-            const value = JSON.stringify({ at: Math.max(at, (await prunedUntilIn(tx, session)) ?? 0) })
-            await tx
-              .insert(keyValue)
-              .values({ name, value, updatedAt: at })
-              .onConflictDoUpdate({ target: keyValue.name, set: { value, updatedAt: at } })
-          }
-          // Every blob no remaining entry names goes (whichever deletion left it unnamed), unless a kept blob is a
-          // delta against it (through any number of deltas).
-          const kept = sql`with recursive kept(hash) as (
-              select ${fileJournal.beforeHash} from ${fileJournal} where ${fileJournal.beforeHash} is not null
-              union select ${fileJournal.afterHash} from ${fileJournal} where ${fileJournal.afterHash} is not null
-              union select b.base from file_blobs b join kept k on b.hash = k.hash where b.base is not null
-            ) select hash from kept`
-          const freed = await tx.delete(fileBlobs).where(sql`${fileBlobs.hash} not in (${kept})`).returning({ size: fileBlobs.size })
-          return {
-            entries,
-            blobs: freed.length,
-            freedBytes: freed.reduce((sum, blob) => sum + blob.size, 0),
-            totalBytes: await totalBytes(tx),
-          }
-        },
-        { behavior: "immediate" },
-      ),
-    )
+    return this.connection.exclusive((db) => db.transaction((tx) => dropTurnsIn(tx, turns), { behavior: "immediate" }))
   }
 }
 
@@ -386,6 +299,7 @@ export function sharedJournalStore(connection: () => Promise<StorageConnection>)
   return {
     putBlob: async (blob) => (await open()).putBlob(blob),
     readBlob: async (hash) => (await open()).readBlob(hash),
+    retract: async (id) => (await open()).retract(id),
     append: async (writes) => (await open()).append(writes),
     listByPath: async (file, options) => (await open()).listByPath(file, options),
     listBySession: async (session, since) => (await open()).listBySession(session, since),

@@ -1,5 +1,6 @@
-import { realpathSync } from "node:fs"
-import { lstat, readFile, readlink, rm, stat } from "node:fs/promises"
+import { closeSync, constants, fstatSync, openSync, read, readSync, realpathSync, statSync } from "node:fs"
+import { lstat, readlink, rm } from "node:fs/promises"
+import { promisify } from "node:util"
 import path from "node:path"
 import type { PathStat, ToolFiles } from "../../services/files/file.ports"
 import { type FileState, isLinkMode } from "../../services/files/journal.ports"
@@ -40,11 +41,43 @@ function missing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR"
 }
 
+/**
+ * Files up to this size are read with synchronous calls: a few microseconds each from the page cache (1 MiB: under a
+ * millisecond), where every trip through the thread pool costs 30-150 µs on a two-core machine, four of them per read.
+ */
+const READ_SYNC_BYTES = 1024 * 1024
+
+const readAside = promisify(read)
+
+/**
+ * A file's bytes: open, fstat, reads of its size and one byte more (a read that stops short of it reached the end;
+ * one that fills it means the file grew, and reading goes on), close. O_NONBLOCK: opening a FIFO does not wait for a
+ * writer (a regular file ignores it).
+ */
+async function readWhole(file: string): Promise<Buffer> {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const { size } = fstatSync(fd)
+    const small = size <= READ_SYNC_BYTES
+    let bytes = Buffer.allocUnsafe(size + 1)
+    let length = 0
+    for (;;) {
+      const want = bytes.length - length
+      const got = small ? readSync(fd, bytes, length, want, length) : (await readAside(fd, bytes, length, want, length)).bytesRead
+      length += got
+      if (got === 0 || (length >= size && length < bytes.length)) return bytes.subarray(0, length)
+      if (length === bytes.length) bytes = Buffer.concat([bytes, Buffer.allocUnsafe(bytes.length)])
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
 export const fsToolFiles: ToolFiles = {
   async read(file) {
     requireReal(file)
     try {
-      return await readFile(file)
+      return await readWhole(file)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
       throw error
@@ -57,7 +90,7 @@ export const fsToolFiles: ToolFiles = {
       if (s.isSymbolicLink()) return { bytes: Buffer.from(await readlink(file), "utf8"), mode: s.mode }
       if (s.isDirectory()) throw new Error(`EISDIR: ${file} is a folder, not a file`)
       if (!s.isFile()) throw new Error(`${file} is a special file (a device, a pipe or a socket), not a file`)
-      return { bytes: await readFile(file), mode: s.mode }
+      return { bytes: await readWhole(file), mode: s.mode }
     } catch (error) {
       if (missing(error)) return undefined
       throw error
@@ -74,7 +107,8 @@ export const fsToolFiles: ToolFiles = {
   },
   async stat(file): Promise<PathStat> {
     try {
-      const s = await stat(file)
+      // Synchronous, as the path's resolution is: a lookup in cached inodes, far cheaper than a trip through the pool.
+      const s = statSync(file)
       return s.isFile() ? { kind: "file", size: s.size, mode: s.mode } : { kind: s.isDirectory() ? "folder" : "other", size: 0, mode: 0 }
     } catch (error) {
       if (missing(error)) return { kind: "missing", size: 0, mode: 0 }

@@ -1,3 +1,4 @@
+import { isAscii, isUtf8 } from "node:buffer"
 import { FileToolError } from "./file.errors"
 import type { PathStat, ToolFiles } from "./file.ports"
 import { type ReadRequest, readAnswer } from "./file.read"
@@ -11,8 +12,9 @@ import { PatchError, type PatchResult, applyPatches } from "./patch.apply"
 import type { Patch } from "./patch.schema"
 
 // What the forge file tools do with a file, once the adapter has resolved and confined its path: read it, write it,
-// patch it, remove it, undo the last Forge change. Every change is written atomically and then journaled, one call
-// per file at a time, so an undo always finds the journal and the disk agreeing.
+// patch it, remove it, undo the last Forge change. Every change is written atomically and journaled meanwhile (the
+// entry taken back if the write fails), one call per file at a time, so an undo always finds the journal and the disk
+// agreeing.
 
 /** A tool's answer: what the model reads and, in a few words, what happened. */
 export interface FileOutcome {
@@ -20,8 +22,6 @@ export interface FileOutcome {
   title: string
 }
 
-// A byte-order mark stays part of the text, so a patched file keeps it.
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const ENCODER = new TextEncoder()
 
 const UNDONE: Record<RestoreAction, string> = {
@@ -99,8 +99,9 @@ export class ForgeFiles {
     return this.serial(path, async () => {
       const { mode } = await this.requireFile("forge_patch", path)
       const before = (await this.deps.files.read(path)) ?? new Uint8Array()
-      const result = patched(path, textOf("forge_patch", path, before), patches)
-      const after = ENCODER.encode(result.text)
+      const text = textOf("forge_patch", path, before)
+      const result = patched(path, text.text, patches, text.ascii ? before : undefined)
+      const after = result.bytes ?? Buffer.from(result.text, "utf8")
       await this.commit({ ...actor, tool: "forge_patch", path, ...modes(before, mode), after })
       const where = result.changes.map((c) => `${c.op} at line ${c.line}${c.otherLine === undefined ? "" : ` and ${c.otherLine}`}`).join(", ")
       return { output: `Patched ${path}: ${where}.`, title: `Patched ${path} (${result.changes.length})` }
@@ -210,25 +211,25 @@ export class ForgeFiles {
   }
 
   /**
-   * Makes a change on disk and journals it. A journal that cannot record it gets the file put back, so no change
-   * stands that forge_undo cannot see, and the refusal says so.
+   * Makes a change on disk and journals it, both at once: the journal takes its entry back when the write fails. A
+   * journal that cannot record it gets the file put back, so no change stands that forge_undo cannot see, and the
+   * refusal says so.
    */
   private async commit(input: RecordInput): Promise<void> {
     const { tool, path, before, after } = input
-    try {
-      // The mode is known already (the file's own, kept): given, the write need not look it up again.
-      await this.put(path, after, input.afterMode)
-    } catch (error) {
-      throw new FileToolError(`${tool}: could not write ${path}: ${messageOf(error)}. The file was left as it was.`)
+    // The mode is known already (the file's own, kept): given, the write need not look it up again.
+    const writing = this.put(path, after, input.afterMode)
+    const [wrote, journaled] = await Promise.allSettled([writing, this.deps.journal.record(input, writing)])
+    if (wrote.status === "rejected") {
+      const journal = journaled.status === "rejected" && journaled.reason !== wrote.reason ? ` (the journal: ${messageOf(journaled.reason)})` : ""
+      throw new FileToolError(`${tool}: could not write ${path}: ${messageOf(wrote.reason)}. The file was left as it was.${journal}`)
     }
-    try {
-      await this.deps.journal.record(input)
-    } catch (error) {
+    if (journaled.status === "rejected") {
       const back = await this.put(path, before).then(
         () => "the file was put back as it was",
         (failure: unknown) => `and putting the file back failed too (${messageOf(failure)}): it holds the new content, unjournaled`,
       )
-      throw new FileToolError(`${tool}: the change to ${path} could not be journaled (${messageOf(error)}); ${back}.`)
+      throw new FileToolError(`${tool}: the change to ${path} could not be journaled (${messageOf(journaled.reason)}); ${back}.`)
     }
     await this.pruned(input)
   }
@@ -303,24 +304,27 @@ export class ForgeFiles {
 }
 
 /** The patched text; a refusal names the tool and the file (the engine's own message knows neither). */
-function patched(path: string, text: string, patches: readonly Patch[]): PatchResult {
+function patched(path: string, text: string, patches: readonly Patch[], ascii: Uint8Array | undefined): PatchResult {
   try {
-    return applyPatches(text, patches)
+    return applyPatches(text, patches, ascii)
   } catch (error) {
     if (error instanceof PatchError) throw new FileToolError(`forge_patch: ${path}: ${error.message}`)
     throw error
   }
 }
 
-/** A file's text for a patch: binary and non-UTF-8 files are refused, never patched as mangled text. */
-function textOf(tool: string, path: string, bytes: Uint8Array): string {
+/**
+ * A file's text for a patch, and whether it is all ASCII: binary and non-UTF-8 files are refused, never patched as
+ * mangled text. A byte-order mark stays part of the text, so a patched file keeps it.
+ */
+function textOf(tool: string, path: string, bytes: Uint8Array): { text: string; ascii: boolean } {
   const kind = binaryKindOf(bytes)
   if (kind !== undefined) throw new FileToolError(`${tool}: ${path} is a binary file (${kind}, ${sizeText(bytes.length)}); only text files are patched.`)
-  try {
-    return UTF8.decode(bytes)
-  } catch {
-    throw new FileToolError(`${tool}: ${path} is not UTF-8 text, so it is not patched (the result would be mangled).`)
-  }
+  if (!isUtf8(bytes)) throw new FileToolError(`${tool}: ${path} is not UTF-8 text, so it is not patched (the result would be mangled).`)
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  // ASCII reads the same as latin1, a plain copy: 1 ms for 10 MB where decoding UTF-8 takes 10.
+  const ascii = isAscii(bytes)
+  return { text: buffer.toString(ascii ? "latin1" : "utf8"), ascii }
 }
 
 /**

@@ -111,6 +111,11 @@ export interface JournalStore {
   putBlob(blob: JournalBlob): Promise<void>
   /** The stored content, or undefined when no blob has that hash. */
   readBlob(hash: string): Promise<Uint8Array | undefined>
+  /**
+   * Takes back an entry its caller just appended for a change that then failed: deletes it, and the blobs no other
+   * entry or blob needs. Nothing reverts such an entry yet (it is the newest of its file, and its caller's alone).
+   */
+  retract(id: number): Promise<void>
   /** Appends the entries in order, with their blobs and reverts, in one transaction; returns them as stored. */
   append(writes: readonly JournalWrite[]): Promise<JournalEntry[]>
   /** The entries of a path that are not undone, newest first. */

@@ -6,10 +6,21 @@
 // or reported as a conflict (rewind) unless forced; a forced rewind keeps what it replaced, and undo takes it back.
 import type { Clock } from "../lifecycle/lifecycle.ports"
 import { JournalError, absolute } from "./journal.errors"
-import { actionOf, blobsOf, difference, hashOf, messageOf, stateHash, when } from "./journal.content"
+import { RecentContents, actionOf, blobsOf, difference, hashOf, messageOf, stateHash, when } from "./journal.content"
 import type { FileState, JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
 import { proofBreak } from "./journal.proof"
-import type { JournalActor, ObserveInput, PruneReport, RecordInput, RewindInput, RewindReport, RewoundPath, UndoResult } from "./journal.types"
+import type {
+  JournalActor,
+  ObserveInput,
+  PruneReport,
+  PutBack,
+  RecordInput,
+  RewindInput,
+  RewindReport,
+  RewindStep,
+  RewoundPath,
+  UndoResult,
+} from "./journal.types"
 
 /** The tool name of the entries `undo` records. */
 export const UNDO_TOOL = "forge_undo"
@@ -27,34 +38,12 @@ export interface FileJournalDeps {
   clock: Clock
 }
 
-/** A file as it was before a restoration that has to be taken back. */
-interface PutBack {
-  path: string
-  content: Uint8Array | undefined
-  mode: number | null
-}
-
-/** One file a rewind will restore: its content now and the content to put back. */
-interface RewindStep {
-  path: string
-  current: Uint8Array | undefined
-  currentHash: string | null
-  currentMode: number | null
-  target: Uint8Array | undefined
-  targetHash: string | null
-  targetMode: number | null
-  /** The range's entries that stand: each must still stand when the rewind is journaled. */
-  reverts: number[]
-  /** The range's entries already taken back (by an undo inside it): reverted too, unchecked. */
-  covers: number[]
-  overrode?: string
-}
-
 export class FileJournal {
   private readonly store: JournalStore
   private readonly files: JournalFiles
   private readonly clock: Clock
   private tail: Promise<unknown> = Promise.resolve()
+  private readonly recent = new RecentContents()
 
   constructor(deps: FileJournalDeps) {
     this.store = deps.store
@@ -63,33 +52,47 @@ export class FileJournal {
   }
 
   /**
-   * Journals one change the caller has made (or is about to make) to a file: both contents are stored once each and
-   * the entry appended. Returns the entry, or undefined when before and after are the same (nothing changed).
+   * Journals one change to a file: both contents are stored once each and the entry appended. Given `made`, the change
+   * under way (the file's write), the entry is appended meanwhile and taken back when the change fails, with whose
+   * error it rejects. Returns the entry, or undefined when before and after are the same (nothing changed).
    */
-  async record(input: RecordInput): Promise<JournalEntry | undefined> {
+  async record(input: RecordInput, made?: Promise<unknown>): Promise<JournalEntry | undefined> {
     const file = absolute(input.path)
-    return this.serial(async () => {
-      const before = hashOf(input.before)
-      const after = hashOf(input.after)
-      if (before === after) return undefined
-      const [entry] = await this.store.append([
-        {
-          entry: {
-            ...this.actor(input),
-            tool: input.tool,
-            path: file,
-            before,
-            after,
-            beforeMode: input.before === undefined ? null : (input.beforeMode ?? null),
-            afterMode: input.after === undefined ? null : (input.afterMode ?? null),
-            observed: false,
-            at: this.clock.now(),
-          },
-          blobs: blobsOf([input.before, before], [input.after, after]),
-        },
-      ])
-      return entry
-    })
+    const before = this.recent.hash(file, input.before)
+    const after = hashOf(input.after)
+    if (before === after) {
+      await made
+      return undefined
+    }
+    const write: JournalWrite = {
+      entry: {
+        ...this.actor(input),
+        tool: input.tool,
+        path: file,
+        before,
+        after,
+        beforeMode: input.before === undefined ? null : (input.beforeMode ?? null),
+        afterMode: input.after === undefined ? null : (input.afterMode ?? null),
+        observed: false,
+        at: this.clock.now(),
+      },
+      blobs: blobsOf([input.before, before], [input.after, after]),
+    }
+    const [entry] = await this.serial(() => this.store.append([write]))
+    try {
+      await made
+    } catch (error) {
+      if (entry === undefined) throw error
+      // A crash before this leaves the entry naming a change the disk does not hold: the proof then refuses an undo.
+      const retracted = await this.serial(() => this.store.retract(entry.id)).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      )
+      if (retracted === undefined) throw error
+      throw new JournalError(`${messageOf(error)}; and its journal entry could not be taken back (${messageOf(retracted)})`, file)
+    }
+    this.recent.remember(file, input.after, after)
+    return entry
   }
 
   /**

@@ -1,5 +1,5 @@
-// What the undo journal's callers give it and get back: who makes a change, the change to record or to observe, and
-// the reports of an undo, a rewind and a prune.
+// What the undo journal's callers give it and get back (who makes a change, the change to record or to observe, and
+// the reports of an undo, a rewind and a prune), and the steps of a rewind it plans.
 import type { RestoreAction } from "./journal.content"
 import type { FileState, JournalEntry, JournalTurn } from "./journal.ports"
 
@@ -80,4 +80,27 @@ export interface PruneReport {
   dropped: JournalTurn[]
   droppedEntries: number
   freedBytes: number
+}
+
+/** A file as it was before a restoration that has to be taken back. */
+export interface PutBack {
+  path: string
+  content: Uint8Array | undefined
+  mode: number | null
+}
+
+/** One file a rewind will restore: its content now and the content to put back. */
+export interface RewindStep {
+  path: string
+  current: Uint8Array | undefined
+  currentHash: string | null
+  currentMode: number | null
+  target: Uint8Array | undefined
+  targetHash: string | null
+  targetMode: number | null
+  /** The range's entries that stand: each must still stand when the rewind is journaled. */
+  reverts: number[]
+  /** The range's entries already taken back (by an undo inside it): reverted too, unchecked. */
+  covers: number[]
+  overrode?: string
 }

@@ -1,5 +1,6 @@
 import type * as z from "zod"
 import { PATCH_LIMITS, type Patch, type PatchOperation, patchSchema } from "./patch.schema"
+import { Draft, type Edit } from "./patch.draft"
 import { SearchText, findExact, findIgnoringSpace } from "./patch.search"
 import { finalLineBreak, linesOf, withLineBreaks } from "./text.eol"
 
@@ -20,6 +21,8 @@ export interface PatchChange {
 export interface PatchResult {
   text: string
   changes: PatchChange[]
+  /** The new text's bytes, when the call was given the text's as ASCII and every patch brought ASCII only. */
+  bytes?: Buffer
 }
 
 export interface PatchProblem {
@@ -44,13 +47,6 @@ export class PatchError extends Error {
   }
 }
 
-/** A replaced range of the text before a patch; several of one patch are sorted and do not overlap. */
-interface Edit {
-  start: number
-  end: number
-  insert: string
-}
-
 interface Planned {
   edits: Edit[]
   /** Where the change starts in the text after the patch (a swap has two places). */
@@ -71,9 +67,9 @@ const QUOTE_CHARS = 60
  * breaks takes `content` as written); existing lines keep theirs, and a swap moves text without converting it. A
  * match never splits a CRLF pair nor a surrogate pair (an emoji). The final line break is kept as it was: added back
  * if the patches removed it, dropped if the text had none (an emptied text stays empty). A result equal to the input
- * is refused: nothing would change.
+ * is refused: nothing would change. `ascii`: the text's bytes, when every character of it is ASCII (one byte each).
  */
-export function applyPatches(text: string, patches: readonly Patch[]): PatchResult {
+export function applyPatches(text: string, patches: readonly Patch[], ascii?: Uint8Array): PatchResult {
   if (patches.length === 0) throw new PatchError([], 0)
   if (patches.length > PATCH_LIMITS.patches) {
     throw new PatchError(
@@ -94,9 +90,10 @@ export function applyPatches(text: string, patches: readonly Patch[]): PatchResu
   const newline = original.eol.newline
   const problems: PatchProblem[] = []
   const tracked: { index: number; op: PatchOperation; offsets: number[] }[] = []
-  let current = text
+  const input = Draft.of(text, ascii)
+  let current = input
   // The text each patch searches, with its derived forms made once for all the patches that search it.
-  let view = original
+  let view: SearchText | undefined = original
   patches.forEach((raw, i) => {
     const index = i + 1
     // The engine's own line: a caller that skipped the schema (or built a patch by hand) still gets a clear refusal.
@@ -105,31 +102,40 @@ export function applyPatches(text: string, patches: readonly Patch[]): PatchResu
       problems.push({ index, message: describeIssues(parsed.error) })
       return
     }
+    view ??= new SearchText(current.text)
     const planned = planPatch(view, parsed.data, newline, original)
     if (typeof planned === "string") {
       problems.push({ index, message: planned })
       return
     }
-    current = applyEdits(current, planned.edits)
-    view = new SearchText(current)
+    current = current.edited(planned.edits)
+    view = undefined
     for (const change of tracked) change.offsets = change.offsets.map((offset) => mapOffset(offset, planned.edits))
     tracked.push({ index, op: parsed.data.operation, offsets: planned.landed })
   })
   if (problems.length > 0) throw new PatchError(problems, patches.length)
-  current = keepFinalLineBreak(text, current)
+  const fix = finalBreakEdit(text, current)
+  if (fix !== undefined) current = current.edited([fix])
   // Each patch changed something, yet together they may not (one undoes another, or only the final line break moved):
   // saying "patched" then would be false.
-  if (current === text) throw new PatchError([], patches.length, NO_CHANGE_MESSAGE)
-  const lines = linesOf(
-    current,
-    tracked.flatMap((change) => change.offsets.map((offset) => Math.min(offset, current.length))),
-  )
+  if (current.same(input)) throw new PatchError([], patches.length, NO_CHANGE_MESSAGE)
+  const end = current.length
+  const lines = current.lines(tracked.flatMap((change) => change.offsets.map((offset) => Math.min(offset, end))))
   let next = 0
   const changes = tracked.map(({ index, op, offsets }): PatchChange => {
     const [line = 1, otherLine] = offsets.map(() => lines[next++] ?? 1)
     return otherLine === undefined ? { index, op, line } : { index, op, line, otherLine }
   })
-  return { text: current, changes }
+  const result = current
+  // With bytes, the text is read from them only if asked for.
+  if (result.bytes === undefined) return { text: result.text, changes }
+  return {
+    get text() {
+      return result.text
+    },
+    changes,
+    bytes: result.bytes,
+  }
 }
 
 /** The edits one patch makes to `view`'s text, or why it cannot. `original` is the call's input, for a hint. */
@@ -217,16 +223,6 @@ function missingHint(view: SearchText, needle: string, original: SearchText): st
   )
 }
 
-function applyEdits(text: string, edits: readonly Edit[]): string {
-  let out = ""
-  let from = 0
-  for (const edit of edits) {
-    out += text.slice(from, edit.start) + edit.insert
-    from = edit.end
-  }
-  return out + text.slice(from)
-}
-
 /** Where an offset of an earlier change moves through a later patch's edits (into a replaced range: its start). */
 function mapOffset(offset: number, edits: readonly Edit[]): number {
   let shift = 0
@@ -238,14 +234,17 @@ function mapOffset(offset: number, edits: readonly Edit[]): number {
   return offset + shift
 }
 
-/** The result ends with a line break exactly when the input did; an empty result stays empty. */
-function keepFinalLineBreak(original: string, result: string): string {
-  if (original === "" || result === "") return result
+/** The edit that makes the result end with a line break exactly when the input did; an empty result stays empty. */
+function finalBreakEdit(original: string, result: Draft): Edit | undefined {
+  const length = result.length
+  if (original === "" || length === 0) return undefined
+  // The line break ending the text up to `end`: 2 for "\r\n", 1 for "\n", 0 for none.
+  const breakBefore = (end: number): number => (result.codeAt(end - 1) !== 10 ? 0 : result.codeAt(end - 2) === 13 ? 2 : 1)
   const had = finalLineBreak(original)
-  if (had !== "") return finalLineBreak(result) === "" ? result + had : result
-  let out = result
-  for (let cut = finalLineBreak(out); cut !== ""; cut = finalLineBreak(out)) out = out.slice(0, -cut.length)
-  return out
+  if (had !== "") return breakBefore(length) === 0 ? { start: length, end: length, insert: had } : undefined
+  let end = length
+  for (let cut = breakBefore(end); cut > 0; cut = breakBefore(end)) end -= cut
+  return end === length ? undefined : { start: end, end: length, insert: "" }
 }
 
 /** "lines 3, 7, 12" (each line once, however many matches it holds), cut after a few. */

@@ -14,6 +14,8 @@ export interface LineEndings {
 }
 
 export function detectLineEndings(text: string): LineEndings {
+  // No "\r" at all (most files): two native scans instead of a call per line (130,000 on a 10 MB file).
+  if (text.indexOf("\r") === -1) return text.indexOf("\n") === -1 ? { kind: "none" } : { kind: "lf", newline: "\n" }
   let crlf = 0
   let lf = 0
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {

@@ -15,7 +15,7 @@ export const fileBlobs = sqliteTable(
     bytes: blob("bytes", { mode: "buffer" }).notNull(),
     /** Length of `bytes` (as stored): what the journal's size limit counts. */
     size: integer("size").notNull(),
-    /** 0: the content itself; 1: deflated; 2: a delta against the blob `base`. */
+    /** 0: the content itself; 1: deflated; 3: brotli; 2 and 4: a delta against the blob `base` (journal.blobs.ts). */
     encoding: integer("encoding").notNull().default(0),
     /** For a delta: the blob it applies to (kept while this one is). */
     base: text("base"),

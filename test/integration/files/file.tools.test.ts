@@ -100,6 +100,24 @@ describe("forge file tools", () => {
     expect(readFileSync(target, "utf8")).toBe("a = 1\r\nb = 2\r\nc = 3\r\n")
   })
 
+  it("patches ASCII and UTF-8 files byte for byte: a byte-order mark stays, new text is UTF-8, a Latin-1 file is refused", async () => {
+    const ascii = file("ascii.txt")
+    writeFileSync(ascii, "name = 'a'\n")
+    await call("forge_patch", { path: ascii, patches: [{ operation: "replace", search: "'a'", content: "'é😀'" }] })
+    expect(readFileSync(ascii).equals(Buffer.from("name = 'é😀'\n"))).toBe(true)
+    const bom = file("bom.txt")
+    writeFileSync(bom, "\ufeffnamé = 1\nb = 1\n")
+    await call("forge_patch", { path: bom, patches: [{ operation: "replace", search: "b = 1", content: "b = 2" }] })
+    expect(readFileSync(bom).equals(Buffer.from("\ufeffnamé = 1\nb = 2\n"))).toBe(true)
+    await call("forge_patch", { path: bom, patches: [{ operation: "swap", search: "namé = 1", with: "b = 2" }] })
+    expect(readFileSync(bom).equals(Buffer.from("\ufeffb = 2\nnamé = 1\n"))).toBe(true)
+    const latin1 = file("latin1.txt")
+    writeFileSync(latin1, Buffer.from("namé = 1\n", "latin1"))
+    await expect(call("forge_patch", { path: latin1, patches: [{ operation: "replace", search: "1", content: "2" }] })).rejects.toThrow(
+      /is not UTF-8 text, so it is not patched/,
+    )
+  })
+
   it("reads text windowed and refuses binary files, folders and missing files by name", async () => {
     writeFileSync(file("t.txt"), "x\ny\n")
     writeFileSync(file("b.bin"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1]))

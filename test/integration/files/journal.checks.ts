@@ -80,7 +80,7 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
     }
   },
 
-  async "a large file edited many times stores each version once, and every undo gives back its version byte for byte"(dir) {
+  async "a large file edited many times stores each version once (a few scattered bytes apart: a delta), every undo byte for byte"(dir) {
     const { db, journal, work } = await open(dir)
     try {
       const file = path.join(work, "big", "data.bin")
@@ -92,7 +92,11 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
         await change(journal, file, next)
         written.push(next)
       }
-      assert.deepEqual(await rows(db, "SELECT count(*), sum(size) FROM file_blobs"), [[4, 4 * base.length]])
+      // Random bytes: the first version whole (nothing compresses them); each other one a delta of its 16 bytes that
+      // differ from the version before it, scattered over the file.
+      const [[count, stored]] = (await rows(db, "SELECT count(*), sum(size) FROM file_blobs")) as [[number, number]]
+      assert.equal(count, 4)
+      assert.ok(stored >= base.length && stored < base.length + 3 * 1024, `the blobs hold ${stored} bytes for 4 versions of ${base.length}`)
       for (let i = written.length - 2; i >= 0; i--) {
         await journal.undo(file)
         assert.ok(Buffer.from((await diskFiles.read(file)) ?? []).equals(written[i] as Buffer), `undo back to edit ${i} differs`)
@@ -423,6 +427,37 @@ export const journalChecks: Record<string, (dir: string) => Promise<void>> = {
       assert.ok(Buffer.from((await store.readBlob(entry?.after ?? "")) ?? []).equals(v2))
       await journal.undo(file)
       assert.ok(Buffer.from((await diskFiles.read(file)) ?? []).equals(v1))
+    } finally {
+      await db.close()
+    }
+  },
+
+  async "a change whose write fails leaves no entry, and no blob but those another entry or a delta still needs"(dir) {
+    const { db, journal, work } = await open(dir)
+    try {
+      const file = path.join(work, "fails.txt")
+      const v1 = Buffer.from(`${"line\n".repeat(2_000)}one`)
+      await change(journal, file, v1)
+      // A write that failed; handled at once, as the caller's allSettled does.
+      const failing = (message: string) => {
+        const write = Promise.reject(new Error(message))
+        write.catch(() => undefined)
+        return write
+      }
+      const failed = (after: Buffer) =>
+        journal.record({ session: "ses_1", tool: "forge_write", path: file, before: v1, after }, failing("ENOSPC: no space left"))
+      // The version before is stored already (the entry of v1 names it), and the new one is a delta against it.
+      await assert.rejects(failed(Buffer.from(`${"line\n".repeat(2_000)}two`)), /^Error: ENOSPC/)
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_journal"), [[1]])
+      assert.deepEqual(await rows(db, "SELECT count(*), sum(encoding = 2) FROM file_blobs"), [[1, 0]])
+      // A version before the journal had not seen goes too.
+      await diskFiles.write(file, Buffer.from("by hand"))
+      await assert.rejects(
+        journal.record({ session: "ses_1", tool: "forge_write", path: file, before: Buffer.from("by hand"), after: v1 }, failing("EIO")),
+        /EIO/,
+      )
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_blobs"), [[1]])
+      assert.deepEqual(await rows(db, "SELECT count(*) FROM file_journal"), [[1]])
     } finally {
       await db.close()
     }

@@ -32,6 +32,15 @@ export class MemoryJournalStore implements JournalStore {
     this.store(this.blobs, blob)
   }
 
+  async retract(id: number): Promise<void> {
+    const entry = this.rows.find((row) => row.id === id)
+    this.rows = this.rows.filter((row) => row.id !== id)
+    this.reverts = this.reverts.filter((revert) => revert.reverter !== id)
+    for (const hash of [entry?.after, entry?.before]) {
+      if (hash !== null && hash !== undefined && !this.rows.some((row) => row.before === hash || row.after === hash)) this.blobs.delete(hash)
+    }
+  }
+
   async readBlob(hash: string): Promise<Uint8Array | undefined> {
     const bytes = this.blobs.get(hash)
     return bytes === undefined ? undefined : copy(bytes)

@@ -61,6 +61,35 @@ describe("record", () => {
     expect(error.path).toBe("a.txt")
     expect(store.entries).toEqual([])
   })
+
+  it("appends the entry while the change is made, and takes it back, with the contents only it named, when the change fails", async () => {
+    let made: () => void = () => undefined
+    const writing = new Promise<void>((resolve) => {
+      made = resolve
+    })
+    const recorded = journal.record({ session: "s", tool: "forge_write", path: "/w/a.txt", before: undefined, after: text("one") }, writing)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    expect([store.blobs.size, store.entries.length]).toEqual([1, 1])
+    await files.write("/w/a.txt", text("one"))
+    made()
+    expect((await recorded)?.after).toBe([...store.blobs.keys()][0])
+    const failed = Promise.reject(new Error("EACCES: permission denied"))
+    failed.catch(() => undefined)
+    await expect(journal.record({ session: "s", tool: "forge_write", path: "/w/a.txt", before: text("one"), after: text("two") }, failed)).rejects.toThrow(
+      /^EACCES: permission denied$/,
+    )
+    expect([store.blobs.size, store.entries.length]).toEqual([1, 1])
+    expect((await journal.undo("/w/a.txt")).action).toBe("removed")
+  })
+
+  it("hashes a change's content before anew when the file no longer holds what was last recorded", async () => {
+    await change("/w/a.txt", "one")
+    files.files.set("/w/a.txt", text("ONE"))
+    const edit = await change("/w/a.txt", "two")
+    expect(edit?.before).not.toBe(store.entries[0]?.after)
+    expect([...store.blobs.keys()]).toContain(edit?.before)
+    expect(new TextDecoder().decode(await store.readBlob(edit?.before ?? ""))).toBe("ONE")
+  })
 })
 
 describe("undo", () => {

@@ -183,4 +183,33 @@ describe("patch properties", () => {
       RUNS,
     )
   })
+
+  it("given an ASCII text's bytes, answers as without them, with the result's UTF-8 bytes while every patch brings ASCII", () => {
+    const asciiPiece = fc.constantFrom<string>("a", "b", "ab", " ", "\n", "\r", "x\n")
+    fc.assert(
+      fc.property(fc.array(asciiPiece, { minLength: 1, maxLength: 30 }), eolOf, fc.array(patchSpec, { minLength: 1, maxLength: 4 }), (parts, eol, specs) => {
+        const text = eol(parts.join(""))
+        const patches = specs.map((spec) => toPatch(parts, spec))
+        const plain = attempt(text, patches)
+        let given: PatchResult | PatchError
+        try {
+          given = applyPatches(text, patches, Buffer.from(text, "latin1"))
+        } catch (error) {
+          if (!(error instanceof PatchError)) throw error
+          given = error
+        }
+        if (plain instanceof PatchError) {
+          expect(given).toBeInstanceOf(PatchError)
+          expect((given as PatchError).message).toBe(plain.message)
+          return
+        }
+        const result = given as PatchResult
+        expect([result.text, result.changes]).toEqual([plain.text, plain.changes])
+        const ascii = !/[\u0080-\uffff]/.test(patches.map((p) => (p.operation === "swap" ? "" : p.content)).join(""))
+        if (ascii) expect(result.bytes?.equals(Buffer.from(plain.text))).toBe(true)
+        else if (result.bytes !== undefined) expect(result.bytes.equals(Buffer.from(plain.text))).toBe(true)
+      }),
+      { numRuns: 400 },
+    )
+  })
 })

@@ -3,9 +3,10 @@
 // may still be missing is a warning.
 
 import { isMarkerLine, normalizeTitle, parseListItem, quoteLine, scanMarkdown, type Section, sectionsTitled, splitLines } from "../documents/markdown.scan"
-import { PlanDocumentError } from "./plan.errors"
+import { startsWithFrontmatter } from "../documents/frontmatter.block"
+import { PlanDocumentError, PlanInputError } from "./plan.errors"
 import { findNarrative, NARRATIVE_MARKER, SECTION_MARKER } from "./plan.markdown"
-import type { PlanBody, PlanCriterion, PlanPhase, PlanTask } from "./plan.types"
+import type { PlanBody, PlanCriterion, PlanDocument, PlanPhase, PlanTask } from "./plan.types"
 
 const TASK_TITLES: ReadonlySet<string> = new Set(["tasks", "task list"])
 const CRITERIA_TITLES: ReadonlySet<string> = new Set(["acceptance criteria"])
@@ -142,4 +143,23 @@ function checkNumbering(tasks: readonly PlanTask[], fail: (detail: string, line:
       fail(`missing task number ${i + 1}: task ${task.number} follows ${i === 0 ? "the heading" : `task ${i}`}`, task.line)
     }
   })
+}
+
+export function toTaskStates(tasks: PlanDocument["tasks"]): { number: number; ticked: boolean }[] {
+  return tasks.map((t) => ({ number: t.number, ticked: t.ticked }))
+}
+
+/**
+ * Bodies always end with exactly one newline, so round-trips and appends stay byte-stable. A body that opens with
+ * its own frontmatter block is refused, not merged: the frontmatter (status above all) is Forge's to write, and a
+ * second block would be stored as body text.
+ */
+export function normalizeBody(content: string): string {
+  if (startsWithFrontmatter(content)) {
+    throw new PlanInputError(
+      `the plan content starts with its own frontmatter block ("---" … "---"): send the body only, starting with the "# Title" line. ` +
+        `Forge writes the frontmatter (status, title, created, updated, session) itself; pass a title with plan_write's title argument.`,
+    )
+  }
+  return `${content.replace(/\r\n/g, "\n").replace(/\s+$/, "")}\n`
 }

@@ -7,8 +7,7 @@ import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Clock, Confirm, Logger } from "../lifecycle/lifecycle.ports"
 import { approveDialog, closeDialog, discardDialog } from "./plan.dialogs"
 import { parsePlanBody, parsePlanDocument, renderPlanDocument } from "./plan.document"
-import { PlanInputError } from "./plan.errors"
-import { startsWithFrontmatter } from "../documents/frontmatter.block"
+import { normalizeBody, toTaskStates } from "./plan.body"
 import { planFileName, planTitleOf, slugify } from "./plan.naming"
 import { PLAN_DIR } from "./plan.paths"
 import type { PlanFiles } from "./plan.ports"
@@ -16,7 +15,7 @@ import type { PlanRegistry, PlanSnapshot } from "./plan.registry"
 import { structureReport } from "./plan.report"
 import { PlanSync } from "./plan.sync"
 import { replaceExact } from "./plan.text"
-import type { PlanDocument, PlanFrontmatter } from "./plan.types"
+import type { PlanFrontmatter } from "./plan.types"
 
 export interface PlanServiceDeps {
   registry: PlanRegistry
@@ -403,25 +402,6 @@ export class PlanService {
   private iso(): string {
     return new Date(this.clock.now()).toISOString()
   }
-}
-
-export function toTaskStates(tasks: PlanDocument["tasks"]): { number: number; ticked: boolean }[] {
-  return tasks.map((t) => ({ number: t.number, ticked: t.ticked }))
-}
-
-/**
- * Bodies always end with exactly one newline, so round-trips and appends stay byte-stable. A body that opens with
- * its own frontmatter block is refused, not merged: the frontmatter (status above all) is Forge's to write, and a
- * second block would be stored as body text.
- */
-function normalizeBody(content: string): string {
-  if (startsWithFrontmatter(content)) {
-    throw new PlanInputError(
-      `the plan content starts with its own frontmatter block ("---" … "---"): send the body only, starting with the "# Title" line. ` +
-        `Forge writes the frontmatter (status, title, created, updated, session) itself; pass a title with plan_write's title argument.`,
-    )
-  }
-  return `${content.replace(/\r\n/g, "\n").replace(/\s+$/, "")}\n`
 }
 
 function draftNotice(planPath: string): string {

@@ -120,11 +120,14 @@ async function main(): Promise<void> {
       "opencode serve did not listen within 60 s",
     )
     const client = createOpencodeClient({ baseUrl: url, directory: project })
-    const worker = (await client.session.create({ body: { title: "hostile" } })).data?.id
     const probe = (await client.session.create({ body: { title: "probe" } })).data?.id
-    if (worker === undefined || probe === undefined) throw new Error("could not create the sessions")
+    if (probe === undefined) throw new Error("could not create the probe session")
     const samples = new Map<string, number[]>()
     for (const c of order) {
+      // A fresh session A per turn: one session's history would carry every earlier turn's megabytes of tool input into
+      // each later model request (opencode's work and the scripted model's, in this process, would grow turn by turn).
+      const worker = (await client.session.create({ body: { title: `hostile: ${c.label}` } })).data?.id
+      if (worker === undefined) throw new Error("could not create the worker session")
       const turn = withTimeout(
         client.session.prompt({ path: { id: worker }, body: { parts: [{ type: "text", text: `run ${c.tool}` }] } }),
         TURN_TIMEOUT_MS,
@@ -136,6 +139,8 @@ async function main(): Promise<void> {
         turn.catch(() => undefined),
       )
       await turn
+      // The scripted model keeps each request's whole body: what the bench never reads is let go.
+      fake.requests.length = 0
       samples.set(c.label, [...(samples.get(c.label) ?? []), ...latencies])
       const worst = latencies.reduce((a, b) => Math.max(a, b), 0) / 1e6
       console.log(`  ${c.label}: ${latencies.length} requests, slowest ${worst.toFixed(1)} ms`)

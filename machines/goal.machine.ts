@@ -68,6 +68,8 @@ export const goalMachine = goalSetup.createMachine({
           on: {
             "dialog.allow": { target: "#goal.active", actions: ["activate", { type: "writeDocument", params: { change: "armed" } }] },
             "dialog.reject": { target: "waiting", actions: "dropPending" },
+            // The process that showed the dialog is gone: it closes unanswered.
+            "goal.restored": { guard: "canTakeOver", target: "waiting", actions: "dropPending" },
           },
         },
         discarding: {
@@ -75,6 +77,7 @@ export const goalMachine = goalSetup.createMachine({
           on: {
             "dialog.allow": { target: "#goal.abandoned", actions: { type: "writeDocument", params: { change: "abandoned" } } },
             "dialog.reject": { target: "waiting", actions: "dropReason" },
+            "goal.restored": { guard: "canTakeOver", target: "waiting", actions: "dropReason" },
           },
         },
       },
@@ -111,6 +114,8 @@ export const goalMachine = goalSetup.createMachine({
           on: {
             "job.wake": { actions: "holdWake" },
             "session.idle": { target: "debouncing", actions: "scheduleDue" },
+            // Taken over from a driver that ended: the loop decides after a debounce, as after an idle.
+            "goal.restored": { guard: "canTakeOver", target: "debouncing", actions: "scheduleDue" },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing" },
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },
@@ -221,6 +226,8 @@ export const goalMachine = goalSetup.createMachine({
           entry: ["releaseWakes", "dropWakes"],
           on: {
             "session.idle": { target: "debouncing", actions: "scheduleDue" },
+            // Taken over from a driver that ended: the loop decides after a debounce, as after an idle.
+            "goal.restored": { guard: "canTakeOver", target: "debouncing", actions: "scheduleDue" },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
             "goal.complete": { guard: "canComplete", target: "completing" },
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },
@@ -231,6 +238,7 @@ export const goalMachine = goalSetup.createMachine({
           on: {
             "dialog.allow": { target: "#goal.completed", actions: { type: "writeDocument", params: { change: "completed" } } },
             "dialog.reject": { target: "working" },
+            "goal.restored": { guard: "canTakeOver", target: "working" },
           },
         },
         discarding: {
@@ -238,6 +246,7 @@ export const goalMachine = goalSetup.createMachine({
           on: {
             "dialog.allow": { target: "#goal.abandoned", actions: { type: "writeDocument", params: { change: "abandoned" } } },
             "dialog.reject": { target: "working", actions: "dropReason" },
+            "goal.restored": { guard: "canTakeOver", target: "working", actions: "dropReason" },
           },
         },
       },
@@ -275,6 +284,7 @@ export const goalMachine = goalSetup.createMachine({
           on: {
             "dialog.allow": { target: "#goal.active", actions: ["activate", { type: "writeDocument", params: { change: "resumed" } }] },
             "dialog.reject": { target: "stopped", actions: "dropPending" },
+            "goal.restored": { guard: "canTakeOver", target: "stopped", actions: "dropPending" },
           },
         },
         discarding: {
@@ -282,6 +292,7 @@ export const goalMachine = goalSetup.createMachine({
           on: {
             "dialog.allow": { target: "#goal.abandoned", actions: { type: "writeDocument", params: { change: "abandoned" } } },
             "dialog.reject": { target: "stopped", actions: "dropReason" },
+            "goal.restored": { guard: "canTakeOver", target: "stopped", actions: "dropReason" },
           },
         },
       },

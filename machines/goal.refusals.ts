@@ -16,6 +16,11 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
   const status = goalStatusOf(snapshot.value)
   const state = stateToString(snapshot.value)
   if (snapshot.status === "done") return `goal ${goal} is ${status}: a finished goal accepts no further changes. Write a new goal with goal_write.`
+  if (event.type === "goal.restored") {
+    const elsewhere = drivenElsewhereText(`goal ${goal}`, event.driver)
+    if (elsewhere !== null) return elsewhere
+    return `goal ${goal} is ${state}: there is nothing to take over (only an open dialog, or a working goal's loop, is).`
+  }
   if (snapshot.hasTag("awaiting-user") && event.type !== "dialog.allow" && event.type !== "dialog.reject")
     return `goal ${goal} is waiting on the user's answer to an open dialog (${state}): ask again once it is answered.`
   switch (event.type) {

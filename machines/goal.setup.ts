@@ -18,7 +18,7 @@ import {
   resumedLimits,
 } from "./goal.gates"
 import type { GoalMachineStatus } from "./goal.status"
-import { isDrivenElsewhere } from "./driver.claim"
+import { isDrivenElsewhere, mayDrive } from "./driver.claim"
 import type { GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalTag } from "./goal.types"
 
 // The goal machine's named guards (each calls a pure predicate of goal.gates.ts) and actions: context updates, and the
@@ -83,6 +83,11 @@ export const goalSetup = setup({
     isDrivenElsewhere: ({ event }) => {
       assertEvent(event, "loop.due")
       return isDrivenElsewhere(event.driver)
+    },
+    // A process takes a goal over only where no live process drives it: a dialog a live process shows stays open.
+    canTakeOver: ({ event }) => {
+      assertEvent(event, "goal.restored")
+      return mayDrive(event.driver)
     },
     isForeignSpeaker: ({ event }) => {
       assertEvent(event, "loop.due")
@@ -164,7 +169,7 @@ export const goalSetup = setup({
       return { activity: { ...context.activity, [kind]: context.activity[kind] + 1 } }
     }),
     scheduleDue: assign(({ context, event }) => {
-      assertEvent(event, ["session.idle", "loop.failed"])
+      assertEvent(event, ["session.idle", "loop.failed", "goal.restored"])
       return { dueAt: event.now + context.debounceMs }
     }),
     clearDue: assign({ dueAt: null }),

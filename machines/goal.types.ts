@@ -79,6 +79,13 @@ export type GoalEvent =
    * the goal's driver claim as the deciding process read it (only the claim's holder, or a taker-over, decides).
    */
   | { type: "loop.due"; now: number; speaker: "forge" | "other"; draftPlan: boolean; spend: GoalSpend; driver: DriverFacts }
+  /**
+   * An opencode process takes the goal over (after its restore, or when the goal's driver ended), unless a live
+   * process holds the goal's driver claim: a dialog open there died with the process that showed it and closes
+   * unanswered; a working goal's loop starts again from a debounce (no idle comes to a process that did not run the
+   * session's turn). `driver`: the claim as the taking process read it.
+   */
+  | { type: "goal.restored"; driver: DriverFacts; now: number }
   /** A job's wake, due while the session is idle: the next brief carries it instead of racing it. */
   | { type: "job.wake"; text: string }
   /** The continuation brief could not be sent. */

@@ -1,6 +1,6 @@
-import { type DriverFacts, mayDrive } from "../../machines/driver.claim"
+import type { DriverFacts } from "../../machines/driver.claim"
 import type { TurnActivity } from "../../machines/goal.gates"
-import type { GoalMachine } from "../../machines/goal.machine"
+import type { GoalEvent, GoalMachine } from "../../machines/goal.machine"
 import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { GoalSnapshot } from "./goal.lifecycle"
@@ -117,20 +117,27 @@ export class GoalLoop {
       const { sessionId } = snapshot.context
       if (!snapshot.hasTag("driving") || snapshot.hasTag("due") || snapshot.hasTag("awaiting-user") || sessionId === null) continue
       try {
+        // Read first, so a goal its live driver runs (or this process drives) costs no write and no status request.
         const facts = await this.deps.claims.facts(GOAL_CLAIMS, goalPath)
-        if (!this.isOrphaned(facts)) continue
+        if (facts.claim?.holder === facts.me || !this.deps.lifecycle.can(goalPath, this.takeOver(facts))) continue
         if (!(await this.deps.facts.isIdle(sessionId))) continue
-        const { taken } = await this.deps.claims.drive(GOAL_CLAIMS, goalPath, (latest) => this.isOrphaned(latest))
-        if (taken) await this.sessionIdle(sessionId)
+        // The machine's driver gate decides again on the claim as read inside the claim's write.
+        let event: GoalEvent | undefined
+        const may = (latest: DriverFacts) => {
+          event = this.takeOver(latest)
+          return latest.claim?.holder !== latest.me && this.deps.lifecycle.can(goalPath, event)
+        }
+        const { taken } = await this.deps.claims.drive(GOAL_CLAIMS, goalPath, may)
+        if (taken && event !== undefined) await this.deps.lifecycle.dispatch(goalPath, event)
       } catch (error) {
         this.deps.log.warn(`goal ${goalPath}: could not take up its loop: ${String(error)}`)
       }
     }
   }
 
-  /** Taken over: nobody holds the claim, or its holder ended or stopped renewing it (one's own claim is no orphan). */
-  private isOrphaned(facts: DriverFacts): boolean {
-    return mayDrive(facts) && facts.claim?.holder !== facts.me
+  /** This process takes the goal over: its loop decides after a debounce, as after an idle (the machine's gate first). */
+  private takeOver(driver: DriverFacts): GoalEvent {
+    return { type: "goal.restored", driver, now: this.deps.clock.now() }
   }
 
   /** One timer per goal, at the snapshot's deadline. */

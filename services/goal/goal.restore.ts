@@ -1,8 +1,7 @@
-import { mayDrive } from "../../machines/driver.claim"
-import type { GoalMachine } from "../../machines/goal.machine"
+import { type DriverFacts, soleDriver } from "../../machines/driver.claim"
+import type { GoalEvent, GoalMachine } from "../../machines/goal.machine"
 import type { DriverClaims } from "../lifecycle/driver.claim"
 import { GOAL_CLAIMS } from "./goal.claims"
-import { goalStateForStatus, goalStatusOf } from "../../machines/goal.status"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import { type LiveRestoreReport, restoreLive } from "../lifecycle/lifecycle.restore.live"
@@ -15,9 +14,24 @@ import { type LiveRestoreReport, restoreLive } from "../lifecycle/lifecycle.rest
  */
 export function restoreGoals(lifecycle: Lifecycle<GoalMachine>, repository: LifecycleRepository, claims?: DriverClaims): Promise<LiveRestoreReport> {
   return restoreLive(lifecycle, repository, async (goalPath, snapshot) => {
-    if (!snapshot.hasTag("awaiting-user")) return
-    if (claims !== undefined && !mayDrive(await claims.facts(GOAL_CLAIMS, goalPath))) return
-    const status = goalStatusOf(snapshot.value)
-    await lifecycle.reconcile(goalPath, goalStateForStatus(status), { ...snapshot.context, pending: null }, "restore.dialog")
+    if (snapshot.hasTag("awaiting-user")) await takeOverDialog(lifecycle, goalPath, claims)
   })
+}
+
+/**
+ * A goal found waiting on a dialog: the process that showed it is gone, so it closes unanswered and this process
+ * drives the goal, unless a live process holds its driver claim (the machine's driver gate decides, on the claim as
+ * read inside the claim's write). Resolves to whether the dialog was closed.
+ */
+export async function takeOverDialog(lifecycle: Lifecycle<GoalMachine>, goalPath: string, claims?: DriverClaims): Promise<boolean> {
+  let event: GoalEvent | undefined
+  // The event's time decides nothing in a dialog state.
+  const may = (driver: DriverFacts) => {
+    event = { type: "goal.restored", driver, now: driver.now }
+    return lifecycle.can(goalPath, event)
+  }
+  const taken = claims === undefined ? may(soleDriver()) : (await claims.drive(GOAL_CLAIMS, goalPath, may)).taken
+  if (!taken || event === undefined) return false
+  await lifecycle.dispatch(goalPath, event)
+  return true
 }

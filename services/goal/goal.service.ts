@@ -11,7 +11,7 @@ import { runGoalChecks, checkRunReport } from "./goal.check.run"
 import { type GoalContract, definedOnly, limitsOf, termsOf } from "./goal.contract"
 import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
 import { type DocumentRevision, GoalDocumentFollower } from "./goal.follow"
-import { driverLineText, mayDrive } from "../../machines/driver.claim"
+import { type DriverFacts, driverLineText } from "../../machines/driver.claim"
 import type { DriverClaims } from "../lifecycle/driver.claim"
 import { GOAL_CLAIMS } from "./goal.claims"
 import { GOAL_DIR } from "./goal.paths"
@@ -377,7 +377,10 @@ export class GoalService {
    */
   private async ask(goalPath: string, asker: GoalAsker, dialog: DialogRequest): Promise<boolean> {
     const opened = this.lifecycle.snapshot(goalPath)?.value
-    await this.deps.claims?.drive(GOAL_CLAIMS, goalPath, mayDrive)
+    // This process shows the dialog, so it holds the goal's claim while it is open (a restore elsewhere leaves it alone),
+    // where the machine's driver gate lets it take the goal over: a live driver elsewhere keeps the goal.
+    const restored = (driver: DriverFacts): GoalEvent => ({ type: "goal.restored", driver, now: this.deps.clock.now() })
+    await this.deps.claims?.drive(GOAL_CLAIMS, goalPath, (driver) => this.lifecycle.can(goalPath, restored(driver)))
     const allowed = asker.by === "user" ? true : await asker.confirm(dialog).catch(() => false)
     await this.refresh()
     const now = this.lifecycle.snapshot(goalPath)

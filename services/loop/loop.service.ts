@@ -197,7 +197,7 @@ export class LoopService {
     for (const [loopName, snapshot] of [...this.lifecycle.instances()]) {
       if (!snapshot.hasTag("live")) continue
       const facts = await this.deps.claims.facts(LOOP_CLAIMS, loopName)
-      if (mayDrive(facts) && facts.claim?.holder !== facts.me) await this.takeOver(loopName)
+      if (facts.claim?.holder !== facts.me && this.lifecycle.can(loopName, { type: "loop.restored", driver: facts })) await this.takeOver(loopName)
     }
   }
 

@@ -77,6 +77,13 @@ const discardByUser: GoalEvent = { type: "goal.discard", by: "user", reason: "no
 const discardByModel: GoalEvent = { type: "goal.discard", by: "model", reason: "wrong approach" }
 /** goal_check: the machine counts the run, whatever its entries say (the SUT runs every check, all passing). */
 const checkedAllPass: GoalEvent = { type: "goal.checked", entries: [] }
+/** This process takes the goal over from another one, which has ended (or still runs: then the goal stays with it). */
+const takeOver = (holderAlive: boolean): GoalEvent => ({
+  type: "goal.restored",
+  now: T_IDLE,
+  driver: { me: MODEL_DRIVER, claim: { holder: OTHER_DRIVER, until: T_IDLE + DRIVER_CLAIM_MS }, holderAlive, now: T_IDLE },
+})
+const takeovers = [takeOver(false), takeOver(true)]
 const idle: GoalEvent = { type: "session.idle", now: T_IDLE }
 const busy: GoalEvent = { type: "session.busy" }
 const wrote: GoalEvent = { type: "goal.activity", kind: "writes" }
@@ -169,7 +176,7 @@ function requests(state: Snapshot): GoalEvent[] {
     if (status === "paused") return [resume(false), discardByModel]
     return [...completions(state), pauseByUser, discardByModel]
   }
-  const dialogs = awaiting || state.matches({ paused: "stopped" }) ? [allow, reject] : []
+  const dialogs = [...(awaiting || state.matches({ paused: "stopped" }) ? [allow, reject] : []), ...(awaiting ? takeovers : [])]
   const edits = documentEdits(state)
   if (status === "queued") return [...dialogs, arm(false), arm(true), revise(state), discardByUser, discardByModel, checkedAllPass, idle, ...edits]
   if (status === "paused")
@@ -188,7 +195,20 @@ function requests(state: Snapshot): GoalEvent[] {
       wrote,
       ...edits,
     ]
-  return [...dialogs, pauseByUser, pauseBlocked, revise(state), discardByUser, discardByModel, ...completions(state), resume(false), arm(false), ...edits]
+  const working = state.matches({ active: "working" }) ? takeovers : []
+  return [
+    ...dialogs,
+    ...working,
+    pauseByUser,
+    pauseBlocked,
+    revise(state),
+    discardByUser,
+    discardByModel,
+    ...completions(state),
+    resume(false),
+    arm(false),
+    ...edits,
+  ]
 }
 
 /**
@@ -225,7 +245,8 @@ function loop(state: Snapshot): GoalEvent[] {
     // A job's wake due before the first idle is decided: the brief carries it (or the loop's exit sends it).
     return asBegun && turnsUsed === 0 && context.wakes.length === 0 ? [idle, wake] : [idle]
   }
-  if (state.matches({ active: "parked" })) return [idle, wake, ...competing]
+  // Taken over while parked: the same debounce an idle starts (at the same moment, so the same state).
+  if (state.matches({ active: "parked" })) return [idle, wake, ...takeovers, ...competing]
   if (fresh) {
     return [
       due(state),

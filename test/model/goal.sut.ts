@@ -14,6 +14,7 @@ import type { GoalContract } from "../../services/goal/goal.contract"
 import { parseGoalDocument, replaceContract } from "../../services/goal/goal.document"
 import { defineGoalLifecycle } from "../../services/goal/goal.lifecycle"
 import { GoalLoop } from "../../services/goal/goal.loop"
+import { takeOverDialog } from "../../services/goal/goal.restore"
 import { termsOf } from "../../services/goal/goal.contract"
 import { GoalService, NoGoalError } from "../../services/goal/goal.service"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
@@ -118,6 +119,7 @@ class GoalSut implements ModelSut<GoalModel> {
     private readonly prompter: FakePrompter,
     private readonly facts: FakeSessionFacts,
     private readonly driver: FakeClaims,
+    private readonly claims: DriverClaims,
     private readonly runner: FakeCheckRunner,
     private readonly host: LifecycleHost,
     private readonly rt: ComposedRuntime,
@@ -150,7 +152,7 @@ class GoalSut implements ModelSut<GoalModel> {
     // goal_write arm=false: the model's initial state, a queued goal.
     const written = await service.write(SESSION, contractOf(input.contract, input.limits), null)
     expect(written.goalPath, "the goal's path").toBe(input.goalPath)
-    return new GoalSut(dir, written.goalPath, clock, timers, prompter, facts, driver, runner, workspace.host, rt, service, loop, input)
+    return new GoalSut(dir, written.goalPath, clock, timers, prompter, facts, driver, claims, runner, workspace.host, rt, service, loop, input)
   }
 
   async apply({ event, before, accepted }: ModelStep<GoalModel>): Promise<void> {
@@ -329,6 +331,21 @@ class GoalSut implements ModelSut<GoalModel> {
         this.claimed = event.driver
         if (before.context.dueAt !== null && event.now < before.context.dueAt) return this.fireEarly()
         return this.fireTimers()
+      case "goal.restored": {
+        // Another process's driver watch (or its restore) finds the goal, and reads its claim as the event says.
+        this.clock.at = event.now
+        this.driver.me = event.driver.me
+        this.driver.alive = event.driver.holderAlive
+        this.driver.set(this.goalPath, event.driver.claim)
+        this.claimed = null
+        if (!before.hasTag("awaiting-user")) return this.loop.resumeAll()
+        expect(await takeOverDialog(service.lifecycle, this.goalPath, this.claims), "the dialog closed").toBe(accepted)
+        if (!accepted) return
+        // The process that showed the dialog is gone: an answer it would still give changes nothing.
+        const dialog = this.dialogs.pop()
+        dialog?.answer(false)
+        return expect(dialog?.done).rejects.toThrow(/moved on while the dialog was open/)
+      }
       case "loop.failed":
         // The timer fires on facts that send the brief, and the send fails: the loop reports the failure.
         this.clock.at = event.now

@@ -26,6 +26,12 @@ export interface DriverFacts {
   now: number
 }
 
+/** The facts where this process is the only one (no workspace database to keep claims in): nobody else drives. */
+export function soleDriver(): DriverFacts {
+  // Without a claim the time decides nothing.
+  return { me: "this process", claim: null, holderAlive: false, now: 0 }
+}
+
 /** A live driver is never taken over: only an unclaimed instance, one's own, a dead holder's or a lapsed claim. */
 export function mayDrive({ me, claim, holderAlive, now }: DriverFacts): boolean {
   return claim === null || claim.holder === me || !holderAlive || now >= claim.until

@@ -1,4 +1,5 @@
 import { assertEvent, assign, setup } from "xstate"
+import { type DriverFacts, mayDrive } from "./driver.claim"
 import { type DeadlineClock, firstDeadlineReached } from "./job.gates"
 
 // One supervised shell job. The caller (forge_shell) waits while the job is `running`; the FIRST of four conditions
@@ -73,7 +74,11 @@ export interface JobContext extends JobInput {
 
 export type JobEvent =
   | { type: "job.spawned"; pid: number; at: number; shim?: JobShim | null }
-  | { type: "job.spawnFailed"; error: string; at: number }
+  /**
+   * `driver`: set when a restore fails a job its dead host never started (the job's driver claim as the restoring
+   * process read it); the spawning process itself sends none, being the job's host.
+   */
+  | { type: "job.spawnFailed"; error: string; at: number; driver?: DriverFacts }
   | { type: "job.output"; at: number; matched: boolean }
   | { type: "job.tick"; now: number }
   | { type: "job.exit"; code: number | null; signal: string | null; at: number }
@@ -81,8 +86,9 @@ export type JobEvent =
   | { type: "job.poll" }
   | { type: "job.wake.delivered" }
   | { type: "job.clear" }
-  | { type: "job.adopt"; at: number; host: JobHost }
-  | { type: "job.orphan"; at: number }
+  /** A restore takes a dead host's job on: `driver` is the job's driver claim as the restoring process read it. */
+  | { type: "job.adopt"; at: number; host: JobHost; driver: DriverFacts }
+  | { type: "job.orphan"; at: number; driver: DriverFacts }
 
 export type JobTag = "alive" | "caller-waiting" | "wake-pending" | "listed"
 
@@ -128,6 +134,11 @@ export const jobMachine = setup({
     isIdle: (_, params: DeadlineClock) => firstDeadlineReached(params) === "idle",
     isMaxWaitReached: (_, params: DeadlineClock) => firstDeadlineReached(params) === "max-wait",
     isNotifying: ({ context }) => context.notify,
+    // One process takes a dead host's job on: the driver claim's live holder keeps it (a restore is asked with can()).
+    canDrive: ({ event }) => {
+      assertEvent(event, ["job.adopt", "job.orphan", "job.spawnFailed"])
+      return event.driver === undefined || mayDrive(event.driver)
+    },
   },
   actions: {
     recordSpawn: assign(({ event }) => {
@@ -197,7 +208,7 @@ export const jobMachine = setup({
           { guard: "isBackground", target: "earlyReturned", actions: ["recordSpawn", "markBackground"] },
           { target: "running", actions: "recordSpawn" },
         ],
-        "job.spawnFailed": { target: "cleared", actions: "recordSpawnFailure" },
+        "job.spawnFailed": { guard: "canDrive", target: "cleared", actions: "recordSpawnFailure" },
       },
     },
     running: {
@@ -228,8 +239,8 @@ export const jobMachine = setup({
         ],
         "job.kill": { target: "killed", actions: "recordKill" },
         // A survive job restored after its host (and so its waiting caller) died: nobody waits any more.
-        "job.adopt": { target: "earlyReturned", actions: ["markAdopted", "markBackground"] },
-        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
+        "job.adopt": { guard: "canDrive", target: "earlyReturned", actions: ["markAdopted", "markBackground"] },
+        "job.orphan": { guard: "canDrive", target: "orphaned", actions: "markOrphaned" },
       },
     },
     // The caller stopped waiting while the process still runs (a success pattern matched, or the wait ended early):
@@ -245,8 +256,8 @@ export const jobMachine = setup({
           { target: "exited.unread", actions: "recordExit" },
         ],
         "job.kill": { target: "killed", actions: "recordKill" },
-        "job.adopt": { actions: "markAdopted" },
-        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
+        "job.adopt": { guard: "canDrive", actions: "markAdopted" },
+        "job.orphan": { guard: "canDrive", target: "orphaned", actions: "markOrphaned" },
       },
     },
     // The same configuration as succeededByPattern, on purpose (see above).
@@ -259,8 +270,8 @@ export const jobMachine = setup({
           { target: "exited.unread", actions: "recordExit" },
         ],
         "job.kill": { target: "killed", actions: "recordKill" },
-        "job.adopt": { actions: "markAdopted" },
-        "job.orphan": { target: "orphaned", actions: "markOrphaned" },
+        "job.adopt": { guard: "canDrive", actions: "markAdopted" },
+        "job.orphan": { guard: "canDrive", target: "orphaned", actions: "markOrphaned" },
       },
     },
     exited: {
@@ -273,7 +284,7 @@ export const jobMachine = setup({
         // A kill after the shell exited delivers the exit too, and takes down what the shell left running.
         "job.kill": { target: "cleared" },
         // A dead host's finished job, its result (and any wake) still owed: one process takes it over.
-        "job.adopt": { actions: "markAdopted" },
+        "job.adopt": { guard: "canDrive", actions: "markAdopted" },
       },
       states: {
         wakePending: {

@@ -121,7 +121,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
   const watchdog = createHostWatchdog({ log: o.log, options: o.options, rawOptions: o.rawOptions, env: o.env, ledgers, host })
   let stopWatch: (() => void) | undefined
   return {
-    // Once the workspace is open, this process keeps its claims and looks for goals and loops left without a driver.
+    // Once the workspace is open, this process keeps its claims and looks for goals, loops and jobs left without a driver.
     open: async () => {
       const runtime = await workspace.open()
       stopWatch ??= startDriverWatch({
@@ -132,6 +132,7 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
           await host.refresh()
           await goals.loop.resumeAll()
           await loops.service.takeOverLeftLoops()
+          await jobs.takeOverLeft()
         },
       })
       return runtime

@@ -29,6 +29,8 @@ export interface HostJobs {
   ledger: JobLedger
   registry: JobRegistry
   shellFamily: string
+  /** The driver watch's look: the jobs of a host that ended while this process runs are taken up (and said in the log). */
+  takeOverLeft(): Promise<void>
   /** Removes the exit handlers and releases the host (the supervisor itself is disposed by the plugin's dispose hook). */
   uninstall(): void
 }
@@ -114,5 +116,14 @@ export function createHostJobs(options: {
     // The next plugin instance of this process may take over what this one leaves (its survive jobs).
     releaseHost(jobHost)
   }
-  return { supervisor, ledger, registry, shellFamily: processes.shellFamily(), uninstall }
+  const takeOverLeft = async () => {
+    const repository = await options.repository()
+    const outcome = repository && (await supervisor.takeOverLeft(repository))
+    if (outcome === undefined) return
+    for (const problem of outcome.problems) options.log.warn(problem)
+    if (outcome.adopted.length > 0) options.log.info(`adopted ${outcome.adopted.length} survive job(s) whose opencode process ended`)
+    if (outcome.takenOver.length > 0)
+      options.log.info(`took over ${outcome.takenOver.length} finished job(s) whose opencode process ended, their result still owed`)
+  }
+  return { supervisor, ledger, registry, shellFamily: processes.shellFamily(), takeOverLeft, uninstall }
 }

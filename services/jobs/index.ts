@@ -1,6 +1,8 @@
 // Public surface of the job lifecycle: the supervisor (forge_shell, forge_jobs), its lifecycle on the one host, the
 // effects its machine declares, the ledger and registry it keeps, and the ports a harness provides.
-export { JobSupervisor, type JobRestoreOutcome, type JobSupervisorDeps } from "./job.supervisor"
+export { JobSupervisor } from "./job.supervisor"
+export type { JobSupervisorDeps } from "./job.supervisor.deps"
+export type { JobRestoreOutcome } from "./job.restore"
 export { defineJobLifecycle, type JobLifecycleOptions } from "./job.lifecycle"
 export { KILL_GRACE_MS, createJobImplementations, type JobEffectHandlers, type JobImplementationDeps, type KillOutcome } from "./job.implementations"
 export { JOB_LEDGER_KINDS, JOB_LEDGER_LIMIT, JobLedger, jobLedgerDefinition, jobLedgerEntrySchema, type JobLedgerEntry } from "./job.ledger"

@@ -1,3 +1,4 @@
+import type { DriverFacts } from "../../machines/driver.claim"
 import { type RestoredJobFate, restoredJobFate } from "../../machines/job.gates"
 import type { JobContext, JobEvent, JobHost, JobMachine } from "../../machines/job.machine"
 import type { SnapshotFrom } from "xstate"
@@ -40,16 +41,35 @@ export function watchAdopted(
   }
 }
 
+/**
+ * The driver facts of a job whose host still runs: the host holds the job as a live claim would, whatever the claim
+ * row says (a host drives its jobs without writing a claim for each).
+ */
+export function drivenByHost(read: DriverFacts, host: JobHost): DriverFacts {
+  return { ...read, claim: { holder: `${host.pid}:${host.startedAt} (plugin instance ${host.instance})`, until: Number.MAX_SAFE_INTEGER }, holderAlive: true }
+}
+
 /** The event that carries out a restored job's fate (claimed by the one process that applies it). */
-export function restoredJobEvent(fate: RestoredJobFate, at: number, host: JobHost): JobEvent {
+export function restoredJobEvent(fate: RestoredJobFate, at: number, host: JobHost, driver: DriverFacts): JobEvent {
   switch (fate) {
     case "spawn-failed":
-      return { type: "job.spawnFailed", error: "the host stopped before the job started", at }
+      return { type: "job.spawnFailed", error: "the host stopped before the job started", at, driver }
     case "orphan":
-      return { type: "job.orphan", at }
+      return { type: "job.orphan", at, driver }
     default:
-      return { type: "job.adopt", at, host }
+      return { type: "job.adopt", at, host, driver }
   }
+}
+
+/** What one restore did with the live job records it found. */
+export interface JobRestoreOutcome {
+  adopted: string[]
+  /** Finished jobs of a dead host whose result (or wake) was still owed: now this host's to deliver. */
+  takenOver: string[]
+  orphaned: string[]
+  /** Live jobs of another host process that still runs on this workspace: left to it. */
+  elsewhere: string[]
+  problems: string[]
 }
 
 /** What a restored job's record becomes here, and what that was decided on. */
@@ -92,7 +112,7 @@ export interface FateHands {
 export async function carryOutFate(
   job: LiveJob,
   { fate, processAlive, kept }: RestoredFate,
-  outcome: { adopted: string[]; takenOver: string[]; orphaned: string[] },
+  outcome: Pick<JobRestoreOutcome, "adopted" | "takenOver" | "orphaned">,
   hands: FateHands,
 ): Promise<void> {
   const { context } = job.snapshot

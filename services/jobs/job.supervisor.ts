@@ -1,22 +1,20 @@
-import { type DriverFacts, mayDrive } from "../../machines/driver.claim"
-import type { DriverClaims } from "../lifecycle/driver.claim"
+import { type DriverFacts, soleDriver } from "../../machines/driver.claim"
 import { SURVIVOR_CAP_REFUSAL, isOverSurvivorCap, nextDeadline } from "../../machines/job.gates"
 import { type JobContext, type JobEvent, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
 import { stateToString } from "../../machines/state.text"
 import type { Lifecycle } from "../lifecycle/lifecycle"
-import type { LifecycleHost } from "../lifecycle/lifecycle.host"
-import type { Clock, LifecycleRepository, Logger } from "../lifecycle/lifecycle.ports"
+import type { LifecycleRepository, SnapshotRecord } from "../lifecycle/lifecycle.ports"
 import { KILL_GRACE_MS } from "./job.implementations"
 import { defineJobLifecycle } from "./job.lifecycle"
-import type { JobLedger, JobLedgerEntry } from "./job.ledger"
-import type { JobRegistry } from "./job.registry"
+import type { JobLedgerEntry } from "./job.ledger"
 import { isSameHost } from "./job.stores"
 import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import { scanJobOutput } from "./output.scan"
-import type { JobLogs, JobProcesses, RunningProcess, SessionIdleQuery, Timers, WakeSender } from "./job.ports"
+import type { RunningProcess } from "./job.ports"
 import { formatJobResult, formatLogPage, killReply, listRow } from "./job.report"
 import { type ShellRequest, jobInputOf } from "./job.request"
-import { carryOutFate, isRunningElsewhere, restoredFateOf, restoredJobEvent } from "./job.restore"
+import { type JobRestoreOutcome, carryOutFate, drivenByHost, isRunningElsewhere, restoredFateOf, restoredJobEvent } from "./job.restore"
+import type { JobSupervisorDeps } from "./job.supervisor.deps"
 import { JOB_CLAIMS } from "./job.claims"
 import { ranAnswer } from "./job.ran"
 import { JobWakes } from "./job.wakes"
@@ -24,44 +22,6 @@ import { findJob, pageableLog } from "./job.lookup"
 
 const POLL_CAP_MS = 30_000
 const DRAIN_BYTES = 64 * 1024
-
-export interface JobSupervisorDeps {
-  processes: JobProcesses
-  logs: JobLogs
-  clock: Clock
-  timers: Timers
-  log: Logger
-  wake: WakeSender
-  newJobId: () => string
-  /**
-   * The workspace's one lifecycle host: the supervisor defines the job lifecycle on it (every job transition is
-   * recorded; the next start restores from them), with its own handlers for the machine's effects.
-   */
-  lifecycles: LifecycleHost
-  /** The bounded record of what happened to jobs nobody was waiting on. */
-  ledger: JobLedger
-  /** Which jobs this host runs and for whom, and which results were delivered. */
-  registry: JobRegistry
-  /** This host process: stamped on every job it starts or adopts. */
-  host: JobHost
-  /** Whether a session this host has no status for yet is idle (without it, such a session counts as busy). */
-  sessionIsIdle?: SessionIdleQuery
-  /**
-   * The workspace's one driver claim: of the processes restoring a dead host's job, the one that takes its claim
-   * adopts it. Without it this process is the only one (the record's revision still fences the step).
-   */
-  claims?: DriverClaims
-}
-
-export interface JobRestoreOutcome {
-  adopted: string[]
-  /** Finished jobs of a dead host whose result (or wake) was still owed: now this host's to deliver. */
-  takenOver: string[]
-  orphaned: string[]
-  /** Live jobs of another host process that still runs on this workspace: left to it. */
-  elsewhere: string[]
-  problems: string[]
-}
 
 // Runs forge_shell jobs: one job machine per job decides when the caller stops waiting and whether a completion
 // still owes a wake; this class only feeds it what happened (spawn, output, ticks at deadlines, exit) and carries
@@ -72,6 +32,10 @@ export class JobSupervisor {
   private readonly jobs = new Map<string, LiveJob>()
   private readonly wakes: JobWakes
   private readonly lifecycle: Lifecycle<JobMachine>
+  /** Restores run one after another, each on the jobs the one before left (start-up's and the driver watch's). */
+  private restoring: Promise<unknown> = Promise.resolve()
+  /** Records that no longer fit the job machine: reported by the restore that found them, then left as they are. */
+  private readonly unfit = new Set<string>()
 
   constructor(private readonly deps: JobSupervisorDeps) {
     this.wakes = new JobWakes({
@@ -137,22 +101,41 @@ export class JobSupervisor {
    * a survive job still running or whose end its shim kept is adopted, a finished one still owed is taken over, and
    * any other live one is ledgered as an orphan (killed when it still runs: it escaped its fence).
    */
-  async restore(repository: LifecycleRepository): Promise<JobRestoreOutcome> {
+  restore(repository: LifecycleRepository): Promise<JobRestoreOutcome> {
+    const run = this.restoring.then(() => this.restoreOnce(repository))
+    this.restoring = run.catch(() => undefined)
+    return run
+  }
+
+  /**
+   * The driver watch's look: jobs whose host ended while this process runs (another opencode on the workspace exited)
+   * are taken up as at start-up. The live records are read first, so while every job runs here or under a live host
+   * the look costs one read. Undefined when there was nothing to take up.
+   */
+  async takeOverLeft(repository: LifecycleRepository): Promise<JobRestoreOutcome | undefined> {
+    const records = await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false })
+    const handled = (record: SnapshotRecord) =>
+      this.jobs.has(record.instanceId) || this.unfit.has(record.instanceId) || isRunningElsewhere(record, this.isOtherHostAlive)
+    if (records.every(handled)) return undefined
+    return this.restore(repository)
+  }
+
+  private readonly isOtherHostAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isHostAlive(host)
+
+  private async restoreOnce(repository: LifecycleRepository): Promise<JobRestoreOutcome> {
     const outcome: JobRestoreOutcome = { adopted: [], takenOver: [], orphaned: [], elsewhere: [], problems: [] }
-    const isAlive = (host: JobHost) => !isSameHost(host, this.deps.host) && this.deps.processes.isHostAlive(host)
+    const isAlive = this.isOtherHostAlive
+    const taken: LiveJob[] = []
     outcome.problems.push(...(await this.deps.registry.takeOver(isAlive)))
     const onDamaged = (damage: { instanceId: string; problem: string }) =>
       void outcome.problems.push(`job ${damage.instanceId}: ${damage.problem}; left as it was`)
     for (const record of await repository.loadSnapshots({ machineId: jobMachine.id, includeTerminal: false, onDamaged })) {
       const jobId = record.instanceId
       if (this.jobs.has(jobId)) continue
-      // Another opencode process on this workspace runs it: not ours to adopt, orphan or kill.
-      if (isRunningElsewhere(record, isAlive)) {
-        outcome.elsewhere.push(jobId)
-        continue
-      }
       const restored = this.lifecycle.restore(record)
       if (restored.kind === "unfit") {
+        // Said once: the driver watch's looks leave it alone from now on.
+        this.unfit.add(jobId)
         outcome.problems.push(`${restored.problem}; left as it was`)
         continue
       }
@@ -166,11 +149,16 @@ export class JobSupervisor {
       this.watch(jobId, job)
       const now = this.deps.clock.now()
       const decided = restoredFateOf(job.snapshot, this.deps.processes)
-      // Claimed in one write transaction: of the processes starting together, exactly one takes the job on.
-      if (!(await this.claim(job, restoredJobEvent(decided.fate, now, this.deps.host)))) {
+      // A job's host drives it while it lives (another opencode process on this workspace, or another plugin instance
+      // of this one): the machine's driver gate leaves it there. Of the processes taking a dead host's job over, the
+      // one that takes its claim, in one write transaction, adopts it.
+      const hostAlive = isAlive(context.host)
+      const eventFor = (claim: DriverFacts) => restoredJobEvent(decided.fate, now, this.deps.host, hostAlive ? drivenByHost(claim, context.host) : claim)
+      if (!(await this.claim(job, eventFor))) {
         outcome.elsewhere.push(jobId)
         continue
       }
+      taken.push(job)
       await carryOutFate(job, decided, outcome, {
         processes: this.deps.processes,
         clock: this.deps.clock,
@@ -186,7 +174,7 @@ export class JobSupervisor {
     for (const { jobId } of this.deps.registry.registrations()) if (!this.jobs.has(jobId)) this.deps.registry.end(jobId)
     await this.lifecycle.prune()
     // Completions an earlier host could not deliver: their sessions may be idle already, with no event to come.
-    for (const job of this.jobs.values()) if (job.snapshot.hasTag("wake-pending")) void this.deliverWake(job)
+    for (const job of taken) if (job.snapshot.hasTag("wake-pending")) void this.deliverWake(job)
     return outcome
   }
 
@@ -313,17 +301,24 @@ export class JobSupervisor {
   }
 
   /**
-   * The first event of a restored job, applied by the process that takes the job's driver claim (the machine asked
-   * first whether the event applies): a live holder keeps it. The step itself still lands only on the record read.
+   * The first event of a restored job, applied by the process that takes the job's driver claim: the machine's driver
+   * gate, asked with `can()` on the claim as read inside the claim's write, decides (a live holder keeps the job). The
+   * step itself still lands only on the record read.
    */
-  private async claim(job: LiveJob, event: JobEvent): Promise<boolean> {
+  private async claim(job: LiveJob, eventFor: (driver: DriverFacts) => JobEvent): Promise<boolean> {
     const claims = this.deps.claims
-    const may = (facts: DriverFacts) => mayDrive(facts) && this.lifecycle.can(job.jobId, event)
-    const taken = claims === undefined || (await claims.drive(JOB_CLAIMS, job.jobId, may)).taken
-    if (taken && (await this.lifecycle.claim(job.jobId, event)) !== undefined) return true
+    let event: JobEvent | undefined
+    const may = (driver: DriverFacts) => {
+      event = eventFor(driver)
+      return this.lifecycle.can(job.jobId, event)
+    }
+    // Without a workspace database this process is the only one: nobody else holds a claim.
+    const taken = claims === undefined ? may(soleDriver()) : (await claims.drive(JOB_CLAIMS, job.jobId, may)).taken
+    if (taken && event !== undefined && (await this.lifecycle.claim(job.jobId, event)) !== undefined) return true
     if (taken) await claims?.release(JOB_CLAIMS, job.jobId)
     quiesce(job)
     this.jobs.delete(job.jobId)
+    this.lifecycle.remove(job.jobId)
     return false
   }
 

@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from "xstate"
 import { type JobEvent, type JobInput, jobMachine } from "../../machines/job.machine"
-import { startJobSut } from "./job.sut"
+import { NEIGHBOUR, startJobSut } from "./job.sut"
 import { describeModel } from "./model.template"
 
 // Paths generated from the job machine drive the real JobSupervisor over a process world that spawns nothing, with
@@ -50,18 +50,27 @@ const eventCases: JobEvent[] = [
   { type: "job.wake.delivered" },
   { type: "job.clear" },
 ]
-const adopt: JobEvent = { type: "job.adopt", at: 5_000, host: { pid: 200, startedAt: 4_000, instance: "b" } }
-const orphan: JobEvent = { type: "job.orphan", at: 5_000 }
+// The restoring host reads the job's claim as nobody's (the dead host held none); a live holder is the unit tests' case.
+const driver = { me: "b", claim: null, holderAlive: false, now: 5_000 }
+const adopt: JobEvent = { type: "job.adopt", at: 5_000, host: { pid: 200, startedAt: 4_000, instance: "b" }, driver }
+const orphan: JobEvent = { type: "job.orphan", at: 5_000, driver }
+// A process started beside the live host reads the job as driven by it: the driver gate leaves the job there.
+const besideHost = { me: NEIGHBOUR, claim: { holder: "(the live host)", until: Number.MAX_SAFE_INTEGER }, holderAlive: true, now: 5_000 }
+const beside: JobEvent[] = [
+  { type: "job.adopt", at: 5_000, host: { pid: 400, startedAt: 7_000, instance: "n" }, driver: besideHost },
+  { type: "job.orphan", at: 5_000, driver: besideHost },
+]
+const besideStart: JobEvent = { type: "job.spawnFailed", error: "the host stopped before the job started", at: 0, driver: besideHost }
 
 /**
  * What the world can produce in a state. A restart (the host died, the next one restores) finds a job that never
  * started and fails it, so adopt and orphan follow the spawn; only a survive job is ever adopted.
  */
 function eventsIn(state: SnapshotFrom<typeof jobMachine>): JobEvent[] {
-  if (state.value === "starting") return eventCases
+  if (state.value === "starting") return [...eventCases, besideStart]
   // keep_alive false: the match's killAfterMatch effect feeds the kill back at once; nothing else can happen first.
   if (state.value === "succeededByPattern" && !state.context.keepAlive) return [{ type: "job.kill", at: state.context.lastActivityAt ?? 0 }]
-  return [...eventCases, ...(state.context.survive ? [adopt] : []), orphan]
+  return [...eventCases, ...(state.context.survive ? [adopt] : []), orphan, ...beside]
 }
 
 describeModel({

@@ -160,6 +160,7 @@ class JobSut implements ModelSut<JobModel> {
         expect(this.world.spawned(event.pid, event.at), "a spawn is pending").toBe(accepted)
         return
       case "job.spawnFailed":
+        if (event.driver !== undefined) return this.restoreBeside(before, accepted)
         this.clock.at = event.at
         expect(this.world.spawnFailed(event.error), "a spawn is pending").toBe(accepted)
         return
@@ -194,10 +195,12 @@ class JobSut implements ModelSut<JobModel> {
         supervisor.sessionStatus(this.input.sessionId, "busy")
         return
       case "job.adopt":
+        if (event.driver.me === NEIGHBOUR) return this.restoreBeside(before, accepted)
         this.clock.at = event.at
         // A live job's process is adopted; a finished one's record (its result still owed) is taken over as it is.
         return this.restart(event.host, accepted, before.hasTag("alive") ? "adopted" : "takenOver")
       case "job.orphan":
+        if (event.driver.me === NEIGHBOUR) return this.restoreBeside(before, accepted)
         // A restart that finds a finished job takes it over (the job.adopt path above): no orphan to find there.
         if (!accepted && before.matches("exited")) return
         this.clock.at = event.at
@@ -217,6 +220,28 @@ class JobSut implements ModelSut<JobModel> {
     const restored = await this.current.supervisor.restore(this.store.repository)
     expect(restored.problems, "restore problems").toEqual([])
     expect(restored[outcome].includes(this.input.jobId), `restore ${outcome} the job`).toBe(accepted)
+  }
+
+  /**
+   * Another opencode process starts beside the live host and restores the workspace: the job's host drives it, so the
+   * machine's driver gate leaves the job there, and the neighbour neither lists nor records it (agreesWith checks the
+   * records against the model's, which the refused event left as they were).
+   */
+  private async restoreBeside(before: Snapshot, accepted: boolean): Promise<void> {
+    expect(accepted, "a process beside the live host never takes its job").toBe(false)
+    const neighbour = this.boot(NEIGHBOUR_HOST)
+    try {
+      const restored = await neighbour.supervisor.restore(this.store.repository)
+      expect(restored.problems, "restore problems").toEqual([])
+      // A finished job's record is no live one: the neighbour's restore never sees it.
+      expect(restored.elsewhere.includes(this.input.jobId), "the neighbour leaves the job to its host").toBe(before.status !== "done")
+      expect(neighbour.supervisor.list(), "the neighbour's jobs").toBe("no jobs")
+    } finally {
+      neighbour.dead = true
+      neighbour.timers.clear()
+      this.world.hostDied(neighbour.host, neighbour.processes)
+      await neighbour.lifecycles.idle()
+    }
   }
 
   async agreesWith(stepped: Snapshot): Promise<void> {
@@ -267,6 +292,10 @@ class JobSut implements ModelSut<JobModel> {
     await this.store.close()
   }
 }
+
+/** The process a model event's driver names when it starts beside the live host (its restore must leave the job). */
+export const NEIGHBOUR = "(a process started beside the live host)"
+const NEIGHBOUR_HOST: JobHost = { pid: 400, startedAt: 7_000, instance: "n" }
 
 /** The host that restarts after a crash and finds the job orphaned (any other live host than the first). */
 const ORPHANING_HOST: JobHost = { pid: 300, startedAt: 6_000, instance: "c" }

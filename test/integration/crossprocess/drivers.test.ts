@@ -89,7 +89,7 @@ describe("goal drivers across opencode processes", () => {
     if (b === undefined) throw new Error("expected a plugin")
     expect(await b.call("command", { session: SESSION, command: "goal", arguments: "" })).toContain(goalPath)
     expect(await stateOf(ws.dir, "goal", goalPath), "B's restore left A's dialog open").toBe("paused.resuming")
-    expect((await transitionsOf(ws.dir, "goal")).filter((t) => t.event === "restore.dialog")).toEqual([])
+    expect((await transitionsOf(ws.dir, "goal")).filter((t) => t.event === "goal.restored")).toEqual([])
 
     // The user answers A's dialog: the goal resumes, as asked.
     await a.call("release", { hold: "resume", allow: true })
@@ -131,6 +131,39 @@ describe("loop drivers across opencode processes", () => {
     // The pass's session went idle with A (no idle comes to B): B takes the loop over and drives the pass on.
     await expect.poll(async () => loopBriefs(await b.call("prompts", {})), { timeout: 15_000, interval: 250 }).toBeGreaterThan(0)
     expect(statusLine(ws.dir, "loop")).toContain(`driven by opencode process ${b.pid}:`)
+  }, 60_000)
+})
+
+describe("survive job drivers across opencode processes", () => {
+  const ws = useSharedWorkspace()
+  afterAll(() => rmSync(path.join(tmpdir(), "forgecharts"), { recursive: true, force: true }))
+
+  it("a survive job whose opencode process is killed is adopted, within 15 s, by a process that started before the job", async () => {
+    const [b] = await ws.startPlugins(SEAMS, "B")
+    const [a] = await ws.startPlugins(SEAMS, "A")
+    if (a === undefined || b === undefined) throw new Error("expected two plugins")
+    const started = await a.call("tool", {
+      session: SESSION,
+      tool: "forge_shell",
+      args: { command: "sleep 120", run_in_background: true, survive: true },
+      dialog: "allow",
+    })
+    const jobId = /job: (job_\w+)/.exec(started)?.[1]
+    if (jobId === undefined) throw new Error(`forge_shell answered without a job id: ${started}`)
+    await expect.poll(() => stateOf(ws.dir, "job", jobId), { timeout: 10_000 }).toBe("earlyReturned")
+    const list = (p: typeof a) => p.call("tool", { session: SESSION, tool: "forge_jobs", args: { action: "list" }, dialog: "allow" })
+    // A live host keeps its job: B's looks leave it alone.
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect(await list(b)).not.toContain(jobId)
+
+    await a.crash()
+    // No restart comes: B's own driver watch finds the job's host gone and adopts the job, which still runs.
+    await expect.poll(async () => list(b), { timeout: 15_000, interval: 250 }).toContain(jobId)
+    const adoptions = (await transitionsOf(ws.dir, "job")).filter((t) => t.instanceId === jobId && t.event === "job.adopt")
+    expect(adoptions, "adopted once").toHaveLength(1)
+    // B holds the job now: it kills it (a process that does not run a job refuses to).
+    expect(await b.call("tool", { session: SESSION, tool: "forge_jobs", args: { action: "kill", jobId }, dialog: "allow" })).toContain(jobId)
+    await expect.poll(() => stateOf(ws.dir, "job", jobId), { timeout: 10_000 }).toBe("killed")
   }, 60_000)
 })
 

@@ -51,7 +51,17 @@ function contextFor(session: string, dialog: DialogAnswer): ToolContext {
     })
     if (!allowed) throw new Error("rejected")
   }
-  return { sessionID: session, messageID: "msg", agent: "forge", abort: new AbortController().signal, ask } as unknown as ToolContext
+  // As opencode's tool context: the session's folder is the workspace (forge_shell runs its commands there).
+  const directory = workspace as string
+  return {
+    sessionID: session,
+    messageID: "msg",
+    agent: "forge",
+    directory,
+    worktree: directory,
+    abort: new AbortController().signal,
+    ask,
+  } as unknown as ToolContext
 }
 
 type Handlers = { [K in keyof PluginOps]: (args: PluginOps[K]["args"]) => Promise<PluginOps[K]["value"]> }

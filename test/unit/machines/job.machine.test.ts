@@ -12,8 +12,12 @@ import {
   nextDeadline,
 } from "../../../machines/job.gates"
 import { type JobEvent, type JobInput, type JobTag, jobMachine } from "../../../machines/job.machine"
+import type { DriverFacts } from "../../../machines/driver.claim"
 
 type Snapshot = SnapshotFrom<typeof jobMachine>
+
+/** The restoring process "b" reads the job's driver claim: nobody's, as after a host that never took one. */
+const free: DriverFacts = { me: "b", claim: null, holderAlive: false, now: 0 }
 
 const input: JobInput = {
   jobId: "job_1",
@@ -209,12 +213,12 @@ describe("ends", () => {
 
   it("survive mode: the next start adopts an early-returned job or ledgers it as an orphan", () => {
     const adopter = { pid: 200, startedAt: T0, instance: "b" }
-    const adopted = getNextSnapshot(jobMachine, earlyReturnedIdle({ survive: true }), { type: "job.adopt", at: T0 + 1, host: adopter })
+    const adopted = getNextSnapshot(jobMachine, earlyReturnedIdle({ survive: true }), { type: "job.adopt", at: T0 + 1, host: adopter, driver: free })
     expect(adopted.value).toBe("earlyReturned")
     expect(adopted.context.previousRun).toBe(true)
     // The adopter runs the job now: a restart while it lives leaves the job to it.
     expect(adopted.context.host).toEqual(adopter)
-    const orphan = getNextSnapshot(jobMachine, adopted, { type: "job.orphan", at: T0 + 2 })
+    const orphan = getNextSnapshot(jobMachine, adopted, { type: "job.orphan", at: T0 + 2, driver: free })
     expect(orphan.value).toBe("orphaned")
     expect(orphan.context).toMatchObject({ completion: "orphaned", endedAt: T0 + 2 })
   })
@@ -223,8 +227,29 @@ describe("ends", () => {
   // start, or ledgered as an orphan when it died with the host.
   it("survive mode: a pattern-succeeded job can be adopted and orphaned too", () => {
     const live = succeeded({ survive: true })
-    expect(live.can({ type: "job.adopt", at: T0 + 1, host: { pid: 200, startedAt: T0, instance: "b" } })).toBe(true)
-    expect(live.can({ type: "job.orphan", at: T0 + 1 })).toBe(true)
+    expect(live.can({ type: "job.adopt", at: T0 + 1, host: { pid: 200, startedAt: T0, instance: "b" }, driver: free })).toBe(true)
+    expect(live.can({ type: "job.orphan", at: T0 + 1, driver: free })).toBe(true)
+  })
+
+  it("the driver gate: a restore takes a job on only where the claim's holder is this process, gone, or lapsed", () => {
+    const live = earlyReturnedIdle({ survive: true })
+    const host = { pid: 200, startedAt: T0, instance: "b" }
+    const heldBy = (holder: string, holderAlive: boolean, until: number): DriverFacts => ({ me: "b", claim: { holder, until }, holderAlive, now: 1_000 })
+    const cases: [DriverFacts, boolean][] = [
+      [free, true],
+      [heldBy("b", true, 5_000), true],
+      [heldBy("c", false, 5_000), true],
+      [heldBy("c", true, 1_000), true],
+      // A live holder inside its claim keeps the job: adopt, orphan and a restore's spawn failure are all refused.
+      [heldBy("c", true, 5_000), false],
+    ]
+    for (const [driver, may] of cases) {
+      expect(live.can({ type: "job.adopt", at: T0 + 1, host, driver }), JSON.stringify(driver)).toBe(may)
+      expect(live.can({ type: "job.orphan", at: T0 + 1, driver }), JSON.stringify(driver)).toBe(may)
+      expect(run([]).can({ type: "job.spawnFailed", error: "the host stopped", at: T0, driver }), JSON.stringify(driver)).toBe(may)
+    }
+    // The spawning process itself sends its spawn failure without a claim: it is the job's host.
+    expect(run([]).can({ type: "job.spawnFailed", error: "spawn /bin/bash ENOENT", at: T0 })).toBe(true)
   })
 })
 
@@ -239,7 +264,7 @@ describe("tags", () => {
       [run([spawned, tick(60_000), exit0, { type: "job.wake.delivered" }]), ["listed"]],
       [run([spawned, exit0]), []],
       [run([spawned, { type: "job.kill", at: T0 }]), []],
-      [run([spawned, tick(60_000), { type: "job.orphan", at: T0 }]), []],
+      [run([spawned, tick(60_000), { type: "job.orphan", at: T0, driver: free }]), []],
     ]
     for (const [snapshot, tags] of cases) expect(tagsOf(snapshot), JSON.stringify(snapshot.value)).toEqual(tags)
   })
@@ -322,7 +347,9 @@ describe("gate predicates", () => {
     // A finished job of a dead host is still owed to its session: the next host takes it over, adopted or not.
     const pending = run([spawned, tick(60_000), exit0], { notify: true })
     expect(pending.value).toEqual({ exited: "wakePending" })
-    const exited = run([spawned, tick(60_000), exit0, { type: "job.adopt", at: T0 + 300_000, host: { pid: 2, startedAt: 3, instance: "b" } }], { notify: true })
+    const exited = run([spawned, tick(60_000), exit0, { type: "job.adopt", at: T0 + 300_000, host: { pid: 2, startedAt: 3, instance: "b" }, driver: free }], {
+      notify: true,
+    })
     expect(exited.value).toEqual({ exited: "wakePending" })
     expect(exited.context).toMatchObject({ previousRun: true, host: { pid: 2, startedAt: 3, instance: "b" } })
   })

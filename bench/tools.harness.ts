@@ -122,6 +122,11 @@ export async function rounds(contenders: readonly Contender[], count: number, wa
 /** Median (nearest rank) in milliseconds. */
 export const medianMs = (ns: Float64Array): number => percentileMicros(ns, 0.5) / 1000
 export const fixedMs = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms < 1000 ? ms.toFixed(1) : Math.round(ms).toLocaleString("en-US"))
-export const times = (a: number, b: number): string => `${a / b < 10 ? (a / b).toFixed(2) : (a / b).toFixed(1)}×`
+/** A ratio with two significant digits below 1 (0.0033×, never 0.00×), two decimals up to 10, one above. */
+export const times = (a: number, b: number): string => {
+  const r = a / b
+  if (r > 0 && r < 1) return `${r.toPrecision(2)}×`
+  return `${r < 10 ? r.toFixed(2) : r.toFixed(1)}×`
+}
 export const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
 export const count = (n: number): string => n.toLocaleString("en-US")

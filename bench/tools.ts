@@ -1,4 +1,4 @@
-// The forge file tools at scale (issue 12), each side by side with a plain baseline in one run, on data generated
+// The forge file tools at scale (issues 12 and 23), each side by side with a plain baseline in one run, on data generated
 // into a temp folder: forge_patch on a 10 MiB file against sed -i, forge_search over a 20,000-file tree against grep
 // -rn (and git grep), and the undo journal's storage for 1,000 edits of one file against the sum of its versions.
 // Run: npm run bench:tools [-- --rounds N]. Figures are printed, never asserted against timers; the run fails only on
@@ -14,7 +14,11 @@ import { type BenchFiles, count, fixedMs, medianMs, mib, openBenchFiles, times, 
 import { machineLine, roundsArg } from "./bench.machine"
 
 const DEFAULT_ROUNDS = 5
-const NO_TARGET = "issue 12 sets no target: a report, not a pass or fail"
+/** Issue 23's targets for the file tools, judged on the medians (printed, never asserted). */
+const PATCH_TARGET = 1.5
+const JOURNAL_SIZE_TARGET = 0.2
+const JOURNAL_EDIT_TARGET = 2
+const met = (ratio: number, target: number): string => `target: at most ${target}× — ${ratio <= target ? "met" : "NOT MET"}`
 
 const ms = (ns: Float64Array, p: number): number => percentileMicros(ns, p) / 1000
 const range = (ns: Float64Array): string[] => [fixedMs(ms(ns, 0)), fixedMs(ms(ns, 1))]
@@ -37,7 +41,7 @@ function printPatch(figures: PatchFigures, rounds: number): void {
   console.log(`   the journal took ${mib(j.stored)} of blobs for ${j.runs} forge runs: each run's original and result, both new content`)
   console.log(
     `verdict: forge_patch takes ${times(medianMs(forge), medianMs(sed))} sed's time on a ${mib(figures.fileBytes)} file ` +
-      `(${fixedMs(medianMs(forge))} vs ${fixedMs(medianMs(sed))} ms); ${NO_TARGET}`,
+      `(${fixedMs(medianMs(forge))} vs ${fixedMs(medianMs(sed))} ms); ${met(medianMs(forge) / medianMs(sed), PATCH_TARGET)}`,
   )
 }
 
@@ -132,7 +136,8 @@ function printJournal(figures: JournalFigures): void {
   )
   console.log(
     `verdict: the journal holds ${times(figures.blobBytes, naive)} the sum of the versions (${mib(figures.blobBytes)}; the database ` +
-      `${times(onDisk, naive)} on disk), and a journaled edit costs ${times(ms(figures.forge, 0.5), ms(figures.bare, 0.5))} a bare atomic write at p50; ${NO_TARGET}`,
+      `${times(onDisk, naive)} on disk; ${met(figures.blobBytes / naive, JOURNAL_SIZE_TARGET)}), and a journaled edit costs ` +
+      `${times(ms(figures.forge, 0.5), ms(figures.bare, 0.5))} a bare atomic write at p50 (${met(ms(figures.forge, 0.5) / ms(figures.bare, 0.5), JOURNAL_EDIT_TARGET)})`,
   )
 }
 

@@ -16,6 +16,7 @@ import { structureReport } from "./plan.report"
 import { PlanSync } from "./plan.sync"
 import { replaceExact } from "./plan.text"
 import type { PlanFrontmatter } from "./plan.types"
+import { NoPlanError, SessionHasPlanError } from "./plan.errors"
 
 export interface PlanServiceDeps {
   registry: PlanRegistry
@@ -32,22 +33,6 @@ export interface PlanOutcome {
 
 /** Who discards: the user's own command, or the model's tool call with the dialog it may need. */
 export type DiscardRequester = { by: "user" } | { by: "model"; confirm: Confirm }
-
-export class SessionHasPlanError extends Error {
-  constructor(sessionId: string, planPath: string) {
-    super(
-      `this session (${sessionId}) already has a live plan: ${planPath}, written by another opencode process on this workspace. Read it with plan_read and change it with plan_write or plan_edit.`,
-    )
-    this.name = "SessionHasPlanError"
-  }
-}
-
-export class NoPlanError extends Error {
-  constructor(sessionId: string) {
-    super(`no live plan in this session (${sessionId}). Write one with plan_write, or run /plan resume to continue the most recent unfinished plan.`)
-    this.name = "NoPlanError"
-  }
-}
 
 /** How many names plan_write tries when other processes keep taking the one it chose (see write). */
 const NAME_ATTEMPTS = 5

@@ -83,3 +83,14 @@ export function restoredJobFate({
   if (!live) return "take-over"
   return isAdoptable({ processAlive, survive, exitKept }) ? "adopt" : "orphan"
 }
+
+/**
+ * Who runs a job that has not finished, in one line for a status: its host while that opencode process runs, else
+ * why nobody does (the next opencode process with Forge loaded takes it up: a survive job is adopted, any other is
+ * recorded as an orphan).
+ */
+export function jobDriverLineText(host: { pid: number; instance: string } | null, hostAlive: boolean): string {
+  if (host === null) return "not driven: its record names no opencode process; the next one with Forge loaded takes it up"
+  if (hostAlive) return `driven by opencode process ${host.pid} (plugin instance ${host.instance})`
+  return `not driven: its opencode process ${host.pid} has ended; a running opencode process with Forge loaded takes it up within 15 s`
+}

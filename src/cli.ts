@@ -1,4 +1,6 @@
 import { driverLineText } from "../machines/driver.claim"
+import { jobDriverLineText } from "../machines/job.gates"
+import { isSameProcessAt } from "../adapters/process/job.hosts"
 import { isIdentityAlive } from "../adapters/process/process.identity"
 import { SqliteDriverClaimStore } from "../adapters/storage/driver.claim.repository"
 import { existsSync } from "node:fs"
@@ -60,7 +62,11 @@ async function main(argv: string[]): Promise<number> {
         // A goal that runs its loop and a running loop need a driver: who it is, or why nobody drives it.
         const needsDriver = !row.terminal && ((row.machineId === "goal" && row.state.startsWith("active")) || row.machineId === "loop")
         const claim = needsDriver ? claimOf(row.machineId, row.instanceId) : null
-        const driver = needsDriver ? `\t${driverLineText(claim, claim !== null && isIdentityAlive(claim.holder), Date.now())}` : ""
+        const driver = needsDriver
+          ? `\t${driverLineText(claim, claim !== null && isIdentityAlive(claim.holder), Date.now())}`
+          : row.machineId === "job" && !row.terminal
+            ? `\t${jobDriverLine(row.snapshot)}`
+            : ""
         process.stdout.write(
           `${row.machineId}\t${row.state}${row.terminal ? " (final)" : ""}\t${row.instanceId}\tsession=${row.sessionId ?? "-"}\t${when}${driver}\n`,
         )
@@ -79,6 +85,14 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await store.close()
   }
+}
+
+/** A job is driven by the opencode process that runs it (its host, in its record) while that process runs. */
+function jobDriverLine(snapshot: unknown): string {
+  const host = (snapshot as { context?: { host?: { pid?: unknown; startedAt?: unknown; instance?: unknown } } } | null)?.context?.host
+  const { pid, startedAt, instance } = host ?? {}
+  if (typeof pid !== "number" || typeof startedAt !== "number" || typeof instance !== "string") return jobDriverLineText(null, false)
+  return jobDriverLineText({ pid, instance }, isSameProcessAt(pid, startedAt))
 }
 
 main(process.argv.slice(2)).then(

@@ -155,14 +155,38 @@ describe("survive job drivers across opencode processes", () => {
     // A live host keeps its job: B's looks leave it alone.
     await new Promise((resolve) => setTimeout(resolve, 1_000))
     expect(await list(b)).not.toContain(jobId)
+    expect(statusLine(ws.dir, "job")).toContain(`driven by opencode process ${a.pid} (plugin instance`)
 
     await a.crash()
     // No restart comes: B's own driver watch finds the job's host gone and adopts the job, which still runs.
     await expect.poll(async () => list(b), { timeout: 15_000, interval: 250 }).toContain(jobId)
     const adoptions = (await transitionsOf(ws.dir, "job")).filter((t) => t.instanceId === jobId && t.event === "job.adopt")
     expect(adoptions, "adopted once").toHaveLength(1)
+    expect(statusLine(ws.dir, "job")).toContain(`driven by opencode process ${b.pid} (plugin instance`)
     // B holds the job now: it kills it (a process that does not run a job refuses to).
     expect(await b.call("tool", { session: SESSION, tool: "forge_jobs", args: { action: "kill", jobId }, dialog: "allow" })).toContain(jobId)
+    await expect.poll(() => stateOf(ws.dir, "job", jobId), { timeout: 10_000 }).toBe("killed")
+  }, 60_000)
+
+  it("a survive job whose opencode process is killed while no other process runs says why nobody drives it", async () => {
+    const [a] = await ws.startPlugins(SEAMS, "A")
+    if (a === undefined) throw new Error("expected a plugin")
+    const started = await a.call("tool", {
+      session: SESSION,
+      tool: "forge_shell",
+      args: { command: "sleep 120", run_in_background: true, survive: true },
+      dialog: "allow",
+    })
+    const jobId = /job: (job_\w+)/.exec(started)?.[1]
+    if (jobId === undefined) throw new Error(`forge_shell answered without a job id: ${started}`)
+    await expect.poll(() => stateOf(ws.dir, "job", jobId), { timeout: 10_000 }).toBe("earlyReturned")
+    await a.crash()
+    expect(statusLine(ws.dir, "job")).toContain(`not driven: its opencode process ${a.pid} has ended`)
+    // The next process takes it up at its start, and ends it.
+    const [b] = await ws.startPlugins(SEAMS, "B")
+    if (b === undefined) throw new Error("expected a plugin")
+    const kill = () => b.call("tool", { session: SESSION, tool: "forge_jobs", args: { action: "kill", jobId }, dialog: "allow" })
+    await expect.poll(kill, { timeout: 15_000, interval: 250 }).toContain("killed")
     await expect.poll(() => stateOf(ws.dir, "job", jobId), { timeout: 10_000 }).toBe("killed")
   }, 60_000)
 })

@@ -1,0 +1,77 @@
+// A crew's birth: the record written once, pending or born armed under a goal, the birth gate's refusals (which write
+// nothing), and the record status each state reads as.
+import { describe, expect, it } from "vitest"
+import { initialTransition } from "xstate"
+import { crewMachine } from "../../../machines/crew.machine"
+import { explainCrewBirthRefusal } from "../../../machines/crew.refusals"
+import { crewStatusOf } from "../../../machines/crew.status"
+import { input } from "./crew.machine.helpers"
+
+describe("registration", () => {
+  it("writes the record once, then pends when not born armed", () => {
+    const [snapshot, actions] = initialTransition(crewMachine, input(false))
+    expect(snapshot.value).toEqual({ pending: "standby" })
+    expect(actions.filter((a) => a.type === "writeRecord").map((a) => a.params)).toEqual([{ change: "created" }])
+    const { record: _record, ...fields } = input(false)
+    expect(snapshot.context).toStrictEqual({
+      ...fields,
+      pendingReport: null,
+      pendingReason: null,
+      report: null,
+      reason: null,
+      pendingDocument: null,
+    })
+    expect("record" in snapshot.context, "the record text is never kept in the context").toBe(false)
+  })
+
+  it("is born armed under a goal: straight to executing, the record written once", () => {
+    const [snapshot, actions] = initialTransition(crewMachine, input(true))
+    expect(snapshot.value).toEqual({ executing: "working" })
+    expect(actions.filter((a) => a.type === "writeRecord").map((a) => a.params)).toEqual([{ change: "created" }])
+    expect(crewStatusOf(snapshot.value)).toBe("executing")
+  })
+
+  it("pends under a goal too when no execution was asked in the registering call", () => {
+    const [snapshot] = initialTransition(crewMachine, input(false, { execution: null, governed: true }))
+    expect(snapshot.value).toEqual({ pending: "standby" })
+  })
+
+  it.each([
+    [
+      "execution waves without a goal",
+      input(false, { execution: "waves", governed: false }),
+      "crew_begin: registration and execution in one call is legal only under an active goal of this session. Register without execution, show the user the record path and the choices, and end your turn: the user picks waves, goal, or standby.",
+    ],
+    [
+      "execution goal without a goal",
+      input(false, { execution: "goal", governed: false }),
+      "crew_begin: registration and execution in one call is legal only under an active goal of this session. Register without execution, show the user the record path and the choices, and end your turn: the user picks waves, goal, or standby.",
+    ],
+    [
+      "execution goal under a goal",
+      input(false, { execution: "goal", governed: true }),
+      'crew_begin: the session\'s active goal governs it already, so execution "goal" is refused. Register with execution "waves" (born armed).',
+    ],
+    [
+      "no objective and a repeated title (even born armed)",
+      { ...input(true), objective: "  ", subtasks: [...input().subtasks, { title: "survey prior  art", agent: null }] },
+      'crew_begin: the crew needs an objective; subtask 3 repeats the title "survey prior  art" (titles must be unique).',
+    ],
+    ["no subtask", { ...input(), subtasks: [] }, "crew_begin: the crew declares no subtask: give each piece of work one titled subtask."],
+  ])("the birth gate refuses %s: it ends in refused with no record written", (_, born, message) => {
+    const [snapshot, actions] = initialTransition(crewMachine, born)
+    expect(snapshot.value).toBe("refused")
+    expect(snapshot.status).toBe("done")
+    expect(actions.filter((a) => a.type === "writeRecord")).toEqual([])
+    expect(explainCrewBirthRefusal(snapshot)).toBe(message)
+  })
+
+  it("maps every state to its record status (registering reads as pending)", () => {
+    expect(crewStatusOf("registering")).toBe("pending")
+    expect(crewStatusOf({ pending: "arming" })).toBe("pending")
+    expect(crewStatusOf({ executing: "closing" })).toBe("executing")
+    expect(crewStatusOf("closed")).toBe("closed")
+    expect(crewStatusOf("abandoned")).toBe("abandoned")
+    expect(crewStatusOf("converted")).toBe("converted")
+  })
+})

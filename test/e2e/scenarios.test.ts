@@ -6,7 +6,8 @@ import { closeSharedHosts, loadScenarioFile, runScenario, scenarioFiles, scenari
 
 // Every scenario file of the plugin's own folders against real opencode, two at a time (the machine's lanes decide
 // how many opencode run at once). The install scenarios load dist/ (npm test builds it first). Every folder of
-// scenarios/ is run but harness/ (harness.test.ts runs those), so a new lifecycle's folder is never left out by a list.
+// scenarios/ is run but harness/ (the harness.*.test.ts files run those), so a new lifecycle's folder is never left out
+// by a list.
 
 const SCENARIOS = fileURLToPath(new URL("./scenarios/", import.meta.url))
 const folders = fs

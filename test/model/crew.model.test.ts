@@ -9,8 +9,9 @@ import { describeModel } from "./model.template"
 
 // Paths generated from the crew machine drive the real CrewService on the workspace's one LifecycleHost (SQLite in a
 // temp workspace) writing real crew records through FsCrewFiles; at every step service, record (status, execution,
-// History) and database row and log must agree with the model (crew.sut.ts). Fakes only at the edges: the clock, the
-// roster (two dispatchable workers) and the goal's governance (the SUT sets it from each event's `governed`).
+// History) and database row and log must agree with the model (crew.agreement.ts). Fakes only at the edges: the
+// clock, the roster (two dispatchable workers) and the goal's governance (the SUT sets it from each event's
+// `governed`).
 //
 // Two configs live: a crew registered pending (crew_begin {objective, subtasks}), and one born armed under the
 // session's active goal (crew_begin {objective, subtasks, execution: "waves"}, governance on). Four more end at the

@@ -10,7 +10,7 @@ import { describeModel } from "./model.template"
 
 // Paths generated from the goal machine drive the real GoalService and GoalLoop on the workspace's one LifecycleHost
 // (SQLite in a temp workspace) writing real goal documents; at every step service, database row and log, document,
-// prompts and the loop's timer must agree with the model (goal.sut.ts). Fakes only at the edges: clock, timers,
+// prompts and the loop's timer must agree with the model (goal.agreement.ts). Fakes only at the edges: clock, timers,
 // prompter, session facts, check runner (goal.fakes.ts).
 //
 // Two worlds, each a config (told apart by the goal's objective, which a revision keeps): in "requests" the user and

@@ -1,30 +1,28 @@
-import { DriverClaims } from "../../services/lifecycle/driver.claim"
-import type { DriverFacts } from "../../machines/driver.claim"
 import { readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
-import { type SnapshotFrom, initialTransition, transition } from "xstate"
-import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
-import { FsGoalFiles } from "../../adapters/workspace/goal.files"
+import type { SnapshotFrom } from "xstate"
+import type { DriverFacts } from "../../machines/driver.claim"
 import type { GoalLimits, GoalTerms } from "../../machines/goal.gates"
-import { type GoalContext, type GoalEvent, type GoalInput, goalMachine } from "../../machines/goal.machine"
+import type { GoalEvent, GoalInput, goalMachine } from "../../machines/goal.machine"
 import { goalStatusOf } from "../../machines/goal.status"
 import { stateToString } from "../../machines/state.text"
 import type { GoalContract } from "../../services/goal/goal.contract"
-import { parseGoalDocument, replaceContract } from "../../services/goal/goal.document"
-import { defineGoalLifecycle } from "../../services/goal/goal.lifecycle"
-import { GoalLoop } from "../../services/goal/goal.loop"
+import { replaceContract } from "../../services/goal/goal.document"
+import type { GoalLoop } from "../../services/goal/goal.loop"
 import { takeOverDialog } from "../../services/goal/goal.restore"
-import { termsOf } from "../../services/goal/goal.contract"
-import { GoalService, NoGoalError } from "../../services/goal/goal.service"
+import { type GoalService, NoGoalError } from "../../services/goal/goal.service"
+import type { DriverClaims } from "../../services/lifecycle/driver.claim"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
-import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
-import { memoryLogger } from "../integration/plan/plan.helpers"
+import type { ComposedRuntime } from "../../src/runtime"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
-import { FakeCheckRunner, FakeClaims, FakeClock, FakePrompter, FakeSessionFacts, MODEL_DRIVER, ManualTimers } from "./goal.fakes"
+import { GoalExpectation } from "./goal.agreement"
+import { type FakeCheckRunner, type FakeClaims, type FakeClock, type FakePrompter, type FakeSessionFacts, MODEL_DRIVER, type ManualTimers } from "./goal.fakes"
+import { openGoalProcess } from "./goal.process"
+import { type DialogAnswers, type OpenDialog, type Opening, neverAsked, outputOf, startDialogCall } from "./model.dialogs"
 import type { ModelStep, ModelSut } from "./model.template"
 
 type GoalModel = typeof goalMachine
@@ -57,31 +55,11 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
 }
 
-/** The context a guard can read, with what only the service's own completion runs add left out (see `apply`). */
-function decisive(context: GoalContext): unknown {
-  const copy = structuredClone(context)
-  copy.activity.checks = 0
-  if (copy.lastTurn !== null) copy.lastTurn.activity.checks = 0
-  return copy
-}
-
-/** A dialog the service holds open until the model's next dialog event answers it. */
-interface OpenDialog {
-  /** What the call reports once the user allowed or refused it. */
-  answers: DialogAnswers
-  answer: (allowed: boolean) => void
-  done: Promise<unknown>
-}
-
-/** The first words of a dialog call's answer, when the user allows it and when not. */
-type DialogAnswers = { allowed: RegExp; refused: RegExp }
+/** How each dialog call answers, when the user allows it and when not. */
 const ARM: DialogAnswers = { allowed: /^Goal armed: /, refused: /^The user did not arm / }
 const RESUME: DialogAnswers = { allowed: /^Goal resumed: /, refused: /^The user did not resume / }
 const DISCARD: DialogAnswers = { allowed: /^Goal discarded: /, refused: /^The user kept / }
 const COMPLETE: DialogAnswers = { allowed: /^Goal completed: /, refused: /^The user did not confirm the completion / }
-
-/** How a service call that may ask the user ended: the dialog opened (and waits), or the call ended without one. */
-type Opening = { opened: true } | { opened: false; result: unknown }
 
 /**
  * The one factory of the goal SUT: the real GoalService and GoalLoop on the workspace's one LifecycleHost (its SQLite
@@ -93,21 +71,11 @@ export async function startGoalSut(input: GoalInput): Promise<ModelSut<GoalModel
 }
 
 class GoalSut implements ModelSut<GoalModel> {
-  /**
-   * What the service must hold now: the model, plus what the service's own completion run adds before it asks the
-   * completion gate (a `goal.checked` the model's `goal.complete` does not carry). `apply` keeps it one with the model
-   * in everything a guard reads.
-   */
-  private expected: Snapshot
-  private readonly expectedLog: { event: string; to: string }[]
-  private checkLines = 0
-  private briefs = 0
-  private wrapUps = 0
-  private failedSends = 0
+  /** What the service must hold now, and the check that the goal's world agrees with it. */
+  private readonly expected: GoalExpectation
   private checkRuns = 0
   /** Open dialogs, newest last: an answer goes to the newest (an older one is left behind by a stop that won). */
   private readonly dialogs: OpenDialog[] = []
-  private reader: LifecycleStore | undefined
   /** The claim facts of the last decision the test stated (null: none yet, or the goal's own process decides). */
   private claimed: DriverFacts | null = null
 
@@ -127,72 +95,35 @@ class GoalSut implements ModelSut<GoalModel> {
     private readonly loop: GoalLoop,
     input: GoalInput,
   ) {
-    this.expected = initialTransition(goalMachine, input)[0]
-    this.expectedLog = [{ event: "xstate.init", to: stateToString(this.expected.value) }]
+    this.expected = new GoalExpectation(dir, goalPath, SESSION, input)
   }
 
   static async start(input: GoalInput): Promise<GoalSut> {
     const dir = ramTempDir("forge-goal-model-")
     await seedMigratedDatabase(dir)
-    const clock = new FakeClock(input.createdAt)
-    const log = memoryLogger()
-    const timers = new ManualTimers(clock)
-    const prompter = new FakePrompter()
-    const facts = new FakeSessionFacts()
-    const runner = new FakeCheckRunner()
-    // As src/goals.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
-    const workspace = composeWorkspace({ workspace: dir, clock, log })
-    const files = new FsGoalFiles(dir)
-    const lifecycle = defineGoalLifecycle(workspace.host, { files, clock, prompter, log })
-    const driver = new FakeClaims()
-    const claims = new DriverClaims({ store: async () => driver, identity: driver, clock, log })
-    const service = new GoalService({ lifecycle, files, clock, log, checks: runner, hasDraftPlan: (sessionId) => facts.hasDraftPlan(sessionId), claims })
-    const loop = new GoalLoop({ lifecycle, clock, timers, facts, claims, log })
-    const rt = await workspace.open()
+    const { clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop } = await openGoalProcess(dir, input.createdAt)
     // goal_write arm=false: the model's initial state, a queued goal.
     const written = await service.write(SESSION, contractOf(input.contract, input.limits), null)
     expect(written.goalPath, "the goal's path").toBe(input.goalPath)
-    return new GoalSut(dir, written.goalPath, clock, timers, prompter, facts, driver, claims, runner, workspace.host, rt, service, loop, input)
+    return new GoalSut(dir, written.goalPath, clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, input)
   }
 
   async apply({ event, before, accepted }: ModelStep<GoalModel>): Promise<void> {
-    expect(stateToString(this.expected.value), "the SUT's expectation follows the model").toBe(stateToString(before.value))
+    expect(stateToString(this.expected.snapshot.value), "the SUT's expectation follows the model").toBe(stateToString(before.value))
     // goal_complete on a driving goal that waits on no dialog runs every check and enters the run in the Check Log (a goal.checked step of
     // its own) before it asks the completion gate: the service is then one goal.checked ahead of the model. The
     // events offer goal.complete only where that check activity cannot change a later decision (no open turn, or
     // one with activity already), so model and service still agree on every guard.
     // A goal waiting on the user's answer (a completion or a discard asked) refuses before any check runs.
-    if (event.type === "goal.complete" && this.expected.hasTag("driving") && !this.expected.hasTag("awaiting-user")) {
-      this.advance({ type: "goal.checked", entries: [] }, true)
+    if (event.type === "goal.complete" && this.expected.snapshot.hasTag("driving") && !this.expected.snapshot.hasTag("awaiting-user")) {
+      this.expected.advance({ type: "goal.checked", entries: [] }, true)
     }
-    expect(this.expected.can(event), `the service's own steps leave the model's verdict on ${event.type}`).toBe(accepted)
+    expect(this.expected.snapshot.can(event), `the service's own steps leave the model's verdict on ${event.type}`).toBe(accepted)
     // goal.checked on a queued goal: goal_check only checks a live goal, so nothing produces it (asked, never sent).
     const produced = !(event.type === "goal.checked" && goalStatusOf(before.value) === "queued")
-    this.advance(event, accepted && produced)
+    this.expected.advance(event, accepted && produced)
     await this.produce(event, before, accepted)
     await this.host.idle()
-  }
-
-  /** Steps the expectation; a step the service takes is recorded with its effects. */
-  private advance(event: GoalEvent, taken: boolean): void {
-    const [next, actions] = transition(goalMachine, this.expected, event)
-    if (!taken) return
-    const before = this.expected
-    this.expected = next
-    this.expectedLog.push({ event: event.type, to: stateToString(next.value) })
-    for (const action of actions) {
-      if (action.type === "sendBrief") this.briefs += 1
-      if (action.type === "sendWrapUp") this.wrapUps += 1
-      // Held wakes go out on their own when no brief follows; under a failing prompter (loop.failed) that send fails.
-      if (action.type === "releaseWakes" && (action.info.context as Snapshot["context"]).wakes.length > 0) {
-        if (event.type === "loop.failed") this.failedSends += 1
-        else this.wrapUps += 1
-      }
-      // The service runs every check of the contract the goal holds; each is one Check Log line.
-      if (action.type === "writeDocument" && (action.params as { change?: string } | undefined)?.change === "checked")
-        this.checkLines += before.context.contract.checks.length
-    }
-    if (event.type === "loop.failed") this.failedSends += 1
   }
 
   private async produce(event: GoalEvent, before: Snapshot, accepted: boolean): Promise<void> {
@@ -407,18 +338,7 @@ class GoalSut implements ModelSut<GoalModel> {
 
   /** Starts a call that may ask the user; resolves once its dialog is open (held until answered) or the call ended. */
   private opening(answers: DialogAnswers, run: (confirm: Confirm) => Promise<unknown>): Promise<Opening> {
-    return new Promise((resolve, reject) => {
-      let answer: (allowed: boolean) => void = () => undefined
-      const asked = new Promise<boolean>((res) => {
-        answer = res
-      })
-      const done = run(() => {
-        this.dialogs.push({ answers, answer, done })
-        resolve({ opened: true })
-        return asked
-      })
-      done.then((result) => resolve({ opened: false, result }), reject)
-    })
+    return startDialogCall(answers, run, (dialog) => this.dialogs.push(dialog))
   }
 
   private async opensDialog(attempt: Promise<Opening>, accepted: boolean): Promise<void> {
@@ -438,95 +358,8 @@ class GoalSut implements ModelSut<GoalModel> {
   /** The service's answers, its snapshot, the database row and log, the document, the prompts and the timers agree. */
   async agreesWith(model: Snapshot): Promise<void> {
     await this.host.idle()
-    const expected = this.expected
-    const { context } = expected
-    expect(stateToString(expected.value), "the SUT's expectation follows the model").toBe(stateToString(model.value))
-    expect(decisive(context), "the SUT's expectation agrees with the model's context").toEqual(decisive(model.context))
-    const status = goalStatusOf(expected.value)
-    const live = expected.hasTag("live")
-
-    // The service.
-    const snapshot = this.service.lifecycle.snapshot(this.goalPath)
-    expect(snapshot?.value, "service state").toEqual(expected.value)
-    expect(snapshot?.status, "service status").toBe(expected.status)
-    expect(snapshot?.context, "service context").toEqual(context)
-    expect(this.service.liveFor(SESSION)?.context.goalPath, "the session's live goal").toBe(live ? this.goalPath : undefined)
-    expect(
-      this.service.queue().map((s) => s.context.goalPath),
-      "the queue",
-    ).toEqual(status === "queued" ? [this.goalPath] : [])
-
-    // The database, through a second connection as any other reader of the workspace would open it.
-    this.reader ??= await openLifecycleStore(this.dir)
-    const row = await this.reader.repository.getSnapshot(goalMachine.id, this.goalPath)
-    expect(row?.state, "database state").toBe(stateToString(expected.value))
-    expect(row?.terminal, "database terminal flag").toBe(expected.status === "done")
-    expect(row?.sessionId ?? null, "database session").toBe(context.sessionId)
-    const stored = (row?.snapshot as { context?: GoalContext } | undefined)?.context
-    expect({ revision: stored?.revision, turnsUsed: stored?.turnsUsed }, "database revision and turns").toEqual({
-      revision: context.revision,
-      turnsUsed: context.turnsUsed,
-    })
-    expect(stored, "database context").toEqual(JSON.parse(JSON.stringify(context)))
-    const log = await this.reader.repository.listTransitions({ instanceId: this.goalPath })
-    expect(
-      log.map(({ event, to }) => ({ event, to })),
-      "transition rows",
-    ).toEqual(this.expectedLog)
-
-    // The goal document. Soft: a document that says something else fails the test, and the path goes on (the
-    // document decides nothing the service does next).
-    const doc = parseGoalDocument(readFileSync(path.join(this.dir, this.goalPath), "utf8"), this.goalPath)
-    const paused = status === "paused"
-    expect.soft(doc.frontmatter, "document frontmatter").toMatchObject({
-      // A status a live goal holds pending the user's dialog is what the document says; a finished goal's says where it ended.
-      status: expected.status === "done" ? status : (context.pendingDocument ?? status),
-      revision: context.revision,
-      max_turns: context.limits.maxTurns,
-      max_minutes: context.limits.maxMinutes,
-      turns_used: context.turnsUsed,
-    })
-    expect
-      .soft(
-        {
-          session: doc.frontmatter.session,
-          max_cost: doc.frontmatter.max_cost,
-          max_tokens: doc.frontmatter.max_tokens,
-          armed_at: doc.frontmatter.armed_at,
-          stop_reason: doc.frontmatter.stop_reason,
-          blocker: doc.frontmatter.blocker,
-        },
-        "document frontmatter (optional keys)",
-      )
-      .toEqual({
-        session: context.sessionId ?? undefined,
-        max_cost: context.limits.maxCost ?? undefined,
-        max_tokens: context.limits.maxTokens ?? undefined,
-        armed_at: context.armedAt === null ? undefined : new Date(context.armedAt).toISOString(),
-        stop_reason: paused ? (context.stopReason ?? undefined) : undefined,
-        blocker: paused ? (context.blocker ?? undefined) : undefined,
-      })
-    expect.soft(termsOf(doc.contract), "document contract").toEqual(context.contract)
-    expect.soft(doc.checkLog.length, "Check Log lines").toBe(this.checkLines)
-    expect
-      .soft(
-        doc.ledger.map(({ turn, activity }) => ({ turn, activity })),
-        "Turn Ledger",
-      )
-      .toHaveLength(context.lastTurn?.turn ?? 0)
-    expect.soft(doc.ledger.at(-1)?.turn, "last Turn Ledger entry").toBe(context.lastTurn?.turn)
-    expect.soft(doc.ledger.at(-1)?.activity, "last Turn Ledger activity").toEqual(context.lastTurn?.activity)
-
-    // The loop's prompts and its one timer at the snapshot's deadline.
-    expect(this.prompter.briefs(), "continuation briefs sent").toBe(this.briefs)
-    expect(this.prompter.sent.length - this.prompter.briefs(), "wrap-ups sent").toBe(this.wrapUps)
-    expect(this.prompter.failed.length, "failed sends").toBe(this.failedSends)
-    // While another live process holds the claim, the timer looks again when the claim would lapse.
-    const claim = this.claimed?.claim ?? null
-    const heldElsewhere = this.claimed !== null && claim !== null && claim.holder !== this.claimed.me && this.claimed.holderAlive
-    const decisionAt = context.dueAt === null ? null : heldElsewhere && claim !== null ? Math.max(context.dueAt, claim.until) : context.dueAt
-    expect(this.timers.pending(), "the loop's timer").toEqual(expected.hasTag("due") && decisionAt !== null ? [decisionAt] : [])
-    if (expected.hasTag("awaiting-user")) expect(this.dialogs.length, "an open dialog").toBeGreaterThan(0)
+    const { service, prompter, timers, claimed, dialogs } = this
+    await this.expected.agreesWith(model, { service, prompter, timers, claimed, dialogs })
   }
 
   async stop(): Promise<void> {
@@ -537,16 +370,7 @@ class GoalSut implements ModelSut<GoalModel> {
     }
     this.loop.dispose()
     this.timers.clear()
-    await this.reader?.close()
+    await this.expected.close()
     await this.rt.close()
   }
-}
-
-/** The confirm of a call that must be refused before it asks. */
-const neverAsked: Confirm = async () => {
-  throw new Error("this call must not ask the user")
-}
-
-function outputOf(result: unknown): string {
-  return (result as { output?: string } | undefined)?.output ?? ""
 }

@@ -20,15 +20,15 @@ import {
   STRANGER,
   TITLE,
   passSession,
-  startLoopSut,
-} from "./loop.sut"
+} from "./loop.world"
+import { startLoopSut } from "./loop.sut"
 import { describeModel } from "./model.template"
 
 // Paths generated from the loop machine drive the real LoopService on the workspace's one LifecycleHost (SQLite in a
 // temp workspace); at every step service, database row, transition log and opencode's side (sessions opened, briefs
-// sent, sessions stopped, the host told) must agree with the model (loop.sut.ts). Fakes only at the edges: the clock,
-// the session's live plan (an approved plan with two phases), opencode's sessions, whose openings the SUT settles,
-// and git's worktrees, recorded (GitLoopWorktrees is tested against real git on its own).
+// sent, sessions stopped, the host told) must agree with the model (loop.agreement.ts). Fakes only at the edges
+// (loop.fakes.ts): the clock, the session's live plan (an approved plan with two phases), opencode's sessions, whose
+// openings the SUT settles, and git's worktrees, recorded (GitLoopWorktrees is tested against real git on its own).
 //
 // The main config runs (a loop born from the approved plan, 5 passes at most); three end at the birth gate: a draft plan, a
 // start asked from inside another loop's pass, a plan without any section. Nothing of them is recorded or made.

@@ -8,7 +8,8 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { stateOf, transitionsOf, withDatabase } from "./database.read"
-import { useSharedWorkspace } from "./two.runtimes"
+import type { PluginOps } from "./protocol"
+import { type RuntimeProcess, useSharedWorkspace } from "./two.runtimes"
 
 /** The test seams: a short debounce and driver watch, the restore right after start. */
 const SEAMS = { FORGE_TEST_GOAL_DEBOUNCE_MS: "200", FORGE_TEST_DRIVER_WATCH_MS: "300", FORGE_TEST_RESTORE_DELAY_MS: "0" }
@@ -134,6 +135,20 @@ describe("loop drivers across opencode processes", () => {
   }, 60_000)
 })
 
+/** forge_shell in the background, surviving its opencode process: the job's id, once it is recorded as running. */
+async function startSurvivor(host: RuntimeProcess<PluginOps>, dir: string): Promise<string> {
+  const started = await host.call("tool", {
+    session: SESSION,
+    tool: "forge_shell",
+    args: { command: "sleep 120", run_in_background: true, survive: true },
+    dialog: "allow",
+  })
+  const jobId = /job: (job_\w+)/.exec(started)?.[1]
+  if (jobId === undefined) throw new Error(`forge_shell answered without a job id: ${started}`)
+  await expect.poll(() => stateOf(dir, "job", jobId), { timeout: 10_000 }).toBe("earlyReturned")
+  return jobId
+}
+
 describe("survive job drivers across opencode processes", () => {
   const ws = useSharedWorkspace()
   afterAll(() => rmSync(path.join(tmpdir(), "forgecharts"), { recursive: true, force: true }))
@@ -142,15 +157,7 @@ describe("survive job drivers across opencode processes", () => {
     const [b] = await ws.startPlugins(SEAMS, "B")
     const [a] = await ws.startPlugins(SEAMS, "A")
     if (a === undefined || b === undefined) throw new Error("expected two plugins")
-    const started = await a.call("tool", {
-      session: SESSION,
-      tool: "forge_shell",
-      args: { command: "sleep 120", run_in_background: true, survive: true },
-      dialog: "allow",
-    })
-    const jobId = /job: (job_\w+)/.exec(started)?.[1]
-    if (jobId === undefined) throw new Error(`forge_shell answered without a job id: ${started}`)
-    await expect.poll(() => stateOf(ws.dir, "job", jobId), { timeout: 10_000 }).toBe("earlyReturned")
+    const jobId = await startSurvivor(a, ws.dir)
     const list = (p: typeof a) => p.call("tool", { session: SESSION, tool: "forge_jobs", args: { action: "list" }, dialog: "allow" })
     // A live host keeps its job: B's looks leave it alone.
     await new Promise((resolve) => setTimeout(resolve, 1_000))
@@ -171,15 +178,7 @@ describe("survive job drivers across opencode processes", () => {
   it("a survive job whose opencode process is killed while no other process runs says why nobody drives it", async () => {
     const [a] = await ws.startPlugins(SEAMS, "A")
     if (a === undefined) throw new Error("expected a plugin")
-    const started = await a.call("tool", {
-      session: SESSION,
-      tool: "forge_shell",
-      args: { command: "sleep 120", run_in_background: true, survive: true },
-      dialog: "allow",
-    })
-    const jobId = /job: (job_\w+)/.exec(started)?.[1]
-    if (jobId === undefined) throw new Error(`forge_shell answered without a job id: ${started}`)
-    await expect.poll(() => stateOf(ws.dir, "job", jobId), { timeout: 10_000 }).toBe("earlyReturned")
+    const jobId = await startSurvivor(a, ws.dir)
     await a.crash()
     expect(statusLine(ws.dir, "job")).toContain(`not driven: its opencode process ${a.pid} has ended`)
     // The next process takes it up at its start, and ends it.

@@ -145,7 +145,6 @@ export class JobSupervisor {
         this.deps.registry.register({ jobId, owner: context.sessionId, survive: context.survive, registeredAt: this.deps.clock.now() })
       }
       const job = newLiveJob(restored.snapshot)
-      this.jobs.set(jobId, job)
       this.watch(jobId, job)
       const now = this.deps.clock.now()
       const decided = restoredFateOf(job.snapshot, this.deps.processes)
@@ -158,6 +157,8 @@ export class JobSupervisor {
         outcome.elsewhere.push(jobId)
         continue
       }
+      // Listed (and so polled or killed) only once it is this process's: a restore that loses the claim never showed it.
+      if (job.snapshot.status !== "done") this.jobs.set(jobId, job)
       taken.push(job)
       await carryOutFate(job, decided, outcome, {
         processes: this.deps.processes,

@@ -244,10 +244,12 @@ export class JobSupervisor {
   }
 
   /** forge_jobs handoff: the job now belongs to the given (root) session and survives the subagent. */
-  handoff(jobId: string, rootSession: string): string {
+  async handoff(jobId: string, rootSession: string): Promise<string> {
     const job = findJob(jobId, this.jobs, this.deps.registry)
     if (typeof job === "string") return job
     this.deps.registry.handOff(jobId, rootSession)
+    // Written before the answer: an opencode that dies right after it still leaves the job to the root session.
+    await this.deps.registry.flush()
     return `job ${jobId} now belongs to session ${rootSession}.`
   }
 

@@ -32,7 +32,7 @@ describe("job supervisor with real processes", () => {
   it("dispose leaves what it recorded in the database: a survive job's registration and its handoff", async () => {
     const id = jobIdOf(await supervisor.run("sub", request({ command: "sleep 30", survive: true, run_in_background: true })))
     const pid = Number(/pid (\d+)/.exec(supervisor.list())?.[1])
-    supervisor.handoff(id, "root")
+    await supervisor.handoff(id, "root")
     await supervisor.dispose()
     try {
       // Right after dispose, with no time for a throttled write: the item is already there.

@@ -145,7 +145,7 @@ describe("job supervisor with real processes", () => {
     const firstLedger = new JobLedger(new SqliteLedgerStore(store.connection))
     const first = newSupervisor({ host: other.host, ledger: firstLedger, silenced: () => silenced })
     const survivor = jobIdOf(await first.run("sub", request({ command: "sleep 30", survive: true, run_in_background: true })))
-    expect(first.handoff(survivor, "root")).toContain("now belongs to session root")
+    expect(await first.handoff(survivor, "root")).toContain("now belongs to session root")
     const escaped = jobIdOf(await first.run("s1", request({ command: "sleep 30", run_in_background: true })))
     const escapedPid = Number(new RegExp(`${escaped} \\[earlyReturned\\] pid (\\d+)`).exec(first.list())?.[1])
     const consumed = jobIdOf(await first.run("s1", request({ command: "echo done" })))

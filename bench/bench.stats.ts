@@ -58,3 +58,34 @@ export function formatMicros(us: number): string {
   if (us < 1000) return us.toFixed(1)
   return Math.round(us).toLocaleString("en-US")
 }
+
+export interface MedianInterval {
+  low: number
+  high: number
+  /** The confidence the interval carries: at least the one asked for, or less when there are too few values. */
+  confidence: number
+}
+
+/**
+ * A distribution-free confidence interval of the median: the order statistics x(k) and x(n + 1 − k) of the sorted
+ * values, with k the largest rank whose binomial tail P(X < k), X ~ Bin(n, ½), stays within (1 − confidence) / 2.
+ * It assumes nothing of the figures' distribution, which for whole opencode runs is skewed and heavy-tailed. With too
+ * few values for the confidence asked (fewer than six for 95 %), it is the whole range, with the confidence that carries.
+ */
+export function medianInterval(values: readonly number[], confidence = 0.95): MedianInterval {
+  const sorted = [...values].sort((a, b) => a - b)
+  const n = sorted.length
+  if (n === 0) throw new Error("median interval of an empty sample")
+  const tail = (1 - confidence) / 2
+  // P(X = i) built up from P(X = 0) = 2⁻ⁿ; the benches' round counts stay far below where that underflows.
+  let pmf = 0.5 ** n
+  let below = 0 // P(X < k)
+  let k = 0
+  while (k < Math.floor(n / 2) && below + pmf <= tail) {
+    below += pmf
+    pmf = (pmf * (n - k)) / (k + 1)
+    k++
+  }
+  if (k === 0) return { low: sorted[0] as number, high: sorted[n - 1] as number, confidence: 1 - 2 * 0.5 ** n }
+  return { low: sorted[k - 1] as number, high: sorted[n - k] as number, confidence: 1 - 2 * below }
+}

@@ -19,6 +19,7 @@ export * from "./goal.refusals"
 export * from "./goal.status"
 export * from "./job.gates"
 export * from "./job.machine"
+export * from "./job.refusals"
 export * from "./loop.gates"
 export * from "./loop.machine"
 export * from "./loop.refusals"
@@ -30,6 +31,7 @@ export * from "./plan.status"
 export * from "./state.text"
 export * from "./watchdog.gates"
 export * from "./watchdog.machine"
+export * from "./watchdog.refusals"
 
 /** Every lifecycle machine, for diagrams, inspection and embedding harnesses. */
 export const machineCatalog: readonly AnyStateMachine[] = [planMachine, jobMachine, watchdogMachine, goalMachine, crewMachine, loopMachine]

@@ -1,4 +1,5 @@
 import { type JobContext, type JobMachine, jobMachine } from "../../machines/job.machine"
+import { explainJobRefusal } from "../../machines/job.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { PersistedShape } from "../lifecycle/lifecycle.definition"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
@@ -39,8 +40,7 @@ export function defineJobLifecycle(host: LifecycleHost, deps: Omit<JobImplementa
   lifecycle = host.define({
     machine: jobMachine,
     implementations: createJobImplementations({ ...deps, feed }),
-    // The job machine has no caller-facing gates: the supervisor asks `can` and answers in its own words.
-    explain: (snapshot, event) => `job ${snapshot.context.jobId} does not take ${event.type} now`,
+    explain: explainJobRefusal,
     metaOf: (snapshot) => ({ sessionId: snapshot.context.sessionId, document: null }),
     upgrade: upgradeJobRecord,
     quietEvents: ["job.output", "job.tick"],

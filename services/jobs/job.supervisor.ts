@@ -1,6 +1,7 @@
 import { type DriverFacts, soleDriver } from "../../machines/driver.claim"
 import { SURVIVOR_CAP_REFUSAL, isOverSurvivorCap, nextDeadline } from "../../machines/job.gates"
 import { type JobContext, type JobEvent, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
+import { explainJobRefusal } from "../../machines/job.refusals"
 import { stateToString } from "../../machines/state.text"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleRepository, SnapshotRecord } from "../lifecycle/lifecycle.ports"
@@ -226,7 +227,8 @@ export class JobSupervisor {
     const before = job.snapshot
     const { context } = before
     const kill = { type: "job.kill", at: this.deps.clock.now() } as const
-    if (!this.lifecycle.can(jobId, kill) || context.pid === null) return `job ${jobId} has already finished; nothing to kill.`
+    if (!this.lifecycle.can(jobId, kill)) return explainJobRefusal(before, kill)
+    if (context.pid === null) return `job ${jobId} has no process to kill.`
     // Decided first, carried out second: the exit the kill causes must not read as an unread completion.
     this.feed(job, kill)
     const { survivors } = await this.deps.processes.killTree({ pid: context.pid, jobId, shim: context.shim }, grace)
@@ -238,8 +240,9 @@ export class JobSupervisor {
   clear(jobId: string): string {
     const job = findJob(jobId, this.jobs, this.deps.registry)
     if (typeof job === "string") return job
-    if (!this.lifecycle.can(jobId, { type: "job.clear" })) return `job ${jobId} is still running: poll it, or kill it first.`
-    this.feed(job, { type: "job.clear" })
+    const clear = { type: "job.clear" } as const
+    if (!this.lifecycle.can(jobId, clear)) return explainJobRefusal(job.snapshot, clear)
+    this.feed(job, clear)
     return `job ${jobId} cleared.`
   }
 
@@ -257,9 +260,7 @@ export class JobSupervisor {
   sessionStatus(sessionId: string, status: "idle" | "busy"): void {
     this.wakes.sessionStatus(sessionId, status)
     if (status === "busy") return
-    for (const job of this.jobs.values()) {
-      if (this.ownerOf(job) === sessionId && job.snapshot.hasTag("wake-pending")) void this.deliverWake(job)
-    }
+    for (const job of this.jobs.values()) if (this.ownerOf(job) === sessionId && job.snapshot.hasTag("wake-pending")) void this.deliverWake(job)
   }
 
   /** A deleted session's live jobs die with it. */
@@ -283,10 +284,7 @@ export class JobSupervisor {
 
   /** Plugin dispose: a graceful pass over every live non-survive job. */
   async dispose(): Promise<void> {
-    const live = [...this.jobs.keys()].filter((id) => {
-      const snapshot = this.jobs.get(id)?.snapshot
-      return snapshot?.hasTag("alive") && !snapshot.context.survive
-    })
+    const live = [...this.jobs.values()].filter(({ snapshot }) => snapshot.hasTag("alive") && !snapshot.context.survive).map((job) => job.jobId)
     // The graceful pass: the adapter's full SIGTERM grace before anything is SIGKILLed.
     await Promise.all(live.map((id) => this.killWith(id)))
     for (const job of this.jobs.values()) quiesce(job)

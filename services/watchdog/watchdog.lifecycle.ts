@@ -1,4 +1,5 @@
-import { type WatchdogMachine, watchdogMachine, watchdogPlaceOf } from "../../machines/watchdog.machine"
+import { type WatchdogMachine, watchdogMachine } from "../../machines/watchdog.machine"
+import { explainWatchdogRefusal } from "../../machines/watchdog.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
 import { type WatchdogImplementationDeps, createWatchdogImplementations } from "./watchdog.implementations"
@@ -13,8 +14,8 @@ export function defineWatchdogLifecycle(host: LifecycleHost, deps: WatchdogImple
   return host.define({
     machine: watchdogMachine,
     implementations: createWatchdogImplementations(deps),
-    // The service only sends (a refused event changes nothing); the words are for a harness that dispatches.
-    explain: (snapshot, event) => `the watchdog of call ${snapshot.context.callId} takes no ${event.type} while ${watchdogPlaceOf(snapshot.value)}`,
+    // The service only sends (a refused event changes nothing); the words are for logs and a harness that dispatches.
+    explain: explainWatchdogRefusal,
     metaOf: (snapshot) => ({ sessionId: snapshot.context.sessionId, document: null }),
     persist: false,
   })

@@ -176,7 +176,7 @@ class JobSut implements ModelSut<JobModel> {
       case "job.kill": {
         this.clock.at = event.at
         const reply = await supervisor.kill(jobId)
-        expect(!/already finished|already consumed|unknown job/.test(reply), `kill reply: ${reply}`).toBe(accepted)
+        expect(!/already finished|still being spawned|already consumed|unknown job/.test(reply), `kill reply: ${reply}`).toBe(accepted)
         return
       }
       case "job.poll": {

@@ -13,28 +13,15 @@ import {
 } from "../../../machines/job.gates"
 import { type JobEvent, type JobInput, type JobTag, jobMachine } from "../../../machines/job.machine"
 import type { DriverFacts } from "../../../machines/driver.claim"
+import { JOB_T0, jobInput } from "./job.fixtures"
 
 type Snapshot = SnapshotFrom<typeof jobMachine>
 
 /** The restoring process "b" reads the job's driver claim: nobody's, as after a host that never took one. */
 const free: DriverFacts = { me: "b", claim: null, holderAlive: false, now: 0 }
 
-const input: JobInput = {
-  jobId: "job_1",
-  sessionId: "ses_1",
-  command: "npm run dev",
-  cwd: "/work/app",
-  logFile: "/tmp/forge/jobs/job_1.log",
-  idleMs: 60_000,
-  maxWaitMs: 120_000,
-  hasPattern: true,
-  keepAlive: true,
-  background: false,
-  notify: true,
-  survive: false,
-  host: { pid: 100, startedAt: 1_699_999_999_000, instance: "a" },
-}
-const T0 = 1_700_000_000_000
+const input = jobInput
+const T0 = JOB_T0
 const spawned: JobEvent = { type: "job.spawned", pid: 4242, at: T0 }
 const exit0: JobEvent = { type: "job.exit", code: 0, signal: null, at: T0 + 200_000 }
 const tick = (afterMs: number): JobEvent => ({ type: "job.tick", now: T0 + afterMs })

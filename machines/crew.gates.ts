@@ -29,6 +29,27 @@ export function subtaskKey(title: string): string {
   return title.trim().replace(/\s+/g, " ").toLowerCase()
 }
 
+/**
+ * What the session and the workspace held when crew_begin asked for the crew, read by the service just before the
+ * birth: the birth gate decides on them, with the registration. Kept in the context as the facts the crew was born on.
+ */
+export interface CrewBirthFacts {
+  /** The session's live crew then (pending or executing): a session runs one crew at a time. */
+  liveCrew: { crewPath: string; status: CrewStatus } | null
+  /** How many forge-* workers a task call could dispatch then, and forge.json's findings (for the setup guidance). */
+  workers: { dispatchable: number; findings: string[] }
+}
+
+/** The session held a live crew when the new one was asked for (null facts: a record past its birth). */
+export function hasLiveCrew(birth: CrewBirthFacts | null): boolean {
+  return birth !== null && birth.liveCrew !== null
+}
+
+/** No forge-* worker could be dispatched when the crew was asked for (null facts: a record past its birth). */
+export function lacksDispatchableWorker(birth: CrewBirthFacts | null): boolean {
+  return birth !== null && birth.workers.dispatchable === 0
+}
+
 /** What is wrong with a registration's objective and declared plan. Empty when it may register. */
 export function registrationProblems(objective: string, subtasks: readonly CrewSubtask[]): string[] {
   return [...(objective.trim() === "" ? ["the crew needs an objective"] : []), ...declaredPlanProblems(subtasks)]

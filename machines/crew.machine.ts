@@ -1,5 +1,14 @@
 import { and, assertEvent, assign, emit, setup } from "xstate"
-import { type CrewSubtask, type CrewVerdict, isCompleteReport, isUserGatedCrewDocumentStatus, registrationProblems } from "./crew.gates"
+import {
+  type CrewBirthFacts,
+  type CrewSubtask,
+  type CrewVerdict,
+  hasLiveCrew,
+  isCompleteReport,
+  isUserGatedCrewDocumentStatus,
+  lacksDispatchableWorker,
+  registrationProblems,
+} from "./crew.gates"
 import type { CrewStatus } from "./crew.status"
 
 // The crew lifecycle: a declared plan of subtasks run as parallel subagent waves. Registration pends: every task
@@ -29,12 +38,15 @@ export interface CrewInput {
   /** The plan (or other artifact) the crew's macro contract descends from, as the orchestrator named it. */
   lineage: string | null
   registration: CrewRegistration
+  birth: CrewBirthFacts
   createdAt: number
   /** The record the crew starts with: written by the `writeRecord` effect, never kept in the context. */
   record: string
 }
 
-export interface CrewContext extends Omit<CrewInput, "record"> {
+export interface CrewContext extends Omit<CrewInput, "record" | "birth"> {
+  /** The facts the birth gate decided on; null in records written before they were kept (past their birth). */
+  birth: CrewBirthFacts | null
   /** The report a pending close dialog is waiting on the user to confirm. */
   pendingReport: CrewVerdict[] | null
   /** The reason a pending abandon dialog is waiting on the user to confirm. */
@@ -84,11 +96,15 @@ export const crewMachine = setup({
   },
   guards: {
     hasDeclaredPlan: ({ context }) => registrationProblems(context.objective, context.subtasks).length === 0,
+    // The session and the workspace as the service read them just before the birth.
+    isSessionFreeOfCrews: ({ context }) => !hasLiveCrew(context.birth),
+    hasDispatchableWorker: ({ context }) => !lacksDispatchableWorker(context.birth),
+    canBeBorn: and(["hasDeclaredPlan", "isSessionFreeOfCrews", "hasDispatchableWorker"]),
     // Registering and arming in one call is the goal's authorization alone; otherwise the user chooses after seeing the plan.
     isArmedByGoal: ({ context: { registration } }) => registration.execution === "waves" && registration.governed,
     isRegistrationOnly: ({ context }) => context.registration.execution === null,
-    canBeBornArmed: and(["hasDeclaredPlan", "isArmedByGoal"]),
-    canPend: and(["hasDeclaredPlan", "isRegistrationOnly"]),
+    canBeBornArmed: and(["canBeBorn", "isArmedByGoal"]),
+    canPend: and(["canBeBorn", "isRegistrationOnly"]),
     isGoverned: ({ event }) => {
       assertEvent(event, ["crew.arm", "crew.convert", "crew.close", "crew.abandon"])
       return event.governed

@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from "xstate"
-import { FAIL_REPORTS_REQUIRED, registrationProblems, reportCoverage } from "./crew.gates"
+import { FAIL_REPORTS_REQUIRED, lacksDispatchableWorker, registrationProblems, reportCoverage } from "./crew.gates"
 import type { CrewEvent, crewMachine } from "./crew.machine"
 import { crewStatusOf } from "./crew.status"
 import { stateToString } from "./state.text"
@@ -77,12 +77,35 @@ export function pendingCrewDocumentNote(snapshot: CrewSnapshot): string {
 
 /** Why the birth gate refused a registration (the machine's first step ended in `refused`). */
 export function explainCrewBirthRefusal(snapshot: CrewSnapshot): string {
-  const { objective, subtasks, registration } = snapshot.context
+  const { objective, subtasks, registration, birth } = snapshot.context
   const problems = registrationProblems(objective, subtasks)
   if (problems.length > 0) return `crew_begin: ${problems.join("; ")}.`
+  const live = birth?.liveCrew ?? null
+  if (live !== null)
+    return `crew_begin: this session already has a live crew: ${live.crewPath} (${live.status}). Arm it (crew_begin with execution only), close it (crew_close with verdicts), or abandon it (crew_close with abandon: true) before registering another.`
+  if (lacksDispatchableWorker(birth)) return crewSetupGuidance(birth?.workers ?? { findings: [] })
   if (registration.governed)
     return `crew_begin: the session's active goal governs it already, so execution "goal" is refused. Register with execution "waves" (born armed).`
   return "crew_begin: registration and execution in one call is legal only under an active goal of this session. Register without execution, show the user the record path and the choices, and end your turn: the user picks waves, goal, or standby."
+}
+
+/** How to get forge-* workers, with forge.json's findings: the crew's roster gate, and `/crew` when none are configured. */
+export function crewSetupGuidance(workers: { findings: readonly string[] }): string {
+  return [
+    "A crew needs forge-* workers, and none are configured. Forge reads them from two places (JSONC, comments allowed):",
+    "- the project: .opencode/forge.json (the nearest one walking up from the workspace; sub-projects may hold their own);",
+    "- every project of this user: ~/.config/opencode/forge.json.",
+    "A template:",
+    "{",
+    '  "agents": {',
+    '    "research": { "model": "provider/model", "thoughtLevel": "low" },',
+    '    "coder": { "shape": "write" }',
+    "  }",
+    "}",
+    "(model and thoughtLevel together pin a worker; neither inherits the session's model; shape write lets it edit and run commands.)",
+    ...(workers.findings.length === 0 ? [] : ["forge.json findings:", ...workers.findings.map((f) => `- ${f}`)]),
+    "Tell the user exactly this: they can write the file themselves, or ask you to — and only on their explicit go-ahead in this conversation do you write it (a sub-project's file also gets a short stable pool name). The workers exist once opencode reloads its config (a new opencode process, or a config reload).",
+  ].join("\n")
 }
 
 function quoted(titles: readonly string[]): string {

@@ -66,22 +66,3 @@ export function crewClosedText(crewPath: string, report: readonly CrewVerdict[])
     ...report.map((v) => `- ${v.verdict} ${v.subtask}: ${v.evidence}`),
   ].join("\n")
 }
-
-/** The one-time setup guidance when no forge-* worker exists anywhere the host looks. */
-export function crewSetupGuidance(roster: Pick<CrewRoster, "findings">): string {
-  return [
-    "A crew needs forge-* workers, and none are configured. Forge reads them from two places (JSONC, comments allowed):",
-    "- the project: .opencode/forge.json (the nearest one walking up from the workspace; sub-projects may hold their own);",
-    "- every project of this user: ~/.config/opencode/forge.json.",
-    "A template:",
-    "{",
-    '  "agents": {',
-    '    "research": { "model": "provider/model", "thoughtLevel": "low" },',
-    '    "coder": { "shape": "write" }',
-    "  }",
-    "}",
-    "(model and thoughtLevel together pin a worker; neither inherits the session's model; shape write lets it edit and run commands.)",
-    ...(roster.findings.length === 0 ? [] : ["forge.json findings:", ...roster.findings.map((f) => `- ${f}`)]),
-    "Tell the user exactly this: they can write the file themselves, or ask you to — and only on their explicit go-ahead in this conversation do you write it (a sub-project's file also gets a short stable pool name). The workers exist once opencode reloads its config (a new opencode process, or a config reload).",
-  ].join("\n")
-}

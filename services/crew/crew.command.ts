@@ -1,6 +1,6 @@
-import { pendingCrewDocumentNote } from "../../machines/crew.refusals"
+import { crewSetupGuidance, pendingCrewDocumentNote } from "../../machines/crew.refusals"
 import { crewStatusOf } from "../../machines/crew.status"
-import { WAVE_DISCIPLINE, crewSetupGuidance } from "./crew.answers"
+import { WAVE_DISCIPLINE } from "./crew.answers"
 import type { CrewRosterSource } from "./crew.ports"
 import type { CrewSnapshot } from "./crew.lifecycle"
 import type { CrewService } from "./crew.service"

@@ -1,5 +1,6 @@
 import * as z from "zod"
 import { CREW_MACHINE_VERSION, type CrewContext } from "../../machines/crew.machine"
+import { CREW_STATUSES } from "../../machines/crew.status"
 import type { PersistedShape } from "../lifecycle/lifecycle.definition"
 
 // The shape a persisted crew context must have before an actor is started from it: a row that does not fit (a
@@ -19,12 +20,18 @@ export const crewContextSchema = z.object({
   subtasks: z.array(z.object({ title: z.string().min(1), agent: z.string().min(1).nullable() })).min(1),
   lineage: z.string().min(1).nullable(),
   registration: z.object({ execution: z.enum(["waves", "goal"]).nullable(), governed: z.boolean() }),
+  birth: z
+    .object({
+      liveCrew: z.object({ crewPath: z.string().min(1), status: z.enum(CREW_STATUSES) }).nullable(),
+      workers: z.object({ dispatchable: z.number().int().min(0), findings: z.array(z.string()) }),
+    })
+    .nullable(),
   createdAt: z.number(),
   pendingReport: z.array(verdict).nullable(),
   pendingReason: z.string().nullable(),
   report: z.array(verdict).nullable(),
   reason: z.string().nullable(),
-  pendingDocument: z.enum(["pending", "executing", "closed", "abandoned", "converted"]).nullable(),
+  pendingDocument: z.enum(CREW_STATUSES).nullable(),
 }) satisfies z.ZodType<CrewContext>
 
 /** Null when `context` fits the crew machine, else what is wrong with it. */
@@ -40,13 +47,17 @@ export function crewContextProblem(context: unknown): string | null {
 export function upgradeCrewRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
   const context = persisted.context
   const isObject = context !== null && typeof context === "object" && !Array.isArray(context)
-  // Records written before record changes were held have nothing pending (an additive field: the version stays).
+  // Additive fields, so the version stays: records written before record changes were held have nothing pending, and
+  // records written before the birth facts were kept have none (they are past their birth).
   if (fromVersion === CREW_MACHINE_VERSION)
-    return !isObject || "pendingDocument" in context ? persisted : { value: persisted.value, context: { ...context, pendingDocument: null } }
+    return !isObject || ("pendingDocument" in context && "birth" in context) ? persisted : { value: persisted.value, context: withAdditiveFields(context) }
   if (fromVersion !== "1") throw new Error(`no upgrade from crew machine version ${fromVersion}`)
   if (!isObject) throw new Error("its context is not an object")
-  const held = "pendingDocument" in context ? {} : { pendingDocument: null }
   const { bornArmed, ...rest } = context as { bornArmed?: unknown }
   const armed = bornArmed === true
-  return { value: persisted.value, context: { ...rest, ...held, registration: { execution: armed ? "waves" : null, governed: armed } } }
+  return { value: persisted.value, context: { ...withAdditiveFields(rest), registration: { execution: armed ? "waves" : null, governed: armed } } }
+}
+
+function withAdditiveFields(context: object): object {
+  return { pendingDocument: null, birth: null, ...context }
 }

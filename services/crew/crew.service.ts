@@ -7,7 +7,7 @@ import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { Clock, Confirm, DialogRequest, Logger } from "../lifecycle/lifecycle.ports"
 import { planFileName, slugify } from "../plan/plan.naming"
-import { crewArmedText, crewClosedText, crewConvertedText, crewRegisteredText, crewSetupGuidance } from "./crew.answers"
+import { crewArmedText, crewClosedText, crewConvertedText, crewRegisteredText } from "./crew.answers"
 import type { CrewSnapshot } from "./crew.lifecycle"
 import { CREW_DIR } from "./crew.paths"
 import type { CrewFiles, CrewGovernance, CrewRosterSource } from "./crew.ports"
@@ -109,6 +109,8 @@ export class CrewService {
 
   private async register(sessionId: string, request: CrewBeginRequest, governed: boolean): Promise<CrewOutcome> {
     const now = this.deps.clock.now()
+    const live = this.liveFor(sessionId)
+    const roster = await this.deps.roster.roster()
     const born: CrewInput = {
       crewPath: "",
       sessionId,
@@ -116,15 +118,15 @@ export class CrewService {
       subtasks: request.subtasks ?? [],
       lineage: request.lineage?.trim() || null,
       registration: { execution: request.execution ?? null, governed },
+      birth: {
+        liveCrew: live === undefined ? null : { crewPath: live.context.crewPath, status: crewStatusOf(live.value) },
+        workers: { dispatchable: roster.dispatchable, findings: roster.findings },
+      },
       createdAt: now,
       record: "",
     }
-    // The machine's birth gate first (it throws the refusal): nothing is read or written for a refused registration.
+    // The machine's birth gate first (it throws the refusal): nothing is written for a refused registration.
     const bornArmed = this.lifecycle.birth(born).matches("executing")
-    const live = this.liveFor(sessionId)
-    if (live !== undefined) throw liveCrewError(live)
-    const roster = await this.deps.roster.roster()
-    if (roster.dispatchable === 0) throw new Error(crewSetupGuidance(roster))
     const at = new Date(now).toISOString()
     const { objective, subtasks, lineage } = born
     const taken = new Set((await this.deps.files.list()).map((p) => p.slice(CREW_DIR.length + 1)))
@@ -258,12 +260,6 @@ export class CrewService {
     }
     return allowed
   }
-}
-
-function liveCrewError(live: CrewSnapshot): Error {
-  return new Error(
-    `this session already has a live crew: ${live.context.crewPath} (${crewStatusOf(live.value)}). Arm it (crew_begin with execution only), close it (crew_close with verdicts), or abandon it (crew_close with abandon: true) before registering another.`,
-  )
 }
 
 function headline(objective: string): string {

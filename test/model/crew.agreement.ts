@@ -7,7 +7,6 @@ import { type CrewInput, type CrewRecordChange, crewMachine } from "../../machin
 import { crewStatusOf } from "../../machines/crew.status"
 import { stateToString } from "../../machines/state.text"
 import { crewFrontmatterCodec } from "../../services/crew/crew.frontmatter"
-import { CREW_DIR } from "../../services/crew/crew.paths"
 import type { CrewService } from "../../services/crew/crew.service"
 import type { OpenDialog } from "./model.dialogs"
 import type { ModelStep } from "./model.template"
@@ -138,7 +137,7 @@ export class CrewExpectation {
     expect(model.value, "the model stays refused").toBe("refused")
     expect(service.lifecycle.snapshot(this.crewPath), "no crew in the service").toBeUndefined()
     expect(service.liveFor(this.session), "no live crew in the session").toBeUndefined()
-    expect(existsSync(path.join(this.dir, CREW_DIR)), "no crew record written").toBe(false)
+    expect(existsSync(path.join(this.dir, this.crewPath)), "no crew record written").toBe(false)
     this.reader ??= await openLifecycleStore(this.dir)
     expect(await this.reader.repository.getSnapshot("crew", this.crewPath), "no database row").toBeUndefined()
     expect(await this.reader.repository.listTransitions({ instanceId: this.crewPath }), "no transition rows").toEqual([])

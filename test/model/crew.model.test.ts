@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import type { SnapshotFrom } from "xstate"
 import { createTestModel } from "xstate/graph"
 import { type CrewStatus, crewStatusOf } from "../../machines/crew.status"
-import type { CrewVerdict } from "../../machines/crew.gates"
+import type { CrewBirthFacts, CrewVerdict } from "../../machines/crew.gates"
 import { type CrewEvent, type CrewInput, type CrewRegistration, crewMachine } from "../../machines/crew.machine"
 import { SESSION, startCrewSut } from "./crew.sut"
 import { describeModel } from "./model.template"
@@ -16,7 +16,9 @@ import { describeModel } from "./model.template"
 // Two configs live: a crew registered pending (crew_begin {objective, subtasks}), and one born armed under the
 // session's active goal (crew_begin {objective, subtasks, execution: "waves"}, governance on). Four more end at the
 // birth gate: execution asked in the registering call without the goal (waves, goal), execution "goal" under the goal,
-// and a declared plan with a repeated title. Nothing of them is written or recorded.
+// a declared plan with a repeated title, a second crew while the session's crew is live (the SUT registers that one
+// first, through the same service, and abandons it after the refusal), and no worker to dispatch (the SUT's roster
+// says none). Nothing of them is written or recorded.
 //
 // Reached through the service's side roads, or asked only:
 // - crew.dispatch is never sent: the task belt asks `can()` (CrewService.dispatchRefusal); the SUT replays it as that
@@ -26,19 +28,25 @@ import { describeModel } from "./model.template"
 // - dialog.allow / dialog.reject answer the dialog the last crew call holds open.
 
 const T0 = Date.parse("2026-11-30T03:00:00.000Z")
+/** The session's earlier crew, registered by the SUT (crew.sut.ts EARLIER_OBJECTIVE) where a path's birth facts name it. */
+const EARLIER_CREW = ".opencode/crew/2026-11-30-survey-the-field.md"
 
 const SUBTASKS: CrewInput["subtasks"] = [
   { title: "Write the parser", agent: "forge-coder" },
   { title: "Survey prior art", agent: null },
 ]
 
-const inputFor = (registration: CrewRegistration, subtasks = SUBTASKS): CrewInput => ({
+/** A session without a live crew, and the two workers of the SUT's project pool. */
+const FREE: CrewBirthFacts = { liveCrew: null, workers: { dispatchable: 2, findings: [] } }
+
+const inputFor = (registration: CrewRegistration, subtasks = SUBTASKS, birth = FREE): CrewInput => ({
   crewPath: ".opencode/crew/2026-11-30-ship-the-parser.md",
   sessionId: SESSION,
   objective: "Ship the parser",
   subtasks,
   lineage: ".opencode/plan/2026-11-29-parser.md",
   registration,
+  birth,
   createdAt: T0,
   record: "",
 })
@@ -52,6 +60,17 @@ const configs = [
   {
     name: "refused: a repeated subtask title",
     input: inputFor({ execution: null, governed: false }, [...SUBTASKS, { title: "write  the parser", agent: null }]),
+  },
+  {
+    name: "refused: the session's crew is still live",
+    input: inputFor({ execution: "waves", governed: true }, SUBTASKS, { ...FREE, liveCrew: { crewPath: EARLIER_CREW, status: "pending" } }),
+  },
+  {
+    name: "refused: no worker to dispatch",
+    input: inputFor({ execution: null, governed: false }, SUBTASKS, {
+      liveCrew: null,
+      workers: { dispatchable: 0, findings: ["forge.json: agents: expected an object"] },
+    }),
   },
 ]
 

@@ -1,3 +1,4 @@
+import type { CrewBirthFacts } from "../../machines/crew.gates"
 import { FsCrewFiles } from "../../adapters/workspace/crew.files"
 import { defineCrewLifecycle } from "../../services/crew/crew.lifecycle"
 import type { CrewRoster, CrewRosterSource } from "../../services/crew/crew.ports"
@@ -9,13 +10,15 @@ import type { FakeClock } from "./goal.fakes"
 // One opencode process of the crew SUT on the workspace: the real CrewService on the workspace's one LifecycleHost,
 // writing real crew records through FsCrewFiles; fakes only for the clock, the roster and the goal's governance.
 
-/** Two dispatchable forge-* workers in the project's pool. */
-const ROSTER: CrewRoster = {
-  text: "project (.opencode/forge.json, primary):\n- forge-coder: writes and runs code\n- forge-research: reads and reports",
-  dispatchable: 2,
-  findings: [],
+/** The roster a path's birth facts name: two dispatchable forge-* workers in the project's pool, or none. */
+export function rosterOf(workers: CrewBirthFacts["workers"]): CrewRosterSource {
+  const text =
+    workers.dispatchable === 0
+      ? "(no forge-* worker)"
+      : "project (.opencode/forge.json, primary):\n- forge-coder: writes and runs code\n- forge-research: reads and reports"
+  const roster: CrewRoster = { text, dispatchable: workers.dispatchable, findings: workers.findings }
+  return { roster: async () => roster }
 }
-const roster: CrewRosterSource = { roster: async () => ROSTER }
 
 /** Whether an active goal governs the session: the SUT sets it from each event's `governed` before the call. */
 export interface Governance {
@@ -29,7 +32,7 @@ export interface CrewProcess {
 }
 
 /** A process on the workspace: composed on the folder (its database), the crew lifecycle defined on its one host. */
-export async function openCrewProcess(dir: string, clock: FakeClock, goal: Governance): Promise<CrewProcess> {
+export async function openCrewProcess(dir: string, clock: FakeClock, goal: Governance, roster: CrewRosterSource): Promise<CrewProcess> {
   // As src/crews.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
   const log = memoryLogger()
   const workspace = composeWorkspace({ workspace: dir, clock, log })

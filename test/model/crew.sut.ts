@@ -12,7 +12,7 @@ import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
 import { CrewExpectation } from "./crew.agreement"
-import { type CrewProcess, type Governance, openCrewProcess } from "./crew.process"
+import { type CrewProcess, type Governance, openCrewProcess, rosterOf } from "./crew.process"
 import { FakeClock } from "./goal.fakes"
 import { type DialogAnswers, type OpenDialog, type Opening, neverAsked, outputOf, startDialogCall } from "./model.dialogs"
 import type { ModelStep, ModelSut } from "./model.template"
@@ -22,6 +22,8 @@ type Snapshot = SnapshotFrom<CrewModel>
 
 /** The one session of every model path: it registers the crew, and every crew tool call comes from it. */
 export const SESSION = "ses_model"
+/** The objective of the session's earlier crew, where a path's birth facts name one. */
+const EARLIER_OBJECTIVE = "Survey the field"
 /** Each step of a path happens a minute after the one before, so every record write has its own time. */
 const STEP_MS = 60_000
 
@@ -66,7 +68,13 @@ class CrewSut implements ModelSut<CrewModel> {
     await seedMigratedDatabase(dir)
     const clock = new FakeClock(input.createdAt)
     const goal: Governance = { governs: input.registration.governed }
-    const process = await openCrewProcess(dir, clock, goal)
+    const process = await openCrewProcess(dir, clock, goal, rosterOf(input.birth.workers))
+    // The session's live crew the birth facts name: registered first, through the same service.
+    const earlier = input.birth.liveCrew
+    if (earlier !== null) {
+      const first = await process.service.begin(SESSION, { objective: EARLIER_OBJECTIVE, subtasks: [{ title: "Map the field", agent: null }] }, neverAsked)
+      expect(first.crewPath, "the earlier crew's path, as the birth facts name it").toBe(earlier.crewPath)
+    }
     // crew_begin {objective, subtasks}: pending; under the session's goal with execution "waves": born armed; anything
     // else the birth gate refuses, in the machine's words.
     const born = initialTransition(crewMachine, input)[0]
@@ -87,6 +95,8 @@ class CrewSut implements ModelSut<CrewModel> {
       )
       expect(error, "the birth gate refuses the registration").toBeInstanceOf(GateRefusal)
       expect((error as Error).message, "the machine's refusal").toBe(explainCrewBirthRefusal(born))
+      // The earlier crew makes room again, so the refused crew's probes meet a session without a live crew.
+      if (earlier !== null) await process.service.abandon(SESSION, "make room", async () => true)
       const sut = new CrewSut(dir, clock, goal, process, input)
       sut.unborn = true
       return sut
@@ -210,7 +220,7 @@ class CrewSut implements ModelSut<CrewModel> {
     // The old process's dialog is never answered: its call waits forever, as it would in a process that is gone.
     this.dialog = undefined
     await this.process.rt.close()
-    this.process = await openCrewProcess(this.dir, this.clock, this.goal)
+    this.process = await openCrewProcess(this.dir, this.clock, this.goal, rosterOf(this.input.birth.workers))
     const report = await restoreCrews(this.process.service.lifecycle, this.process.rt.repository)
     expect(report.problems, "restore problems").toEqual([])
     expect(report.restored, "the crews restored").toEqual(accepted ? [this.crewPath] : [])

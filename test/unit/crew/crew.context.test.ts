@@ -32,14 +32,28 @@ describe("upgradeCrewRecord", () => {
   })
 
   it("passes a record of this version through untouched", () => {
-    const persisted = { value: "closed", context: { registration: { execution: null, governed: false }, pendingDocument: null } }
+    const persisted = { value: "closed", context: { registration: { execution: null, governed: false }, pendingDocument: null, birth: null } }
     expect(upgradeCrewRecord(persisted, CREW_MACHINE_VERSION)).toBe(persisted)
   })
 
   it("gives a record of this version written before record changes were held nothing pending (issue 23 §1b)", () => {
     const persisted = { value: { executing: "working" }, context: { registration: { execution: null, governed: false } } }
-    expect(upgradeCrewRecord(persisted, CREW_MACHINE_VERSION)).toEqual({ value: persisted.value, context: { ...persisted.context, pendingDocument: null } })
+    expect(upgradeCrewRecord(persisted, CREW_MACHINE_VERSION)).toEqual({
+      value: persisted.value,
+      context: { ...persisted.context, pendingDocument: null, birth: null },
+    })
     expect(upgradeCrewRecord({ value: "closed", context: [] }, CREW_MACHINE_VERSION).context).toEqual([])
+  })
+
+  it("gives a record of this version written before the birth facts were kept none (it is past its birth), and the machine takes it", () => {
+    const today = { ...v1Context(false), bornArmed: undefined, registration: { execution: null, governed: false }, pendingDocument: null }
+    const { bornArmed: _gone, ...written } = today
+    expect(crewContextProblem(written), "unfit without the upgrade").toMatch(/birth/)
+    const upgraded = upgradeCrewRecord({ value: { pending: "standby" }, context: written }, CREW_MACHINE_VERSION)
+    expect(upgraded.context).toEqual({ ...written, birth: null })
+    expect(crewContextProblem(upgraded.context)).toBeNull()
+    const { birth: _kept, ...unchanged } = upgraded.context as { birth: unknown }
+    expect(unchanged, "nothing else changes").toEqual(written)
   })
 
   it("refuses a version it does not know, and a context that is not an object", () => {

@@ -4,7 +4,7 @@
 // makes it.
 import { expect } from "vitest"
 import { type SnapshotFrom, initialTransition, transition } from "xstate"
-import type { CrewVerdict } from "../../../machines/crew.gates"
+import type { CrewBirthFacts, CrewVerdict } from "../../../machines/crew.gates"
 import { type CrewEvent, type CrewInput, type CrewRecordChange, type CrewRegistration, crewMachine } from "../../../machines/crew.machine"
 import { explainCrewRefusal } from "../../../machines/crew.refusals"
 
@@ -13,7 +13,9 @@ export type Snapshot = SnapshotFrom<typeof crewMachine>
 export const CREW = ".opencode/crew/2026-11-30-ship-the-parser.md"
 const PENDING: CrewRegistration = { execution: null, governed: false }
 const ARMED_BY_GOAL: CrewRegistration = { execution: "waves", governed: true }
-export const input = (bornArmed = false, registration = bornArmed ? ARMED_BY_GOAL : PENDING): CrewInput => ({
+/** A session free of crews, with two workers a task call can dispatch: a birth the facts allow. */
+export const FREE: CrewBirthFacts = { liveCrew: null, workers: { dispatchable: 2, findings: [] } }
+export const input = (bornArmed = false, registration = bornArmed ? ARMED_BY_GOAL : PENDING, birth = FREE): CrewInput => ({
   crewPath: CREW,
   sessionId: "s1",
   objective: "Ship the parser",
@@ -23,6 +25,7 @@ export const input = (bornArmed = false, registration = bornArmed ? ARMED_BY_GOA
   ],
   lineage: null,
   registration,
+  birth,
   createdAt: Date.parse("2026-11-30T03:00:00.000Z"),
   record: "---\nstatus: pending\n---\n",
 })

@@ -5,7 +5,9 @@ import { initialTransition } from "xstate"
 import { crewMachine } from "../../../machines/crew.machine"
 import { explainCrewBirthRefusal } from "../../../machines/crew.refusals"
 import { crewStatusOf } from "../../../machines/crew.status"
-import { input } from "./crew.machine.helpers"
+import { FREE, input } from "./crew.machine.helpers"
+
+const OTHER = ".opencode/crew/2026-11-29-the-first-crew.md"
 
 describe("registration", () => {
   it("writes the record once, then pends when not born armed", () => {
@@ -58,12 +60,34 @@ describe("registration", () => {
       'crew_begin: the crew needs an objective; subtask 3 repeats the title "survey prior  art" (titles must be unique).',
     ],
     ["no subtask", { ...input(), subtasks: [] }, "crew_begin: the crew declares no subtask: give each piece of work one titled subtask."],
+    [
+      "a second live crew of the session (even born armed)",
+      input(true, undefined, { ...FREE, liveCrew: { crewPath: OTHER, status: "executing" } }),
+      `crew_begin: this session already has a live crew: ${OTHER} (executing). Arm it (crew_begin with execution only), close it (crew_close with verdicts), or abandon it (crew_close with abandon: true) before registering another.`,
+    ],
+    [
+      "a crew with no worker to dispatch, naming forge.json's findings",
+      input(false, undefined, { liveCrew: null, workers: { dispatchable: 0, findings: ["forge.json: agents.coder.model: expected a string"] } }),
+      expect.stringMatching(
+        /^A crew needs forge-\* workers, and none are configured\.[\s\S]*\nforge\.json findings:\n- forge\.json: agents\.coder\.model: expected a string\n/,
+      ),
+    ],
   ])("the birth gate refuses %s: it ends in refused with no record written", (_, born, message) => {
     const [snapshot, actions] = initialTransition(crewMachine, born)
     expect(snapshot.value).toBe("refused")
     expect(snapshot.status).toBe("done")
     expect(actions.filter((a) => a.type === "writeRecord")).toEqual([])
-    expect(explainCrewBirthRefusal(snapshot)).toBe(message)
+    expect(explainCrewBirthRefusal(snapshot)).toEqual(message)
+  })
+
+  it("decides on the facts it was born with, which the context keeps; the plan's own problems are named first", () => {
+    const crowded = input(false, undefined, { liveCrew: { crewPath: OTHER, status: "pending" }, workers: { dispatchable: 0, findings: [] } })
+    const [born] = initialTransition(crewMachine, input(false))
+    expect(born.context.birth).toStrictEqual(FREE)
+    const [refused] = initialTransition(crewMachine, { ...crowded, subtasks: [] })
+    expect(explainCrewBirthRefusal(refused)).toMatch(/^crew_begin: the crew declares no subtask/)
+    const [second] = initialTransition(crewMachine, crowded)
+    expect(explainCrewBirthRefusal(second), "the live crew before the roster").toMatch(/already has a live crew: .* \(pending\)/)
   })
 
   it("maps every state to its record status (registering reads as pending)", () => {

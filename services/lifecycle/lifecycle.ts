@@ -1,6 +1,5 @@
 import { type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom, type StateValue, transition } from "xstate"
 import { stateToString } from "../../machines/state.text"
-import { ExclusiveKeyTaken } from "./exclusive.key"
 import { GateRefusal } from "./gate.refusal"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { SnapshotRecord } from "./lifecycle.ports"
@@ -8,18 +7,14 @@ import { firstStep } from "./lifecycle.birth"
 import { type RequestedEffect, runEffects } from "./lifecycle.effects"
 import { LifecycleRecorder } from "./lifecycle.recorder"
 import { type RestoreOutcome, resolveRecord } from "./lifecycle.restore"
+import { NO_STATE, SharedRecords } from "./shared.records"
 import { InstanceActors } from "./instance.actors"
 import { InstanceListeners } from "./instance.listeners"
 import { InstanceQueues } from "./instance.queues"
 
-/** The "from" of an instance's first transition row. */
-export const NO_STATE = "(none)"
-
 /** Where outside truth says an instance stands; `event` names the transition row when it is not the follow's own name. */
 export type FollowTarget<TMachine extends AnyStateMachine> = { value: StateValue; context: SnapshotFrom<TMachine>["context"]; event?: string }
 type Listener<TMachine extends AnyStateMachine> = (snapshot: SnapshotFrom<TMachine>) => void
-/** A shared step as decided: the snapshot it leads to and the transition row's from and event. */
-type SharedStep<TMachine extends AnyStateMachine> = { after: SnapshotFrom<TMachine>; from: string; event: string; requested?: readonly RequestedEffect[] }
 
 // The instances of one lifecycle on the host. Every step is computed first with the pure `transition`; the effects
 // the machine asked for run from that result (the actors run an inert copy of the machine, so nothing runs twice),
@@ -33,15 +28,10 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   private readonly actors: InstanceActors<TMachine>
   private readonly queues = new InstanceQueues()
   private readonly listeners = new InstanceListeners<SnapshotFrom<TMachine>>()
-  /** The revision of each instance's record this process last read or wrote (shared lifecycles). */
-  private readonly revisions = new Map<string, number>()
-  /**
-   * Instances this process knows only because a refresh absorbed another process's record: not started, restored or
-   * taken up here. The restore takes them up (see `takeUp`), so a refresh that ran first never costs one its restore.
-   */
-  private readonly absorbedOnly = new Set<string>()
   private readonly quiet: ReadonlySet<string>
   private readonly recorder: LifecycleRecorder<TMachine>
+  /** The records every process writes: revisions read, records a refresh brought in, the shared step. */
+  private readonly records: SharedRecords<TMachine>
 
   constructor(
     private readonly definition: LifecycleDefinition<TMachine>,
@@ -52,6 +42,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     )
     this.quiet = new Set(definition.quietEvents ?? [])
     this.recorder = new LifecycleRecorder(definition, kernel)
+    const { actors, listeners, recorder } = this
+    this.records = new SharedRecords({ definition, kernel, actors, listeners, recorder, runEffects: (requested) => this.runEffects(requested, "await") })
   }
 
   get machine(): TMachine {
@@ -73,7 +65,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
    * Undefined when this process started, restored or already took it up, or when it has finished.
    */
   takeUp(instanceId: string): SnapshotFrom<TMachine> | undefined {
-    if (!this.absorbedOnly.delete(instanceId)) return undefined
+    if (!this.records.takeUp(instanceId)) return undefined
     const snapshot = this.snapshot(instanceId) as AnyMachineSnapshot | undefined
     return snapshot === undefined || snapshot.status === "done" ? undefined : (snapshot as SnapshotFrom<TMachine>)
   }
@@ -108,7 +100,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   async create(instanceId: string, input: InputFrom<TMachine>): Promise<SnapshotFrom<TMachine>> {
     if (this.shared) {
       return this.serialize(instanceId, () =>
-        this.stepShared(instanceId, async (current) => {
+        this.records.step(instanceId, async (current) => {
           if (current !== undefined || this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
           const [first, requested] = firstStep(this.definition, input)
           return { after: first as SnapshotFrom<TMachine>, from: NO_STATE, event: "xstate.init", requested }
@@ -141,8 +133,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   async dispatch(instanceId: string, event: EventFromLogic<TMachine>): Promise<SnapshotFrom<TMachine>> {
     if (this.shared) {
       return this.serialize(instanceId, () =>
-        this.stepShared(instanceId, async (current) => {
-          const before = this.latest(instanceId, current) as AnyMachineSnapshot
+        this.records.step(instanceId, async (current) => {
+          const before = this.records.latest(instanceId, current) as AnyMachineSnapshot
           if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
           const [after, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
           return { after: after as SnapshotFrom<TMachine>, from: stateToString(before.value), event: event.type, requested }
@@ -195,7 +187,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   async reconcile(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
     if (this.shared) {
       return this.serialize(instanceId, () =>
-        this.stepShared(instanceId, async (current) => this.replacement(instanceId, current, { value, context }, eventName)),
+        this.records.step(instanceId, async (current) => this.records.replacement(instanceId, current, { value, context }, eventName)),
       ) as Promise<SnapshotFrom<TMachine>>
     }
     return this.serialize(instanceId, async () => this.replace(instanceId, value, context, eventName))
@@ -213,12 +205,12 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     if (this.shared) {
       return this.serialize(instanceId, async () => {
         let moved = false
-        const after = await this.stepShared(instanceId, async (current) => {
-          const known = current === undefined ? this.snapshot(instanceId) : this.latest(instanceId, current)
+        const after = await this.records.step(instanceId, async (current) => {
+          const known = current === undefined ? this.snapshot(instanceId) : this.records.latest(instanceId, current)
           const target = await read(known)
           if (target === undefined) return undefined
           moved = true
-          return this.replacement(instanceId, current, target, target.event ?? eventName)
+          return this.records.replacement(instanceId, current, target, target.event ?? eventName)
         })
         return moved ? after : undefined
       })
@@ -236,8 +228,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   restore(record: SnapshotRecord): RestoreOutcome<TMachine> {
     const resolved = resolveRecord(this.definition, record)
     if ("problem" in resolved) return { kind: "unfit", problem: resolved.problem }
-    if (record.revision !== undefined) this.revisions.set(record.instanceId, record.revision)
-    this.absorbedOnly.delete(record.instanceId)
+    this.records.noteRevision(record.instanceId, record.revision)
+    this.records.held(record.instanceId)
     return { kind: "restored", snapshot: this.actors.restore(record.instanceId, resolved.snapshot) }
   }
 
@@ -252,7 +244,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       const before = this.require(instanceId) as AnyMachineSnapshot
       if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
       const [after, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
-      const read = this.revisions.get(instanceId)
+      const read = this.records.revisionOf(instanceId)
       const from = stateToString(before.value)
       let won = false
       const written = await this.kernel.step(this.machine.id, instanceId, async (current) => {
@@ -264,7 +256,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
         this.remove(instanceId)
         return undefined
       }
-      if (written?.revision !== undefined) this.revisions.set(instanceId, written.revision)
+      this.records.noteRevision(instanceId, written?.revision)
       const moved = this.actors.move(instanceId, event)
       this.listeners.notify(instanceId, moved)
       this.startEffects(requested)
@@ -278,16 +270,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
    * record that does not fit is logged and left out.
    */
   absorb(record: SnapshotRecord): void {
-    const known = this.revisions.get(record.instanceId)
-    if (known !== undefined && (record.revision ?? 0) <= known) return
-    if (record.terminal && !this.actors.has(record.instanceId)) return
-    const resolved = resolveRecord(this.definition, record)
-    if ("problem" in resolved) {
-      this.kernel.log.warn(`another process wrote ${resolved.problem}; this one keeps what it had`)
-      return
-    }
-    if (!this.actors.has(record.instanceId)) this.absorbedOnly.add(record.instanceId)
-    this.adopt(record.instanceId, resolved.snapshot, record.revision)
+    this.records.absorb(record)
   }
 
   /** Brings in what other processes wrote (shared lifecycles), before a decision is asked of this one's state. */
@@ -302,7 +285,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   /** Drops an instance from memory (its records stay). */
   remove(instanceId: string): void {
-    this.absorbedOnly.delete(instanceId)
+    this.records.held(instanceId)
     this.actors.remove(instanceId)
     this.listeners.forget(instanceId)
   }
@@ -350,65 +333,6 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   private runEffects(requested: readonly RequestedEffect[], mode: "await" | "start"): Promise<void> {
     return runEffects(this.definition.implementations, requested, mode, this.kernel.log, this.machine.id)
-  }
-
-  /** The instance as its latest committed record says (replacing this process's copy when another process moved it). */
-  private latest(instanceId: string, current: SnapshotRecord | undefined): SnapshotFrom<TMachine> {
-    if (current !== undefined && current.revision !== this.revisions.get(instanceId)) {
-      const resolved = resolveRecord(this.definition, current)
-      if ("problem" in resolved) throw new Error(`the latest record of ${resolved.problem}`)
-      this.adopt(instanceId, resolved.snapshot, current.revision)
-    }
-    return this.require(instanceId)
-  }
-
-  private adopt(instanceId: string, snapshot: SnapshotFrom<TMachine>, revision: number | undefined): void {
-    const spawned = this.actors.spawn(instanceId, { snapshot })
-    if (revision !== undefined) this.revisions.set(instanceId, revision)
-    this.listeners.notify(instanceId, spawned)
-  }
-
-  private async replacement(
-    instanceId: string,
-    current: SnapshotRecord | undefined,
-    target: { value: StateValue; context: SnapshotFrom<TMachine>["context"] },
-    eventName: string,
-  ): Promise<SharedStep<TMachine>> {
-    // A record that no longer fits is what a replacement is for: it is replaced, not read.
-    const fits = current !== undefined && !("problem" in resolveRecord(this.definition, current))
-    const known = fits ? this.latest(instanceId, current) : this.snapshot(instanceId)
-    const from = current !== undefined && !fits ? current.state : known === undefined ? NO_STATE : stateToString((known as AnyMachineSnapshot).value)
-    const after = this.machine.resolveState({ value: target.value, context: target.context }) as SnapshotFrom<TMachine>
-    return { after, from, event: eventName }
-  }
-
-  /**
-   * One step of a shared instance: decided on the latest committed record inside the database's write transaction,
-   * effects included, so no process decides on a stale record or lands over a newer one. Then this process's actor
-   * takes the state written.
-   */
-  private async stepShared(
-    instanceId: string,
-    decide: (current: SnapshotRecord | undefined) => Promise<SharedStep<TMachine> | undefined>,
-  ): Promise<SnapshotFrom<TMachine>> {
-    let decided: SharedStep<TMachine> | undefined
-    const written = await this.kernel.step(this.machine.id, instanceId, async (current, holderOf) => {
-      decided = await decide(current)
-      if (decided === undefined) return undefined
-      // Refused before any effect runs: a document is never written for a step the database would not take.
-      const key = this.recorder.write(instanceId, decided.after, decided.from, decided.event).snapshot.exclusiveKey ?? null
-      const holder = key === null ? undefined : await holderOf(key)
-      if (key !== null && holder !== undefined && !(holder.machineId === this.machine.id && holder.instanceId === instanceId)) {
-        throw new ExclusiveKeyTaken(key, holder.machineId, holder.instanceId)
-      }
-      await this.runEffects(decided.requested ?? [], "await")
-      // Stamped after the effects: a document written by the step is never newer than its record.
-      return this.recorder.write(instanceId, decided.after, decided.from, decided.event)
-    })
-    if (decided === undefined) return this.require(instanceId)
-    this.adopt(instanceId, decided.after, written?.revision)
-    if ((decided.after as AnyMachineSnapshot).status === "done") this.recorder.finished()
-    return this.require(instanceId)
   }
 
   /** Runs work for one instance strictly after the previous work for it, whether that succeeded or failed. */

@@ -1,5 +1,5 @@
-// Pure predicates behind the job machine's guards and the supervisor's decisions, with their refusal texts beside
-// them. Times are epoch milliseconds carried by events.
+// Pure predicates behind the job machine's guards and the supervisor's decisions (their refusal texts are in
+// job.refusals.ts). Times are epoch milliseconds carried by events.
 
 export const DEFAULT_IDLE_MS = 60_000
 export const DEFAULT_MAX_WAIT_MS = 120_000
@@ -43,12 +43,10 @@ export function nextDeadline({ lastActivityAt, idleMs, startedAt, maxWaitMs }: O
   return Math.min(lastActivityAt + idleMs, startedAt + maxWaitMs)
 }
 
-/** Whether one more survive job would pass the cap of live survivors. */
-export function isOverSurvivorCap({ survive, liveSurvivors }: { survive: boolean; liveSurvivors: number }): boolean {
-  return survive && liveSurvivors >= MAX_SURVIVORS
+/** Whether one more survive job would pass the cap of live survivors (a job that dies with its host never does). */
+export function isOverSurvivorCap({ survive, liveSurvivors, maxSurvivors }: { survive: boolean; liveSurvivors: number; maxSurvivors: number }): boolean {
+  return survive && liveSurvivors >= maxSurvivors
 }
-
-export const SURVIVOR_CAP_REFUSAL = `forge_shell: ${MAX_SURVIVORS} survive jobs are already running; stop some (forge_jobs kill) before starting another that outlives the host.`
 
 /**
  * What a live job an earlier host left becomes here: a survive job whose own process still runs is adopted, and so is

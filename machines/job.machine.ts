@@ -1,12 +1,13 @@
 import { assertEvent, assign, setup } from "xstate"
 import { type DriverFacts, mayDrive } from "./driver.claim"
-import { type DeadlineClock, firstDeadlineReached } from "./job.gates"
+import { type DeadlineClock, firstDeadlineReached, isOverSurvivorCap } from "./job.gates"
 
 // One supervised shell job. The caller (forge_shell) waits while the job is `running`; the FIRST of four conditions
 // ends the wait — the process exit, a success-pattern match, idle output, or the max-wait cap — and only the exit
 // ends the process. A completion the caller never saw queues exactly one wake; a terminal poll consumes it.
 // Two effects are the machine's to declare and the harness's to supply (createJobImplementations): the kill after a
-// success-pattern match when keep_alive is false, and the wake owed to the job's session.
+// success-pattern match when keep_alive is false, and the wake owed to the job's session. A job the survivor cap
+// refuses ends at birth in `refused`, and the host creates nothing of it.
 
 export const JOB_MACHINE_VERSION = "2"
 
@@ -32,6 +33,14 @@ export interface JobShim {
   startedAt: number
 }
 
+/** What the supervisor read just before the job was asked for: what the birth gate (the survivor cap) decides on. */
+export interface JobBirthFacts {
+  /** Survive jobs of this host still alive when the job was asked for (adopted ones included). */
+  liveSurvivors: number
+  /** The cap on live survive jobs in force (MAX_SURVIVORS unless the host lowered it). */
+  maxSurvivors: number
+}
+
 export interface JobInput {
   jobId: string
   sessionId: string
@@ -52,11 +61,14 @@ export interface JobInput {
   survive: boolean
   /** Whose job it is: a restart leaves the jobs of a host that still runs to that host. */
   host: JobHost
+  birth: JobBirthFacts
 }
 
 export type JobCompletion = "exit" | "pattern" | "idle" | "max-wait" | "background" | "killed" | "spawn-failed" | "orphaned"
 
-export interface JobContext extends JobInput {
+export interface JobContext extends Omit<JobInput, "birth"> {
+  /** What the birth gate decided on; null only in records written before the gate was the machine's (past it). */
+  birth: JobBirthFacts | null
   pid: number | null
   startedAt: number | null
   /** Null before the spawn, for marker-only containment, and in records written before shims existed. */
@@ -127,6 +139,8 @@ export const jobMachine = setup({
     tags: {} as JobTag,
   },
   guards: {
+    // A record without birth facts is past its birth: only facts the supervisor read can refuse one.
+    isOverSurvivorCap: ({ context }) => context.birth !== null && isOverSurvivorCap({ survive: context.survive, ...context.birth }),
     isBackground: ({ context }) => context.background,
     isPatternMatch: (_, params: PatternMatch) => isPatternMatchOf(params),
     // keep_alive: false — the match also ends the process (server semantics are keep_alive: true).
@@ -199,8 +213,13 @@ export const jobMachine = setup({
     completion: null,
     previousRun: false,
   }),
-  initial: "starting",
+  initial: "admitting",
   states: {
+    // Only a new job passes here: the birth gate. A survive job past the survivor cap is refused before anything of
+    // it exists (no registry entry, no log, no process).
+    admitting: {
+      always: [{ guard: "isOverSurvivorCap", target: "refused" }, { target: "starting" }],
+    },
     starting: {
       tags: ["caller-waiting"],
       on: {
@@ -295,6 +314,8 @@ export const jobMachine = setup({
         unread: {},
       },
     },
+    // A job the birth gate refused: never recorded, never spawned.
+    refused: { type: "final" },
     killed: { type: "final" },
     orphaned: { type: "final" },
     cleared: { type: "final" },

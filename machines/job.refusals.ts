@@ -41,3 +41,13 @@ export function explainJobRefusal(snapshot: JobSnapshot, event: JobEvent): strin
       return `${job} is ${state}: only a job a dead host left running (or, for an adoption, its finished result still owed) is taken over.`
   }
 }
+
+/** Why the birth gate refused a job (the machine's first step ended in `refused`): the survivor cap, and the way past it. */
+export function explainJobBirthRefusal(snapshot: JobSnapshot): string {
+  const { birth } = snapshot.context
+  const wayPast = "stop some (forge_jobs kill) before starting another that outlives the host."
+  // Only a job asked for now meets the gate, with the facts read for it: null (an older record) is never refused.
+  if (birth === null) return `forge_shell: the survive jobs already running are at the survivor cap; ${wayPast}`
+  const running = birth.liveSurvivors === 1 ? "1 survive job is" : `${birth.liveSurvivors} survive jobs are`
+  return `forge_shell: ${running} already running (survivor cap: ${birth.maxSurvivors}); ${wayPast}`
+}

@@ -1,5 +1,5 @@
 import { type JobContext, type JobMachine, jobMachine } from "../../machines/job.machine"
-import { explainJobRefusal } from "../../machines/job.refusals"
+import { explainJobBirthRefusal, explainJobRefusal } from "../../machines/job.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { PersistedShape } from "../lifecycle/lifecycle.definition"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
@@ -21,14 +21,18 @@ export interface JobLifecycleOptions {
 const UNKNOWN_HOST: JobContext["host"] = { pid: 0, startedAt: 0, instance: "unknown" }
 
 /**
- * Records written before jobs named their host have none (their host is gone), and records written before shims
- * existed have no shim (their job ran with the markers only). Every version reads so; the machine checks the rest.
+ * Records written before jobs named their host have none (their host is gone), records written before shims existed
+ * have no shim (their job ran with the markers only), and records written before the birth gate was the machine's
+ * keep no birth facts (their job is past its birth). Every version reads so; the machine checks the rest.
  */
 function upgradeJobRecord(persisted: PersistedShape): PersistedShape {
   const context = persisted.context
   if (context === null || typeof context !== "object" || Array.isArray(context)) throw new Error("its context is not an object")
   const partial = context as Partial<JobContext>
-  return { value: persisted.value, context: { ...partial, host: partial.host ?? UNKNOWN_HOST, shim: partial.shim ?? null } }
+  return {
+    value: persisted.value,
+    context: { ...partial, host: partial.host ?? UNKNOWN_HOST, shim: partial.shim ?? null, birth: partial.birth ?? null },
+  }
 }
 
 export function defineJobLifecycle(host: LifecycleHost, deps: Omit<JobImplementationDeps, "feed">, options: JobLifecycleOptions = {}): Lifecycle<JobMachine> {
@@ -41,6 +45,8 @@ export function defineJobLifecycle(host: LifecycleHost, deps: Omit<JobImplementa
     machine: jobMachine,
     implementations: createJobImplementations({ ...deps, feed }),
     explain: explainJobRefusal,
+    // The birth gate: a job the survivor cap refused ends in `refused` and is never created.
+    birthRefusal: (snapshot) => (snapshot.matches("refused") ? explainJobBirthRefusal(snapshot) : null),
     metaOf: (snapshot) => ({ sessionId: snapshot.context.sessionId, document: null }),
     upgrade: upgradeJobRecord,
     quietEvents: ["job.output", "job.tick"],

@@ -1,6 +1,6 @@
 import * as z from "zod"
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS, MAX_WAIT_CAP_MS } from "../../machines/job.gates"
-import type { JobHost, JobInput } from "../../machines/job.machine"
+import type { JobBirthFacts, JobHost, JobInput } from "../../machines/job.machine"
 import { type SuccessPattern, parseSuccessPattern } from "./success.pattern"
 
 // forge_shell's arguments arrive raw (opencode applies no zod defaults), so defaults and bounds are applied here.
@@ -58,8 +58,11 @@ export function toShellRequest(raw: unknown, defaults: { cwd: string; survive: S
   }
 }
 
-/** The job machine's input for a request: what the job runs, where, and under which completion conditions. */
-export function jobInputOf(request: ShellRequest, job: { jobId: string; sessionId: string; logFile: string; host: JobHost }): JobInput {
+/**
+ * The job machine's input for a request: what the job runs, where, under which completion conditions, and the facts
+ * its birth gate decides on.
+ */
+export function jobInputOf(request: ShellRequest, job: { jobId: string; sessionId: string; logFile: string; host: JobHost; birth: JobBirthFacts }): JobInput {
   return {
     ...job,
     command: request.command,

@@ -33,4 +33,6 @@ export interface JobSupervisorDeps {
    * adopts it. Without it this process is the only one (the record's revision still fences the step).
    */
   claims?: DriverClaims
+  /** The cap on live survive jobs the job machine's birth gate applies; MAX_SURVIVORS unless a test lowers it. */
+  maxSurvivors?: number
 }

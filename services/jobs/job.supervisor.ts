@@ -1,5 +1,5 @@
 import { type DriverFacts, soleDriver } from "../../machines/driver.claim"
-import { SURVIVOR_CAP_REFUSAL, isOverSurvivorCap, nextDeadline } from "../../machines/job.gates"
+import { MAX_SURVIVORS, nextDeadline } from "../../machines/job.gates"
 import { type JobContext, type JobEvent, type JobHost, type JobMachine, jobMachine } from "../../machines/job.machine"
 import { explainJobRefusal } from "../../machines/job.refusals"
 import { stateToString } from "../../machines/state.text"
@@ -9,7 +9,7 @@ import { KILL_GRACE_MS } from "./job.implementations"
 import { defineJobLifecycle } from "./job.lifecycle"
 import type { JobLedgerEntry } from "./job.ledger"
 import { isSameHost } from "./job.stores"
-import { type LiveJob, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
+import { type LiveJob, liveSurvivorsOf, newLiveJob, quiesce, releaseGrowthWaiters, waitForGrowth } from "./live.job"
 import { scanJobOutput } from "./output.scan"
 import type { RunningProcess } from "./job.ports"
 import { formatJobResult, formatLogPage, killReply, listRow } from "./job.report"
@@ -59,16 +59,17 @@ export class JobSupervisor {
     })
   }
 
-  /** forge_shell: starts a job and waits for the first completion condition (unless it runs in the background). */
+  /** forge_shell: starts a job (its machine's birth gate may refuse it) and waits for the first completion condition, unless in the background. */
   async run(sessionId: string, request: ShellRequest): Promise<string> {
-    const liveSurvivors = [...this.jobs.values()].filter(({ snapshot }) => snapshot.context.survive && snapshot.hasTag("alive")).length
-    if (isOverSurvivorCap({ survive: request.survive, liveSurvivors })) throw new Error(SURVIVOR_CAP_REFUSAL)
-    const pattern = request.successPattern
-    const compiled = pattern === null ? undefined : { matcher: this.deps.processes.createMatcher(pattern.source, pattern.flags), text: pattern.text }
+    const birth = { liveSurvivors: liveSurvivorsOf(this.jobs.values()), maxSurvivors: this.deps.maxSurvivors ?? MAX_SURVIVORS }
     const jobId = this.deps.newJobId()
     const logFile = this.deps.logs.pathFor(jobId)
-    const input = jobInputOf(request, { jobId, sessionId, logFile, host: this.deps.host })
-    const job = newLiveJob(this.lifecycle.start(jobId, input), compiled)
+    const input = jobInputOf(request, { jobId, sessionId, logFile, host: this.deps.host, birth })
+    // First: the machine's birth gate throws its refusal here, before a matcher, a registry entry, a log or a process.
+    const started = this.lifecycle.start(jobId, input)
+    const pattern = request.successPattern
+    const compiled = pattern === null ? undefined : { matcher: this.deps.processes.createMatcher(pattern.source, pattern.flags), text: pattern.text }
+    const job = newLiveJob(started, compiled)
     this.deps.registry.register({ jobId, owner: sessionId, survive: request.survive, registeredAt: this.deps.clock.now() })
     this.jobs.set(jobId, job)
     this.watch(jobId, job)

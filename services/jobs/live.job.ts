@@ -29,6 +29,11 @@ export interface LiveJob {
   growthWaiters: Set<() => void>
 }
 
+/** The survive jobs still alive among these: what the survivor cap counts. */
+export function liveSurvivorsOf(jobs: Iterable<LiveJob>): number {
+  return [...jobs].filter(({ snapshot }) => snapshot.context.survive && snapshot.hasTag("alive")).length
+}
+
 export function newLiveJob(snapshot: SnapshotFrom<JobMachine>, pattern?: { matcher: OutputMatcher; text: string }): LiveJob {
   return {
     jobId: snapshot.context.jobId,

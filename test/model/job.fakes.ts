@@ -59,6 +59,8 @@ export class JobWorld {
   readonly logs = new Map<string, string>()
   readonly liveHosts = new Set<string>()
   readonly kills: number[] = []
+  /** Log rotations the hosts ran: one per job started. */
+  rotations = 0
   process: WorldProcess | undefined
   spawnRequest: { request: SpawnRequest; resolve: (p: RunningProcess) => void; reject: (e: Error) => void } | undefined
   private readonly views = new Set<FakeJobProcesses>()
@@ -213,7 +215,13 @@ class FakeJobProcesses implements JobProcesses {
 
 export type { FakeJobProcesses }
 
-/** Logs that live in the world: the one job's log is always there. */
-export function fakeJobLogs(logFile: string): JobLogs {
-  return { pathFor: () => logFile, exists: async () => true, rotate: async () => undefined }
+/** Logs that live in the world: the one job's log is always there; each rotation (a job started) is counted. */
+export function fakeJobLogs(world: JobWorld, logFile: string): JobLogs {
+  return {
+    pathFor: () => logFile,
+    exists: async () => true,
+    rotate: async () => {
+      world.rotations += 1
+    },
+  }
 }

@@ -1,4 +1,5 @@
 import type { SnapshotFrom } from "xstate"
+import { MAX_SURVIVORS } from "../../machines/job.gates"
 import { type JobEvent, type JobInput, jobMachine } from "../../machines/job.machine"
 import { NEIGHBOUR, startJobSut } from "./job.sut"
 import { describeModel } from "./model.template"
@@ -6,7 +7,8 @@ import { describeModel } from "./model.template"
 // Paths generated from the job machine drive the real JobSupervisor over a process world that spawns nothing, with
 // simulated clock and timers and the journal in an in-memory SQLite database; service, store and model must agree at
 // every step. With keep_alive: false, the match's killAfterMatch effect feeds the kill back into the machine: the SUT
-// expects it from the step that asked for the effect.
+// expects it from the step that asked for the effect. The birth gate's facts are what the supervisor reads: no live
+// survive job on a fresh host, against the cap it is given (MAX_SURVIVORS, or 0 to see a survive job refused).
 
 const base: JobInput = {
   jobId: "job_model",
@@ -22,6 +24,7 @@ const base: JobInput = {
   notify: true,
   survive: true,
   host: { pid: 100, startedAt: 1, instance: "a" },
+  birth: { liveSurvivors: 0, maxSurvivors: MAX_SURVIVORS },
 }
 
 const configs: { name: string; input: JobInput }[] = [
@@ -29,6 +32,7 @@ const configs: { name: string; input: JobInput }[] = [
   { name: "foreground, pattern, no notify, no survive", input: { ...base, notify: false, survive: false } },
   { name: "background, notify", input: { ...base, background: true, hasPattern: false } },
   { name: "foreground, pattern, keep_alive false", input: { ...base, keepAlive: false, survive: false } },
+  { name: "refused: a survive job at the survivor cap", input: { ...base, birth: { liveSurvivors: 0, maxSurvivors: 0 } } },
 ]
 
 // Spawned at 0; idle deadline 1000 from the start, 1500 after output at 500, 3000 after output at 2000; max wait 2500.
@@ -67,6 +71,8 @@ const besideStart: JobEvent = { type: "job.spawnFailed", error: "the host stoppe
  * started and fails it, so adopt and orphan follow the spawn; only a survive job is ever adopted.
  */
 function eventsIn(state: SnapshotFrom<typeof jobMachine>): JobEvent[] {
+  // A job refused at birth never existed: the host has no record of it to restore, only calls that find nothing.
+  if (state.value === "refused") return eventCases
   if (state.value === "starting") return [...eventCases, besideStart]
   // keep_alive false: the match's killAfterMatch effect feeds the kill back at once; nothing else can happen first.
   if (state.value === "succeededByPattern" && !state.context.keepAlive) return [{ type: "job.kill", at: state.context.lastActivityAt ?? 0 }]

@@ -1,16 +1,19 @@
 import { expect } from "vitest"
-import { type SnapshotFrom, transition } from "xstate"
+import { type SnapshotFrom, initialTransition, transition } from "xstate"
 import { createKeyValueStorage } from "../../adapters/storage/keyvalue.storage"
 import { SqliteLedgerStore } from "../../adapters/storage/ledger.repository"
 import { type LifecycleStore, createLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { openSqliteDriver } from "../../adapters/storage/sqlite.driver"
+import { MAX_SURVIVORS } from "../../machines/job.gates"
 import { type JobEvent, type JobHost, type JobInput, jobMachine } from "../../machines/job.machine"
+import { explainJobBirthRefusal } from "../../machines/job.refusals"
 import { stateToString } from "../../machines/state.text"
 import { JobLedger } from "../../services/jobs/job.ledger"
 import { JobRegistry } from "../../services/jobs/job.registry"
 import type { ShellRequest } from "../../services/jobs/job.request"
 import { JobSupervisor } from "../../services/jobs/job.supervisor"
 import { parseSuccessPattern } from "../../services/jobs/success.pattern"
+import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import { type FakeJobProcesses, JobWorld, MATCHING_OUTPUT, SimulatedClock, SimulatedTimers, fakeJobLogs } from "./job.fakes"
@@ -47,6 +50,7 @@ interface Host {
   lifecycles: LifecycleHost
   processes: FakeJobProcesses
   timers: SimulatedTimers
+  registry: JobRegistry
   /** A dead host writes nothing more and wakes nobody. */
   dead: boolean
 }
@@ -67,10 +71,11 @@ export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> 
     const timers = new SimulatedTimers(clock)
     const log = memoryLogger()
     const running: Partial<Host> & { dead: boolean } = { dead: false }
+    const registry = new JobRegistry(host, keyValue)
     const lifecycles = new LifecycleHost({ repository: async () => (running.dead ? undefined : store.repository), clock, log })
     const supervisor = new JobSupervisor({
       processes,
-      logs: fakeJobLogs(input.logFile),
+      logs: fakeJobLogs(world, input.logFile),
       clock,
       timers,
       log,
@@ -78,15 +83,29 @@ export async function startJobSut(input: JobInput): Promise<ModelSut<JobModel>> 
       newJobId: () => input.jobId,
       lifecycles: lifecycles,
       ledger: new JobLedger(ledgerStore),
-      registry: new JobRegistry(host, keyValue),
+      registry,
       host,
       // Sessions are busy unless the model delivers a wake: the supervisor never wakes on its own.
       sessionIsIdle: async () => false,
+      // The cap the model's birth facts name (the supervisor's own default when it is MAX_SURVIVORS).
+      ...(input.birth.maxSurvivors === MAX_SURVIVORS ? {} : { maxSurvivors: input.birth.maxSurvivors }),
     })
-    return Object.assign(running, { host, supervisor, lifecycles, processes, timers })
+    return Object.assign(running, { host, supervisor, lifecycles, processes, timers, registry })
   }
   const first = boot(input.host)
   const sut = new JobSut(input, store, world, clock, wakes, first, boot)
+  const [born] = initialTransition(jobMachine, input)
+  if (born.matches("refused")) {
+    // The birth gate refuses the job in the machine's words, and the supervisor creates nothing of it.
+    const error = await first.supervisor.run(input.sessionId, requestOf(input)).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error, "the birth gate refuses the job").toBeInstanceOf(GateRefusal)
+    expect((error as Error).message, "the machine's refusal").toBe(explainJobBirthRefusal(born))
+    sut.unborn = true
+    return sut
+  }
   sut.call = first.supervisor.run(input.sessionId, requestOf(input)).then(
     () => sut.release(),
     () => sut.release(),
@@ -102,6 +121,8 @@ class JobSut implements ModelSut<JobModel> {
   call: Promise<void> | undefined
   /** The forge_shell call has returned (or thrown). */
   released = false
+  /** The birth gate refused the job: nothing of it exists, whatever comes after. */
+  unborn = false
   private restarted = false
 
   release(): void {
@@ -127,6 +148,7 @@ class JobSut implements ModelSut<JobModel> {
   ) {}
 
   async apply({ event, before, after, accepted, actions }: ModelStep<JobModel>): Promise<void> {
+    if (this.unborn) return this.produceUnborn(event)
     if (this.fedKill !== undefined && event.type === "job.kill") {
       // The harness fed this kill itself, in the step that matched: it is recorded and carried out already.
       this.fedKill = undefined
@@ -210,6 +232,39 @@ class JobSut implements ModelSut<JobModel> {
     }
   }
 
+  /** What the world and the model's caller can do about a job refused at birth: every call finds no such job. */
+  private async produceUnborn(event: JobEvent): Promise<void> {
+    const { supervisor } = this.current
+    const jobId = this.input.jobId
+    const unknown = `unknown job ${jobId}. forge_jobs list shows the jobs.`
+    switch (event.type) {
+      case "job.spawned":
+        return void expect(this.world.spawned(event.pid, event.at), "no spawn is pending").toBe(false)
+      case "job.spawnFailed":
+        return void expect(this.world.spawnFailed(event.error), "no spawn is pending").toBe(false)
+      case "job.output":
+        return this.world.output(this.input.logFile, event.matched)
+      case "job.tick":
+        this.clock.at = event.now
+        return this.current.timers.fireDue()
+      case "job.exit":
+        return this.world.exit({ code: event.code, signal: event.signal, at: event.at })
+      case "job.kill":
+        return void expect(await supervisor.kill(jobId), "kill reply").toBe(unknown)
+      case "job.poll":
+        return void expect(await supervisor.poll(jobId), "poll reply").toBe(unknown)
+      case "job.clear":
+        return void expect(supervisor.clear(jobId), "clear reply").toBe(unknown)
+      case "job.wake.delivered":
+        supervisor.sessionStatus(this.input.sessionId, "idle")
+        await settle()
+        return supervisor.sessionStatus(this.input.sessionId, "busy")
+      case "job.adopt":
+      case "job.orphan":
+        throw new Error(`a job refused at birth leaves no record to restore: ${event.type} is not a model event here`)
+    }
+  }
+
   /** The host dies (no dispose: its records stop where they are) and a new one restores from the database. */
   private async restart(host: JobHost, accepted: boolean, outcome: "adopted" | "takenOver" | "orphaned"): Promise<void> {
     this.current.dead = true
@@ -248,6 +303,7 @@ class JobSut implements ModelSut<JobModel> {
     const model = this.fedKill ?? stepped
     await settle()
     await this.current.lifecycles.idle()
+    if (this.unborn) return this.agreesUnborn(model)
     const { jobId } = this.input
     const state = stateToString(model.value)
     const { context } = model
@@ -272,6 +328,20 @@ class JobSut implements ModelSut<JobModel> {
       log.map(({ event, to }) => ({ event, to })),
       "transition rows",
     ).toEqual(this.expectedLog)
+  }
+
+  /** A job refused at birth left nothing: not listed, no spawn, no log rotation, no wake or kill, no row in the store. */
+  private async agreesUnborn(model: Snapshot): Promise<void> {
+    expect(model.value, "the model stays refused").toBe("refused")
+    expect(this.current.supervisor.list(), "service list").toBe("no jobs")
+    expect(this.current.registry.registrations(), "no registry entry").toEqual([])
+    expect(this.world.spawnRequest, "no spawn asked").toBeUndefined()
+    expect(this.world.process, "no process").toBeUndefined()
+    expect(this.world.rotations, "no log rotation").toBe(0)
+    expect(this.wakes, "wakes sent").toEqual([])
+    expect(this.world.kills, "tree kills").toEqual([])
+    expect(await this.store.repository.getSnapshot(jobMachine.id, this.input.jobId), "no snapshot row").toBeUndefined()
+    expect(await this.store.repository.listTransitions({ instanceId: this.input.jobId }), "no transition rows").toEqual([])
   }
 
   /**

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, expect, it } from "vitest"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { MAX_SURVIVORS } from "../../../machines/job.gates"
 import type { JobInput } from "../../../machines/job.machine"
 import { defineJobLifecycle } from "../../../services/jobs/job.lifecycle"
 import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
@@ -42,6 +43,7 @@ const input = (jobId: string): JobInput => ({
   notify: true,
   survive: false,
   host: { pid: process.pid, startedAt: 1, instance: "a" },
+  birth: { liveSurvivors: 0, maxSurvivors: MAX_SURVIVORS },
 })
 
 it("prunes all but the newest finished jobs every few finishes; live jobs and their records stay", async () => {
@@ -101,10 +103,14 @@ it("records no output or tick that leaves the state as it was, and records the o
   host.stopAll()
 })
 
-it("restores a record written before jobs named their host and shim: a host that is gone, and no shim", () => {
+it("restores a record written before jobs named their host, shim and birth facts: a host that is gone, no shim, past its birth", () => {
   const host = new LifecycleHost({ repository: async () => undefined, clock: { now: () => 1 }, log: memoryLogger() })
   const jobs = defineJobLifecycle(host, { ...noEffects, clock: { now: () => 1 } })
-  const { host: _host, ...older } = {
+  const {
+    host: _host,
+    birth: _birth,
+    ...older
+  } = {
     ...input("old"),
     pid: 4242,
     startedAt: 1,
@@ -128,7 +134,7 @@ it("restores a record written before jobs named their host and shim: a host that
     updatedAt: 1,
   })
   expect(restored.kind).toBe("restored")
-  expect(jobs.snapshot("old")?.context).toMatchObject({ host: { pid: 0, startedAt: 0, instance: "unknown" }, shim: null, pid: 4242 })
+  expect(jobs.snapshot("old")?.context).toMatchObject({ host: { pid: 0, startedAt: 0, instance: "unknown" }, shim: null, pid: 4242, birth: null })
   expect(
     jobs.restore({
       machineId: "job",
@@ -142,6 +148,28 @@ it("restores a record written before jobs named their host and shim: a host that
       updatedAt: 1,
     }).kind,
   ).toBe("unfit")
+  host.stopAll()
+})
+
+it("restores a record of today's version written before the birth gate was the machine's: no birth facts, past its birth", () => {
+  const host = new LifecycleHost({ repository: async () => undefined, clock: { now: () => 1 }, log: memoryLogger() })
+  const jobs = defineJobLifecycle(host, { ...noEffects, clock: { now: () => 1 } })
+  const { birth: _birth, ...today } = { ...input("today"), survive: true, shim: null, pid: 4242, startedAt: 1, lastActivityAt: 1 }
+  const context = { ...today, endedAt: null, exitCode: null, signal: null, error: null, completion: "background", previousRun: false }
+  const restored = jobs.restore({
+    machineId: "job",
+    machineVersion: "2",
+    instanceId: "today",
+    sessionId: "s1",
+    state: "earlyReturned",
+    terminal: false,
+    snapshot: { value: "earlyReturned", context },
+    document: null,
+    updatedAt: 1,
+  })
+  expect(restored.kind).toBe("restored")
+  expect(jobs.snapshot("today")?.value).toBe("earlyReturned")
+  expect(jobs.snapshot("today")?.context).toMatchObject({ birth: null, survive: true, pid: 4242, host: { pid: process.pid, startedAt: 1, instance: "a" } })
   host.stopAll()
 })
 

@@ -60,6 +60,8 @@ interface SupervisorOptions {
   sessionIsIdle?: (id: string) => Promise<boolean>
   /** Stands in for the host's processes port: lets a test break one of its steps. */
   processes?: (real: ReturnType<typeof createJobProcesses>) => ReturnType<typeof createJobProcesses>
+  /** A survivor cap lower than MAX_SURVIVORS: the birth gate's refusal without starting a hundred processes. */
+  maxSurvivors?: number
 }
 
 /**
@@ -95,6 +97,7 @@ export function supervisorWorld() {
       registry: new JobRegistry(options.host ?? host, createKeyValueStorage(store.connection)),
       host: options.host ?? host,
       sessionIsIdle: options.sessionIsIdle,
+      maxSurvivors: options.maxSurvivors,
     })
     hosts.set(supervisor, lifecycles)
     return supervisor

@@ -1,17 +1,21 @@
 // A job's run on one host, over real processes, log files and timers: what the call returns and when, the wake of a
 // session, kills, the log and requests refused. Only the wake is recorded instead of sent (job.supervisor.helpers.ts).
+import { readdirSync } from "node:fs"
 import path from "node:path"
 import { beforeEach, describe, expect, it } from "vitest"
+import { createJobTools } from "../../../adapters/opencode/job.tools"
 import { isAlive } from "../../../adapters/process/proc.table"
+import { defaultForgeOptions } from "../../../services/config/forge.options"
 import type { JobLedger } from "../../../services/jobs/job.ledger"
 import { toShellRequest } from "../../../services/jobs/job.request"
 import type { JobSupervisor } from "../../../services/jobs/job.supervisor"
 import { killToken, leftoversCommand, processesWithToken } from "../../fixtures/process/hostile.tree"
+import { callRaw, toolContext } from "../opencode/tool.context"
 import { jobIdOf, supervisorWorld, until } from "./job.supervisor.helpers"
 
 describe("job supervisor with real processes", () => {
   const world = supervisorWorld()
-  const { request, newSupervisor } = world
+  const { request, newSupervisor, recorded } = world
   let dir: string
   let wakes: { session: string; text: string }[]
   let supervisor: JobSupervisor
@@ -153,6 +157,39 @@ describe("job supervisor with real processes", () => {
     expect(isAlive(pid)).toBe(false)
     expect(await ledger.entries()).toEqual([expect.objectContaining({ kind: "session-deleted", jobId: jobIdOf(result), sessionId: "s9" })])
     expect(await supervisor.poll(jobIdOf(result))).toMatch(/already consumed/)
+  })
+
+  it("the survivor cap refuses a survive job at its birth, in forge_shell's answer, and leaves nothing of it behind", async () => {
+    const capped = newSupervisor({ maxSurvivors: 1 })
+    const tools = createJobTools({ options: defaultForgeOptions, supervisor: async () => capped, rootOf: async (id) => id, shellFamily: "POSIX sh" })
+    const shell = (raw: unknown) => callRaw(tools.forge_shell, raw, toolContext("s1", dir))
+    const { store } = world.current()
+    const survivor = jobIdOf(await capped.run("s1", request({ command: "sleep 30", run_in_background: true, survive: true })))
+    try {
+      const logs = () => readdirSync(path.join(dir, "logs")).sort()
+      const rows = async () => {
+        await recorded(capped)
+        return (await store.repository.loadSnapshots({ machineId: "job" })).map((r) => r.instanceId).sort()
+      }
+      const [logsBefore, rowsBefore] = [logs(), await rows()]
+      // What the model sees: the machine's words, naming the cap and the way past it.
+      await expect(shell({ command: "echo never", survive: true })).rejects.toMatchObject({
+        name: "GateRefusal",
+        message: "forge_shell: 1 survive job is already running (survivor cap: 1); stop some (forge_jobs kill) before starting another that outlives the host.",
+      })
+      expect(capped.list()).toMatch(new RegExp(`^- ${survivor} \\[earlyReturned\\]`))
+      expect(logs(), "no log written or rotated away").toEqual(logsBefore)
+      expect(await rows(), "no record").toEqual(rowsBefore)
+      // A job that dies with its host is no survivor: the cap leaves it alone.
+      expect(await shell({ command: "echo fine" })).toContain("status: exited with exit code 0")
+      // The way past it: a survivor killed, the next one starts.
+      await capped.kill(survivor)
+      const next = jobIdOf(await capped.run("s1", request({ command: "sleep 30", run_in_background: true, survive: true })))
+      expect(await capped.kill(next)).toMatch(/killed/)
+    } finally {
+      await capped.kill(survivor)
+      await capped.dispose()
+    }
   })
 
   it("bad requests get clear errors and start nothing", async () => {

@@ -1,3 +1,4 @@
+import { MAX_SURVIVORS } from "../../../machines/job.gates"
 import type { JobInput } from "../../../machines/job.machine"
 
 // The one job the job machine's unit tests start from: a foreground dev server with a success pattern.
@@ -18,4 +19,6 @@ export const jobInput: JobInput = {
   notify: true,
   survive: false,
   host: { pid: 100, startedAt: JOB_T0 - 1_000, instance: "a" },
+  // No survive job runs yet: the birth gate admits it.
+  birth: { liveSurvivors: 0, maxSurvivors: MAX_SURVIVORS },
 }

@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, createActor, getNextSnapshot, initialTransition, transition } from "xstate"
-import {
-  MAX_SURVIVORS,
-  SURVIVOR_CAP_REFUSAL,
-  firstDeadlineReached,
-  isAdoptable,
-  restoredJobFate,
-  isIdleAt,
-  isMaxWaitReachedAt,
-  isOverSurvivorCap,
-  nextDeadline,
-} from "../../../machines/job.gates"
+import { firstDeadlineReached, isAdoptable, restoredJobFate, isIdleAt, isMaxWaitReachedAt, nextDeadline } from "../../../machines/job.gates"
 import { type JobEvent, type JobInput, type JobTag, jobMachine } from "../../../machines/job.machine"
 import type { DriverFacts } from "../../../machines/driver.claim"
 import { JOB_T0, jobInput } from "./job.fixtures"
@@ -305,13 +295,6 @@ describe("gate predicates", () => {
     expect(firstDeadlineReached({ now: 5_000, lastActivityAt: 0, idleMs: 1_000, startedAt: 0, maxWaitMs: 2_500 })).toBe("idle")
     expect(firstDeadlineReached({ now: 5_000, lastActivityAt: 2_000, idleMs: 1_000, startedAt: 0, maxWaitMs: 2_500 })).toBe("max-wait")
     expect(firstDeadlineReached({ now: 500, lastActivityAt: 0, idleMs: 1_000, startedAt: 0, maxWaitMs: 2_500 })).toBeNull()
-  })
-
-  it("the survivor cap counts only survive jobs, with its refusal beside it", () => {
-    expect(isOverSurvivorCap({ survive: true, liveSurvivors: MAX_SURVIVORS - 1 })).toBe(false)
-    expect(isOverSurvivorCap({ survive: true, liveSurvivors: MAX_SURVIVORS })).toBe(true)
-    expect(isOverSurvivorCap({ survive: false, liveSurvivors: MAX_SURVIVORS })).toBe(false)
-    expect(SURVIVOR_CAP_REFUSAL).toMatch(/100 survive jobs are already running; stop some \(forge_jobs kill\)/)
   })
 
   it("a restored live job is adopted only when it is a survive job whose process still runs", () => {

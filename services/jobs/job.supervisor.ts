@@ -65,11 +65,11 @@ export class JobSupervisor {
     const jobId = this.deps.newJobId()
     const logFile = this.deps.logs.pathFor(jobId)
     const input = jobInputOf(request, { jobId, sessionId, logFile, host: this.deps.host, birth })
-    // First: the machine's birth gate throws its refusal here, before a matcher, a registry entry, a log or a process.
-    const started = this.lifecycle.start(jobId, input)
+    // First the machine's birth gate (pure): its refusal is thrown before a matcher, a registry entry, a log or a process.
+    this.lifecycle.birth(input)
     const pattern = request.successPattern
     const compiled = pattern === null ? undefined : { matcher: this.deps.processes.createMatcher(pattern.source, pattern.flags), text: pattern.text }
-    const job = newLiveJob(started, compiled)
+    const job = newLiveJob(this.lifecycle.start(jobId, input), compiled)
     this.deps.registry.register({ jobId, owner: sessionId, survive: request.survive, registeredAt: this.deps.clock.now() })
     this.jobs.set(jobId, job)
     this.watch(jobId, job)

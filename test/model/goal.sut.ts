@@ -1,14 +1,17 @@
-import { readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, readdirSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
-import type { SnapshotFrom } from "xstate"
+import { type SnapshotFrom, initialTransition } from "xstate"
 import type { DriverFacts } from "../../machines/driver.claim"
 import type { GoalLimits, GoalTerms } from "../../machines/goal.gates"
-import type { GoalEvent, GoalInput, goalMachine } from "../../machines/goal.machine"
+import { type GoalEvent, type GoalInput, goalMachine } from "../../machines/goal.machine"
+import { explainGoalBirthRefusal } from "../../machines/goal.refusals"
 import { goalStatusOf } from "../../machines/goal.status"
 import { stateToString } from "../../machines/state.text"
 import type { GoalContract } from "../../services/goal/goal.contract"
 import { replaceContract } from "../../services/goal/goal.document"
+import { liveGoalFact } from "../../services/goal/goal.lifecycle"
+import { GOAL_DIR } from "../../services/goal/goal.paths"
 import type { GoalLoop } from "../../services/goal/goal.loop"
 import { takeOverDialog } from "../../services/goal/goal.restore"
 import { type GoalService, NoGoalError } from "../../services/goal/goal.service"
@@ -30,6 +33,8 @@ type Snapshot = SnapshotFrom<GoalModel>
 
 /** The one session of every model path: it writes the goal, arms it, and its idles drive the loop. */
 export const SESSION = "ses_model"
+/** The objective of the session's live goal, armed before the model's goal is written where its birth facts name one. */
+export const HELD_OBJECTIVE = "Held"
 /** What a continuation brief that cannot be sent fails with (the loop's `loop.failed` carries it). */
 export const SEND_FAILURE = "ECONNRESET"
 /** The agent another turn was answered by (a foreign speaker parks the loop). */
@@ -48,6 +53,24 @@ export function contractOf(terms: GoalTerms, limits: GoalLimits): GoalContract {
       ...(limits.maxTokens === null ? {} : { maxTokens: limits.maxTokens }),
     },
   }
+}
+
+/** What a call that must fail failed with (undefined: it did not fail). */
+function refusalOf(attempt: Promise<unknown>): Promise<unknown> {
+  return attempt.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+}
+
+/**
+ * The session's live goal the birth facts name: written and armed by the user's own command (no dialog), so the
+ * session holds it, active, when the model's goal is written.
+ */
+async function armHeldGoal(service: GoalService, input: GoalInput, liveGoal: NonNullable<GoalInput["birth"]["liveGoal"]>): Promise<void> {
+  const held = await service.write(SESSION, contractOf({ ...input.contract, objective: HELD_OBJECTIVE }, input.limits), { by: "user" })
+  expect(held.goalPath, "the live goal's path").toBe(liveGoal.path)
+  expect(liveGoalFact(service.liveFor(SESSION)), "the session's live goal").toEqual(liveGoal)
 }
 
 /** Lets every callback already due run (sqlite3 answers on its own thread; fs/promises on the pool). */
@@ -78,6 +101,8 @@ class GoalSut implements ModelSut<GoalModel> {
   private readonly dialogs: OpenDialog[] = []
   /** The claim facts of the last decision the test stated (null: none yet, or the goal's own process decides). */
   private claimed: DriverFacts | null = null
+  /** The birth gate refused the goal: nothing of it exists, and no event can be produced for it. */
+  private unborn = false
 
   private constructor(
     private readonly dir: string,
@@ -93,7 +118,7 @@ class GoalSut implements ModelSut<GoalModel> {
     private readonly rt: ComposedRuntime,
     private readonly service: GoalService,
     private readonly loop: GoalLoop,
-    input: GoalInput,
+    private readonly input: GoalInput,
   ) {
     this.expected = new GoalExpectation(dir, goalPath, SESSION, input)
   }
@@ -102,13 +127,30 @@ class GoalSut implements ModelSut<GoalModel> {
     const dir = ramTempDir("forge-goal-model-")
     await seedMigratedDatabase(dir)
     const { clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop } = await openGoalProcess(dir, input.createdAt)
-    // goal_write arm=false: the model's initial state, a queued goal.
-    const written = await service.write(SESSION, contractOf(input.contract, input.limits), null)
+    const { armAsked, liveGoal } = input.birth
+    if (liveGoal !== null) await armHeldGoal(service, input, liveGoal)
+    const born = initialTransition(goalMachine, input)[0]
+    // goal_write arm=false: the model's initial state, a queued goal (the arm is a step of its own). With arm=true
+    // beside the session's live goal: refused at birth, in the machine's words.
+    const asker = armAsked ? { by: "model" as const, confirm: neverAsked } : null
+    if (armAsked && !born.matches("refused")) throw new Error("a write that arms a goal it queues is the model's goal.arm step, not its birth")
+    const writing = service.write(SESSION, contractOf(input.contract, input.limits), asker)
+    const sut = (goalPath: string) => new GoalSut(dir, goalPath, clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, input)
+    if (born.matches("refused")) {
+      const error = await refusalOf(writing)
+      expect(error, "the birth gate refuses the write").toBeInstanceOf(GateRefusal)
+      expect((error as Error).message, "the machine's refusal").toBe(explainGoalBirthRefusal(born))
+      const refused = sut(input.goalPath)
+      refused.unborn = true
+      return refused
+    }
+    const written = await writing
     expect(written.goalPath, "the goal's path").toBe(input.goalPath)
-    return new GoalSut(dir, written.goalPath, clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, input)
+    return sut(written.goalPath)
   }
 
   async apply({ event, before, accepted }: ModelStep<GoalModel>): Promise<void> {
+    if (this.unborn) throw new Error(`${event.type}: a goal refused at birth takes no event (its world offers none)`)
     expect(stateToString(this.expected.snapshot.value), "the SUT's expectation follows the model").toBe(stateToString(before.value))
     // goal_complete on a driving goal that waits on no dialog runs every check and enters the run in the Check Log (a goal.checked step of
     // its own) before it asks the completion gate: the service is then one goal.checked ahead of the model. The
@@ -135,9 +177,12 @@ class GoalSut implements ModelSut<GoalModel> {
       case "goal.arm": {
         this.facts.draftPlan = event.draftPlan
         if (live) {
-          // goal_write arm=true while the session's goal is live is refused before anything is written.
+          // goal_write arm=true while the session's goal is live: the new goal's birth gate refuses it, nothing written.
           const attempt = service.write(SESSION, contractOf(before.context.contract, before.context.limits), { by: "model", confirm: neverAsked })
-          await expect(attempt).rejects.toThrow(/already has a live goal/)
+          const refused = initialTransition(goalMachine, { ...this.input, birth: { armAsked: true, liveGoal: liveGoalFact(before) } })[0]
+          expect(refused.value, "the new goal's birth").toBe("refused")
+          expect(await refusalOf(attempt), "the birth gate's refusal").toEqual(new GateRefusal("goal", "xstate.init", explainGoalBirthRefusal(refused)))
+          expect(readdirSync(path.join(this.dir, GOAL_DIR)), "no document of the refused goal").toEqual([path.basename(this.goalPath)])
           return expect(accepted).toBe(false)
         }
         // goal_resume with no live goal in the session arms the oldest queued goal (here: the one goal, or none).
@@ -359,6 +404,7 @@ class GoalSut implements ModelSut<GoalModel> {
   async agreesWith(model: Snapshot): Promise<void> {
     await this.host.idle()
     const { service, prompter, timers, claimed, dialogs } = this
+    if (this.unborn) return this.expected.agreesUnborn(model, service)
     await this.expected.agreesWith(model, { service, prompter, timers, claimed, dialogs })
   }
 

@@ -1,17 +1,13 @@
-import { readFileSync, readdirSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
-import { type SnapshotFrom, initialTransition } from "xstate"
+import type { SnapshotFrom } from "xstate"
 import type { DriverFacts } from "../../machines/driver.claim"
 import type { GoalLimits, GoalTerms } from "../../machines/goal.gates"
-import { type GoalEvent, type GoalInput, goalMachine } from "../../machines/goal.machine"
-import { explainGoalBirthRefusal } from "../../machines/goal.refusals"
+import type { GoalEvent, GoalInput, goalMachine } from "../../machines/goal.machine"
 import { goalStatusOf } from "../../machines/goal.status"
 import { stateToString } from "../../machines/state.text"
-import type { GoalContract } from "../../services/goal/goal.contract"
 import { replaceContract } from "../../services/goal/goal.document"
-import { liveGoalFact } from "../../services/goal/goal.lifecycle"
-import { GOAL_DIR } from "../../services/goal/goal.paths"
 import type { GoalLoop } from "../../services/goal/goal.loop"
 import { takeOverDialog } from "../../services/goal/goal.restore"
 import { type GoalService, NoGoalError } from "../../services/goal/goal.service"
@@ -23,9 +19,10 @@ import type { ComposedRuntime } from "../../src/runtime"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
 import { GoalExpectation } from "./goal.agreement"
+import { contractOf, expectArmRefusedBeside, writeModelGoal } from "./goal.birth"
 import { type FakeCheckRunner, type FakeClaims, type FakeClock, type FakePrompter, type FakeSessionFacts, MODEL_DRIVER, type ManualTimers } from "./goal.fakes"
 import { openGoalProcess } from "./goal.process"
-import { type DialogAnswers, type OpenDialog, type Opening, neverAsked, outputOf, startDialogCall } from "./model.dialogs"
+import { type DialogAnswers, type OpenDialog, type Opening, outputOf, startDialogCall } from "./model.dialogs"
 import type { ModelStep, ModelSut } from "./model.template"
 
 type GoalModel = typeof goalMachine
@@ -33,45 +30,12 @@ type Snapshot = SnapshotFrom<GoalModel>
 
 /** The one session of every model path: it writes the goal, arms it, and its idles drive the loop. */
 export const SESSION = "ses_model"
-/** The objective of the session's live goal, armed before the model's goal is written where its birth facts name one. */
-export const HELD_OBJECTIVE = "Held"
 /** What a continuation brief that cannot be sent fails with (the loop's `loop.failed` carries it). */
 export const SEND_FAILURE = "ECONNRESET"
 /** The agent another turn was answered by (a foreign speaker parks the loop). */
 const OTHER_AGENT = "build"
 /** Check runs get times of their own, far from the events' times, so every run has its own id in the Check Log. */
 const CHECK_RUN_EPOCH = Date.parse("2026-12-24T00:00:00.000Z")
-
-/** The contract with its budgets, as goal_write hands it to the service. */
-export function contractOf(terms: GoalTerms, limits: GoalLimits): GoalContract {
-  return {
-    ...terms,
-    budgets: {
-      maxTurns: limits.maxTurns,
-      maxMinutes: limits.maxMinutes,
-      ...(limits.maxCost === null ? {} : { maxCost: limits.maxCost }),
-      ...(limits.maxTokens === null ? {} : { maxTokens: limits.maxTokens }),
-    },
-  }
-}
-
-/** What a call that must fail failed with (undefined: it did not fail). */
-function refusalOf(attempt: Promise<unknown>): Promise<unknown> {
-  return attempt.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-}
-
-/**
- * The session's live goal the birth facts name: written and armed by the user's own command (no dialog), so the
- * session holds it, active, when the model's goal is written.
- */
-async function armHeldGoal(service: GoalService, input: GoalInput, liveGoal: NonNullable<GoalInput["birth"]["liveGoal"]>): Promise<void> {
-  const held = await service.write(SESSION, contractOf({ ...input.contract, objective: HELD_OBJECTIVE }, input.limits), { by: "user" })
-  expect(held.goalPath, "the live goal's path").toBe(liveGoal.path)
-  expect(liveGoalFact(service.liveFor(SESSION)), "the session's live goal").toEqual(liveGoal)
-}
 
 /** Lets every callback already due run (sqlite3 answers on its own thread; fs/promises on the pool). */
 function settle(): Promise<void> {
@@ -127,26 +91,11 @@ class GoalSut implements ModelSut<GoalModel> {
     const dir = ramTempDir("forge-goal-model-")
     await seedMigratedDatabase(dir)
     const { clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop } = await openGoalProcess(dir, input.createdAt)
-    const { armAsked, liveGoal } = input.birth
-    if (liveGoal !== null) await armHeldGoal(service, input, liveGoal)
-    const born = initialTransition(goalMachine, input)[0]
-    // goal_write arm=false: the model's initial state, a queued goal (the arm is a step of its own). With arm=true
-    // beside the session's live goal: refused at birth, in the machine's words.
-    const asker = armAsked ? { by: "model" as const, confirm: neverAsked } : null
-    if (armAsked && !born.matches("refused")) throw new Error("a write that arms a goal it queues is the model's goal.arm step, not its birth")
-    const writing = service.write(SESSION, contractOf(input.contract, input.limits), asker)
-    const sut = (goalPath: string) => new GoalSut(dir, goalPath, clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, input)
-    if (born.matches("refused")) {
-      const error = await refusalOf(writing)
-      expect(error, "the birth gate refuses the write").toBeInstanceOf(GateRefusal)
-      expect((error as Error).message, "the machine's refusal").toBe(explainGoalBirthRefusal(born))
-      const refused = sut(input.goalPath)
-      refused.unborn = true
-      return refused
-    }
-    const written = await writing
-    expect(written.goalPath, "the goal's path").toBe(input.goalPath)
-    return sut(written.goalPath)
+    // goal_write as the model's input asks it: queued, or refused at birth beside the session's live goal.
+    const goalPath = await writeModelGoal(service, SESSION, input)
+    const sut = new GoalSut(dir, goalPath ?? input.goalPath, clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, input)
+    sut.unborn = goalPath === undefined
+    return sut
   }
 
   async apply({ event, before, accepted }: ModelStep<GoalModel>): Promise<void> {
@@ -178,11 +127,7 @@ class GoalSut implements ModelSut<GoalModel> {
         this.facts.draftPlan = event.draftPlan
         if (live) {
           // goal_write arm=true while the session's goal is live: the new goal's birth gate refuses it, nothing written.
-          const attempt = service.write(SESSION, contractOf(before.context.contract, before.context.limits), { by: "model", confirm: neverAsked })
-          const refused = initialTransition(goalMachine, { ...this.input, birth: { armAsked: true, liveGoal: liveGoalFact(before) } })[0]
-          expect(refused.value, "the new goal's birth").toBe("refused")
-          expect(await refusalOf(attempt), "the birth gate's refusal").toEqual(new GateRefusal("goal", "xstate.init", explainGoalBirthRefusal(refused)))
-          expect(readdirSync(path.join(this.dir, GOAL_DIR)), "no document of the refused goal").toEqual([path.basename(this.goalPath)])
+          await expectArmRefusedBeside(service, SESSION, before, this.input, this.dir)
           return expect(accepted).toBe(false)
         }
         // goal_resume with no live goal in the session arms the oldest queued goal (here: the one goal, or none).

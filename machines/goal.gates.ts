@@ -79,6 +79,16 @@ export interface GoalSpend {
   tokens: number
 }
 
+/**
+ * The birth gate: a write that asks to arm its goal at once while the writing session holds a live goal is refused
+ * (one live goal per session; queuing it beside the live one is fine). Facts a restored record lacks (null) never
+ * refuse: such a goal is past its birth.
+ */
+export function isArmBlockedByLiveGoal(birth: { armAsked: boolean; liveGoal: object | null } | null): boolean {
+  if (birth === null) return false
+  return birth.armAsked && birth.liveGoal !== null
+}
+
 /** A goal can be armed only with something the host can verify: at least one check. */
 export function isArmableContract({ checkCount }: { checkCount: number }): boolean {
   return checkCount > 0

@@ -1,12 +1,14 @@
 import { GOAL_DEBOUNCE_MS } from "./goal.gates"
 import { goalSetup } from "./goal.setup"
 
-export type { GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalRequester, GoalTag } from "./goal.types"
+export type { GoalBirthFacts, GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalRequester, GoalTag } from "./goal.types"
 
 // The goal lifecycle: an objective the host verifies, driven by its own continuation loop. The top-level state is the
 // document's status; `active`'s children are the loop (working → debouncing → a decision → working), so the loop's
 // deadline and counters are snapshot data and a restart resumes it with its turns and time spent. Dialog states
-// exist only while the user is asked: the dialog is the only road to active and to completed.
+// exist only while the user is asked: the dialog is the only road to active and to completed. A goal whose birth the
+// machine refuses (a write asking to arm it beside the session's live goal) ends at birth in `refused`, and the host
+// creates, writes and records nothing of it.
 
 /** Bumped whenever a change would make an older persisted snapshot unfit for this definition. */
 export const GOAL_MACHINE_VERSION = "1"
@@ -34,8 +36,12 @@ export const goalMachine = goalSetup.createMachine({
     wakes: [],
     pendingDocument: null,
   }),
-  initial: "queued",
+  initial: "writing",
   states: {
+    // Only a new goal passes here: the birth gate. An accepted goal enters queued (its document written there).
+    writing: {
+      always: [{ guard: "isArmBlockedByLiveGoal", target: "refused" }, { target: "queued" }],
+    },
     queued: {
       // Only a new goal enters queued from outside: a restore or a reconcile resolves its state without entering it.
       entry: { type: "writeDocument", params: { change: "created" } },
@@ -299,6 +305,8 @@ export const goalMachine = goalSetup.createMachine({
     },
     completed: { type: "final" },
     abandoned: { type: "final" },
+    // A birth the gate refused: never created, no document written, nothing recorded.
+    refused: { type: "final" },
   },
 })
 

@@ -113,3 +113,13 @@ export function pendingGoalDocumentNote(snapshot: GoalSnapshot): string {
     `Pending until the user confirms it with /goal confirm, which goes through ${dialog}.`
   )
 }
+
+/** Why the birth gate refused a new goal (the machine's first step ended in `refused`): the session's live goal. */
+export function explainGoalBirthRefusal(snapshot: GoalSnapshot): string {
+  const live = snapshot.context.birth?.liveGoal ?? null
+  if (live === null) return `goal ${snapshot.context.goalPath} was not written: its birth gate refused it.`
+  return (
+    `this session already has a live goal: ${live.path} (${live.status}). ` +
+    "Revise it with goal_write revise=true, finish it, or discard it (/goal discard); goal_write arm=false queues a new goal instead."
+  )
+}

@@ -5,6 +5,7 @@ import {
   hasActivity,
   hasBudgetLeft,
   hasOneAttestationPerCriterion,
+  isArmBlockedByLiveGoal,
   isArmableContract,
   isCostBudgetSpent,
   isDueAt,
@@ -32,6 +33,7 @@ export const goalSetup = setup({
     tags: {} as GoalTag,
   },
   guards: {
+    isArmBlockedByLiveGoal: ({ context }) => isArmBlockedByLiveGoal(context.birth),
     isArmable: ({ context }) => isArmableContract({ checkCount: context.contract.checks.length }),
     hasDraftPlan: ({ event }) => {
       assertEvent(event, ["goal.arm", "goal.resume", "loop.due"])

@@ -1,8 +1,16 @@
 import type { Attestation, BudgetAdditions, CheckLogLine, CheckRun, GoalLimits, GoalSpend, GoalStopReason, GoalTerms, TurnActivity } from "./goal.gates"
 import type { DriverFacts } from "./driver.claim"
-import type { GoalMachineStatus } from "./goal.status"
+import type { GoalMachineStatus, LiveGoalStatus } from "./goal.status"
 
 // The goal machine's vocabulary: its input, context, events, tags and the document changes its effect writes.
+
+/** What the writing session held when the goal was written, as the service read it just before: its birth gate's facts. */
+export interface GoalBirthFacts {
+  /** The write asks to arm the goal for the writing session at once (goal_write arm=true); false only queues it. */
+  armAsked: boolean
+  /** The writing session's live goal when the write was asked (`liveFor`, status by `goalStatusOf`); null when none. */
+  liveGoal: { path: string; status: LiveGoalStatus } | null
+}
 
 export interface GoalInput {
   /** Workspace-relative path of the goal document; the instance id. */
@@ -18,14 +26,18 @@ export interface GoalInput {
   document: string
   /** How long the session must stay idle before the loop decides (ms); GOAL_DEBOUNCE_MS when absent. */
   debounceMs?: number
+  /** What the birth gate decides on: one live goal per session, so a write asking to arm beside one is refused. */
+  birth: GoalBirthFacts
 }
 
 /** Who asks: the user's own /goal command acts directly, the model's request may need the user's dialog. */
 export type GoalRequester = "user" | "model"
 
-export interface GoalContext extends Omit<GoalInput, "document" | "debounceMs"> {
+export interface GoalContext extends Omit<GoalInput, "document" | "debounceMs" | "birth"> {
   /** The goal's debounce, fixed at its birth: every idle of its loop is debounced by it, in whichever process. */
   debounceMs: number
+  /** The facts the birth gate decided on (history); null for records written before they were kept. */
+  birth: GoalBirthFacts | null
   revision: number
   turnsUsed: number
   armedAt: number | null

@@ -14,6 +14,7 @@ const limits = z.object({
 })
 const activity = z.object({ writes: z.number().int().min(0), shell: z.number().int().min(0), checks: z.number().int().min(0), ticks: z.number().int().min(0) })
 const stopReason = z.enum(GOAL_STOP_REASONS)
+const birth = z.object({ armAsked: z.boolean(), liveGoal: z.object({ path: z.string().min(1), status: z.enum(["active", "paused"]) }).nullable() })
 
 export const goalContextSchema = z.object({
   goalPath: z.string().min(1),
@@ -49,6 +50,7 @@ export const goalContextSchema = z.object({
   reason: z.string().nullable(),
   wakes: z.array(z.string()),
   pendingDocument: z.enum(["queued", "active", "paused", "completed", "abandoned"]).nullable(),
+  birth: birth.nullable(),
 }) satisfies z.ZodType<GoalContext>
 
 /** Null when `context` fits the goal machine, else what is wrong with it. */
@@ -59,8 +61,10 @@ export function goalContextProblem(context: unknown): string | null {
 
 /**
  * Records written before a goal carried its own debounce have none: they take the default they were debounced with
- * then; records written before document changes were held have no pending one. Additive fields, so the version stays (an older Forge on the same workspace still reads newer records);
- * a record of any other version does not fit, as before.
+ * then; records written before document changes were held have no pending one; records written before the birth
+ * gate's facts were kept have none (null: past its birth, no gate reads them again). Additive fields, so the version
+ * stays (an older Forge on the same workspace still reads newer records); a record of any other version does not fit,
+ * as before.
  */
 export function upgradeGoalRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
   if (fromVersion !== GOAL_MACHINE_VERSION) throw new Error(`no upgrade from goal machine version ${fromVersion}`)
@@ -69,6 +73,6 @@ export function upgradeGoalRecord(persisted: PersistedShape, fromVersion: string
   // The lease a goal carried before the driver claim replaced it: who drives is the claim's now. Records written
   // before document changes were held have nothing pending.
   const { lease: _lease, ...rest } = context as Record<string, unknown>
-  if ("debounceMs" in rest && "pendingDocument" in rest && !("lease" in context)) return persisted
-  return { value: persisted.value, context: { debounceMs: GOAL_DEBOUNCE_MS, pendingDocument: null, ...rest } }
+  if ("debounceMs" in rest && "pendingDocument" in rest && "birth" in rest && !("lease" in context)) return persisted
+  return { value: persisted.value, context: { debounceMs: GOAL_DEBOUNCE_MS, pendingDocument: null, birth: null, ...rest } }
 }

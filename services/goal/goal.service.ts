@@ -1,5 +1,5 @@
 import type { Attestation, BudgetAdditions, GoalLimits } from "../../machines/goal.gates"
-import type { GoalEvent, GoalMachine, GoalRequester } from "../../machines/goal.machine"
+import type { GoalBirthFacts, GoalEvent, GoalMachine, GoalRequester } from "../../machines/goal.machine"
 import { explainGoalRefusal } from "../../machines/goal.refusals"
 import { goalStatusOf } from "../../machines/goal.status"
 import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
@@ -15,7 +15,7 @@ import { type DriverFacts, driverLineText } from "../../machines/driver.claim"
 import type { DriverClaims } from "../lifecycle/driver.claim"
 import { GOAL_CLAIMS } from "./goal.claims"
 import { GOAL_DIR } from "./goal.paths"
-import type { GoalSnapshot } from "./goal.lifecycle"
+import { type GoalSnapshot, liveGoalFact } from "./goal.lifecycle"
 import type { GoalCheckRunner, GoalFiles } from "./goal.ports"
 import { goalOverview } from "./goal.report"
 
@@ -86,14 +86,13 @@ export class GoalService {
     await this.lifecycle.refresh()
   }
 
-  /** goal_write / `/goal add`: a new goal, queued; with `arm` the user's dialog arms it for the session. */
+  /**
+   * goal_write / `/goal add`: a new goal, queued; with `arm` the user's dialog arms it for the session. The machine's
+   * birth gate refuses an arm asked beside the session's live goal (GateRefusal): nothing is written then.
+   */
   async write(sessionId: string, contract: GoalContract, arm: GoalAsker | null): Promise<GoalOutcome> {
     await this.refresh()
-    const live = this.liveFor(sessionId)
-    if (live !== undefined && arm !== null)
-      throw new Error(
-        `this session already has a live goal: ${live.context.goalPath} (${goalStatusOf(live.value)}). Revise it with goal_write revise=true, finish it, or discard it (/goal discard); goal_write arm=false queues a new goal instead.`,
-      )
+    const birth: GoalBirthFacts = { armAsked: arm !== null, liveGoal: liveGoalFact(this.liveFor(sessionId)) }
     const now = this.deps.clock.now()
     const at = new Date(now).toISOString()
     const taken = new Set((await this.deps.files.list()).map((p) => p.slice(GOAL_DIR.length + 1)))
@@ -124,6 +123,7 @@ export class GoalService {
       createdAt: now,
       document,
       debounceMs: this.deps.debounceMs,
+      birth,
     })
     if (arm === null)
       return {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync, readdirSync } from "node:fs"
 import path from "node:path"
 import { expect } from "vitest"
 import { type SnapshotFrom, initialTransition, transition } from "xstate"
@@ -9,6 +9,7 @@ import { goalStatusOf } from "../../machines/goal.status"
 import { stateToString } from "../../machines/state.text"
 import { termsOf } from "../../services/goal/goal.contract"
 import { parseGoalDocument } from "../../services/goal/goal.document"
+import { GOAL_DIR } from "../../services/goal/goal.paths"
 import type { GoalService } from "../../services/goal/goal.service"
 import type { FakePrompter, ManualTimers } from "./goal.fakes"
 import type { OpenDialog } from "./model.dialogs"
@@ -182,6 +183,24 @@ export class GoalExpectation {
     const decisionAt = context.dueAt === null ? null : heldElsewhere && claim !== null ? Math.max(context.dueAt, claim.until) : context.dueAt
     expect(timers.pending(), "the loop's timer").toEqual(expected.hasTag("due") && decisionAt !== null ? [decisionAt] : [])
     if (expected.hasTag("awaiting-user")) expect(dialogs.length, "an open dialog").toBeGreaterThan(0)
+  }
+
+  /**
+   * A goal refused at birth left nothing: no goal in the service or its queue, no document, no database row or log.
+   * The session's live goal its birth facts named is still the session's, as it was.
+   */
+  async agreesUnborn(model: Snapshot, service: GoalService): Promise<void> {
+    expect(model.value, "the model stays refused").toBe("refused")
+    expect(service.lifecycle.snapshot(this.goalPath), "no goal in the service").toBeUndefined()
+    expect(service.queue(), "nothing queued").toEqual([])
+    const held = model.context.birth?.liveGoal ?? null
+    expect(service.liveFor(this.session)?.context.goalPath ?? null, "the session's live goal").toBe(held?.path ?? null)
+    expect(existsSync(path.join(this.dir, this.goalPath)), "no document of the refused goal").toBe(false)
+    const dir = path.join(this.dir, GOAL_DIR)
+    expect(existsSync(dir) ? readdirSync(dir) : [], "the goal documents").toEqual(held === null ? [] : [path.basename(held.path)])
+    this.reader ??= await openLifecycleStore(this.dir)
+    expect(await this.reader.repository.getSnapshot(goalMachine.id, this.goalPath), "no database row").toBeUndefined()
+    expect(await this.reader.repository.listTransitions({ instanceId: this.goalPath }), "no transition rows").toEqual([])
   }
 
   async close(): Promise<void> {

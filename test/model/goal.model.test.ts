@@ -2,8 +2,9 @@ import { DRIVER_CLAIM_MS } from "../../machines/driver.claim"
 import { isDeepStrictEqual } from "node:util"
 import { type SnapshotFrom, transition } from "xstate"
 import { type GoalLimits, type GoalTerms, hasActivity } from "../../machines/goal.gates"
-import { type GoalEvent, type GoalInput, goalMachine } from "../../machines/goal.machine"
+import { type GoalBirthFacts, type GoalEvent, type GoalInput, goalMachine } from "../../machines/goal.machine"
 import { type GoalMachineStatus, goalStatusOf } from "../../machines/goal.status"
+import { HELD_OBJECTIVE } from "./goal.birth"
 import { SEND_FAILURE, SESSION, startGoalSut } from "./goal.sut"
 import { MODEL_DRIVER } from "./goal.fakes"
 import { describeModel } from "./model.template"
@@ -27,8 +28,12 @@ import { describeModel } from "./model.template"
 // - goal.checked on a queued goal: goal_check only checks a live goal (NoGoalError), so nothing sends it; the SUT asks
 //   the machine (`can`), as the plan's tool gate does, and sees the service refuse.
 // - goal.resume on a queued goal is not producible at all (/goal resume arms it: goal.arm), so no world offers it.
-// - goal.arm on a live goal: goal_resume resumes it instead, so the SUT asks goal_write arm=true, which is refused
-//   before anything is written.
+// - goal.arm on a live goal: goal_resume resumes it instead, so the SUT asks goal_write arm=true, which the new
+//   goal's birth gate refuses (one live goal per session) before anything is written.
+//
+// A third world ends at the birth gate: the session holds a live goal (the SUT arms one first, by the user's own
+// command) and goal_write asks to arm a new one beside it. The machine refuses that birth; the service throws its
+// words, and nothing of the new goal is written or recorded.
 // - goal.complete on an active goal is two steps of the service: its run enters the Check Log (goal.checked), then
 //   the gate; the SUT expects both (goal.sut.ts).
 
@@ -50,15 +55,19 @@ const checks: GoalTerms["checks"] = [
 const terms = (objective: string): GoalTerms => ({ objective, success: ["c1"], checks, constraints: [], nonGoals: ["refactoring"] })
 /** The one revision of every world: a second criterion and no check left, so nothing can arm, resume or complete it. */
 const revisedTerms = (objective: string): GoalTerms => ({ ...terms(objective), success: ["c1", "c2"], checks: [] })
-/** The goal as goal_write arm=false queues it at T0 (its path follows from the objective and the date). */
-const inputFor = (objective: string): GoalInput => ({
-  goalPath: `.opencode/goal/2026-11-30-${objective.toLowerCase()}.md`,
+const pathOf = (objective: string) => `.opencode/goal/2026-11-30-${objective.toLowerCase()}.md`
+/** The goal as goal_write writes it at T0 (its path follows from the objective and the date): by default arm=false. */
+const inputFor = (objective: string, birth: GoalBirthFacts = { armAsked: false, liveGoal: null }): GoalInput => ({
+  goalPath: pathOf(objective),
   sessionId: null,
   contract: terms(objective),
   limits,
   createdAt: T0,
   document: "",
+  birth,
 })
+/** goal_write arm=true while the session's goal (armed first by the SUT) is active. */
+const refusedBirth: GoalBirthFacts = { armAsked: true, liveGoal: { path: pathOf(HELD_OBJECTIVE), status: "active" } }
 
 const allow: GoalEvent = { type: "dialog.allow", now: T_ALLOW }
 const reject: GoalEvent = { type: "dialog.reject" }
@@ -277,6 +286,8 @@ const worlds: Record<string, { events: (state: Snapshot) => GoalEvent[]; key: (s
   Requests: { events: requests, key: ({ value, context }) => JSON.stringify([value, context.revision, context.pendingDocument]) },
   // Loop: every counter the decision reads is context, so every state is its own.
   Loop: { events: loop, key: ({ value, context }) => JSON.stringify([value, context]) },
+  // Refused at birth: never created, so there is nothing to ask it.
+  Refused: { events: () => [], key: ({ value }) => JSON.stringify(value) },
 }
 function worldOf(state: Snapshot) {
   const world = worlds[state.context.contract.objective]
@@ -286,7 +297,11 @@ function worldOf(state: Snapshot) {
 
 describeModel({
   machine: goalMachine,
-  configs: Object.keys(worlds).map((objective) => ({ name: objective.toLowerCase(), input: inputFor(objective) })),
+  configs: [
+    { name: "requests", input: inputFor("Requests") },
+    { name: "loop", input: inputFor("Loop") },
+    { name: "refused: arm asked beside the session's live goal", input: inputFor("Refused", refusedBirth) },
+  ],
   events: (state) => worldOf(state).events(state),
   start: startGoalSut,
   extensionKey: (state) => worldOf(state).key(state),

@@ -7,7 +7,6 @@ import type { GoalLimits, GoalTerms } from "../../machines/goal.gates"
 import type { GoalEvent, GoalInput, goalMachine } from "../../machines/goal.machine"
 import { goalStatusOf } from "../../machines/goal.status"
 import { stateToString } from "../../machines/state.text"
-import type { GoalContract } from "../../services/goal/goal.contract"
 import { replaceContract } from "../../services/goal/goal.document"
 import type { GoalLoop } from "../../services/goal/goal.loop"
 import { takeOverDialog } from "../../services/goal/goal.restore"
@@ -20,9 +19,10 @@ import type { ComposedRuntime } from "../../src/runtime"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
 import { GoalExpectation } from "./goal.agreement"
+import { contractOf, expectArmRefusedBeside, writeModelGoal } from "./goal.birth"
 import { type FakeCheckRunner, type FakeClaims, type FakeClock, type FakePrompter, type FakeSessionFacts, MODEL_DRIVER, type ManualTimers } from "./goal.fakes"
 import { openGoalProcess } from "./goal.process"
-import { type DialogAnswers, type OpenDialog, type Opening, neverAsked, outputOf, startDialogCall } from "./model.dialogs"
+import { type DialogAnswers, type OpenDialog, type Opening, outputOf, startDialogCall } from "./model.dialogs"
 import type { ModelStep, ModelSut } from "./model.template"
 
 type GoalModel = typeof goalMachine
@@ -36,19 +36,6 @@ export const SEND_FAILURE = "ECONNRESET"
 const OTHER_AGENT = "build"
 /** Check runs get times of their own, far from the events' times, so every run has its own id in the Check Log. */
 const CHECK_RUN_EPOCH = Date.parse("2026-12-24T00:00:00.000Z")
-
-/** The contract with its budgets, as goal_write hands it to the service. */
-export function contractOf(terms: GoalTerms, limits: GoalLimits): GoalContract {
-  return {
-    ...terms,
-    budgets: {
-      maxTurns: limits.maxTurns,
-      maxMinutes: limits.maxMinutes,
-      ...(limits.maxCost === null ? {} : { maxCost: limits.maxCost }),
-      ...(limits.maxTokens === null ? {} : { maxTokens: limits.maxTokens }),
-    },
-  }
-}
 
 /** Lets every callback already due run (sqlite3 answers on its own thread; fs/promises on the pool). */
 function settle(): Promise<void> {
@@ -78,6 +65,8 @@ class GoalSut implements ModelSut<GoalModel> {
   private readonly dialogs: OpenDialog[] = []
   /** The claim facts of the last decision the test stated (null: none yet, or the goal's own process decides). */
   private claimed: DriverFacts | null = null
+  /** The birth gate refused the goal: nothing of it exists, and no event can be produced for it. */
+  private unborn = false
 
   private constructor(
     private readonly dir: string,
@@ -93,7 +82,7 @@ class GoalSut implements ModelSut<GoalModel> {
     private readonly rt: ComposedRuntime,
     private readonly service: GoalService,
     private readonly loop: GoalLoop,
-    input: GoalInput,
+    private readonly input: GoalInput,
   ) {
     this.expected = new GoalExpectation(dir, goalPath, SESSION, input)
   }
@@ -102,13 +91,15 @@ class GoalSut implements ModelSut<GoalModel> {
     const dir = ramTempDir("forge-goal-model-")
     await seedMigratedDatabase(dir)
     const { clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop } = await openGoalProcess(dir, input.createdAt)
-    // goal_write arm=false: the model's initial state, a queued goal.
-    const written = await service.write(SESSION, contractOf(input.contract, input.limits), null)
-    expect(written.goalPath, "the goal's path").toBe(input.goalPath)
-    return new GoalSut(dir, written.goalPath, clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, input)
+    // goal_write as the model's input asks it: queued, or refused at birth beside the session's live goal.
+    const goalPath = await writeModelGoal(service, SESSION, input)
+    const sut = new GoalSut(dir, goalPath ?? input.goalPath, clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, input)
+    sut.unborn = goalPath === undefined
+    return sut
   }
 
   async apply({ event, before, accepted }: ModelStep<GoalModel>): Promise<void> {
+    if (this.unborn) throw new Error(`${event.type}: a goal refused at birth takes no event (its world offers none)`)
     expect(stateToString(this.expected.snapshot.value), "the SUT's expectation follows the model").toBe(stateToString(before.value))
     // goal_complete on a driving goal that waits on no dialog runs every check and enters the run in the Check Log (a goal.checked step of
     // its own) before it asks the completion gate: the service is then one goal.checked ahead of the model. The
@@ -135,9 +126,8 @@ class GoalSut implements ModelSut<GoalModel> {
       case "goal.arm": {
         this.facts.draftPlan = event.draftPlan
         if (live) {
-          // goal_write arm=true while the session's goal is live is refused before anything is written.
-          const attempt = service.write(SESSION, contractOf(before.context.contract, before.context.limits), { by: "model", confirm: neverAsked })
-          await expect(attempt).rejects.toThrow(/already has a live goal/)
+          // goal_write arm=true while the session's goal is live: the new goal's birth gate refuses it, nothing written.
+          await expectArmRefusedBeside(service, SESSION, before, this.input, this.dir)
           return expect(accepted).toBe(false)
         }
         // goal_resume with no live goal in the session arms the oldest queued goal (here: the one goal, or none).
@@ -359,6 +349,7 @@ class GoalSut implements ModelSut<GoalModel> {
   async agreesWith(model: Snapshot): Promise<void> {
     await this.host.idle()
     const { service, prompter, timers, claimed, dialogs } = this
+    if (this.unborn) return this.expected.agreesUnborn(model, service)
     await this.expected.agreesWith(model, { service, prompter, timers, claimed, dialogs })
   }
 

@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs"
+import path from "node:path"
 import { describe, expect, it } from "vitest"
 import { GOAL_DEBOUNCE_MS } from "../../../machines/goal.gates"
 import type { GoalContext } from "../../../machines/goal.machine"
@@ -5,12 +7,15 @@ import { FsGoalFiles } from "../../../adapters/workspace/goal.files"
 import type { GoalContract } from "../../../services/goal/goal.contract"
 import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
 import { restoreGoals } from "../../../services/goal/goal.restore"
+import { GOAL_DIR } from "../../../services/goal/goal.paths"
 import { GoalService } from "../../../services/goal/goal.service"
+import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import type { SnapshotRecord } from "../../../services/lifecycle/lifecycle.ports"
 import { allow, memoryLogger, openRuntime, useRuntime } from "../plan/plan.helpers"
 
 // A goal's debounce is born with it and kept in its record. Records an older Forge wrote have none: a restart must
-// restore them as they were, their loop debounced by the default they always had.
+// restore them as they were, their loop debounced by the default they always had. Nor do they have the facts the
+// birth gate decided on: they restore with none, and the session's goal still holds the session against a new arm.
 
 const CONTRACT: GoalContract = {
   objective: "make the suite green",
@@ -96,5 +101,35 @@ describe("goal records across a restart", () => {
     expect(lifecycle.can(goalPath, { ...due, now: now + GOAL_DEBOUNCE_MS, driver: driver(now + GOAL_DEBOUNCE_MS) })).toBe(true)
     // The step wrote the record up to date.
     expect(contextOf(await ctx.rt.repository.getSnapshot("goal", goalPath)).debounceMs).toBe(GOAL_DEBOUNCE_MS)
+  })
+
+  it("a record written before the birth gate's facts were kept restores with none, and still holds its session", async () => {
+    const { service } = goals(ctx)
+    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
+    if (record === undefined) throw new Error("no goal record")
+    expect(contextOf(record).birth).toEqual({ armAsked: true, liveGoal: null })
+    // The record as the Forge before birth facts left it: the same goal, no birth in its context.
+    const { birth: _birth, ...older } = contextOf(record)
+    const persisted = record.snapshot as Record<string, unknown>
+    await ctx.rt.repository.commit(
+      { ...record, snapshot: { ...persisted, context: older } },
+      { machineId: "goal", instanceId: goalPath, sessionId: "s1", from: record.state, event: "older.forge", to: record.state, at: ctx.ws.clock.now() },
+    )
+
+    await restart()
+    const { lifecycle, service: after } = goals(ctx)
+    expect(await restoreGoals(lifecycle, ctx.rt.repository)).toEqual({ restored: [goalPath], problems: [] })
+    expect(lifecycle.snapshot(goalPath)?.context).toEqual({ ...older, birth: null })
+    // A second goal armed in the same session: its own birth gate refuses it, and nothing of it is written.
+    const second = after.write("s1", { ...CONTRACT, objective: "ship the docs" }, { by: "model", confirm: allow })
+    await expect(second).rejects.toBeInstanceOf(GateRefusal)
+    await expect(second).rejects.toThrow(
+      `this session already has a live goal: ${goalPath} (active). Revise it with goal_write revise=true, finish it, or discard it (/goal discard); goal_write arm=false queues a new goal instead.`,
+    )
+    expect(readdirSync(path.join(ctx.ws.dir, GOAL_DIR))).toEqual([path.basename(goalPath)])
+    expect(await ctx.rt.repository.instanceIds("goal"), "no record of it").toEqual([goalPath])
+    // The restored goal steps on as before (its missing facts decide nothing past its birth).
+    expect((await after.pause("s1", "user")).output).toMatch(/^Goal paused: /)
   })
 })

@@ -166,6 +166,26 @@ describe("goal service", () => {
     expect(stopped.user).toMatch(/Goal discarded: .*fix-the-login/)
   })
 
+  it("one live goal per session: the birth gate refuses an arm beside it (nothing written), a queued write goes through", async () => {
+    const { service, lifecycle } = harness(ctx)
+    const live = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    await service.pause("s1", "user")
+    ctx.ws.clock.advance(1_000)
+    const refused = service.write("s1", { ...CONTRACT, objective: "ship the docs" }, { by: "model", confirm: allow })
+    await expect(refused).rejects.toThrow(GateRefusal)
+    await expect(refused).rejects.toThrow(
+      `this session already has a live goal: ${live.goalPath} (paused). Revise it with goal_write revise=true, finish it, or discard it (/goal discard); goal_write arm=false queues a new goal instead.`,
+    )
+    expect(await new FsGoalFiles(ctx.ws.dir).list(), "no document of the refused goal").toEqual([live.goalPath])
+    expect(await ctx.rt.repository.instanceIds("goal"), "no record of it").toEqual([live.goalPath])
+    // /goal add (no arm) beside the live goal queues it; its birth facts say what the gate saw.
+    const added = await runGoalCommand(service, "s1", 'add ship the docs --check "npm run docs"')
+    expect(added.user).toContain("Goal queued")
+    const [queued] = service.queue()
+    expect(queued?.context.birth).toEqual({ armAsked: false, liveGoal: { path: live.goalPath, status: "paused" } })
+    expect(lifecycle.snapshot(live.goalPath)?.context.birth).toEqual({ armAsked: true, liveGoal: null })
+  })
+
   it("answers a malformed /goal in the turn, naming the marker, and writes nothing", async () => {
     const { service } = harness(ctx)
     const unterminated = await runGoalCommand(service, "s1", 'make it green --check "npm test')

@@ -35,6 +35,18 @@ describe("upgradeGoalRecord", () => {
     expect(goalContextProblem(upgraded.context)).toBeNull()
   })
 
+  it("gives a record written before the birth gate's facts were kept none (null: past its birth), as an additive field", () => {
+    const { birth: _birth, ...beforeBirth } = current
+    expect(goalContextProblem(beforeBirth)).toMatch(/birth/)
+    const upgraded = upgradeGoalRecord({ value: { paused: "stopped" }, context: beforeBirth }, GOAL_MACHINE_VERSION)
+    expect(upgraded).toEqual({ value: { paused: "stopped" }, context: { ...beforeBirth, birth: null } })
+    expect(goalContextProblem(upgraded.context)).toBeNull()
+    // A record with its facts keeps them; facts that do not fit are still the context check's to refuse.
+    const kept = { ...current, birth: { armAsked: true, liveGoal: null } }
+    expect(upgradeGoalRecord({ value: { queued: "waiting" }, context: kept }, GOAL_MACHINE_VERSION).context).toBe(kept)
+    expect(goalContextProblem({ ...current, birth: { armAsked: true, liveGoal: { path: "g.md", status: "queued" } } })).toMatch(/birth/)
+  })
+
   it("refuses another version and a context that is no object, as before", () => {
     expect(() => upgradeGoalRecord({ value: "paused", context: older }, "0")).toThrow("no upgrade from goal machine version 0")
     expect(() => upgradeGoalRecord({ value: "paused", context: [] }, GOAL_MACHINE_VERSION)).toThrow("its context is not an object")

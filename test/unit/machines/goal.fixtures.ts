@@ -23,6 +23,8 @@ export const input: GoalInput = {
   limits,
   createdAt: T0 - MINUTE,
   document: "# Goal: login",
+  // Written queued, the session holding no live goal: the birth gate lets it through.
+  birth: { armAsked: false, liveGoal: null },
 }
 
 export type Overrides = Partial<Omit<GoalInput, "contract">> & { criteria?: string[]; checkCount?: number }

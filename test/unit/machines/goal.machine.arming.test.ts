@@ -33,6 +33,7 @@ describe("queued: a new goal", () => {
       reason: null,
       wakes: [],
       pendingDocument: null,
+      birth: { armAsked: false, liveGoal: null },
     })
     expect(actions.map((a) => [a.type, a.params])).toEqual([["writeDocument", { change: "created" }]])
   })

@@ -6,7 +6,7 @@
 // Run: npm run bench:startup [-- --rounds N] [-- --bundle]. Figures are printed, never asserted against timers.
 import { existsSync } from "node:fs"
 import path from "node:path"
-import { PLAN_TOOL_IDS } from "../adapters/opencode/plan.tools"
+import { PLAN_TOOL_IDS } from "../adapters/opencode/plan/plan.tools"
 import { withAllLanes } from "../test/e2e/e2e.lanes"
 import { opencodeBinary, opencodeVersion, REPO_ROOT } from "../test/e2e/sandbox"
 import { formatTable, medianInterval } from "./bench.stats"

@@ -1,4 +1,4 @@
-import type { HostCrewsHandle } from "../adapters/opencode/crew.handle"
+import type { HostCrewsHandle } from "../adapters/opencode/crew/crew.handle"
 import { FsCrewFiles } from "../adapters/workspace/crew.files"
 import { goalStatusOf } from "../machines/goal.status"
 import { runCrewCommand } from "../services/crew/crew.command"

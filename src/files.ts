@@ -1,4 +1,4 @@
-import type { HostFilesHandle } from "../adapters/opencode/file.handle"
+import type { HostFilesHandle } from "../adapters/opencode/file/file.handle"
 import { createWebFetch } from "../adapters/network/web.fetch"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
 import { sharedJournalStore } from "../adapters/storage/journal.repository"

@@ -1,6 +1,6 @@
 import type { PluginInput } from "@opencode-ai/plugin"
-import type { HostLoopsHandle } from "../adapters/opencode/loop.handle"
-import { createLoopSessions } from "../adapters/opencode/loop.sessions"
+import type { HostLoopsHandle } from "../adapters/opencode/loop/loop.handle"
+import { createLoopSessions } from "../adapters/opencode/loop/loop.sessions"
 import { GitLoopWorktrees } from "../adapters/workspace/loop.worktrees"
 import type { DriverClaims } from "../services/lifecycle/driver.claim"
 import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"

@@ -1,4 +1,4 @@
-import type { HostWorkersHandle } from "../adapters/opencode/worker.handle"
+import type { HostWorkersHandle } from "../adapters/opencode/worker/worker.handle"
 import { FsForgeJsonFiles } from "../adapters/workspace/forge.json.files"
 import type { Logger } from "../services/lifecycle/lifecycle.ports"
 import { ThoughtLevelFreeze } from "../services/workers/thought.freeze"

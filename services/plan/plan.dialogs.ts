@@ -4,7 +4,7 @@ import type { PlanDocument } from "./plan.types"
 
 // What each plan dialog asks the user: the dialog is the gate, so it names the plan and what is decided (the counts
 // for an approval, every criterion with its evidence for a close). A screen that cannot show it draws the same facts
-// beside the dialog (adapters/opencode/plan.screen.ts).
+// beside the dialog (adapters/opencode/plan/plan.screen.ts).
 
 export function approveDialog(planPath: string, doc: PlanDocument): DialogRequest {
   return {

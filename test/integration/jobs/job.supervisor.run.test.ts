@@ -3,7 +3,7 @@
 import { readdirSync } from "node:fs"
 import path from "node:path"
 import { beforeEach, describe, expect, it } from "vitest"
-import { createJobTools } from "../../../adapters/opencode/job.tools"
+import { createJobTools } from "../../../adapters/opencode/job/job.tools"
 import { isAlive } from "../../../adapters/process/proc.table"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
 import type { JobLedger } from "../../../services/jobs/job.ledger"

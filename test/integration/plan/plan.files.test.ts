@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFil
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { tempDir } from "../../temp.dir"
-import { handlePlanCommand } from "../../../adapters/opencode/plan.command.hook"
+import { handlePlanCommand } from "../../../adapters/opencode/plan/plan.command.hook"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, openRuntime, tempWorkspace } from "./plan.helpers"
 import { defined } from "../../defined"

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from "node:fs"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { handlePlanCommand } from "../../../adapters/opencode/plan.command.hook"
+import { handlePlanCommand } from "../../../adapters/opencode/plan/plan.command.hook"
 import { parsePlanDocument } from "../../../services/plan/plan.document"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PLAN_BODY, allow, openRuntime, tempWorkspace } from "./plan.helpers"

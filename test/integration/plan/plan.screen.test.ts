@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import type { PLAN_TOOL_IDS } from "../../../adapters/opencode/plan.tools"
+import type { PLAN_TOOL_IDS } from "../../../adapters/opencode/plan/plan.tools"
 import { PASSING_CHECKS, PLAN_BODY, useRuntime } from "./plan.helpers"
 import { type DialogLog, planTools, toolContext } from "./plan.tools.helpers"
 

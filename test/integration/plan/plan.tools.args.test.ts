@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { type PLAN_TOOL_IDS, createPlanTools } from "../../../adapters/opencode/plan.tools"
+import { type PLAN_TOOL_IDS, createPlanTools } from "../../../adapters/opencode/plan/plan.tools"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { callRaw, toolContext, within } from "../opencode/tool.context"
 import { PLAN_BODY, openRuntime, tempWorkspace } from "./plan.helpers"

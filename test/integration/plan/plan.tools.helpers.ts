@@ -1,5 +1,5 @@
 import type { ToolContext } from "@opencode-ai/plugin"
-import { createPlanTools } from "../../../adapters/opencode/plan.tools"
+import { createPlanTools } from "../../../adapters/opencode/plan/plan.tools"
 import type { ComposedRuntime } from "../../../src/runtime"
 
 /** What a tool's dialog was asked, and how the stand-in user answers it (true: allow, false: reject). */

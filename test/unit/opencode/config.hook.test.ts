@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { type LiveConfig, applyForgeConfig } from "../../../adapters/opencode/config.hook"
-import { PLAN_TOOL_IDS } from "../../../adapters/opencode/plan.tools"
+import { PLAN_TOOL_IDS } from "../../../adapters/opencode/plan/plan.tools"
 import { FORGE_TOOL_IDS, STATE_TOOL_IDS } from "../../../machines/agent.partition"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { crewCallFields } from "../../../adapters/opencode/crew.screen"
+import { crewCallFields } from "../../../adapters/opencode/crew/crew.screen"
 
 // What a crew call's TUI line says beside the model's arguments: the crew it acts on and what the dialog below it
 // decides (the line is all the TUI shows of a plugin tool's dialog).

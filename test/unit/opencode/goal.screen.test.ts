@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { goalCallFields } from "../../../adapters/opencode/goal.screen"
+import { goalCallFields } from "../../../adapters/opencode/goal/goal.screen"
 
 const goal = { goalPath: ".opencode/goal/2026-12-02-green.md", status: "active", turns: "3/25" }
 

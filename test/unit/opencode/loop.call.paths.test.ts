@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { loopCallPaths } from "../../../adapters/opencode/loop.call.paths"
+import { loopCallPaths } from "../../../adapters/opencode/loop/loop.call.paths"
 import { isInsideFolder, pathsOutsideWorktree } from "../../../machines/loop.gates"
 
 describe("the paths a loop's worktree gate asks about", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { loopCallFields } from "../../../adapters/opencode/loop.screen"
+import { loopCallFields } from "../../../adapters/opencode/loop/loop.screen"
 
 const loop = { loopName: "greeting", phase: "auditing", section: "1 of 2" }
 

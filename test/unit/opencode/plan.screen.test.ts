@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { planCallFields } from "../../../adapters/opencode/plan.screen"
+import { planCallFields } from "../../../adapters/opencode/plan/plan.screen"
 import type { PlanSummary } from "../../../services/plan/plan.queries"
 
 // The fields a plan call's TUI line carries, built from what the runtime holds without waiting.

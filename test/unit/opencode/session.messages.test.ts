@@ -1,7 +1,7 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import { describe, expect, it } from "vitest"
 import { messagesOf, userTurnsOf } from "../../../adapters/opencode/session.messages"
-import { createSessionFacts } from "../../../adapters/opencode/goal.session.facts"
+import { createSessionFacts } from "../../../adapters/opencode/goal/goal.session.facts"
 
 // The session's messages as opencode lists them: what Forge reads of them, on odd and hostile lists too.
 

@@ -2,7 +2,7 @@
 // leave every decision to the service.
 import { describe, expect, it } from "vitest"
 import { ready } from "../../../adapters/opencode/lazy"
-import { createWatchdogHooks } from "../../../adapters/opencode/watchdog.hooks"
+import { createWatchdogHooks } from "../../../adapters/opencode/watchdog/watchdog.hooks"
 import { WATCHDOG_MARK_VAR } from "../../../services/watchdog/watchdog.ports"
 import { harness } from "./watchdog.fakes"
 

@@ -1,0 +1,63 @@
+import { LOOP_TOOL_IDS } from "../../../machines/agent.partition"
+import type { ForgeFragment, FragmentContext } from "../forge.fragment"
+import type { HostLoopsHandle } from "./loop.handle"
+import type { Lazy } from "../lazy"
+import { loopCallPaths } from "./loop.call.paths"
+import { loopCallFields } from "./loop.screen"
+import { createLoopTools } from "./loop.tools"
+
+interface SessionEvent {
+  type: string
+  properties?: { sessionID?: string }
+}
+
+/** The loop lifecycle's part of the plugin: its tools, the audit's write-ban, the passes' idles, and its restore. */
+export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>): ForgeFragment {
+  return {
+    id: "loop",
+    toolIds: LOOP_TOOL_IDS,
+    tools: createLoopTools({ access: ctx.access, loops: async () => (await loops.get()).service }),
+    // A loop tool's line says which loop and pass it acts for, and what a handoff hands off.
+    screen({ tool, sessionID, args }) {
+      if (!(LOOP_TOOL_IDS as readonly string[]).includes(tool)) return undefined
+      const screenLoop = loops.current()?.service.whereIs(ctx.tree.knownRootOf(sessionID) ?? sessionID)
+      return loopCallFields(tool, args, screenLoop)
+    },
+    hooks: {
+      // The loop's gate on its sessions' tools (the machine's answer): an auditor changes nothing, a coder works only
+      // in the worktree. A subagent of a pass is held to its pass's gate.
+      async "tool.execute.before"(input, output) {
+        const harness = loops.current()
+        const session = ctx.tree.knownRootOf(input.sessionID) ?? input.sessionID
+        if (harness?.service.loopOf(session) === undefined) return
+        let refusal: string | null
+        try {
+          refusal = await harness.service.toolRefusal(session, input.tool, await loopCallPaths(input.tool, output.args, ctx.directory))
+        } catch (error) {
+          // As the plan's gate: a loop Forge cannot consult is logged, and the tool goes ahead.
+          ctx.log.error(
+            `loop write-ban: the session's loop could not be consulted, so the call goes ahead: ${error instanceof Error ? error.message : String(error)}`,
+          )
+          return
+        }
+        if (refusal !== null) throw new Error(refusal)
+      },
+
+      // A pass's turn ended: its loop applies the recorded handoff (opencode says idle twice; the second is this one).
+      async event({ event }) {
+        const harness = loops.current()
+        const e = event as SessionEvent
+        if (harness === undefined || e.type !== "session.idle" || e.properties?.sessionID === undefined) return
+        await harness.service.sessionIdle(e.properties.sessionID)
+      },
+    },
+
+    async restore() {
+      const report = await (await loops.get()).restore()
+      for (const problem of report.problems) ctx.log.warn(`loop ${problem.instanceId}: ${problem.problem}`)
+      if (report.restored.length > 0) ctx.log.info(`restored ${report.restored.length} running loop(s)`)
+    },
+
+    dispose: async () => loops.current()?.dispose(),
+  }
+}

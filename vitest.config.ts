@@ -36,7 +36,7 @@ export default defineConfig({
           isolate: false,
         },
       },
-      // Every Forge tool given hostile input (test/hostile/README.md); real processes and SQLite, no opencode.
+      // Every Forge tool given hostile input (docs/development.md, npm run test:hostile); real processes and SQLite, no opencode.
       { extends: true, test: { name: "hostile", include: ["test/hostile/**/*.test.ts"], pool: "forks" } },
       { extends: true, test: { name: "processes", include: processTests, pool: "forks", fileParallelism: false, sequence: { groupOrder: 1 } } },
       {

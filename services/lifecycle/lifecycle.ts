@@ -2,7 +2,7 @@ import { type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, typ
 import { stateToString } from "../../machines/state.text"
 import { GateRefusal } from "./gate.refusal"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
-import type { SnapshotRecord } from "./lifecycle.ports"
+import type { Confirm, DialogRequest, SnapshotRecord } from "./lifecycle.ports"
 import { firstStep } from "./lifecycle.birth"
 import { type RequestedEffect, runEffects } from "./lifecycle.effects"
 import { LifecycleRecorder } from "./lifecycle.recorder"
@@ -151,6 +151,34 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       this.listeners.notify(instanceId, after)
       return after
     })
+  }
+
+  /**
+   * Asks the user about the dialog the instance holds open, then gives the machine the answer `answer(allowed)` builds.
+   * The answer names the dialog it answers (the context's `dialog` when the dialog opened), so the machine refuses it
+   * with its own words when that dialog closed meanwhile. A confirm that fails is a no: answered, then its error is
+   * thrown. An allow whose step cannot be committed (an effect failed, another instance holds the key) closes the
+   * dialog as a no before its error is thrown, so no instance stays in a dialog nobody can answer.
+   */
+  async ask(
+    instanceId: string,
+    request: DialogRequest,
+    confirm: Confirm,
+    answer: (allowed: boolean) => EventFromLogic<TMachine>,
+  ): Promise<{ allowed: boolean; snapshot: SnapshotFrom<TMachine> }> {
+    let allowed: boolean
+    try {
+      allowed = await confirm(request)
+    } catch (error) {
+      await this.dispatch(instanceId, answer(false)).catch(() => undefined)
+      throw error
+    }
+    try {
+      return { allowed, snapshot: await this.dispatch(instanceId, answer(allowed)) }
+    } catch (error) {
+      if (allowed && !(error instanceof GateRefusal)) await this.dispatch(instanceId, answer(false)).catch(() => undefined)
+      throw error
+    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import { and, assertEvent, assign, emit, setup } from "xstate"
+import { type DialogAnswerFields, isAnswerToOpenDialog, nextDialog } from "./dialog.gates"
 import {
   type CrewBirthFacts,
   type CrewSubtask,
@@ -60,6 +61,8 @@ export interface CrewContext extends Omit<CrewInput, "record" | "birth"> {
    * stays where it is until the user confirms through the dialog. Older records are upgraded to null.
    */
   pendingDocument: CrewStatus | null
+  /** The number of the last dialog the crew opened (machines/dialog.gates.ts); 0 before the first. */
+  dialog: number
 }
 
 /** `governed`: an active goal owned by the session governs it, so the goal's arm is the user's authorization. */
@@ -70,8 +73,8 @@ export type CrewEvent =
   | { type: "crew.abandon"; reason: string; governed: boolean }
   /** A new opencode process took the crew over from its record: an open dialog died with the old one. */
   | { type: "crew.restored" }
-  | { type: "dialog.allow" }
-  | { type: "dialog.reject" }
+  | ({ type: "dialog.allow" } & DialogAnswerFields)
+  | ({ type: "dialog.reject" } & DialogAnswerFields)
   /** The record on disk says this status (a hand edit, `edit`, `sed`): held, or nothing new. */
   | { type: "crew.document.changed"; status: CrewStatus }
   /** Asked, never sent: `snapshot.can({ type: "crew.dispatch" })` is the pending belt on the task tool. */
@@ -127,8 +130,15 @@ export const crewMachine = setup({
       assertEvent(event, "crew.document.changed")
       return event.status === "abandoned"
     },
+    // An answer counts only for the dialog open now: one that closed meanwhile (another process) is refused.
+    isAnswerToOpenDialog: ({ context, event }) => {
+      assertEvent(event, ["dialog.allow", "dialog.reject"])
+      return isAnswerToOpenDialog({ open: context.dialog, answered: event.dialog })
+    },
   },
   actions: {
+    // Every entry into a dialog state opens a new dialog: two dialogs in the same state are told apart.
+    openDialog: assign({ dialog: ({ context }) => nextDialog(context.dialog) }),
     // A permitted dispatch is an explicit transition: `can()` counts only transitions that do something.
     permitDispatch: emit({ type: "dispatch.permitted" as const }),
     holdReport: assign(({ event }) => {
@@ -173,6 +183,7 @@ export const crewMachine = setup({
     report: null,
     reason: null,
     pendingDocument: null,
+    dialog: 0,
   }),
   initial: "registering",
   states: {
@@ -219,16 +230,22 @@ export const crewMachine = setup({
         },
         arming: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#crew.executing", actions: { type: "writeRecord", params: { change: "armed" } } },
-            "dialog.reject": { target: "standby" },
+            "dialog.allow": { guard: "isAnswerToOpenDialog", target: "#crew.executing", actions: { type: "writeRecord", params: { change: "armed" } } },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "standby" },
           },
         },
         abandoning: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#crew.abandoned", actions: ["recordPendingReason", { type: "writeRecord", params: { change: "abandoned" } }] },
-            "dialog.reject": { target: "standby", actions: "dropPending" },
+            "dialog.allow": {
+              guard: "isAnswerToOpenDialog",
+              target: "#crew.abandoned",
+              actions: ["recordPendingReason", { type: "writeRecord", params: { change: "abandoned" } }],
+            },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "standby", actions: "dropPending" },
           },
         },
       },
@@ -267,16 +284,26 @@ export const crewMachine = setup({
         },
         closing: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#crew.closed", actions: ["recordPendingReport", { type: "writeRecord", params: { change: "closed" } }] },
-            "dialog.reject": { target: "working", actions: "dropPending" },
+            "dialog.allow": {
+              guard: "isAnswerToOpenDialog",
+              target: "#crew.closed",
+              actions: ["recordPendingReport", { type: "writeRecord", params: { change: "closed" } }],
+            },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "working", actions: "dropPending" },
           },
         },
         abandoning: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#crew.abandoned", actions: ["recordPendingReason", { type: "writeRecord", params: { change: "abandoned" } }] },
-            "dialog.reject": { target: "working", actions: "dropPending" },
+            "dialog.allow": {
+              guard: "isAnswerToOpenDialog",
+              target: "#crew.abandoned",
+              actions: ["recordPendingReason", { type: "writeRecord", params: { change: "abandoned" } }],
+            },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "working", actions: "dropPending" },
           },
         },
       },

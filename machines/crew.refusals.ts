@@ -2,6 +2,7 @@ import type { SnapshotFrom } from "xstate"
 import { FAIL_REPORTS_REQUIRED, lacksDispatchableWorker, registrationProblems, reportCoverage } from "./crew.gates"
 import type { CrewEvent, crewMachine } from "./crew.machine"
 import { crewStatusOf } from "./crew.status"
+import { staleAnswerText } from "./dialog.gates"
 import { stateToString } from "./state.text"
 
 type CrewSnapshot = SnapshotFrom<typeof crewMachine>
@@ -15,6 +16,9 @@ export function explainCrewRefusal(snapshot: CrewSnapshot, event: CrewEvent): st
   const status = crewStatusOf(snapshot.value)
   const state = stateToString(snapshot.value)
   if (snapshot.status === "done") return `crew ${crew} is ${status}: a finished crew accepts no further changes. Register a new one with crew_begin.`
+  // In a dialog state an answer is refused only because it answers a dialog that closed meanwhile.
+  if ((event.type === "dialog.allow" || event.type === "dialog.reject") && snapshot.hasTag("awaiting-user"))
+    return staleAnswerText({ subject: `crew ${crew}`, status, answered: event.dialog, open: context.dialog })
   if (snapshot.hasTag("awaiting-user") && event.type !== "crew.dispatch")
     return `crew ${crew} is waiting on the user's answer to an open dialog (${state}): ask again once it is answered.`
   switch (event.type) {

@@ -32,6 +32,7 @@ export const crewContextSchema = z.object({
   report: z.array(verdict).nullable(),
   reason: z.string().nullable(),
   pendingDocument: z.enum(CREW_STATUSES).nullable(),
+  dialog: z.number().int().min(0),
 }) satisfies z.ZodType<CrewContext>
 
 /** Null when `context` fits the crew machine, else what is wrong with it. */
@@ -48,9 +49,12 @@ export function upgradeCrewRecord(persisted: PersistedShape, fromVersion: string
   const context = persisted.context
   const isObject = context !== null && typeof context === "object" && !Array.isArray(context)
   // Additive fields, so the version stays: records written before record changes were held have nothing pending, and
-  // records written before the birth facts were kept have none (they are past their birth).
+  // records written before the birth facts were kept have none (they are past their birth), and records written
+  // before dialogs were numbered have opened none.
   if (fromVersion === CREW_MACHINE_VERSION)
-    return !isObject || ("pendingDocument" in context && "birth" in context) ? persisted : { value: persisted.value, context: withAdditiveFields(context) }
+    return !isObject || ("pendingDocument" in context && "birth" in context && "dialog" in context)
+      ? persisted
+      : { value: persisted.value, context: withAdditiveFields(context) }
   if (fromVersion !== "1") throw new Error(`no upgrade from crew machine version ${fromVersion}`)
   if (!isObject) throw new Error("its context is not an object")
   const { bornArmed, ...rest } = context as { bornArmed?: unknown }
@@ -59,5 +63,5 @@ export function upgradeCrewRecord(persisted: PersistedShape, fromVersion: string
 }
 
 function withAdditiveFields(context: object): object {
-  return { pendingDocument: null, birth: null, ...context }
+  return { pendingDocument: null, birth: null, dialog: 0, ...context }
 }

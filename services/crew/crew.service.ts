@@ -101,7 +101,7 @@ export class CrewService {
         subject: crewPath,
         summary: `Run crew "${headline(live.context.objective)}" in supervised waves (${live.context.subtasks.length} subtasks: ${live.context.subtasks.map((s) => s.title).join("; ")})? Its task dispatches are refused until you allow.`,
       }
-      if (!(await this.ask(crewPath, confirm, dialog)))
+      if (!(await this.ask(after, confirm, dialog)))
         return { crewPath, output: `The user did not arm ${crewPath}; it stays pending (task dispatches refused). Ask what to change, or wait.` }
     }
     return { crewPath, output: crewArmedText(live.context) }
@@ -162,7 +162,7 @@ export class CrewService {
         subject: crewPath,
         summary: `Close crew "${headline(live.context.objective)}"? ${report.map((v) => `${v.verdict} ${v.subtask}: ${v.evidence}`).join("; ")}`,
       }
-      if (!(await this.ask(crewPath, confirm, dialog)))
+      if (!(await this.ask(after, confirm, dialog)))
         return { crewPath, output: `The user did not confirm the close of ${crewPath}; it stays armed. Ask what is missing.` }
     }
     return { crewPath, output: crewClosedText(crewPath, report) }
@@ -179,7 +179,7 @@ export class CrewService {
         subject: crewPath,
         summary: `Abandon crew "${headline(live.context.objective)}" (${crewStatusOf(live.value)}, no verdicts)? Reason: ${reason}`,
       }
-      if (!(await this.ask(crewPath, confirm, dialog))) return { crewPath, output: `The user kept ${crewPath}.` }
+      if (!(await this.ask(after, confirm, dialog))) return { crewPath, output: `The user kept ${crewPath}.` }
     }
     return { crewPath, output: `Crew abandoned: ${crewPath}. The session is free for a new crew_begin with the corrected plan.` }
   }
@@ -238,27 +238,14 @@ export class CrewService {
   }
 
   /**
-   * The dialog of a step the machine holds open. The user's answer moves on only the dialog it was asked for: if the
-   * crew left that dialog state meanwhile (abandoned in another process), the answer is stale and changes nothing.
+   * The dialog of a step the machine holds open (`opened`, the snapshot that opened it). The answer names that dialog:
+   * the machine refuses it if the dialog closed meanwhile (another process), and the kernel closes the dialog as a no
+   * when the allow cannot be committed.
    */
-  private async ask(crewPath: string, confirm: Confirm, dialog: DialogRequest): Promise<boolean> {
-    const opened = JSON.stringify(this.lifecycle.snapshot(crewPath)?.value)
-    const allowed = await confirm(dialog).catch(() => false)
-    await this.refresh()
-    const now = this.lifecycle.snapshot(crewPath)
-    if (now === undefined || JSON.stringify(now.value) !== opened)
-      throw new Error(
-        `the crew ${crewPath} moved on while the dialog was open (it is ${crewStatusOf(now?.value ?? "abandoned")} now): this answer changes nothing. Ask again if it still matters.`,
-      )
-    try {
-      await this.dispatch(crewPath, allowed ? { type: "dialog.allow" } : { type: "dialog.reject" })
-    } catch (error) {
-      // The allow could not be committed (its record write failed): the dialog closes as a no, so the crew does not
-      // stay in a dialog state nobody can answer (every crew call refused, the belt held) until a restart.
-      if (allowed) await this.dispatch(crewPath, { type: "dialog.reject" }).catch(() => undefined)
-      throw error
-    }
-    return allowed
+  private async ask(opened: CrewSnapshot, confirm: Confirm, request: DialogRequest): Promise<boolean> {
+    const { crewPath, dialog } = opened.context
+    const answer = (allowed: boolean): CrewEvent => (allowed ? { type: "dialog.allow", dialog } : { type: "dialog.reject", dialog })
+    return (await this.lifecycle.ask(crewPath, request, confirm, answer)).allowed
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import type { SnapshotFrom } from "xstate"
+import { type SnapshotFrom, transition } from "xstate"
 import { createTestModel } from "xstate/graph"
 import { type CrewStatus, crewStatusOf } from "../../machines/crew.status"
 import type { CrewBirthFacts, CrewVerdict } from "../../machines/crew.gates"
@@ -25,7 +25,12 @@ import { describeModel } from "./model.template"
 //   question, and coverage counts it like a sent event.
 // - crew.restored is a real restart: the process closes (an open dialog dies unanswered), a new one composes the
 //   workspace on the same folder and database, defines the crew lifecycle again and runs restoreCrews.
-// - dialog.allow / dialog.reject answer the dialog the last crew call holds open.
+// - dialog.allow / dialog.reject name the dialog they answer. In a dialog state the model offers the answers to the
+//   open dialog (the SUT answers the dialog the last crew call holds open) and a stale one of each to the dialog
+//   before it (the SUT dispatches it through the service's lifecycle, as a user's answer arriving from a dialog that
+//   another process closed meanwhile would be: refused, the open dialog untouched). Elsewhere both are refused.
+// - Every dialog opened is counted in the context, so the dialog states repeat without end (reject, ask again): the
+//   model opens at most MAX_DIALOGS, enough for a dialog state entered twice.
 
 const T0 = Date.parse("2026-11-30T03:00:00.000Z")
 /** The session's earlier crew, registered by the SUT (crew.sut.ts EARLIER_OBJECTIVE) where a path's birth facts name it. */
@@ -94,16 +99,36 @@ const eventCases: CrewEvent[] = [
   { type: "crew.abandon", reason: "wrong decomposition", governed: false },
   { type: "crew.abandon", reason: "re-shard under the goal", governed: true },
   { type: "crew.restored" },
-  { type: "dialog.allow" },
-  { type: "dialog.reject" },
   { type: "crew.dispatch" },
 ]
+
+/** Dialogs a path opens at most: the numbers otherwise grow without end, and with them the states. */
+const MAX_DIALOGS = 2
+
+/** The world's events in a state: the dialog answers name the open dialog (or a closed one), opening stops at MAX_DIALOGS. */
+function eventsIn(state: SnapshotFrom<typeof crewMachine>): CrewEvent[] {
+  const open = state.context.dialog
+  const answers: CrewEvent[] = state.hasTag("awaiting-user")
+    ? [
+        { type: "dialog.allow", dialog: open },
+        { type: "dialog.reject", dialog: open },
+        { type: "dialog.allow", dialog: open - 1 },
+        { type: "dialog.reject", dialog: open - 1 },
+      ]
+    : [
+        { type: "dialog.allow", dialog: open },
+        { type: "dialog.reject", dialog: open },
+      ]
+  const opensOneTooMany = (event: CrewEvent) =>
+    open >= MAX_DIALOGS && state.status === "active" && transition(crewMachine, state, event)[0].context.dialog > open
+  return [...eventCases.filter((event) => !opensOneTooMany(event)), ...answers, ...recordEdits(state)]
+}
 
 describe("crew machine", () => {
   it("reaches every state of the machine from the configs", () => {
     const reached = new Set<string>()
     for (const { input } of configs) {
-      const paths = createTestModel(crewMachine, { input, events: eventCases }).getShortestPaths({
+      const paths = createTestModel(crewMachine, { input, events: eventsIn }).getShortestPaths({
         limit: 5000,
         allowDuplicatePaths: true,
       })
@@ -143,7 +168,10 @@ function recordEdits(state: SnapshotFrom<typeof crewMachine>): CrewEvent[] {
 describeModel({
   machine: crewMachine,
   configs,
-  events: (state) => [...eventCases, ...recordEdits(state)],
+  events: eventsIn,
+  // The answers are offered relative to the open dialog, so states that differ only in how many dialogs were opened
+  // behave alike: their extensions are replayed once.
+  extensionKey: ({ value, context: { dialog: _count, ...context } }) => JSON.stringify({ value, context }),
   start: startCrewSut,
   limit: 5000,
 })

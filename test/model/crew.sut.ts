@@ -167,6 +167,7 @@ class CrewSut implements ModelSut<CrewModel> {
       }
       case "dialog.allow":
       case "dialog.reject": {
+        if (this.dialog !== undefined && event.dialog !== before.context.dialog) return this.staleAnswer(event, before, accepted)
         const dialog = this.dialog
         this.dialog = undefined
         if (dialog === undefined) return expect(accepted, `${event.type} needs an open dialog`).toBe(false)
@@ -210,6 +211,22 @@ class CrewSut implements ModelSut<CrewModel> {
     const opening = await attempt
     expect(opening.opened, "the dialog opened").toBe(step.opensDialog)
     if (!opening.opened) expect(outputOf(opening.result), "the call's answer").toMatch(answers.allowed)
+  }
+
+  /**
+   * A user's answer to a dialog that has closed meanwhile (as from another process that asked before this dialog
+   * opened): it reaches the crew through the service's lifecycle, is refused in the machine's words, and the dialog
+   * this process holds stays open.
+   */
+  private async staleAnswer(event: CrewEvent, before: Snapshot, accepted: boolean): Promise<void> {
+    expect(accepted, "the model refuses an answer to a closed dialog").toBe(false)
+    const error = await this.process.service.lifecycle.dispatch(this.crewPath, event).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error, "a stale answer is refused").toBeInstanceOf(GateRefusal)
+    expect((error as Error).message, "the machine's refusal").toBe(explainCrewRefusal(before, event))
+    expect(this.process.service.lifecycle.snapshot(this.crewPath)?.context.dialog, "the held dialog is still the open one").toBe(before.context.dialog)
   }
 
   /**

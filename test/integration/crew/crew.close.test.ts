@@ -89,12 +89,13 @@ describe("crew service: the close and restarts", () => {
       expect((await row(p, crewPath))?.terminal).toBe(true)
     })
 
-    it("a dialog answer that throws counts as no", async () => {
+    it("a dialog that fails closes as a no, and its error is the call's (the kernel's ask)", async () => {
       const { p, crewPath } = await armed(false)
-      const kept = await p.service.close(SESSION, COMPLETE, async () => {
+      const kept = p.service.close(SESSION, COMPLETE, async () => {
         throw new Error("the TUI went away")
       })
-      expect(kept.output).toMatch(/^The user did not confirm the close/)
+      await expect(kept).rejects.toThrow("the TUI went away")
+      expect((await transitions(p, crewPath)).at(-1)).toBe("executing.closing|dialog.reject|executing.working")
       expect(frontmatter(crewPath).status).toBe("executing")
       expect(p.service.liveFor(SESSION)?.value).toEqual({ executing: "working" })
     })

@@ -3,7 +3,8 @@ import { CREW_MACHINE_VERSION } from "../../../machines/crew.machine"
 import { crewContextProblem, upgradeCrewRecord } from "../../../services/crew/crew.context"
 
 // Version 1 crew records said only `bornArmed`; version 2 keeps the registration the birth gate decided on. A live
-// crew restored from a version 1 row must come back fit for the machine, with what its registration was.
+// crew restored from a version 1 row must come back fit for the machine, with what its registration was. Fields added
+// since within a version (held record changes, birth facts, the dialog count) are filled for older rows.
 
 const v1Context = (bornArmed: boolean) => ({
   crewPath: ".opencode/crew/2026-11-30-ship.md",
@@ -32,7 +33,7 @@ describe("upgradeCrewRecord", () => {
   })
 
   it("passes a record of this version through untouched", () => {
-    const persisted = { value: "closed", context: { registration: { execution: null, governed: false }, pendingDocument: null, birth: null } }
+    const persisted = { value: "closed", context: { registration: { execution: null, governed: false }, pendingDocument: null, birth: null, dialog: 3 } }
     expect(upgradeCrewRecord(persisted, CREW_MACHINE_VERSION)).toBe(persisted)
   })
 
@@ -40,7 +41,7 @@ describe("upgradeCrewRecord", () => {
     const persisted = { value: { executing: "working" }, context: { registration: { execution: null, governed: false } } }
     expect(upgradeCrewRecord(persisted, CREW_MACHINE_VERSION)).toEqual({
       value: persisted.value,
-      context: { ...persisted.context, pendingDocument: null, birth: null },
+      context: { ...persisted.context, pendingDocument: null, birth: null, dialog: 0 },
     })
     expect(upgradeCrewRecord({ value: "closed", context: [] }, CREW_MACHINE_VERSION).context).toEqual([])
   })
@@ -50,10 +51,31 @@ describe("upgradeCrewRecord", () => {
     const { bornArmed: _gone, ...written } = today
     expect(crewContextProblem(written), "unfit without the upgrade").toMatch(/birth/)
     const upgraded = upgradeCrewRecord({ value: { pending: "standby" }, context: written }, CREW_MACHINE_VERSION)
-    expect(upgraded.context).toEqual({ ...written, birth: null })
+    expect(upgraded.context).toEqual({ ...written, birth: null, dialog: 0 })
     expect(crewContextProblem(upgraded.context)).toBeNull()
-    const { birth: _kept, ...unchanged } = upgraded.context as { birth: unknown }
+    const { birth: _kept, dialog: _opened, ...unchanged } = upgraded.context as { birth: unknown; dialog: unknown }
     expect(unchanged, "nothing else changes").toEqual(written)
+  })
+
+  it("gives a record of today's shape written before dialogs were numbered none opened, and the machine takes it", () => {
+    const { bornArmed: _gone, ...written } = {
+      ...v1Context(false),
+      registration: { execution: null, governed: false },
+      pendingDocument: null,
+      birth: { liveCrew: null, workers: { dispatchable: 1, findings: [] } },
+      pendingReason: "wrong split",
+    }
+    expect(crewContextProblem(written), "unfit without the upgrade").toMatch(/dialog/)
+    const upgraded = upgradeCrewRecord({ value: { pending: "abandoning" }, context: written }, CREW_MACHINE_VERSION)
+    expect(upgraded).toEqual({ value: { pending: "abandoning" }, context: { ...written, dialog: 0 } })
+    expect(crewContextProblem(upgraded.context)).toBeNull()
+  })
+
+  it("refuses a dialog number that is not a count", () => {
+    const { bornArmed: _gone, ...fit } = { ...v1Context(false), registration: { execution: null, governed: false }, pendingDocument: null, birth: null }
+    expect(crewContextProblem({ ...fit, dialog: 0 })).toBeNull()
+    expect(crewContextProblem({ ...fit, dialog: -1 })).toMatch(/dialog/)
+    expect(crewContextProblem({ ...fit, dialog: 1.5 })).toMatch(/dialog/)
   })
 
   it("refuses a version it does not know, and a context that is not an object", () => {

@@ -36,7 +36,7 @@ describe("abandon (guard isGoverned)", () => {
     expect(dialog.context.reason).toBeNull()
     expect(changes(from(), abandon(false))).toEqual([])
 
-    const [allowed, allowActions] = transition(crewMachine, dialog, allow)
+    const [allowed, allowActions] = transition(crewMachine, dialog, allow(1))
     expect(allowed.value).toBe("abandoned")
     expect(allowed.context).toMatchObject({ reason: "wrong decomposition", pendingReason: null })
     // The record write sees the reason the step committed.
@@ -47,10 +47,10 @@ describe("abandon (guard isGoverned)", () => {
     expect(write.params).toEqual({ change: "abandoned" })
     expect((write.info.context as Snapshot["context"]).reason).toBe("wrong decomposition")
 
-    const rejected = transition(crewMachine, dialog, reject)[0]
+    const rejected = transition(crewMachine, dialog, reject(1))[0]
     expect(rejected.value).toEqual(from().value)
     expect(rejected.context.pendingReason).toBeNull()
-    expect(changes(dialog, reject)).toEqual([])
+    expect(changes(dialog, reject(1))).toEqual([])
 
     const [governed, governedActions] = transition(crewMachine, from(), abandon(true, "re-shard"))
     expect(governed.value).toBe("abandoned")
@@ -79,7 +79,7 @@ describe("close (guards canCloseGoverned, isCompleteReport)", () => {
     expect(dialog.context.report).toBeNull()
     expect(changes(executing(), close(false))).toEqual([])
 
-    const [closed, actions] = transition(crewMachine, dialog, allow)
+    const [closed, actions] = transition(crewMachine, dialog, allow(1))
     expect(closed.value).toBe("closed")
     expect(closed.context).toMatchObject({ report: complete, pendingReport: null })
     const write = defined(
@@ -88,7 +88,7 @@ describe("close (guards canCloseGoverned, isCompleteReport)", () => {
     )
     expect((write.info.context as Snapshot["context"]).report).toEqual(complete)
 
-    const rejected = transition(crewMachine, dialog, reject)[0]
+    const rejected = transition(crewMachine, dialog, reject(1))[0]
     expect(rejected.value).toEqual({ executing: "working" })
     expect(rejected.context.pendingReport).toBeNull()
   })

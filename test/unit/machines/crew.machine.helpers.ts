@@ -39,8 +39,9 @@ export const convert = (governed: boolean): CrewEvent => ({ type: "crew.convert"
 export const close = (governed: boolean, report: CrewVerdict[] = complete): CrewEvent => ({ type: "crew.close", report, governed })
 export const abandon = (governed: boolean, reason = "wrong decomposition"): CrewEvent => ({ type: "crew.abandon", reason, governed })
 export const restored: CrewEvent = { type: "crew.restored" }
-export const allow: CrewEvent = { type: "dialog.allow" }
-export const reject: CrewEvent = { type: "dialog.reject" }
+/** The user's answers name the dialog they answer: the context's `dialog` when it was opened (the first is 1). */
+export const allow = (dialog: number): CrewEvent => ({ type: "dialog.allow", dialog })
+export const reject = (dialog: number): CrewEvent => ({ type: "dialog.reject", dialog })
 export const dispatch: CrewEvent = { type: "crew.dispatch" }
 
 /** Every event the world can send, for "refuses everything" checks. */
@@ -54,8 +55,8 @@ export const everyEvent: CrewEvent[] = [
   abandon(false),
   abandon(true),
   restored,
-  allow,
-  reject,
+  allow(1),
+  reject(1),
   dispatch,
 ]
 

@@ -45,7 +45,7 @@ describe("the pending belt (crew.dispatch is asked, never sent)", () => {
   })
 
   it("an armed crew lifts the belt", () => {
-    expect(run([arm(false), allow]).can(dispatch)).toBe(true)
+    expect(run([arm(false), allow(1)]).can(dispatch)).toBe(true)
   })
 })
 
@@ -53,10 +53,10 @@ describe("arming (guard isGoverned)", () => {
   it("opens the user dialog when no goal governs; allow arms, reject goes back to standby", () => {
     const opened = arming()
     expect(changes(pending(), arm(false))).toEqual([])
-    expect(changes(opened, allow)).toEqual(["armed"])
-    expect(run([arm(false), allow]).value).toEqual({ executing: "working" })
-    expect(changes(opened, reject)).toEqual([])
-    expect(run([arm(false), reject]).value).toEqual({ pending: "standby" })
+    expect(changes(opened, allow(1))).toEqual(["armed"])
+    expect(run([arm(false), allow(1)]).value).toEqual({ executing: "working" })
+    expect(changes(opened, reject(1))).toEqual([])
+    expect(run([arm(false), reject(1)]).value).toEqual({ pending: "standby" })
   })
 
   it("arms at once under a governing goal", () => {

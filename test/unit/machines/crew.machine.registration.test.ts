@@ -22,6 +22,7 @@ describe("registration", () => {
       report: null,
       reason: null,
       pendingDocument: null,
+      dialog: 0,
     })
     expect("record" in snapshot.context, "the record text is never kept in the context").toBe(false)
   })

@@ -59,7 +59,7 @@ describe("tags", () => {
 describe("a finished crew refuses everything", () => {
   it.each([
     ["closed", () => run([arm(true), close(true)])],
-    ["abandoned", () => run([arm(false), allow, abandon(false), allow])],
+    ["abandoned", () => run([arm(false), allow(1), abandon(false), allow(2)])],
     ["converted", () => run([convert(false)])],
   ] as const)("%s", (status, reach) => {
     const done = reach()

@@ -8,7 +8,8 @@ export type { GoalBirthFacts, GoalContext, GoalDocumentChange, GoalEvent, GoalIn
 // deadline and counters are snapshot data and a restart resumes it with its turns and time spent. Dialog states
 // exist only while the user is asked: the dialog is the only road to active and to completed. A goal whose birth the
 // machine refuses (a write asking to arm it beside the session's live goal) ends at birth in `refused`, and the host
-// creates, writes and records nothing of it.
+// creates, writes and records nothing of it. Every entry into a dialog state opens a new dialog (numbered in the
+// context): an answer is taken only for the dialog open now (machines/dialog.gates.ts).
 
 /** Bumped whenever a change would make an older persisted snapshot unfit for this definition. */
 export const GOAL_MACHINE_VERSION = "1"
@@ -35,6 +36,7 @@ export const goalMachine = goalSetup.createMachine({
     reason: null,
     wakes: [],
     pendingDocument: null,
+    dialog: 0,
   }),
   initial: "writing",
   states: {
@@ -71,18 +73,24 @@ export const goalMachine = goalSetup.createMachine({
         },
         arming: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#goal.active", actions: ["activate", { type: "writeDocument", params: { change: "armed" } }] },
-            "dialog.reject": { target: "waiting", actions: "dropPending" },
+            "dialog.allow": {
+              guard: "isAnswerToOpenDialog",
+              target: "#goal.active",
+              actions: ["activate", { type: "writeDocument", params: { change: "armed" } }],
+            },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "waiting", actions: "dropPending" },
             // The process that showed the dialog is gone: it closes unanswered.
             "goal.restored": { guard: "canTakeOver", target: "waiting", actions: "dropPending" },
           },
         },
         discarding: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#goal.abandoned", actions: { type: "writeDocument", params: { change: "abandoned" } } },
-            "dialog.reject": { target: "waiting", actions: "dropReason" },
+            "dialog.allow": { guard: "isAnswerToOpenDialog", target: "#goal.abandoned", actions: { type: "writeDocument", params: { change: "abandoned" } } },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "waiting", actions: "dropReason" },
             "goal.restored": { guard: "canTakeOver", target: "waiting", actions: "dropReason" },
           },
         },
@@ -241,17 +249,19 @@ export const goalMachine = goalSetup.createMachine({
         },
         completing: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#goal.completed", actions: { type: "writeDocument", params: { change: "completed" } } },
-            "dialog.reject": { target: "working" },
+            "dialog.allow": { guard: "isAnswerToOpenDialog", target: "#goal.completed", actions: { type: "writeDocument", params: { change: "completed" } } },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "working" },
             "goal.restored": { guard: "canTakeOver", target: "working" },
           },
         },
         discarding: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#goal.abandoned", actions: { type: "writeDocument", params: { change: "abandoned" } } },
-            "dialog.reject": { target: "working", actions: "dropReason" },
+            "dialog.allow": { guard: "isAnswerToOpenDialog", target: "#goal.abandoned", actions: { type: "writeDocument", params: { change: "abandoned" } } },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "working", actions: "dropReason" },
             "goal.restored": { guard: "canTakeOver", target: "working", actions: "dropReason" },
           },
         },
@@ -287,17 +297,23 @@ export const goalMachine = goalSetup.createMachine({
         },
         resuming: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#goal.active", actions: ["activate", { type: "writeDocument", params: { change: "resumed" } }] },
-            "dialog.reject": { target: "stopped", actions: "dropPending" },
+            "dialog.allow": {
+              guard: "isAnswerToOpenDialog",
+              target: "#goal.active",
+              actions: ["activate", { type: "writeDocument", params: { change: "resumed" } }],
+            },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "stopped", actions: "dropPending" },
             "goal.restored": { guard: "canTakeOver", target: "stopped", actions: "dropPending" },
           },
         },
         discarding: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#goal.abandoned", actions: { type: "writeDocument", params: { change: "abandoned" } } },
-            "dialog.reject": { target: "stopped", actions: "dropReason" },
+            "dialog.allow": { guard: "isAnswerToOpenDialog", target: "#goal.abandoned", actions: { type: "writeDocument", params: { change: "abandoned" } } },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "stopped", actions: "dropReason" },
             "goal.restored": { guard: "canTakeOver", target: "stopped", actions: "dropReason" },
           },
         },

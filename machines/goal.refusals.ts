@@ -4,6 +4,7 @@ import type { GoalEvent, goalMachine } from "./goal.machine"
 import { goalStatusOf } from "./goal.status"
 import { stateToString } from "./state.text"
 import { drivenElsewhereText } from "./driver.claim"
+import { staleAnswerText } from "./dialog.gates"
 
 type GoalSnapshot = SnapshotFrom<typeof goalMachine>
 
@@ -21,8 +22,10 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
     if (elsewhere !== null) return elsewhere
     return `goal ${goal} is ${state}: there is nothing to take over (only an open dialog, or a working goal's loop, is).`
   }
-  if (snapshot.hasTag("awaiting-user") && event.type !== "dialog.allow" && event.type !== "dialog.reject")
-    return `goal ${goal} is waiting on the user's answer to an open dialog (${state}): ask again once it is answered.`
+  // In a dialog state an answer is refused only when it is for a dialog that has since closed.
+  if (snapshot.hasTag("awaiting-user") && (event.type === "dialog.allow" || event.type === "dialog.reject"))
+    return staleAnswerText({ subject: `goal ${goal}`, status, answered: event.dialog, open: context.dialog })
+  if (snapshot.hasTag("awaiting-user")) return `goal ${goal} is waiting on the user's answer to an open dialog (${state}): ask again once it is answered.`
   switch (event.type) {
     case "goal.arm":
       if (status !== "queued") return `goal ${goal} is ${status}: only a queued goal is armed (a paused one is resumed: goal_resume).`

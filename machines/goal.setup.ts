@@ -20,6 +20,7 @@ import {
 } from "./goal.gates"
 import type { GoalMachineStatus } from "./goal.status"
 import { isDrivenElsewhere, mayDrive } from "./driver.claim"
+import { isAnswerToOpenDialog, nextDialog } from "./dialog.gates"
 import type { GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalTag } from "./goal.types"
 
 // The goal machine's named guards (each calls a pure predicate of goal.gates.ts) and actions: context updates, and the
@@ -110,8 +111,15 @@ export const goalSetup = setup({
       return isTokenBudgetSpent({ spend: event.spend, limits: context.limits })
     },
     isTransportFailureLimit: ({ context }) => isTransportFailureLimit(context),
+    // An answer moves the goal only for the dialog open now: one to a dialog that has since closed changes nothing.
+    isAnswerToOpenDialog: ({ context, event }) => {
+      assertEvent(event, ["dialog.allow", "dialog.reject"])
+      return isAnswerToOpenDialog({ open: context.dialog, answered: event.dialog })
+    },
   },
   actions: {
+    // Every entry into a dialog state opens a new dialog, so two dialogs in the same state are told apart.
+    openDialog: assign({ dialog: ({ context }) => nextDialog(context.dialog) }),
     holdArm: assign(({ context, event }) => {
       assertEvent(event, "goal.arm")
       return { pending: { sessionId: event.sessionId, limits: context.limits } }

@@ -1,4 +1,5 @@
 import type { Attestation, BudgetAdditions, CheckLogLine, CheckRun, GoalLimits, GoalSpend, GoalStopReason, GoalTerms, TurnActivity } from "./goal.gates"
+import type { DialogAnswerFields } from "./dialog.gates"
 import type { DriverFacts } from "./driver.claim"
 import type { GoalMachineStatus, LiveGoalStatus } from "./goal.status"
 
@@ -66,14 +67,17 @@ export interface GoalContext extends Omit<GoalInput, "document" | "debounceMs" |
    * goal): the goal stays where it is until the user confirms through the dialog. Older records are upgraded to null.
    */
   pendingDocument: GoalMachineStatus | null
+  /** The last dialog the goal opened (0: none yet); the one open while it is in a dialog state. */
+  dialog: number
 }
 
 export type GoalEvent =
   /** Arm a queued goal for a session; `draftPlan` is the plan lifecycle's answer for that session. */
   | { type: "goal.arm"; sessionId: string; draftPlan: boolean }
   | ({ type: "goal.resume"; sessionId: string; draftPlan: boolean; now: number } & BudgetAdditions)
-  | { type: "dialog.allow"; now: number }
-  | { type: "dialog.reject" }
+  /** The user's answer to the dialog numbered `dialog` (the context's `dialog` when it opened). */
+  | ({ type: "dialog.allow"; now: number } & DialogAnswerFields)
+  | ({ type: "dialog.reject" } & DialogAnswerFields)
   /** A new revision of the contract; `document` is the whole new text, written by the `writeDocument` effect. */
   | { type: "goal.revise"; contract: GoalTerms; limits: GoalLimits; document: string }
   | { type: "goal.pause"; by: GoalRequester; blocker?: string }

@@ -51,6 +51,7 @@ export const goalContextSchema = z.object({
   wakes: z.array(z.string()),
   pendingDocument: z.enum(["queued", "active", "paused", "completed", "abandoned"]).nullable(),
   birth: birth.nullable(),
+  dialog: z.number().int().min(0),
 }) satisfies z.ZodType<GoalContext>
 
 /** Null when `context` fits the goal machine, else what is wrong with it. */
@@ -62,8 +63,8 @@ export function goalContextProblem(context: unknown): string | null {
 /**
  * Records written before a goal carried its own debounce have none: they take the default they were debounced with
  * then; records written before document changes were held have no pending one; records written before the birth
- * gate's facts were kept have none (null: past its birth, no gate reads them again). Additive fields, so the version
- * stays (an older Forge on the same workspace still reads newer records); a record of any other version does not fit,
+ * gate's facts were kept have none (null: past its birth, no gate reads them again); records written before dialogs
+ * were numbered have counted none (0: the next dialog opened is 1). Additive fields, so the version stays (an older Forge on the same workspace still reads newer records); a record of any other version does not fit,
  * as before.
  */
 export function upgradeGoalRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
@@ -73,6 +74,6 @@ export function upgradeGoalRecord(persisted: PersistedShape, fromVersion: string
   // The lease a goal carried before the driver claim replaced it: who drives is the claim's now. Records written
   // before document changes were held have nothing pending.
   const { lease: _lease, ...rest } = context as Record<string, unknown>
-  if ("debounceMs" in rest && "pendingDocument" in rest && "birth" in rest && !("lease" in context)) return persisted
-  return { value: persisted.value, context: { debounceMs: GOAL_DEBOUNCE_MS, pendingDocument: null, birth: null, ...rest } }
+  if ("debounceMs" in rest && "pendingDocument" in rest && "birth" in rest && "dialog" in rest && !("lease" in context)) return persisted
+  return { value: persisted.value, context: { debounceMs: GOAL_DEBOUNCE_MS, pendingDocument: null, birth: null, dialog: 0, ...rest } }
 }

@@ -168,8 +168,9 @@ export class GoalService {
     const followed = queued === undefined ? undefined : await this.followDocument(queued)
     if (followed?.value === "abandoned") return { goalPath, output: `Goal ${goalPath} was not armed: its document says abandoned, so it is abandoned.` }
     const draftPlan = await this.deps.hasDraftPlan(sessionId)
+    let arming: GoalSnapshot
     try {
-      await this.dispatch(goalPath, { type: "goal.arm", sessionId, draftPlan })
+      arming = await this.dispatch(goalPath, { type: "goal.arm", sessionId, draftPlan })
     } catch (error) {
       if (!(error instanceof GateRefusal)) throw error
       return {
@@ -187,12 +188,14 @@ export class GoalService {
       }
     } catch (error) {
       // The arm dialog will not be asked: the goal leaves it at once, back to where an arm can start again.
-      await this.lifecycle.dispatch(goalPath, { type: "dialog.reject" }).catch((e: unknown) => this.deps.log.warn(`goal ${goalPath}: ${String(e)}`))
+      await this.lifecycle
+        .dispatch(goalPath, { type: "dialog.reject", dialog: arming.context.dialog })
+        .catch((e: unknown) => this.deps.log.warn(`goal ${goalPath}: ${String(e)}`))
       throw new Error(
         `goal ${goalPath} could not be armed: ${error instanceof Error ? error.message : String(error)}. It stays queued: arm it again (/goal resume) once its document can be read, or discard it.`,
       )
     }
-    if (!(await this.ask(goalPath, asker, dialog)))
+    if (!(await this.ask(arming, asker, dialog)))
       return { goalPath, output: `The user did not arm ${goalPath}; it stays queued. Ask what to change (goal_write revise=true), or leave it for later.` }
     return {
       goalPath,
@@ -220,8 +223,9 @@ export class GoalService {
     const run = await runGoalChecks({ runner: this.deps.checks, clock: this.deps.clock, contract, revision })
     await this.dispatch(goalPath, { type: "goal.checked", entries: run.entries })
     const event: GoalEvent = { type: "goal.complete", run: { revision, results: run.entries.map((e) => ({ item: e.item, pass: e.pass })) }, attestations }
+    let completing: GoalSnapshot
     try {
-      await this.dispatch(goalPath, event)
+      completing = await this.dispatch(goalPath, event)
     } catch (error) {
       if (!(error instanceof GateRefusal)) throw error
       throw new GateRefusal("goal", "goal.complete", `${error.message}\n\n${checkRunReport(goalPath, run, "the host's own run at the completion gate")}`)
@@ -231,7 +235,7 @@ export class GoalService {
       subject: goalPath,
       summary: `Complete goal "${contract.objective.split("\n", 1)[0]}"? The host re-ran all ${contract.checks.length} checks: every one passed. ${attestations.map((a) => `${a.criterion}: ${a.evidence}`).join("; ")}`,
     }
-    if (!(await this.ask(goalPath, { by: "model", confirm }, dialog)))
+    if (!(await this.ask(completing, { by: "model", confirm }, dialog)))
       return { goalPath, output: `The user did not confirm the completion of ${goalPath}; it stays active. Ask what is missing.` }
     return { goalPath, output: `Goal completed: ${goalPath}. Every check passed in the host's own run (revision ${revision}).` }
   }
@@ -273,7 +277,7 @@ export class GoalService {
       subject: goalPath,
       summary: `Resume goal ${goalPath} (${after.context.turnsUsed} of ${limits.maxTurns} turns used, ${limits.maxMinutes} minutes in all)? The session then works on it by itself again.`,
     }
-    if (!(await this.ask(goalPath, asker, dialog))) return { goalPath, output: `The user did not resume ${goalPath}; it stays paused.` }
+    if (!(await this.ask(after, asker, dialog))) return { goalPath, output: `The user did not resume ${goalPath}; it stays paused.` }
     return { goalPath, output: `Goal resumed: ${goalPath} (${after.context.turnsUsed} of ${limits.maxTurns} turns used). Go on with the work.` }
   }
 
@@ -283,10 +287,10 @@ export class GoalService {
     const goal = this.liveFor(sessionId) ?? this.queue()[0]
     if (goal === undefined) throw new NoGoalError(sessionId)
     const { goalPath } = goal.context
-    await this.dispatch(goalPath, { type: "goal.discard", by: asker.by, reason })
+    const discarding = await this.dispatch(goalPath, { type: "goal.discard", by: asker.by, reason })
     if (asker.by === "user") return { goalPath, output: `Goal discarded: ${goalPath}.` }
     const dialog: DialogRequest = { permission: "goal_discard", subject: goalPath, summary: `Discard goal ${goalPath}?${reason ? ` Reason: ${reason}.` : ""}` }
-    if (!(await this.ask(goalPath, asker, dialog))) return { goalPath, output: `The user kept ${goalPath}.` }
+    if (!(await this.ask(discarding, asker, dialog))) return { goalPath, output: `The user kept ${goalPath}.` }
     return { goalPath, output: `Goal discarded: ${goalPath}.` }
   }
 
@@ -363,38 +367,30 @@ export class GoalService {
 
   /** One awaited step; a live goal the database gives to another goal of the session is named. */
   async dispatch(goalPath: string, event: GoalEvent): Promise<GoalSnapshot> {
-    try {
-      return await this.lifecycle.dispatch(goalPath, event)
-    } catch (error) {
-      if (error instanceof ExclusiveKeyTaken) throw new Error(`this session already has a live goal: ${error.holder}. Finish, pause or discard it first.`)
-      throw error
-    }
+    return this.lifecycle.dispatch(goalPath, event).catch(namingTheLiveGoal)
   }
 
   /**
-   * The dialog of a step the machine holds open. The user's answer moves on only the dialog it was asked for: if the
-   * goal left that dialog state meanwhile (a pause, another call's dialog), the answer is stale and changes nothing.
+   * The dialog `opened` holds open (the snapshot the step that opened it returned): the kernel asks the user and gives
+   * the machine the answer to that dialog, so an answer to one that closed meanwhile (a pause, a takeover, another
+   * call's dialog) is refused by the machine and changes nothing; an allow that cannot be committed closes it as a no.
    */
-  private async ask(goalPath: string, asker: GoalAsker, dialog: DialogRequest): Promise<boolean> {
-    const opened = this.lifecycle.snapshot(goalPath)?.value
+  private async ask(opened: GoalSnapshot, asker: GoalAsker, request: DialogRequest): Promise<boolean> {
+    const { goalPath, dialog } = opened.context
     // This process shows the dialog, so it holds the goal's claim while it is open (a restore elsewhere leaves it alone),
     // where the machine's driver gate lets it take the goal over: a live driver elsewhere keeps the goal.
     const restored = (driver: DriverFacts): GoalEvent => ({ type: "goal.restored", driver, now: this.deps.clock.now() })
     await this.deps.claims?.drive(GOAL_CLAIMS, goalPath, (driver) => this.lifecycle.can(goalPath, restored(driver)))
-    const allowed = asker.by === "user" ? true : await asker.confirm(dialog).catch(() => false)
-    await this.refresh()
-    const now = this.lifecycle.snapshot(goalPath)
-    if (now === undefined || JSON.stringify(now.value) !== JSON.stringify(opened) || !now.hasTag("awaiting-user"))
-      throw new Error(
-        `the goal ${goalPath} moved on while the dialog was open (it is ${goalStatusOf(now?.value ?? "abandoned")} now): this answer changes nothing. Ask again if it still matters.`,
-      )
-    try {
-      await this.dispatch(goalPath, allowed ? { type: "dialog.allow", now: this.deps.clock.now() } : { type: "dialog.reject" })
-    } catch (error) {
-      // The allow could not be committed (another live goal took the session meanwhile): the dialog closes as a no.
-      if (allowed) await this.lifecycle.dispatch(goalPath, { type: "dialog.reject" }).catch(() => undefined)
-      throw error
-    }
+    // The user's own command is its own allow.
+    const confirm: Confirm = asker.by === "user" ? async () => true : asker.confirm
+    const answer = (allowed: boolean): GoalEvent => (allowed ? { type: "dialog.allow", dialog, now: this.deps.clock.now() } : { type: "dialog.reject", dialog })
+    const { allowed } = await this.lifecycle.ask(goalPath, request, confirm, answer).catch(namingTheLiveGoal)
     return allowed
   }
+}
+
+/** A step (an arm's or a resume's allow) the database refused because the session's live goal is another one: it is named. */
+function namingTheLiveGoal(error: unknown): never {
+  if (error instanceof ExclusiveKeyTaken) throw new Error(`this session already has a live goal: ${error.holder}. Finish, pause or discard it first.`)
+  throw error
 }

@@ -69,8 +69,25 @@ const inputFor = (objective: string, birth: GoalBirthFacts = { armAsked: false, 
 /** goal_write arm=true while the session's goal (armed first by the SUT) is active. */
 const refusedBirth: GoalBirthFacts = { armAsked: true, liveGoal: { path: pathOf(HELD_OBJECTIVE), status: "active" } }
 
-const allow: GoalEvent = { type: "dialog.allow", now: T_ALLOW }
-const reject: GoalEvent = { type: "dialog.reject" }
+/** The user's allow of the dialog the goal opened last (the one open, in a dialog state), or of the one given. */
+const allow = ({ context }: Snapshot, dialog = context.dialog): GoalEvent => ({ type: "dialog.allow", dialog, now: T_ALLOW })
+const reject = ({ context }: Snapshot, dialog = context.dialog): GoalEvent => ({ type: "dialog.reject", dialog })
+/**
+ * The user's answers: in a dialog state to the dialog open now, and a late allow and reject of the dialog before it
+ * (closed: the goal left the dialog state and came back, or it is the goal's first dialog and names none); elsewhere
+ * to the last one.
+ */
+function answers(state: Snapshot): GoalEvent[] {
+  const open = [allow(state), reject(state)]
+  const late = state.context.dialog - 1
+  return state.hasTag("awaiting-user") ? [...open, allow(state, late), reject(state, late)] : open
+}
+/**
+ * Every dialog the goal opens has a new number, so a goal that asks again and again would never reach a state it was
+ * in before: the worlds open at most this many dialogs on a path, enough for every dialog transition (an arm, then a
+ * completion, a resume or a discard) and for a dialog state entered twice (its first dialog's late answer refused).
+ */
+const MAX_DIALOGS = 2
 const arm = (draftPlan: boolean): GoalEvent => ({ type: "goal.arm", sessionId: SESSION, draftPlan })
 const resume = (draftPlan: boolean, add: { addTurns?: number; addMinutes?: number } = {}, now = T_RESUME): GoalEvent => ({
   type: "goal.resume",
@@ -167,8 +184,7 @@ function requests(state: Snapshot): GoalEvent[] {
   const awaiting = state.hasTag("awaiting-user")
   if (state.status === "done")
     return [
-      allow,
-      reject,
+      ...answers(state),
       arm(false),
       resume(false),
       pauseByUser,
@@ -180,12 +196,12 @@ function requests(state: Snapshot): GoalEvent[] {
     ]
   if (context.revision !== 1) {
     // The revision left no check: what the contract decides (arm, resume, complete), and the dialogs still to answer.
-    if (awaiting) return [allow, reject]
+    if (awaiting) return answers(state)
     if (status === "queued") return [arm(false), discardByModel]
     if (status === "paused") return [resume(false), discardByModel]
     return [...completions(state), pauseByUser, discardByModel]
   }
-  const dialogs = [...(awaiting || state.matches({ paused: "stopped" }) ? [allow, reject] : []), ...(awaiting ? takeovers : [])]
+  const dialogs = [...(awaiting || state.matches({ paused: "stopped" }) ? answers(state) : []), ...(awaiting ? takeovers : [])]
   const edits = documentEdits(state)
   if (status === "queued") return [...dialogs, arm(false), arm(true), revise(state), discardByUser, discardByModel, checkedAllPass, idle, ...edits]
   if (status === "paused")
@@ -232,18 +248,18 @@ function loop(state: Snapshot): GoalEvent[] {
   const { context } = state
   const { turnOpen, turnsUsed } = context
   const status = goalStatusOf(state.value)
-  if (state.status === "done") return [allow, discardByUser]
-  if (status === "queued") return state.matches({ queued: "arming" }) ? [allow] : [arm(false)]
+  if (state.status === "done") return [allow(state), discardByUser]
+  if (status === "queued") return state.matches({ queued: "arming" }) ? [allow(state)] : [arm(false)]
   const asBegun = isDeepStrictEqual(context.limits, limits)
   if (status === "paused") {
-    if (state.matches({ paused: "resuming" })) return [allow, reject]
+    if (state.matches({ paused: "resuming" })) return [allow(state), reject(state)]
     if (context.stopReason === "budget-turns") return asBegun ? [resume(false), resume(false, { addTurns: 1 })] : [resume(false)]
     if (context.stopReason === "budget-time") return [resume(false, {}, timeUp(state)), resume(false, { addMinutes: 30 }, timeUp(state))]
     return []
   }
   // A revised goal (no check left) or one resumed with more minutes is where its path ends.
   if (context.revision !== 1 || context.limits.maxMinutes !== limits.maxMinutes) return []
-  if (state.matches({ active: "completing" }) || state.matches({ active: "discarding" })) return [allow, reject]
+  if (state.matches({ active: "completing" }) || state.matches({ active: "discarding" })) return [allow(state), reject(state)]
   const fresh = asBegun && turnsUsed === 0 && context.transportFailures === 0 && context.lastTurn === null
   const competing = fresh ? [...completions(state), discardByModel, discardByUser, revise(state)] : []
   const didSomething = hasActivity(context.activity)
@@ -289,6 +305,11 @@ const worlds: Record<string, { events: (state: Snapshot) => GoalEvent[]; key: (s
   // Refused at birth: never created, so there is nothing to ask it.
   Refused: { events: () => [], key: ({ value }) => JSON.stringify(value) },
 }
+/** What a world offers, without the events that would open a dialog once the goal has opened MAX_DIALOGS. */
+function withinDialogs(state: Snapshot, events: GoalEvent[]): GoalEvent[] {
+  if (state.context.dialog < MAX_DIALOGS || state.hasTag("awaiting-user")) return events
+  return events.filter((event) => !transition(goalMachine, state, event)[0].hasTag("awaiting-user"))
+}
 function worldOf(state: Snapshot) {
   const world = worlds[state.context.contract.objective]
   if (world === undefined) throw new Error(`no world for the goal "${state.context.contract.objective}"`)
@@ -302,7 +323,7 @@ describeModel({
     { name: "loop", input: inputFor("Loop") },
     { name: "refused: arm asked beside the session's live goal", input: inputFor("Refused", refusedBirth) },
   ],
-  events: (state) => worldOf(state).events(state),
+  events: (state) => withinDialogs(state, worldOf(state).events(state)),
   start: startGoalSut,
   extensionKey: (state) => worldOf(state).key(state),
 })

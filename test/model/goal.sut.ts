@@ -5,6 +5,7 @@ import type { SnapshotFrom } from "xstate"
 import type { DriverFacts } from "../../machines/driver.claim"
 import type { GoalLimits, GoalTerms } from "../../machines/goal.gates"
 import type { GoalEvent, GoalInput, goalMachine } from "../../machines/goal.machine"
+import { staleAnswerText } from "../../machines/dialog.gates"
 import { goalStatusOf } from "../../machines/goal.status"
 import { stateToString } from "../../machines/state.text"
 import { replaceContract } from "../../services/goal/goal.document"
@@ -154,6 +155,8 @@ class GoalSut implements ModelSut<GoalModel> {
       }
       case "dialog.allow":
       case "dialog.reject": {
+        // An answer to a dialog that closed while it was open (a late user, here or in another process).
+        if (before.hasTag("awaiting-user") && event.dialog !== before.context.dialog) return this.answersLate(event, before)
         if (event.type === "dialog.allow") this.clock.at = event.now
         const dialog = this.dialogs.pop()
         if (dialog === undefined) return expect(accepted, `${event.type} needs an open dialog`).toBe(false)
@@ -265,7 +268,7 @@ class GoalSut implements ModelSut<GoalModel> {
         // The process that showed the dialog is gone: an answer it would still give changes nothing.
         const dialog = this.dialogs.pop()
         dialog?.answer(false)
-        return expect(dialog?.done).rejects.toThrow(/moved on while the dialog was open/)
+        return expect(dialog?.done).rejects.toThrow(/is not waiting on a user dialog/)
       }
       case "loop.failed":
         // The timer fires on facts that send the brief, and the send fails: the loop reports the failure.
@@ -285,6 +288,34 @@ class GoalSut implements ModelSut<GoalModel> {
           this.prompter.failWith = undefined
         }
     }
+  }
+
+  /**
+   * A late answer, to a dialog the goal no longer holds open, reaches the goal's lifecycle as the kernel's `ask` would
+   * dispatch it: the machine refuses it with the stale-answer text, and the dialog open now stays open, unanswered.
+   */
+  private async answersLate(event: Extract<GoalEvent, { type: "dialog.allow" | "dialog.reject" }>, before: Snapshot): Promise<void> {
+    const held = [...this.dialogs]
+    const refused = await this.service.lifecycle.dispatch(this.goalPath, event).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(refused).toBeInstanceOf(GateRefusal)
+    expect((refused as Error).message).toBe(
+      staleAnswerText({ subject: `goal ${this.goalPath}`, status: goalStatusOf(before.value), answered: event.dialog, open: before.context.dialog }),
+    )
+    expect(this.dialogs, "the dialogs held open").toEqual(held)
+    const newest = held.at(-1)
+    expect(newest, "the dialog open now").toBeDefined()
+    const settled = await Promise.race([
+      newest?.done.then(
+        () => true,
+        () => true,
+      ),
+      settle().then(() => false),
+    ])
+    expect(settled, "the open dialog's call is still waiting on the user").toBe(false)
+    expect(this.service.lifecycle.snapshot(this.goalPath)?.context.dialog, "the dialog open now").toBe(before.context.dialog)
   }
 
   /** The check runner answers for the goal's current contract, failing the items given; the run has its own time. */

@@ -16,6 +16,7 @@ import { allow, memoryLogger, openRuntime, useRuntime } from "../plan/plan.helpe
 // A goal's debounce is born with it and kept in its record. Records an older Forge wrote have none: a restart must
 // restore them as they were, their loop debounced by the default they always had. Nor do they have the facts the
 // birth gate decided on: they restore with none, and the session's goal still holds the session against a new arm.
+// Nor have they counted their dialogs: they restore with none counted.
 
 const CONTRACT: GoalContract = {
   objective: "make the suite green",
@@ -131,5 +132,27 @@ describe("goal records across a restart", () => {
     expect(await ctx.rt.repository.instanceIds("goal"), "no record of it").toEqual([goalPath])
     // The restored goal steps on as before (its missing facts decide nothing past its birth).
     expect((await after.pause("s1", "user")).output).toMatch(/^Goal paused: /)
+  })
+
+  it("a record written before dialogs were numbered restores with none counted, and its next dialog is 1", async () => {
+    const { service } = goals(ctx)
+    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
+    if (record === undefined) throw new Error("no goal record")
+    // The record as the Forge before numbered dialogs left it: the same goal, no dialog in its context.
+    const { dialog: _dialog, ...older } = contextOf(record)
+    const persisted = record.snapshot as Record<string, unknown>
+    await ctx.rt.repository.commit(
+      { ...record, snapshot: { ...persisted, context: older } },
+      { machineId: "goal", instanceId: goalPath, sessionId: "s1", from: record.state, event: "older.forge", to: record.state, at: ctx.ws.clock.now() },
+    )
+
+    await restart()
+    const { lifecycle, service: after } = goals(ctx)
+    expect(await restoreGoals(lifecycle, ctx.rt.repository)).toEqual({ restored: [goalPath], problems: [] })
+    expect(lifecycle.snapshot(goalPath)?.context).toEqual({ ...older, dialog: 0 })
+    // Its next dialog (the model's discard) is numbered 1, and the user's answer to it counts.
+    expect((await after.discard("s1", { by: "model", confirm: allow }, "done elsewhere")).output).toBe(`Goal discarded: ${goalPath}.`)
+    expect((await ctx.rt.repository.getSnapshot("goal", goalPath))?.snapshot).toMatchObject({ value: "abandoned", context: { dialog: 1 } })
   })
 })

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
-import { initialTransition } from "xstate"
+import { initialTransition, transition } from "xstate"
 import { GOAL_DEBOUNCE_MS } from "../../../machines/goal.gates"
 import { GOAL_MACHINE_VERSION, goalMachine } from "../../../machines/goal.machine"
 import { goalContextProblem, upgradeGoalRecord } from "../../../services/goal/goal.context"
-import { input } from "../machines/goal.fixtures"
+import { arm, input } from "../machines/goal.fixtures"
 
 // Goal records written before a goal carried its own debounce have none in their context. They must come back fit
 // for the machine, debounced as they were then; a record that has one keeps it.
@@ -45,6 +45,18 @@ describe("upgradeGoalRecord", () => {
     const kept = { ...current, birth: { armAsked: true, liveGoal: null } }
     expect(upgradeGoalRecord({ value: { queued: "waiting" }, context: kept }, GOAL_MACHINE_VERSION).context).toBe(kept)
     expect(goalContextProblem({ ...current, birth: { armAsked: true, liveGoal: { path: "g.md", status: "queued" } } })).toMatch(/birth/)
+  })
+
+  it("gives a record written before dialogs were numbered none counted (0), as an additive field; its next dialog is 1", () => {
+    const { dialog: _dialog, ...beforeNumbered } = current
+    expect(goalContextProblem(beforeNumbered)).toMatch(/dialog/)
+    const upgraded = upgradeGoalRecord({ value: { queued: "waiting" }, context: beforeNumbered }, GOAL_MACHINE_VERSION)
+    expect(upgraded).toEqual({ value: { queued: "waiting" }, context: { ...beforeNumbered, dialog: 0 } })
+    expect(goalContextProblem(upgraded.context)).toBeNull()
+    const restored = goalMachine.resolveState({ value: { queued: "waiting" }, context: upgraded.context as typeof current })
+    const [arming] = transition(goalMachine, restored, arm)
+    expect(arming.context.dialog, "the first dialog it opens").toBe(1)
+    expect(goalContextProblem({ ...current, dialog: -1 })).toMatch(/dialog/)
   })
 
   it("refuses another version and a context that is no object, as before", () => {

@@ -35,5 +35,6 @@ export function inputWith({ criteria, checkCount, ...rest }: Overrides = {}): Go
 }
 
 export const arm: Extract<GoalEvent, { type: "goal.arm" }> = { type: "goal.arm", sessionId: "s2", draftPlan: false }
-export const allow = (now = T0): GoalEvent => ({ type: "dialog.allow", now })
-export const reject: GoalEvent = { type: "dialog.reject" }
+/** The user's answers to the dialog numbered `dialog` (the goal's first dialog is 1, each one opened after it one more). */
+export const allow = (dialog: number, now = T0): GoalEvent => ({ type: "dialog.allow", dialog, now })
+export const reject = (dialog: number): GoalEvent => ({ type: "dialog.reject", dialog })

@@ -34,6 +34,7 @@ describe("queued: a new goal", () => {
       wakes: [],
       pendingDocument: null,
       birth: { armAsked: false, liveGoal: null },
+      dialog: 0,
     })
     expect(actions.map((a) => [a.type, a.params])).toEqual([["writeDocument", { change: "created" }]])
   })
@@ -76,20 +77,20 @@ describe("arm gate", () => {
 
   it("dialog.allow arms it: active.working, bound to the arming session, the clock started", () => {
     const arming = run([arm])
-    expect(effectsOf(arming, allow(T0))).toEqual(["writeDocument:armed"])
-    const armed = from(arming, allow(T0))
+    expect(effectsOf(arming, allow(1, T0))).toEqual(["writeDocument:armed"])
+    const armed = from(arming, allow(1, T0))
     expect(armed.value).toEqual({ active: "working" })
     expect(armed.context).toMatchObject({ sessionId: "s2", armedAt: T0, pending: null, stopReason: null, turnsUsed: 0, dueAt: null, turnOpen: false })
   })
 
   it("dialog.reject leaves it queued as it was", () => {
-    const rejected = run([arm, reject])
+    const rejected = run([arm, reject(1)])
     expect(rejected.value).toEqual({ queued: "waiting" })
-    expect(rejected.context).toEqual(start().context)
+    expect(rejected.context, "only the dialog it answered is counted").toEqual({ ...start().context, dialog: 1 })
   })
 
   it("the dialog is the only road to active, and one dialog is open at a time", () => {
-    expectRefused(start(), allow())
+    expectRefused(start(), allow(0))
     const arming = run([arm])
     expectRefused(arming, arm)
     expectRefused(arming, revise())

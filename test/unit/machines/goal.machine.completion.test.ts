@@ -25,11 +25,11 @@ describe("completion gate", () => {
     expect(effectsOf(working, complete())).toEqual([])
     const confirming = from(working, complete())
     expect(confirming.value).toEqual({ active: "completing" })
-    expect(effectsOf(confirming, allow(T0 + MINUTE))).toEqual(["writeDocument:completed"])
-    const done = from(confirming, allow(T0 + MINUTE))
+    expect(effectsOf(confirming, allow(2, T0 + MINUTE))).toEqual(["writeDocument:completed"])
+    const done = from(confirming, allow(2, T0 + MINUTE))
     expect(done.value).toBe("completed")
     expect(done.status).toBe("done")
-    expect(from(confirming, reject).value).toEqual({ active: "working" })
+    expect(from(confirming, reject(2)).value).toEqual({ active: "working" })
   })
 
   it("accepts from the debounce (clearing the deadline) and from parked", () => {

@@ -67,12 +67,12 @@ describe("discard", () => {
     expect(asking.value).toEqual({ [status]: "discarding" })
     expect(asking.hasTag("awaiting-user")).toBe(true)
     expect(asking.context.dueAt).toBeNull()
-    expect(effectsOf(asking, allow())).toEqual(["writeDocument:abandoned"])
-    const gone = from(asking, allow())
+    expect(effectsOf(asking, allow(asking.context.dialog))).toEqual(["writeDocument:abandoned"])
+    const gone = from(asking, allow(asking.context.dialog))
     expect(gone.value).toBe("abandoned")
     expect(gone.context.reason).toBe("wrong goal")
     const back = { queued: "waiting", active: "working", paused: "stopped" }[status]
-    expect(from(asking, reject).value).toEqual({ [status]: back })
+    expect(from(asking, reject(asking.context.dialog)).value).toEqual({ [status]: back })
   })
 
   it.each(dialogStates)("the model's discard from %s is refused: one dialog at a time", (_name, reach) => {
@@ -82,8 +82,8 @@ describe("discard", () => {
 
 describe("a finished goal", () => {
   const finished: Array<[string, () => Snapshot]> = [
-    ["completed", () => from(completing(), allow())],
-    ["abandoned", () => run([discard("model"), allow()])],
+    ["completed", () => from(completing(), allow(2))],
+    ["abandoned", () => run([discard("model"), allow(1)])],
   ]
 
   it.each(finished)("%s is final and accepts nothing", (name, reach) => {
@@ -93,8 +93,8 @@ describe("a finished goal", () => {
     const events: GoalEvent[] = [
       arm,
       resume(),
-      allow(),
-      reject,
+      allow(done.context.dialog),
+      reject(done.context.dialog),
       revise(),
       pause("user"),
       discard("user"),

@@ -100,7 +100,7 @@ export function expectRefused(snapshot: Snapshot, event: GoalEvent): void {
 }
 
 /** Armed at T0 by session s2. */
-export const active = (overrides: Overrides = {}): Snapshot => run([arm, allow(T0)], overrides)
+export const active = (overrides: Overrides = {}): Snapshot => run([arm, allow(1, T0)], overrides)
 /** One loop cycle: the session goes idle at `at` and the debounce deadline passes. */
 export const cycle = (snapshot: Snapshot, at: number, facts: LoopFacts = {}): Snapshot => from(snapshot, idle(at), due(at + GOAL_DEBOUNCE_MS, facts))
 /** `n` continuation turns, each with a write, five seconds apart. */

@@ -54,7 +54,7 @@ describe("the continuation loop", () => {
     const retry = from(waiting, failed(T0 + 2_000))
     expect(retry.context).toMatchObject({ transportFailures: 1, dueAt: T0 + 2_000 + short, debounceMs: short })
     // The loop's own steps never change it: after a sent brief, a pause and a resume it is still the goal's.
-    const resumed = from(retry, due(T0 + 2_000 + short), pause("user"), resume(), allow(T0 + 31 * MINUTE))
+    const resumed = from(retry, due(T0 + 2_000 + short), pause("user"), resume(), allow(2, T0 + 31 * MINUTE))
     expect(resumed.context.debounceMs).toBe(short)
     expect(from(resumed, idle(T0 + 32 * MINUTE)).context.dueAt).toBe(T0 + 32 * MINUTE + short)
   })

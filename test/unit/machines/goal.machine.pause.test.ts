@@ -96,8 +96,8 @@ describe("resume gate", () => {
     const stopped = from(turns(active(), 1), pause("model", "blocked"))
     const resuming = from(stopped, resume({ addTurns: 3, addMinutes: 15 }))
     expect(resuming.hasTag("awaiting-user")).toBe(true)
-    expect(effectsOf(resuming, allow(T0 + 40 * MINUTE))).toEqual(["writeDocument:resumed"])
-    const resumed = from(resuming, allow(T0 + 40 * MINUTE))
+    expect(effectsOf(resuming, allow(2, T0 + 40 * MINUTE))).toEqual(["writeDocument:resumed"])
+    const resumed = from(resuming, allow(2, T0 + 40 * MINUTE))
     expect(resumed.value).toEqual({ active: "working" })
     expect(resumed.context).toMatchObject({
       stopReason: null,
@@ -116,16 +116,16 @@ describe("resume gate", () => {
   it("a no-progress pause resumes with a fresh streak", () => {
     const stopped = cycle(cycle(cycle(active(), T0 + 1_000), T0 + 10_000), T0 + 20_000)
     expect(stopped.context).toMatchObject({ stopReason: "no-progress", idleStreak: 2 })
-    const resumed = from(stopped, resume(), allow(T0 + 30 * MINUTE))
+    const resumed = from(stopped, resume(), allow(2, T0 + 30 * MINUTE))
     expect(resumed.context.idleStreak).toBe(0)
     expect(cycle(cycle(resumed, T0 + 31 * MINUTE), T0 + 32 * MINUTE).value).toEqual({ active: "working" })
   })
 
   it("dialog.reject keeps it paused as it was", () => {
     const stopped = from(active(), pause("model", "blocked"))
-    const rejected = from(stopped, resume(), reject)
+    const rejected = from(stopped, resume(), reject(2))
     expect(rejected.value).toEqual({ paused: "stopped" })
-    expect(rejected.context).toEqual(stopped.context)
+    expect(rejected.context, "only the dialog it answered is counted").toEqual({ ...stopped.context, dialog: 2 })
   })
 
   it("only a paused goal is resumed", () => {

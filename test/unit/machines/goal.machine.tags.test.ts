@@ -20,8 +20,8 @@ describe("tags", () => {
     ["paused.stopped", () => from(active(), pause("user")), ["live"]],
     ["paused.resuming", () => from(active(), pause("user"), resume()), ["awaiting-user", "live"]],
     ["paused.discarding", () => from(active(), pause("user"), discard("model")), ["awaiting-user", "live"]],
-    ["completed", () => from(completing(), allow()), []],
-    ["abandoned", () => run([discard("model"), allow()]), []],
+    ["completed", () => from(completing(), allow(2)), []],
+    ["abandoned", () => run([discard("model"), allow(1)]), []],
   ]
 
   it.each(cases)("%s has its tags", (name, reach, tags) => {

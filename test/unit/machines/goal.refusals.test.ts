@@ -55,8 +55,8 @@ function run(events: GoalEvent[], overrides: Overrides = {}): Snapshot {
   }
   return snapshot
 }
-const active = (overrides: Overrides = {}) => run([arm, allow(T0)], overrides)
-const paused = (overrides: Overrides = {}) => run([arm, allow(T0), pause], overrides)
+const active = (overrides: Overrides = {}) => run([arm, allow(1, T0)], overrides)
+const paused = (overrides: Overrides = {}) => run([arm, allow(1, T0), pause], overrides)
 
 /** The machine refuses the event; the text that explains it. */
 function refusal(snapshot: Snapshot, event: GoalEvent): string {
@@ -103,7 +103,7 @@ describe("draft-conflict gate", () => {
 
 describe("resume gate", () => {
   it("a spent turn budget: the turns used and the way past it, addTurns or addMinutes within the ceilings", () => {
-    const spent = run([arm, allow(T0), idle(T0 + 1_000), due(T0 + 3_000), { type: "goal.activity", kind: "writes" }, idle(T0 + 5_000), due(T0 + 7_000)], {
+    const spent = run([arm, allow(1, T0), idle(T0 + 1_000), due(T0 + 3_000), { type: "goal.activity", kind: "writes" }, idle(T0 + 5_000), due(T0 + 7_000)], {
       limits: { ...limits, maxTurns: 1 },
     })
     expect(spent.context.stopReason).toBe("budget-turns")
@@ -122,7 +122,7 @@ describe("resume gate", () => {
   })
 
   it("no check to run", () => {
-    const text = refusal(run([arm, allow(T0), pause, revise(0)]), resume())
+    const text = refusal(run([arm, allow(1, T0), pause, revise(0)]), resume())
     expect(text).toBe(`resume gate: goal ${goal} has no check the host can run. Add one (goal_write with revise=true) first.`)
   })
 
@@ -149,7 +149,7 @@ describe("completion gate", () => {
   })
 
   it("names a run for another revision", () => {
-    const revised = run([arm, allow(T0), revise(2)])
+    const revised = run([arm, allow(1, T0), revise(2)])
     expect(refusal(revised, complete({ revision: 1 }))).toBe(
       `completion gate: goal ${goal} is not complete — the checks ran for revision 1, the contract is at revision 2.`,
     )
@@ -185,9 +185,9 @@ describe("completion gate", () => {
 
 describe("dialogs", () => {
   it("an answer with no dialog open says so and names the state", () => {
-    expect(refusal(active(), allow())).toBe(`goal ${goal} is not waiting on a user dialog (it is active.working).`)
-    expect(refusal(run([]), reject)).toBe(`goal ${goal} is not waiting on a user dialog (it is queued.waiting).`)
-    expect(refusal(paused(), allow())).toBe(`goal ${goal} is not waiting on a user dialog (it is paused.stopped).`)
+    expect(refusal(active(), allow(1))).toBe(`goal ${goal} is not waiting on a user dialog (it is active.working).`)
+    expect(refusal(run([]), reject(0))).toBe(`goal ${goal} is not waiting on a user dialog (it is queued.waiting).`)
+    expect(refusal(paused(), allow(1))).toBe(`goal ${goal} is not waiting on a user dialog (it is paused.stopped).`)
   })
 
   it("while a dialog is open, other requests wait for the user's answer", () => {
@@ -195,9 +195,9 @@ describe("dialogs", () => {
       [run([arm]), discardByModel, "queued.arming"],
       [run([arm]), revise(3), "queued.arming"],
       [run([discardByModel]), arm, "queued.discarding"],
-      [run([arm, allow(T0), complete()]), complete(), "active.completing"],
-      [run([arm, allow(T0), discardByModel]), revise(3), "active.discarding"],
-      [run([arm, allow(T0), pause, resume()]), resume(), "paused.resuming"],
+      [run([arm, allow(1, T0), complete()]), complete(), "active.completing"],
+      [run([arm, allow(1, T0), discardByModel]), revise(3), "active.discarding"],
+      [run([arm, allow(1, T0), pause, resume()]), resume(), "paused.resuming"],
     ]
     for (const [snapshot, event, state] of cases) {
       expect(refusal(snapshot, event)).toBe(`goal ${goal} is waiting on the user's answer to an open dialog (${state}): ask again once it is answered.`)
@@ -207,13 +207,13 @@ describe("dialogs", () => {
 
 describe("the loop", () => {
   it("loop.due before its deadline, or outside the debounce, is not due", () => {
-    const debouncing = run([arm, allow(T0), idle(T0 + 1_000)])
+    const debouncing = run([arm, allow(1, T0), idle(T0 + 1_000)])
     expect(refusal(debouncing, due(T0 + 2_999))).toBe(`goal ${goal}: the loop is not due (active.debouncing).`)
     expect(refusal(active(), due(T0 + 10_000))).toBe(`goal ${goal}: the loop is not due (active.working).`)
   })
 
   it("another process's decision while the claim's holder lives names the holder and the claim's end", () => {
-    const sent = run([arm, allow(T0), idle(T0 + 1_000), due(T0 + 3_000), { type: "goal.activity", kind: "writes" }, idle(T0 + 10_000)])
+    const sent = run([arm, allow(1, T0), idle(T0 + 1_000), due(T0 + 3_000), { type: "goal.activity", kind: "writes" }, idle(T0 + 10_000)])
     expect(refusal(sent, due(T0 + 12_000, { me: "p2" }))).toBe(
       `goal ${goal} is driven by another opencode process (p1), which still runs; its claim runs until ${new Date(CLAIM_UNTIL).toISOString()} and is renewed while it lives. This process takes it over only once that process has ended. It decides this idle.`,
     )
@@ -231,15 +231,15 @@ describe("the loop", () => {
 })
 
 describe("a finished goal", () => {
-  const completed = () => run([arm, allow(T0), complete(), allow(T0 + MINUTE)])
-  const abandoned = () => run([discardByModel, allow()])
+  const completed = () => run([arm, allow(1, T0), complete(), allow(2, T0 + MINUTE)])
+  const abandoned = () => run([discardByModel, allow(1)])
 
   it.each([
     ["completed", completed],
     ["abandoned", abandoned],
   ] as const)("%s accepts no further changes: write a new goal", (status, reach) => {
     const done = reach()
-    for (const event of [arm, resume(), complete(), pause, revise(3), { type: "goal.discard", by: "user" }, allow(), idle(T0)] as GoalEvent[]) {
+    for (const event of [arm, resume(), complete(), pause, revise(3), { type: "goal.discard", by: "user" }, allow(2), idle(T0)] as GoalEvent[]) {
       expect(refusal(done, event)).toBe(`goal ${goal} is ${status}: a finished goal accepts no further changes. Write a new goal with goal_write.`)
     }
   })

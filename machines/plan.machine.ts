@@ -1,4 +1,5 @@
 import { and, assertEvent, assign, emit, setup } from "xstate"
+import { type DialogAnswerFields, isAnswerToOpenDialog, nextDialog } from "./dialog.gates"
 import {
   type CriterionCheck,
   type PlanTaskState,
@@ -50,6 +51,8 @@ export interface PlanContext extends Omit<PlanInput, "document"> {
    * until the user confirms through the dialog. Snapshots written before this field existed have none (read as null).
    */
   pendingDocument: PlanMachineStatus | null
+  /** The number of the last dialog the plan opened (0: none yet); an answer must name the one open (dialog.gates.ts). */
+  dialog: number
 }
 
 export type PlanEvent =
@@ -61,8 +64,8 @@ export type PlanEvent =
   | { type: "plan.discard"; by: PlanRequester; reason?: string }
   | { type: "plan.supersede"; by: PlanRequester; successor: string; reason?: string }
   | { type: "plan.bind"; sessionId: string }
-  | { type: "dialog.allow" }
-  | { type: "dialog.reject" }
+  | ({ type: "dialog.allow" } & DialogAnswerFields)
+  | ({ type: "dialog.reject" } & DialogAnswerFields)
   /** The document on disk changed (a hand edit, `edit`, `sed`): its status, tasks and criteria as it now says. */
   | { type: "plan.document.changed"; status: PlanMachineStatus; tasks: PlanTaskState[]; criteria: string[] }
   /** Asked, never sent: `snapshot.can({ type: "tool.use", tool })` is the draft write-ban. */
@@ -117,6 +120,12 @@ export const planMachine = setup({
     canSupersedeByUser: and(["isByUser", "hasSuccessor"]),
     canSupersedeByModel: and(["isByModel", "hasSuccessor"]),
     isPendingSupersede: ({ context }) => (context.pendingDiscard?.successor ?? null) !== null,
+    // An answer counts only for the dialog open now: one to a dialog that closed meanwhile is refused.
+    isAnswerToOpenDialog: ({ context, event }) => {
+      assertEvent(event, ["dialog.allow", "dialog.reject"])
+      return isAnswerToOpenDialog({ open: context.dialog, answered: event.dialog })
+    },
+    isAnswerToPendingSupersede: and(["isAnswerToOpenDialog", "isPendingSupersede"]),
     // The direction of a document change: one that would pass a gate the user holds is held, never followed.
     isDocumentPassingUserGate: ({ event }, params: { from: PlanMachineStatus }) => {
       assertEvent(event, "plan.document.changed")
@@ -169,6 +178,8 @@ export const planMachine = setup({
     writeDocument: (_, _params: { change: PlanDocumentChange }) => {
       throw new Error("plan action writeDocument not provided")
     },
+    // Every entry into a dialog state opens a new dialog, numbered so that its answer can name it.
+    openDialog: assign({ dialog: ({ context }) => nextDialog(context.dialog) }),
     recordPendingDiscard: assign({
       reason: ({ context }) => context.pendingDiscard?.reason ?? null,
       successor: ({ context }) => context.pendingDiscard?.successor ?? null,
@@ -185,6 +196,7 @@ export const planMachine = setup({
     reason: null,
     successor: null,
     pendingDocument: null,
+    dialog: 0,
   }),
   initial: "draft",
   states: {
@@ -222,23 +234,33 @@ export const planMachine = setup({
         },
         confirming: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#plan.approved", actions: ["dropDocumentStatus", { type: "writeDocument", params: { change: "approved" } }] },
-            "dialog.reject": { target: "editing" },
+            "dialog.allow": {
+              guard: "isAnswerToOpenDialog",
+              target: "#plan.approved",
+              actions: ["dropDocumentStatus", { type: "writeDocument", params: { change: "approved" } }],
+            },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "editing" },
           },
         },
         discarding: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
             "dialog.allow": [
               {
-                guard: "isPendingSupersede",
+                guard: "isAnswerToPendingSupersede",
                 target: "#plan.superseded",
                 actions: ["recordPendingDiscard", { type: "writeDocument", params: { change: "superseded" } }],
               },
-              { target: "#plan.abandoned", actions: ["recordPendingDiscard", { type: "writeDocument", params: { change: "abandoned" } }] },
+              {
+                guard: "isAnswerToOpenDialog",
+                target: "#plan.abandoned",
+                actions: ["recordPendingDiscard", { type: "writeDocument", params: { change: "abandoned" } }],
+              },
             ],
-            "dialog.reject": { target: "editing", actions: "dropDiscard" },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "editing", actions: "dropDiscard" },
           },
         },
       },
@@ -272,9 +294,10 @@ export const planMachine = setup({
         },
         confirming: {
           tags: ["awaiting-user"],
+          entry: "openDialog",
           on: {
-            "dialog.allow": { target: "#plan.done", actions: { type: "writeDocument", params: { change: "closed" } } },
-            "dialog.reject": { target: "working", actions: "dropChecks" },
+            "dialog.allow": { guard: "isAnswerToOpenDialog", target: "#plan.done", actions: { type: "writeDocument", params: { change: "closed" } } },
+            "dialog.reject": { guard: "isAnswerToOpenDialog", target: "working", actions: "dropChecks" },
           },
         },
       },

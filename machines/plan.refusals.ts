@@ -1,4 +1,5 @@
 import type { SnapshotFrom } from "xstate"
+import { staleAnswerText } from "./dialog.gates"
 import { checkCoverage, openTasks } from "./plan.gates"
 import type { PlanEvent, planMachine } from "./plan.machine"
 import { planStatusOf } from "./plan.status"
@@ -61,6 +62,8 @@ export function explainPlanRefusal(snapshot: PlanSnapshot, event: PlanEvent): st
       return dialogOpen(plan, state)
     case "dialog.allow":
     case "dialog.reject":
+      // In a dialog state the only answer refused is one to a dialog that closed while it was open.
+      if (snapshot.hasTag("awaiting-user")) return staleAnswerText({ subject: `plan ${plan}`, status, answered: event.dialog, open: context.dialog })
       return `plan ${plan} is not waiting on a user dialog (it is ${state}).`
     case "plan.bind":
       return `plan ${plan} is ${status}: only a live plan can be bound to a session.`

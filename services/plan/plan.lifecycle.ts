@@ -2,7 +2,7 @@ import { type PlanMachine, planMachine } from "../../machines/plan.machine"
 import { explainPlanRefusal } from "../../machines/plan.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
-import { planContextProblem } from "./plan.context"
+import { planContextProblem, upgradePlanRecord } from "./plan.context"
 import { type PlanImplementationDeps, createPlanImplementations } from "./plan.implementations"
 
 /** The key a session's one live plan holds in the database, whichever process wrote it. */
@@ -22,6 +22,7 @@ export function definePlanLifecycle(host: LifecycleHost, deps: PlanImplementatio
       exclusiveKey: livePlanKey(snapshot.context.sessionId, snapshot.hasTag("live")),
     }),
     contextProblem: planContextProblem,
+    upgrade: upgradePlanRecord,
     // Any opencode process on the workspace may step a plan: each step is decided on the latest committed record.
     shared: true,
   })

@@ -3,8 +3,7 @@ import type { PlanEvent } from "../../machines/plan.machine"
 import { explainPlanRefusal, pendingDocumentNote } from "../../machines/plan.refusals"
 import { planStatusOf } from "../../machines/plan.status"
 import { ExclusiveKeyTaken } from "../lifecycle/exclusive.key"
-import { GateRefusal } from "../lifecycle/gate.refusal"
-import type { Clock, Confirm, Logger } from "../lifecycle/lifecycle.ports"
+import type { Clock, Confirm, DialogRequest, Logger } from "../lifecycle/lifecycle.ports"
 import { approveDialog, closeDialog, discardDialog } from "./plan.dialogs"
 import { parsePlanBody, parsePlanDocument, renderPlanDocument } from "./plan.document"
 import { normalizeBody, toTaskStates } from "./plan.body"
@@ -215,14 +214,13 @@ export class PlanService {
     await this.refresh()
     const planPath = this.requireLive(sessionId)
     const doc = await this.sync.fromDocument(planPath)
-    await this.dispatch(planPath, { type: "plan.approve" })
-    const allowed = await this.askUser(planPath, confirm, approveDialog(planPath, doc))
+    const opened = await this.dispatch(planPath, { type: "plan.approve" })
+    const allowed = await this.ask(opened, confirm, approveDialog(planPath, doc))
     if (!allowed)
       return this.withPending({
         planPath,
         output: `The user did not approve ${planPath}; it stays a draft and writes stay banned. Ask what to change, revise with plan_edit, then ask again.`,
       })
-    await this.answerDialog(planPath, "dialog.allow")
     return { planPath, output: `Plan approved: ${planPath}. Writes are open. Work through the tasks in order and tick each with plan_tick as it is done.` }
   }
 
@@ -245,10 +243,9 @@ export class PlanService {
     await this.refresh()
     const planPath = this.requireLive(sessionId)
     const doc = await this.sync.fromDocument(planPath)
-    await this.dispatch(planPath, { type: "plan.close", checks })
-    const allowed = await this.askUser(planPath, confirm, closeDialog(planPath, doc, checks))
+    const opened = await this.dispatch(planPath, { type: "plan.close", checks })
+    const allowed = await this.ask(opened, confirm, closeDialog(planPath, doc, checks))
     if (!allowed) return this.withPending({ planPath, output: `The user did not confirm closing ${planPath}; it stays approved. Ask what is missing.` })
-    await this.answerDialog(planPath, "dialog.allow")
     return { planPath, output: `Plan closed: ${planPath} is done. Each criterion's evidence is recorded in the document.` }
   }
 
@@ -267,14 +264,13 @@ export class PlanService {
     const held = await this.dispatch(planPath, event)
     if (held.hasTag("awaiting-user")) {
       const confirm: Confirm = requester.by === "model" ? requester.confirm : async () => false
-      const allowed = await this.askUser(planPath, confirm, discardDialog(planPath, doc, reason, supersede))
+      const allowed = await this.ask(held, confirm, discardDialog(planPath, doc, reason, supersede))
       if (!allowed) {
         return {
           planPath,
           output: `The user did not allow discarding ${planPath}; it stays a draft and writes stay banned. Ask the user what to do: approve it, change it with plan_edit, or discard it themselves with /plan discard.`,
         }
       }
-      await this.answerDialog(planPath, "dialog.allow")
     }
     return supersede !== undefined
       ? { planPath, output: `Plan superseded: ${planPath} now points to ${supersede}. Writes are no longer banned by it.` }
@@ -342,31 +338,16 @@ export class PlanService {
     return snapshot
   }
 
-  /** Asks the user; a dialog that fails or is rejected always returns the machine to where it was. */
-  private async askUser(planPath: string, confirm: Confirm, request: Parameters<Confirm>[0]): Promise<boolean> {
-    let allowed = false
-    try {
-      allowed = await confirm(request)
-      return allowed
-    } finally {
-      if (!allowed) await this.answerDialog(planPath, "dialog.reject")
-    }
-  }
-
   /**
-   * The user's answer applies only to the step it was asked about: when the plan moved on while the dialog was open
-   * (discarded, approved or closed by another opencode process on the workspace), it is refused, saying what happened.
+   * Asks the user about the dialog `opened` holds open; the answer names that dialog, so the machine refuses it when
+   * the plan moved on meanwhile (another command, or another opencode process on the workspace). The kernel closes a
+   * failed dialog, or an allow that could not be committed, as a no.
    */
-  private async answerDialog(planPath: string, answer: "dialog.allow" | "dialog.reject"): Promise<void> {
-    try {
-      await this.dispatch(planPath, { type: answer })
-    } catch (error) {
-      const snapshot = this.registry.snapshot(planPath)
-      if (!(error instanceof GateRefusal) || snapshot === undefined || snapshot.hasTag("awaiting-user")) throw error
-      throw new Error(
-        `The answer was not applied: ${planPath} became ${planStatusOf(snapshot.value)} while the dialog was open (another command, or another opencode process on this workspace). ${error.message}`,
-      )
-    }
+  private async ask(opened: PlanSnapshot, confirm: Confirm, request: DialogRequest): Promise<boolean> {
+    const { dialog, planPath } = opened.context
+    const answer = (allowed: boolean): PlanEvent => (allowed ? { type: "dialog.allow", dialog } : { type: "dialog.reject", dialog })
+    const { allowed } = await this.registry.lifecycle.ask(planPath, request, confirm, answer)
+    return allowed
   }
 
   /** Brings in what other opencode processes on the workspace did to plans; a database in trouble keeps what this one knows. */

@@ -209,6 +209,8 @@ export class PlanSync {
       reason: previous?.reason ?? null,
       successor: doc.frontmatter.successor ?? previous?.successor ?? null,
       pendingDocument: null,
+      // Never counted back: an answer to a dialog closed by this change must stay refused after the next one opens.
+      dialog: kept?.context.dialog ?? current?.context.dialog ?? previous?.dialog ?? 0,
     }
     return { value: kept?.value ?? planStateForStatus(status), context }
   }

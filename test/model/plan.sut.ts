@@ -4,6 +4,7 @@ import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
 import type { CriterionCheck, PlanTaskState } from "../../machines/plan.gates"
 import type { PlanEvent, planMachine } from "../../machines/plan.machine"
+import { explainPlanRefusal } from "../../machines/plan.refusals"
 import { planStatusOf } from "../../machines/plan.status"
 import { stateToString } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
@@ -30,7 +31,7 @@ function bodyFor(tasks: readonly PlanTaskState[], criteria: readonly string[]): 
 export async function startPlanSut(input: { tasks: PlanTaskState[]; criteria: string[] }): Promise<ModelSut<typeof planMachine>> {
   const sut = await PlanSut.start(input.tasks, input.criteria)
   return {
-    apply: ({ event, accepted }) => sut.apply(event, accepted),
+    apply: ({ event, before, accepted }) => sut.apply(event, before, accepted),
     agreesWith: (model) => sut.agreesWith(model),
     stop: () => sut.stop(),
   }
@@ -59,7 +60,7 @@ class PlanSut {
   /** Replays one event; `accepted` is the model's verdict (`can()` before the event) that the SUT must match. */
   private finished = false
 
-  async apply(event: PlanEvent, accepted: boolean): Promise<void> {
+  async apply(event: PlanEvent, before: Snapshot, accepted: boolean): Promise<void> {
     if (event.type === "tool.use") {
       // A finished plan has no transitions at all, and the gate only ever asks live plans: nothing is banned.
       if (this.finished) accepted = true
@@ -68,6 +69,7 @@ class PlanSut {
       return
     }
     if (event.type === "dialog.allow" || event.type === "dialog.reject") {
+      if (before.hasTag("awaiting-user") && event.dialog !== before.context.dialog) return this.answerStale(event, before, accepted)
       if (!this.pending) {
         expect(accepted, `the model expects an open dialog for ${event.type}`).toBe(false)
         return
@@ -107,6 +109,24 @@ class PlanSut {
       // Refusals the machine makes carry its words; only "no live plan" is the service's own (after a final state).
       if (!(error instanceof GateRefusal)) expect(String(error)).toMatch(/no live plan|already has a live plan/)
     })
+  }
+
+  /**
+   * An answer to a dialog that closed while it was open (one this process or another asked before): it reaches the
+   * machine as any process's answer does, and is refused in the machine's words. The dialog held open stays open.
+   */
+  private async answerStale(event: Extract<PlanEvent, { type: "dialog.allow" | "dialog.reject" }>, before: Snapshot, accepted: boolean): Promise<void> {
+    expect(accepted, "the model refuses a stale answer").toBe(false)
+    const held = this.pending
+    expect(held, "the SUT holds the open dialog").toBeDefined()
+    const refused = await this.rt.registry.lifecycle.dispatch(this.planPath, event).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(refused).toBeInstanceOf(GateRefusal)
+    expect((refused as Error).message).toBe(explainPlanRefusal(before, event))
+    expect((refused as Error).message).toMatch(/^answer refused: it is for dialog /)
+    expect(this.pending, "the held dialog is still open").toBe(held)
   }
 
   /** The real service, the document on disk and the database all say what the model says. */

@@ -9,7 +9,8 @@ import { ChildError, type RuntimeProcess, useSharedWorkspace } from "./two.runti
 
 const ITERATIONS = 24
 const BAN = "draft write-ban"
-const NOT_APPLIED = /^The answer was not applied: \S+ became abandoned while the dialog was open/
+/** A late answer to a plan discarded meanwhile: the machine's own refusal of a finished plan. */
+const NOT_APPLIED = /^plan \S+ is abandoned: a finished plan accepts no further changes/
 
 /** A plan body with its own title (the file name follows it) and `tasks` tasks. */
 function planBody(title: string, tasks = 2): string {

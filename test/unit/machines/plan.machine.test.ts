@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, getNextSnapshot, initialTransition } from "xstate"
 import { checkCoverage, isUserGatedDocumentStatus, isWriteBannedTool, normalizeCriterion } from "../../../machines/plan.gates"
-import { type PlanEvent, type PlanInput, planMachine } from "../../../machines/plan.machine"
+import { PLAN_MACHINE_VERSION, type PlanEvent, type PlanInput, planMachine } from "../../../machines/plan.machine"
 import { explainPlanRefusal, pendingDocumentNote } from "../../../machines/plan.refusals"
 import type { PlanMachineStatus } from "../../../machines/plan.status"
-import { planContextProblem } from "../../../services/plan/plan.context"
+import { planContextProblem, upgradePlanRecord } from "../../../services/plan/plan.context"
 
 type Snapshot = SnapshotFrom<typeof planMachine>
 
@@ -22,15 +22,23 @@ const login = { criterion: "Login works", pass: true, evidence: "ran login.test.
 const green = { criterion: "suite  IS green", pass: true, evidence: "npm test: 12 passed" }
 const passing = [login, green]
 
-function run(...events: PlanEvent[]): Snapshot {
+/** The user's answers to the dialog `snapshot` holds open (they name it). */
+const allowOf = (snapshot: Snapshot): PlanEvent => ({ type: "dialog.allow", dialog: snapshot.context.dialog })
+const rejectOf = (snapshot: Snapshot): PlanEvent => ({ type: "dialog.reject", dialog: snapshot.context.dialog })
+/** In a `run`: the user's allow or reject of the dialog open at that step. */
+const ALLOW = allowOf
+const REJECT = rejectOf
+
+function run(...events: (PlanEvent | ((snapshot: Snapshot) => PlanEvent))[]): Snapshot {
   let [snapshot] = initialTransition(planMachine, input)
-  for (const event of events) {
+  for (const step of events) {
+    const event = typeof step === "function" ? step(snapshot) : step
     expect(snapshot.can(event), `${event.type} from ${JSON.stringify(snapshot.value)}`).toBe(true)
     snapshot = getNextSnapshot(planMachine, snapshot, event)
   }
   return snapshot
 }
-const approved = () => run({ type: "plan.approve" }, { type: "dialog.allow" })
+const approved = () => run({ type: "plan.approve" }, ALLOW)
 
 describe("draft write-ban (tool.use)", () => {
   it.each([
@@ -84,10 +92,10 @@ describe("approval gate", () => {
     const confirming = run({ type: "plan.approve" })
     expect(confirming.value).toEqual({ draft: "confirming" })
     expect(confirming.hasTag("awaiting-user")).toBe(true)
-    expect(getNextSnapshot(planMachine, confirming, { type: "dialog.reject" }).value).toEqual({ draft: "editing" })
-    expect(getNextSnapshot(planMachine, confirming, { type: "dialog.allow" }).value).toEqual({ approved: "working" })
+    expect(getNextSnapshot(planMachine, confirming, rejectOf(confirming)).value).toEqual({ draft: "editing" })
+    expect(getNextSnapshot(planMachine, confirming, allowOf(confirming)).value).toEqual({ approved: "working" })
     // No other road leads to approved.
-    expect(run().can({ type: "dialog.allow" })).toBe(false)
+    expect(run().can({ type: "dialog.allow", dialog: 0 })).toBe(false)
   })
 
   it("revisions are for drafts only", () => {
@@ -98,7 +106,7 @@ describe("approval gate", () => {
 
 describe("ticks", () => {
   it("tick an open task of an approved plan once", () => {
-    const ticked = run({ type: "plan.approve" }, { type: "dialog.allow" }, { type: "plan.tick", task: 2 })
+    const ticked = run({ type: "plan.approve" }, ALLOW, { type: "plan.tick", task: 2 })
     expect(ticked.context.tasks).toEqual([
       { number: 1, ticked: false },
       { number: 2, ticked: true },
@@ -112,10 +120,10 @@ describe("ticks", () => {
 })
 
 describe("close gate", () => {
-  const allTicked = () => run({ type: "plan.approve" }, { type: "dialog.allow" }, { type: "plan.tick", task: 1 }, { type: "plan.tick", task: 2 })
+  const allTicked = () => run({ type: "plan.approve" }, ALLOW, { type: "plan.tick", task: 1 }, { type: "plan.tick", task: 2 })
 
   it("needs every task ticked", () => {
-    const half = run({ type: "plan.approve" }, { type: "dialog.allow" }, { type: "plan.tick", task: 1 })
+    const half = run({ type: "plan.approve" }, ALLOW, { type: "plan.tick", task: 1 })
     expect(half.can({ type: "plan.close", checks: passing })).toBe(false)
     expect(explainPlanRefusal(half, { type: "plan.close", checks: passing })).toMatch(/close gate: .*tasks not ticked: 2/)
   })
@@ -140,8 +148,8 @@ describe("close gate", () => {
     const confirming = getNextSnapshot(planMachine, allTicked(), { type: "plan.close", checks: passing })
     expect(confirming.value).toEqual({ approved: "confirming" })
     expect(confirming.context.pendingChecks).toEqual(passing)
-    expect(getNextSnapshot(planMachine, confirming, { type: "dialog.reject" }).context.pendingChecks).toBeNull()
-    const done = getNextSnapshot(planMachine, confirming, { type: "dialog.allow" })
+    expect(getNextSnapshot(planMachine, confirming, rejectOf(confirming)).context.pendingChecks).toBeNull()
+    const done = getNextSnapshot(planMachine, confirming, allowOf(confirming))
     expect(done.value).toBe("done")
     expect(done.status).toBe("done")
   })
@@ -163,13 +171,13 @@ describe("exits", () => {
     expect(held.value).toEqual({ draft: "discarding" })
     expect(held.hasTag("awaiting-user")).toBe(true)
     expect(held.can({ type: "tool.use", tool: "bash" })).toBe(false)
-    expect(getNextSnapshot(planMachine, held, { type: "dialog.reject" }).value).toEqual({ draft: "editing" })
-    const allowed = getNextSnapshot(planMachine, held, { type: "dialog.allow" })
+    expect(getNextSnapshot(planMachine, held, rejectOf(held)).value).toEqual({ draft: "editing" })
+    const allowed = getNextSnapshot(planMachine, held, allowOf(held))
     expect(allowed.value).toBe("abandoned")
     expect(allowed.context.reason).toBe("let me write")
     const superseding = run({ type: "plan.supersede", by: "model", successor: ".opencode/crew/c.md" })
-    expect(getNextSnapshot(planMachine, superseding, { type: "dialog.allow" }).context).toMatchObject({ successor: ".opencode/crew/c.md" })
-    expect(getNextSnapshot(planMachine, superseding, { type: "dialog.allow" }).value).toBe("superseded")
+    expect(getNextSnapshot(planMachine, superseding, allowOf(superseding)).context).toMatchObject({ successor: ".opencode/crew/c.md" })
+    expect(getNextSnapshot(planMachine, superseding, allowOf(superseding)).value).toBe("superseded")
     // One dialog at a time: the model cannot ask again while a dialog is open; the user's command still acts.
     expect(held.can({ type: "plan.discard", by: "model" })).toBe(false)
     expect(explainPlanRefusal(held, { type: "plan.discard", by: "model" })).toMatch(/waiting on the user's answer.*\/plan discard/)
@@ -240,15 +248,15 @@ describe("document direction (issue 23 §1b)", () => {
       { number: 1, ticked: true },
       { number: 2, ticked: true },
     ]
-    const held = run({ type: "plan.approve" }, { type: "dialog.allow" }, changed("done", ticked))
+    const held = run({ type: "plan.approve" }, ALLOW, changed("done", ticked))
     expect(held.value).toEqual({ approved: "working" })
     expect(held.context).toMatchObject({ pendingDocument: "done", tasks: ticked })
     expect(getNextSnapshot(planMachine, held, changed("draft")).context.pendingDocument).toBeNull()
-    expect(run(changed("approved"), { type: "plan.approve" }, { type: "dialog.allow" }).context.pendingDocument).toBeNull()
+    expect(run(changed("approved"), { type: "plan.approve" }, ALLOW).context.pendingDocument).toBeNull()
   })
 
   it("a document that says the plan's own status again drops what was held", () => {
-    const dropped = run({ type: "plan.approve" }, { type: "dialog.allow" }, changed("done"), changed("approved"))
+    const dropped = run({ type: "plan.approve" }, ALLOW, changed("done"), changed("approved"))
     expect(dropped.context.pendingDocument).toBeNull()
   })
 
@@ -256,7 +264,7 @@ describe("document direction (issue 23 §1b)", () => {
     const draft = run(changed("approved"))
     expect(explainPlanRefusal(draft, { type: "tool.use", tool: "bash" })).toContain("says status: approved, but the plan stays draft")
     expect(pendingDocumentNote(draft)).toContain("the approval dialog (plan_approve)")
-    const approved = run({ type: "plan.approve" }, { type: "dialog.allow" }, changed("done"))
+    const approved = run({ type: "plan.approve" }, ALLOW, changed("done"))
     expect(pendingDocumentNote(approved)).toContain("/plan confirm, which goes through the close dialog (plan_close)")
     expect(pendingDocumentNote(run())).toBe("")
   })
@@ -268,5 +276,82 @@ describe("document direction (issue 23 §1b)", () => {
     const { pendingDocument: _none, ...persisted } = approved().context
     expect(planContextProblem(persisted)).toBeNull()
     expect(planContextProblem({ ...persisted, pendingDocument: "finished" })).toMatch(/pendingDocument/)
+  })
+})
+
+describe("dialog numbers (issue 24: an answer names the dialog it answers)", () => {
+  const plan = input.planPath
+  const answers = (dialog: number): PlanEvent[] => [
+    { type: "dialog.allow", dialog },
+    { type: "dialog.reject", dialog },
+  ]
+  const ticked = () => run({ type: "plan.approve" }, ALLOW, { type: "plan.tick", task: 1 }, { type: "plan.tick", task: 2 })
+
+  it("every entry into a dialog state opens a new dialog; leaving one keeps its number", () => {
+    const confirming = run({ type: "plan.approve" })
+    expect(run().context.dialog, "none at birth").toBe(0)
+    expect(confirming.context.dialog).toBe(1)
+    const discarding = run({ type: "plan.approve" }, REJECT, { type: "plan.discard", by: "model" })
+    expect(discarding.context.dialog).toBe(2)
+    const closing = getNextSnapshot(planMachine, ticked(), { type: "plan.close", checks: passing })
+    expect(closing.value).toEqual({ approved: "confirming" })
+    expect(closing.context.dialog).toBe(2)
+    expect(getNextSnapshot(planMachine, closing, rejectOf(closing)).context.dialog).toBe(2)
+  })
+
+  it.each([
+    ["the approval", () => run({ type: "plan.approve" }, REJECT, { type: "plan.approve" })],
+    ["the discard", () => run({ type: "plan.discard", by: "model" }, REJECT, { type: "plan.discard", by: "model" })],
+    [
+      "the supersede",
+      () => run({ type: "plan.supersede", by: "model", successor: "c.md" }, REJECT, { type: "plan.supersede", by: "model", successor: "c.md" }),
+    ],
+    [
+      "the close",
+      () =>
+        run({ type: "plan.approve" }, ALLOW, { type: "plan.tick", task: 1 }, { type: "plan.tick", task: 2 }, { type: "plan.close", checks: passing }, REJECT, {
+          type: "plan.close",
+          checks: passing,
+        }),
+    ],
+  ])("%s dialog takes the answer to the dialog open now and refuses one to the dialog it opened before", (_, reopened) => {
+    const now = reopened()
+    expect(now.hasTag("awaiting-user")).toBe(true)
+    const open = now.context.dialog
+    for (const stale of answers(open - 1)) {
+      expect(now.can(stale), stale.type).toBe(false)
+      const status = now.matches("draft") ? "draft" : "approved"
+      expect(explainPlanRefusal(now, stale)).toBe(
+        `answer refused: it is for dialog ${open - 1} of plan ${plan}, which closed while it was open (dialog ${open} was opened since; plan ${plan} is ${status} now: another command, or another opencode process on this workspace, moved it). This answer changes nothing. Ask again if it still matters.`,
+      )
+    }
+    expect(explainPlanRefusal(now, { type: "dialog.allow", dialog: open + 1 })).toMatch(
+      /^answer refused: it is for dialog \d+ of plan .*\(it holds no such dialog;/,
+    )
+    for (const current of answers(open)) expect(now.can(current), current.type).toBe(true)
+  })
+
+  it("two dialogs of one plan in the same state are told apart", () => {
+    const first = run({ type: "plan.approve" })
+    const second = run({ type: "plan.approve" }, REJECT, { type: "plan.approve" })
+    expect(second.value).toEqual(first.value)
+    expect(second.context.dialog).not.toBe(first.context.dialog)
+    expect(second.can(allowOf(first))).toBe(false)
+    expect(getNextSnapshot(planMachine, second, allowOf(second)).value).toEqual({ approved: "working" })
+  })
+
+  it("outside a dialog state an answer is refused as before", () => {
+    expect(explainPlanRefusal(run(), { type: "dialog.allow", dialog: 0 })).toBe(`plan ${plan} is not waiting on a user dialog (it is draft.editing).`)
+  })
+
+  it("a record written before dialogs were numbered counts from 0; the field is required once upgraded", () => {
+    const { dialog: _none, ...persisted } = approved().context
+    expect(planContextProblem(persisted)).toMatch(/dialog/)
+    const upgraded = upgradePlanRecord({ value: { approved: "working" }, context: persisted }, PLAN_MACHINE_VERSION)
+    expect(upgraded.context).toEqual({ ...persisted, dialog: 0 })
+    expect(planContextProblem(upgraded.context)).toBeNull()
+    const today = { value: { draft: "confirming" }, context: run({ type: "plan.approve" }).context }
+    expect(upgradePlanRecord(today, PLAN_MACHINE_VERSION)).toBe(today)
+    expect(() => upgradePlanRecord(today, "0")).toThrow(/no upgrade from plan machine version 0/)
   })
 })

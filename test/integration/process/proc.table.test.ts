@@ -45,7 +45,10 @@ describe("process table", () => {
     expect(isSameProcess(job.pid, (leader?.startTicks ?? 0) + 1)).toBe(false)
 
     // A forked child shows its parent's command line until its exec lands: on a loaded machine that window is seen.
-    const commands = () => descendantsOf(job.pid).map((info) => info.cmdline.join(" ")).sort()
+    const commands = () =>
+      descendantsOf(job.pid)
+        .map((info) => info.cmdline.join(" "))
+        .sort()
     await waitFor(() => commands().join("\n") === "sleep 30\nsleep 31", 10_000)
     const children = descendantsOf(job.pid)
     expect(children.map((info) => info.cmdline.join(" ")).sort()).toEqual(["sleep 30", "sleep 31"])

@@ -1,26 +1,17 @@
 import { describe, expect, it } from "vitest"
 import { FsGoalFiles } from "../../../adapters/workspace/goal.files"
-import type { GoalContract } from "../../../services/goal/goal.contract"
 import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
 import { takeOverDialog } from "../../../services/goal/goal.restore"
 import { GoalService } from "../../../services/goal/goal.service"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { memoryLogger, openRuntime, useRuntime } from "../plan/plan.helpers"
+import { ONE_CHECK_CONTRACT } from "./goal.contract.fixture"
 
 // Two opencode processes on one workspace (two composed runtimes on its one database). The first asks the user to
 // arm a goal; meanwhile the second closes that dialog (the process that showed it looked gone) and asks again: the
 // same state, another dialog. The first user's late allow is refused with the stale-answer text and changes nothing;
 // the second dialog's own answer still counts.
-
-const CONTRACT: GoalContract = {
-  objective: "make the suite green",
-  success: ["zero failing tests"],
-  checks: [{ kind: "command", command: "npm test", timeoutS: 120 }],
-  constraints: [],
-  nonGoals: [],
-  budgets: { maxTurns: 5, maxMinutes: 30 },
-}
 
 function goalProcess(rt: ComposedRuntime, clock: { now(): number }) {
   const log = memoryLogger()
@@ -58,7 +49,7 @@ describe("a goal's dialog answered in one process after another process reopened
     try {
       const there = goalProcess(otherRuntime, ctx.ws.clock)
       const first = heldDialog()
-      const writing = here.service.write("s1", CONTRACT, { by: "model", confirm: first.confirm })
+      const writing = here.service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: first.confirm })
       await first.asked
       const [goalPath] = await ctx.rt.repository.instanceIds("goal")
       if (goalPath === undefined) throw new Error("no goal written")

@@ -3,26 +3,17 @@ import path from "node:path"
 import { describe, expect, it } from "vitest"
 import { FsGoalFiles } from "../../../adapters/workspace/goal.files"
 import { runGoalCommand } from "../../../services/goal/goal.command"
-import type { GoalContract } from "../../../services/goal/goal.contract"
 import { parseGoalDocument } from "../../../services/goal/goal.document"
 import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
 import { GoalService } from "../../../services/goal/goal.service"
 import { handDrivenLoop } from "./goal.loop.helpers"
 import { allow, memoryLogger, useRuntime } from "../plan/plan.helpers"
+import { ONE_CHECK_CONTRACT } from "./goal.contract.fixture"
 
 // Issue 23 §1b for goals: a goal document that says completed (or active, for a paused goal) would pass a gate the
 // user holds, so the goal stays where it is, its answers and /goal name the held status, and only the completion
 // (or resume) dialog moves it. A document that says paused or abandoned only tightens: the goal follows at once, and
 // the loop looks at the document before it decides, so no brief goes out for a goal its document stopped.
-
-const CONTRACT: GoalContract = {
-  objective: "make the suite green",
-  success: ["zero failing tests"],
-  checks: [{ kind: "command", command: "npm test", timeoutS: 120 }],
-  constraints: [],
-  nonGoals: [],
-  budgets: { maxTurns: 5, maxMinutes: 30 },
-}
 
 function harness(ctx: ReturnType<typeof useRuntime>) {
   const files = new FsGoalFiles(ctx.ws.dir)
@@ -57,7 +48,7 @@ describe("goal document changes are decided by direction", () => {
 
   it("status: completed in the document keeps the goal active; its answers and /goal name it; only the completion dialog completes it", async () => {
     const { service, lifecycle, setStatus, documentStatus } = harness(ctx)
-    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
     setStatus(goalPath, "completed")
     const overview = await runGoalCommand(service, "s1", "")
     expect(lifecycle.snapshot(goalPath)?.value).toEqual({ active: "working" })
@@ -73,7 +64,7 @@ describe("goal document changes are decided by direction", () => {
 
   it("status: paused in the document pauses the goal at once (it only tightens)", async () => {
     const { service, lifecycle, setStatus } = harness(ctx)
-    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
     setStatus(goalPath, "paused")
     await runGoalCommand(service, "s1", "")
     expect(lifecycle.snapshot(goalPath)?.value).toEqual({ paused: "stopped" })
@@ -82,7 +73,7 @@ describe("goal document changes are decided by direction", () => {
 
   it("status: active in a paused goal's document is held for the resume dialog, and a document back at paused drops it", async () => {
     const { service, lifecycle, setStatus } = harness(ctx)
-    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
     await service.pause("s1", "user")
     setStatus(goalPath, "active")
     await runGoalCommand(service, "s1", "")
@@ -97,9 +88,9 @@ describe("goal document changes are decided by direction", () => {
 
   it("status: abandoned in the document abandons the goal at once, queued, active or paused, and says why", async () => {
     const { service, lifecycle, setStatus, documentStatus } = harness(ctx)
-    const queued = (await service.write("s1", CONTRACT, null)).goalPath
-    const active = (await service.write("s2", { ...CONTRACT, objective: "ship the release" }, { by: "model", confirm: allow })).goalPath
-    const paused = (await service.write("s3", { ...CONTRACT, objective: "write the notes" }, { by: "model", confirm: allow })).goalPath
+    const queued = (await service.write("s1", ONE_CHECK_CONTRACT, null)).goalPath
+    const active = (await service.write("s2", { ...ONE_CHECK_CONTRACT, objective: "ship the release" }, { by: "model", confirm: allow })).goalPath
+    const paused = (await service.write("s3", { ...ONE_CHECK_CONTRACT, objective: "write the notes" }, { by: "model", confirm: allow })).goalPath
     await service.pause("s3", "user")
     for (const [session, goalPath] of [
       ["s1", queued],
@@ -117,7 +108,7 @@ describe("goal document changes are decided by direction", () => {
   it("the loop follows a hand pause or abandon at its deadline: no brief goes out for a goal its document stopped", async () => {
     const { service, lifecycle, setStatus, sent, loopOf } = harness(ctx)
     const { loop, fireDue } = loopOf()
-    const { goalPath } = await service.write("s1", CONTRACT, { by: "user" })
+    const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "user" })
     await loop.sessionIdle("s1")
     fireDue()
     await expect.poll(() => sent.filter((text) => text.includes("[forge:goal-continue]")).length).toBe(1)
@@ -128,7 +119,7 @@ describe("goal document changes are decided by direction", () => {
     expect(lifecycle.snapshot(goalPath)?.context.stopReason).toBe("user")
     expect(sent.filter((text) => text.includes("[forge:goal-continue]")).length).toBe(1)
 
-    const other = (await service.write("s2", { ...CONTRACT, objective: "ship the release" }, { by: "user" })).goalPath
+    const other = (await service.write("s2", { ...ONE_CHECK_CONTRACT, objective: "ship the release" }, { by: "user" })).goalPath
     await loop.sessionIdle("s2")
     setStatus(other, "abandoned")
     fireDue()

@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest"
 import { GOAL_DEBOUNCE_MS } from "../../../machines/goal.gates"
 import type { GoalContext } from "../../../machines/goal.machine"
 import { FsGoalFiles } from "../../../adapters/workspace/goal.files"
-import type { GoalContract } from "../../../services/goal/goal.contract"
 import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
 import { restoreGoals } from "../../../services/goal/goal.restore"
 import { GOAL_DIR } from "../../../services/goal/goal.paths"
@@ -12,20 +11,12 @@ import { GoalService } from "../../../services/goal/goal.service"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import type { SnapshotRecord } from "../../../services/lifecycle/lifecycle.ports"
 import { allow, memoryLogger, openRuntime, useRuntime } from "../plan/plan.helpers"
+import { ONE_CHECK_CONTRACT } from "./goal.contract.fixture"
 
 // A goal's debounce is born with it and kept in its record. Records an older Forge wrote have none: a restart must
 // restore them as they were, their loop debounced by the default they always had. Nor do they have the facts the
 // birth gate decided on: they restore with none, and the session's goal still holds the session against a new arm.
 // Nor have they counted their dialogs: they restore with none counted.
-
-const CONTRACT: GoalContract = {
-  objective: "make the suite green",
-  success: ["zero failing tests"],
-  checks: [{ kind: "command", command: "npm test", timeoutS: 120 }],
-  constraints: [],
-  nonGoals: [],
-  budgets: { maxTurns: 5, maxMinutes: 30 },
-}
 
 function goals(ctx: ReturnType<typeof useRuntime>, debounceMs?: number) {
   const log = memoryLogger()
@@ -60,7 +51,7 @@ describe("goal records across a restart", () => {
 
   it("a goal keeps the debounce it was born with", async () => {
     const { service } = goals(ctx, 300)
-    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
     expect(contextOf(await ctx.rt.repository.getSnapshot("goal", goalPath)).debounceMs).toBe(300)
     await restart()
     // This process would give new goals another debounce: the restored one keeps its own.
@@ -72,7 +63,7 @@ describe("goal records across a restart", () => {
 
   it("a record written before goals carried their debounce restores with the default, and its loop runs on it", async () => {
     const { service } = goals(ctx)
-    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
     const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
     if (record === undefined) throw new Error("no goal record")
     // The record as an older Forge left it: the same goal, no debounce in its context.
@@ -106,7 +97,7 @@ describe("goal records across a restart", () => {
 
   it("a record written before the birth gate's facts were kept restores with none, and still holds its session", async () => {
     const { service } = goals(ctx)
-    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
     const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
     if (record === undefined) throw new Error("no goal record")
     expect(contextOf(record).birth).toEqual({ armAsked: true, liveGoal: null })
@@ -123,7 +114,7 @@ describe("goal records across a restart", () => {
     expect(await restoreGoals(lifecycle, ctx.rt.repository)).toEqual({ restored: [goalPath], problems: [] })
     expect(lifecycle.snapshot(goalPath)?.context).toEqual({ ...older, birth: null })
     // A second goal armed in the same session: its own birth gate refuses it, and nothing of it is written.
-    const second = after.write("s1", { ...CONTRACT, objective: "ship the docs" }, { by: "model", confirm: allow })
+    const second = after.write("s1", { ...ONE_CHECK_CONTRACT, objective: "ship the docs" }, { by: "model", confirm: allow })
     await expect(second).rejects.toBeInstanceOf(GateRefusal)
     await expect(second).rejects.toThrow(
       `this session already has a live goal: ${goalPath} (active). Revise it with goal_write revise=true, finish it, or discard it (/goal discard); goal_write arm=false queues a new goal instead.`,
@@ -136,7 +127,7 @@ describe("goal records across a restart", () => {
 
   it("a record written before dialogs were numbered restores with none counted, and its next dialog is 1", async () => {
     const { service } = goals(ctx)
-    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
     const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
     if (record === undefined) throw new Error("no goal record")
     // The record as the Forge before numbered dialogs left it: the same goal, no dialog in its context.

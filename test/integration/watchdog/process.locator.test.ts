@@ -39,6 +39,9 @@ describe("wave 1: the call's marker, matched exactly", () => {
     const pids = await settle(() => pidsOf(request(callId, startedAt)), 2)
     expect(pids).toContain(child.pid)
     expect(pids).toHaveLength(2)
+    // A forked child shows its parent's command line until its exec lands: the sleep itself is waited for.
+    const sleeping = async () => (await locator.locate(request(callId, startedAt))).filter((p) => p.command === "sleep 30").map((p) => p.pid)
+    await settle(sleeping, 1)
     const found = await locator.locate(request(callId, startedAt))
     for (const process of found) {
       expect(process.marked).toBe(true)

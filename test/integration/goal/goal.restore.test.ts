@@ -49,6 +49,19 @@ describe("goal records across a restart", () => {
     ctx.rt = await openRuntime(ctx.ws.dir, ctx.ws.clock)
   }
 
+  /** Rewrites the goal's record as an older Forge left it: the same goal without `field` in its context; that context. */
+  const writtenWithout = async (goalPath: string, field: keyof GoalContext): Promise<Partial<GoalContext>> => {
+    const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
+    if (record === undefined) throw new Error("no goal record")
+    const { [field]: _dropped, ...older } = contextOf(record)
+    const persisted = record.snapshot as Record<string, unknown>
+    await ctx.rt.repository.commit(
+      { ...record, snapshot: { ...persisted, context: older } },
+      { machineId: "goal", instanceId: goalPath, sessionId: "s1", from: record.state, event: "older.forge", to: record.state, at: ctx.ws.clock.now() },
+    )
+    return older
+  }
+
   it("a goal keeps the debounce it was born with", async () => {
     const { service } = goals(ctx, 300)
     const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
@@ -64,15 +77,8 @@ describe("goal records across a restart", () => {
   it("a record written before goals carried their debounce restores with the default, and its loop runs on it", async () => {
     const { service } = goals(ctx)
     const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
-    const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
-    if (record === undefined) throw new Error("no goal record")
     // The record as an older Forge left it: the same goal, no debounce in its context.
-    const { debounceMs: _debounceMs, ...older } = contextOf(record)
-    const persisted = record.snapshot as Record<string, unknown>
-    await ctx.rt.repository.commit(
-      { ...record, snapshot: { ...persisted, context: older } },
-      { machineId: "goal", instanceId: goalPath, sessionId: "s1", from: record.state, event: "older.forge", to: record.state, at: ctx.ws.clock.now() },
-    )
+    const older = await writtenWithout(goalPath, "debounceMs")
     expect(contextOf(await ctx.rt.repository.getSnapshot("goal", goalPath))).not.toHaveProperty("debounceMs")
 
     await restart()
@@ -98,16 +104,9 @@ describe("goal records across a restart", () => {
   it("a record written before the birth gate's facts were kept restores with none, and still holds its session", async () => {
     const { service } = goals(ctx)
     const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
-    const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
-    if (record === undefined) throw new Error("no goal record")
-    expect(contextOf(record).birth).toEqual({ armAsked: true, liveGoal: null })
+    expect(contextOf(await ctx.rt.repository.getSnapshot("goal", goalPath)).birth).toEqual({ armAsked: true, liveGoal: null })
     // The record as the Forge before birth facts left it: the same goal, no birth in its context.
-    const { birth: _birth, ...older } = contextOf(record)
-    const persisted = record.snapshot as Record<string, unknown>
-    await ctx.rt.repository.commit(
-      { ...record, snapshot: { ...persisted, context: older } },
-      { machineId: "goal", instanceId: goalPath, sessionId: "s1", from: record.state, event: "older.forge", to: record.state, at: ctx.ws.clock.now() },
-    )
+    const older = await writtenWithout(goalPath, "birth")
 
     await restart()
     const { lifecycle, service: after } = goals(ctx)
@@ -128,15 +127,8 @@ describe("goal records across a restart", () => {
   it("a record written before dialogs were numbered restores with none counted, and its next dialog is 1", async () => {
     const { service } = goals(ctx)
     const { goalPath } = await service.write("s1", ONE_CHECK_CONTRACT, { by: "model", confirm: allow })
-    const record = await ctx.rt.repository.getSnapshot("goal", goalPath)
-    if (record === undefined) throw new Error("no goal record")
     // The record as the Forge before numbered dialogs left it: the same goal, no dialog in its context.
-    const { dialog: _dialog, ...older } = contextOf(record)
-    const persisted = record.snapshot as Record<string, unknown>
-    await ctx.rt.repository.commit(
-      { ...record, snapshot: { ...persisted, context: older } },
-      { machineId: "goal", instanceId: goalPath, sessionId: "s1", from: record.state, event: "older.forge", to: record.state, at: ctx.ws.clock.now() },
-    )
+    const older = await writtenWithout(goalPath, "dialog")
 
     await restart()
     const { lifecycle, service: after } = goals(ctx)

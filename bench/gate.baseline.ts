@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from "node:fs"
 import path from "node:path"
-import { isWriteBannedTool } from "../machines/plan.gates"
+import { isWriteBannedTool } from "../machines/plan/plan.gates"
 import { parsePlanDocument } from "../services/plan/plan.document"
 import { PLAN_DIR } from "../services/plan/plan.paths"
 import type { PlanFrontmatter } from "../services/plan/plan.types"

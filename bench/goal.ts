@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { GOAL_DEBOUNCE_MS } from "../machines/goal.gates"
+import { GOAL_DEBOUNCE_MS } from "../machines/goal/goal.gates"
 import { formatMicros, formatTable, percentileMicros } from "./bench.stats"
 import { type Contender, commandContenders, containsContenders, interleave, leftovers, processCount } from "./goal.checks"
 import { type BareSample, type CycleSample, GOAL_MAX_TURNS, type LoopBench, createLoopBench } from "./goal.loop"

@@ -1,5 +1,5 @@
 import { driverLineText } from "../machines/driver.claim"
-import { jobDriverLineText } from "../machines/job.gates"
+import { jobDriverLineText } from "../machines/job/job.gates"
 import { isSameProcessAt } from "../adapters/process/job.hosts"
 import { isIdentityAlive } from "../adapters/process/process.identity"
 import { SqliteDriverClaimStore } from "../adapters/storage/driver.claim.repository"

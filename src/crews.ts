@@ -1,6 +1,6 @@
 import type { HostCrewsHandle } from "../adapters/opencode/crew/crew.handle"
 import { FsCrewFiles } from "../adapters/workspace/crew.files"
-import { goalStatusOf } from "../machines/goal.status"
+import { goalStatusOf } from "../machines/goal/goal.status"
 import { runCrewCommand } from "../services/crew/crew.command"
 import { defineCrewLifecycle } from "../services/crew/crew.lifecycle"
 import type { CrewRosterSource } from "../services/crew/crew.ports"

@@ -2,7 +2,7 @@
 // runs — and, for this very process, while its instance has not been released by its dispose, so the next instance
 // of the same process takes over what a reloaded one left.
 import { randomBytes } from "node:crypto"
-import type { JobHost } from "../../machines/job.machine"
+import type { JobHost } from "../../machines/job/job.machine"
 import { isAlive, readProcess } from "./proc.table"
 
 /** /proc start times carry 10 ms precision and the spawn time is taken right after the fork. */

@@ -2,7 +2,7 @@
 // it did to its environment), the process group, every process carrying the job's marker (the fallback, which finds
 // `setsid` escapees that kept their environment), their descendants by ppid, and tree-kill's view of the tree.
 import treeKill from "tree-kill"
-import type { JobShim } from "../../machines/job.machine"
+import type { JobShim } from "../../machines/job/job.machine"
 import { isSameProcessAt } from "./job.hosts"
 import { tellShim } from "./job.shim"
 import { JOB_ID_VAR } from "./job.markers"

@@ -3,7 +3,7 @@ import { realpathSync } from "node:fs"
 import { lstat, rm } from "node:fs/promises"
 import path from "node:path"
 import { promisify } from "node:util"
-import type { LoopWorktree } from "../../machines/loop.machine"
+import type { LoopWorktree } from "../../machines/loop/loop.machine"
 import type { LoopWorktrees } from "../../services/loop/loop.ports"
 import { writeFileAtomic } from "./atomic.write"
 

@@ -1,6 +1,6 @@
 import * as z from "zod"
-import { goalStatusOf } from "../../machines/goal.status"
-import { loopCompletionRefusal } from "../../machines/loop.refusals"
+import { goalStatusOf } from "../../machines/goal/goal.status"
+import { loopCompletionRefusal } from "../../machines/loop/loop.refusals"
 import type { GoalService } from "../goal/goal.service"
 import type { LoopSnapshot } from "../loop/loop.lifecycle"
 import type { LoopService } from "../loop/loop.service"

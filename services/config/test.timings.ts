@@ -1,7 +1,7 @@
 // The plugin's fixed waits as settings: production runs with the defaults below, and the end-to-end suite may lower
 // them through test-only seams in the process environment (never documented for users, never plugin options).
 import { DRIVER_WATCH_MS } from "../../machines/driver.claim"
-import { GOAL_DEBOUNCE_MS } from "../../machines/goal.gates"
+import { GOAL_DEBOUNCE_MS } from "../../machines/goal/goal.gates"
 import { type SeamEnvironment, readTestSeam } from "./test.seam"
 
 /** Test-only: the debounce of every goal this process creates (a goal keeps the one it was born with). */

@@ -1,5 +1,5 @@
-import type { CrewSubtask, CrewVerdict } from "../../machines/crew.gates"
-import type { CrewContext } from "../../machines/crew.machine"
+import type { CrewSubtask, CrewVerdict } from "../../machines/crew/crew.gates"
+import type { CrewContext } from "../../machines/crew/crew.machine"
 import type { CrewRoster } from "./crew.ports"
 
 // What the crew tools answer the model. The registration answer leads with the record's path (the model relays what

@@ -1,5 +1,5 @@
-import { crewSetupGuidance, pendingCrewDocumentNote } from "../../machines/crew.refusals"
-import { crewStatusOf } from "../../machines/crew.status"
+import { crewSetupGuidance, pendingCrewDocumentNote } from "../../machines/crew/crew.refusals"
+import { crewStatusOf } from "../../machines/crew/crew.status"
 import { WAVE_DISCIPLINE } from "./crew.answers"
 import type { CrewRosterSource } from "./crew.ports"
 import type { CrewSnapshot } from "./crew.lifecycle"

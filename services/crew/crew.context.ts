@@ -1,6 +1,6 @@
 import * as z from "zod"
-import { CREW_MACHINE_VERSION, type CrewContext } from "../../machines/crew.machine"
-import { CREW_STATUSES } from "../../machines/crew.status"
+import { CREW_MACHINE_VERSION, type CrewContext } from "../../machines/crew/crew.machine"
+import { CREW_STATUSES } from "../../machines/crew/crew.status"
 import type { PersistedShape } from "../lifecycle/lifecycle.definition"
 
 // The shape a persisted crew context must have before an actor is started from it: a row that does not fit (a

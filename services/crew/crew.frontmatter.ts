@@ -3,7 +3,7 @@
 // and the frontmatter mirrors its status for a reader.
 
 import * as z from "zod"
-import type { CrewStatus } from "../../machines/crew.status"
+import type { CrewStatus } from "../../machines/crew/crew.status"
 import { createFrontmatterCodec } from "../documents/frontmatter.codec"
 
 export const CREW_STATUSES = ["pending", "executing", "closed", "abandoned", "converted"] as const satisfies readonly CrewStatus[]

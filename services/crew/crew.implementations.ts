@@ -1,5 +1,5 @@
-import type { CrewMachine, CrewRecordChange } from "../../machines/crew.machine"
-import type { CrewStatus } from "../../machines/crew.status"
+import type { CrewMachine, CrewRecordChange } from "../../machines/crew/crew.machine"
+import type { CrewStatus } from "../../machines/crew/crew.status"
 import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
 import type { Clock } from "../lifecycle/lifecycle.ports"
 import type { CrewFrontmatter } from "./crew.frontmatter"

@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from "xstate"
-import { type CrewMachine, crewMachine } from "../../machines/crew.machine"
-import { explainCrewBirthRefusal, explainCrewRefusal } from "../../machines/crew.refusals"
+import { type CrewMachine, crewMachine } from "../../machines/crew/crew.machine"
+import { explainCrewBirthRefusal, explainCrewRefusal } from "../../machines/crew/crew.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
 import { crewContextProblem, upgradeCrewRecord } from "./crew.context"

@@ -1,5 +1,5 @@
-import type { CrewSubtask, CrewVerdict } from "../../machines/crew.gates"
-import type { CrewContext, CrewRecordChange } from "../../machines/crew.machine"
+import type { CrewSubtask, CrewVerdict } from "../../machines/crew/crew.gates"
+import type { CrewContext, CrewRecordChange } from "../../machines/crew/crew.machine"
 import { type CrewFrontmatter, crewFrontmatterCodec } from "./crew.frontmatter"
 
 // The crew record (.opencode/crew/<date>-<slug>.md): the declared plan as registered, then one History entry per

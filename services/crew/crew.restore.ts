@@ -1,4 +1,4 @@
-import type { CrewMachine } from "../../machines/crew.machine"
+import type { CrewMachine } from "../../machines/crew/crew.machine"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleRepository } from "../lifecycle/lifecycle.ports"
 import { type LiveRestoreReport, restoreLive } from "../lifecycle/lifecycle.restore.live"

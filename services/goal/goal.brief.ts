@@ -1,5 +1,5 @@
-import type { GoalStopReason } from "../../machines/goal.gates"
-import type { GoalContext } from "../../machines/goal.machine"
+import type { GoalStopReason } from "../../machines/goal/goal.gates"
+import type { GoalContext } from "../../machines/goal/goal.machine"
 import { checkLabel } from "./goal.contract.text"
 import type { CheckLogEntry, GoalDocument } from "./goal.document"
 

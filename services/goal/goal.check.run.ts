@@ -1,4 +1,4 @@
-import type { CheckLogLine, GoalTerms } from "../../machines/goal.gates"
+import type { CheckLogLine, GoalTerms } from "../../machines/goal/goal.gates"
 import type { Clock } from "../lifecycle/lifecycle.ports"
 import { checkLabel } from "./goal.contract.text"
 import type { CheckOutcome, GoalCheckRunner } from "./goal.ports"

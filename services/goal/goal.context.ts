@@ -1,6 +1,6 @@
 import * as z from "zod"
-import { GOAL_DEBOUNCE_MS, GOAL_STOP_REASONS } from "../../machines/goal.gates"
-import { GOAL_MACHINE_VERSION, type GoalContext } from "../../machines/goal.machine"
+import { GOAL_DEBOUNCE_MS, GOAL_STOP_REASONS } from "../../machines/goal/goal.gates"
+import { GOAL_MACHINE_VERSION, type GoalContext } from "../../machines/goal/goal.machine"
 import type { PersistedShape } from "../lifecycle/lifecycle.definition"
 
 // The shape a persisted goal context must have before an actor is started from it: a row that does not fit (a damaged

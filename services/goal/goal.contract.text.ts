@@ -4,7 +4,7 @@
 
 import { DocumentInputError } from "../documents/document.errors"
 import { quoteLine, scanMarkdown } from "../documents/markdown.scan"
-import type { GoalTerms } from "../../machines/goal.gates"
+import type { GoalTerms } from "../../machines/goal/goal.gates"
 import { CHECK_TIMEOUT_DEFAULT_S, CHECK_TIMEOUT_MAX_S, type GoalCheck, type GoalContract } from "./goal.contract"
 import { bulletItems, type Fail, NONE_ITEM, SECTION_TITLES, type SectionText } from "./goal.sections"
 

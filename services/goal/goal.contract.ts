@@ -10,7 +10,7 @@ import {
   type GoalCheckTerm,
   type GoalLimits,
   type GoalTerms,
-} from "../../machines/goal.gates"
+} from "../../machines/goal/goal.gates"
 
 // `/goal <objective>`'s contract markers, read the way a shell reads a command line: quotes and escapes through a
 // real POSIX tokenizer (shlex), the markers through Node's strict argument parser, in the order they were written

@@ -1,4 +1,4 @@
-import type { GoalLimits } from "../../machines/goal.gates"
+import type { GoalLimits } from "../../machines/goal/goal.gates"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import { appendRevision, describeContractChanges, parseGoalDocument, withGoalFrontmatter } from "./goal.document"
 import type { GoalFrontmatter } from "./goal.frontmatter"

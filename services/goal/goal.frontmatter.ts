@@ -4,8 +4,8 @@
 
 import * as z from "zod"
 import { createFrontmatterCodec } from "../documents/frontmatter.codec"
-import { GOAL_STOP_REASONS, type GoalStopReason } from "../../machines/goal.gates"
-import type { GoalMachineStatus as GoalStatus } from "../../machines/goal.status"
+import { GOAL_STOP_REASONS, type GoalStopReason } from "../../machines/goal/goal.gates"
+import type { GoalMachineStatus as GoalStatus } from "../../machines/goal/goal.status"
 import { MAX_MINUTES_CEILING, MAX_TURNS_CEILING } from "./goal.contract"
 
 export const GOAL_STATUSES = ["queued", "active", "paused", "completed", "abandoned"] as const satisfies readonly GoalStatus[]

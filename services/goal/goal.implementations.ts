@@ -1,4 +1,4 @@
-import type { GoalContext, GoalDocumentChange, GoalEvent, GoalMachine } from "../../machines/goal.machine"
+import type { GoalContext, GoalDocumentChange, GoalEvent, GoalMachine } from "../../machines/goal/goal.machine"
 import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import { continuationBrief, wrapUpBrief } from "./goal.brief"

@@ -2,7 +2,7 @@
 // the Revisions list, rendered one line each and read back. A malformed line is an error naming its line.
 
 import * as z from "zod"
-import type { CheckLogLine, TurnActivity } from "../../machines/goal.gates"
+import type { CheckLogLine, TurnActivity } from "../../machines/goal/goal.gates"
 import { DocumentInputError } from "../documents/document.errors"
 import { quoteLine } from "../documents/markdown.scan"
 import { codeSpan, readCodeSpan } from "./goal.contract.text"

@@ -1,6 +1,6 @@
 import type { DriverFacts } from "../../machines/driver.claim"
-import type { TurnActivity } from "../../machines/goal.gates"
-import type { GoalEvent, GoalMachine } from "../../machines/goal.machine"
+import type { TurnActivity } from "../../machines/goal/goal.gates"
+import type { GoalEvent, GoalMachine } from "../../machines/goal/goal.machine"
 import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { GoalSnapshot } from "./goal.lifecycle"

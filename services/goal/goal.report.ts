@@ -1,4 +1,4 @@
-import { goalStatusOf } from "../../machines/goal.status"
+import { goalStatusOf } from "../../machines/goal/goal.status"
 import type { GoalSnapshot } from "./goal.lifecycle"
 import { budgetLeftText, stopReasonText } from "./goal.brief"
 

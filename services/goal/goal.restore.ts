@@ -1,5 +1,5 @@
 import { type DriverFacts, soleDriver } from "../../machines/driver.claim"
-import type { GoalEvent, GoalMachine } from "../../machines/goal.machine"
+import type { GoalEvent, GoalMachine } from "../../machines/goal/goal.machine"
 import type { DriverClaims } from "../lifecycle/driver.claim"
 import { GOAL_CLAIMS } from "./goal.claims"
 import type { Lifecycle } from "../lifecycle/lifecycle"

@@ -1,4 +1,4 @@
-import type { JobEvent, JobMachine } from "../../machines/job.machine"
+import type { JobEvent, JobMachine } from "../../machines/job/job.machine"
 import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
 import type { Clock } from "../lifecycle/lifecycle.ports"
 import type { JobProcesses } from "./job.ports"

@@ -1,5 +1,5 @@
-import { type JobContext, type JobMachine, jobMachine } from "../../machines/job.machine"
-import { explainJobBirthRefusal, explainJobRefusal } from "../../machines/job.refusals"
+import { type JobContext, type JobMachine, jobMachine } from "../../machines/job/job.machine"
+import { explainJobBirthRefusal, explainJobRefusal } from "../../machines/job/job.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { PersistedShape } from "../lifecycle/lifecycle.definition"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"

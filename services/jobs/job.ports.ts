@@ -1,5 +1,5 @@
 // What the job supervisor needs from the world; adapters/process provides it on POSIX.
-import type { JobHost, JobShim } from "../../machines/job.machine"
+import type { JobHost, JobShim } from "../../machines/job/job.machine"
 
 export interface ExitReport {
   code: number | null

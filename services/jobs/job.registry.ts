@@ -1,7 +1,7 @@
 import { createStore } from "@xstate/store"
 import { type StateStorage, flushStorage, persist } from "@xstate/store/persist"
 import * as z from "zod"
-import type { JobHost } from "../../machines/job.machine"
+import type { JobHost } from "../../machines/job/job.machine"
 import { type StoreStorage, type StoreTarget, hostScopedName, ownItem, persistOptions, takeOverDeadHosts } from "./job.stores"
 
 // The job registry: which jobs this host runs, whom each belongs to (a handoff moves it to the root session), and

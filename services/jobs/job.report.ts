@@ -1,4 +1,4 @@
-import type { JobContext } from "../../machines/job.machine"
+import type { JobContext } from "../../machines/job/job.machine"
 
 // What forge_shell and forge_jobs tell the model. Every form carries the directory the command really ran in.
 

@@ -1,6 +1,6 @@
 import * as z from "zod"
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS, MAX_WAIT_CAP_MS } from "../../machines/job.gates"
-import type { JobBirthFacts, JobHost, JobInput } from "../../machines/job.machine"
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS, MAX_WAIT_CAP_MS } from "../../machines/job/job.gates"
+import type { JobBirthFacts, JobHost, JobInput } from "../../machines/job/job.machine"
 import { type SuccessPattern, parseSuccessPattern } from "./success.pattern"
 
 // forge_shell's arguments arrive raw (opencode applies no zod defaults), so defaults and bounds are applied here.

@@ -1,6 +1,6 @@
 import type { DriverFacts } from "../../machines/driver.claim"
-import { type RestoredJobFate, restoredJobFate } from "../../machines/job.gates"
-import type { JobContext, JobEvent, JobHost, JobMachine } from "../../machines/job.machine"
+import { type RestoredJobFate, restoredJobFate } from "../../machines/job/job.gates"
+import type { JobContext, JobEvent, JobHost, JobMachine } from "../../machines/job/job.machine"
 import type { SnapshotFrom } from "xstate"
 import type { Clock, SnapshotRecord } from "../lifecycle/lifecycle.ports"
 import type { JobLedgerEntry } from "./job.ledger"

@@ -1,6 +1,6 @@
 import { type PersistSnapshotOptions, type StateStorage, rehydrateStore } from "@xstate/store/persist"
 import * as z from "zod"
-import type { JobHost } from "../../machines/job.machine"
+import type { JobHost } from "../../machines/job/job.machine"
 
 // The job registry persists per host: two opencode processes on one workspace each write their
 // own item, so neither overwrites what the other recorded. The next start takes over the items of hosts that died.

@@ -1,4 +1,4 @@
-import type { JobHost } from "../../machines/job.machine"
+import type { JobHost } from "../../machines/job/job.machine"
 import type { DriverClaims } from "../lifecycle/driver.claim"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"

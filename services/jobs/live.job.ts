@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from "xstate"
-import type { JobMachine } from "../../machines/job.machine"
+import type { JobMachine } from "../../machines/job/job.machine"
 import type { KillOutcome } from "./job.implementations"
 import type { OutputMatcher, Timers } from "./job.ports"
 

@@ -1,6 +1,6 @@
-import { hasBlockingFindings, type LoopHandoff, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop.gates"
-import type { LoopBrief, LoopContext, LoopOutcome } from "../../machines/loop.machine"
-import type { LoopPhase } from "../../machines/loop.gates"
+import { hasBlockingFindings, type LoopHandoff, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop/loop.gates"
+import type { LoopBrief, LoopContext, LoopOutcome } from "../../machines/loop/loop.machine"
+import type { LoopPhase } from "../../machines/loop/loop.gates"
 
 // What a loop tells its sessions: each pass's brief (the section, the worktree, what the last pass handed off) and
 // the reminder for a turn that ended without a handoff; and what it tells the user when it ends. For the model only:

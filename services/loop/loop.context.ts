@@ -1,5 +1,5 @@
 import * as z from "zod"
-import type { LoopContext } from "../../machines/loop.machine"
+import type { LoopContext } from "../../machines/loop/loop.machine"
 
 // The shape a persisted loop context must have before an actor is started from it: a row that does not fit (a damaged
 // or hand-edited database) is refused at restore and named, never run. The handoff schemas are the tools' own.

@@ -1,4 +1,4 @@
-import type { LoopHandoff, LoopRole } from "../../machines/loop.gates"
+import type { LoopHandoff, LoopRole } from "../../machines/loop/loop.gates"
 
 // loop_handoff declares both roles' fields; the role comes from the fields given, or the phase's when none is. The
 // machine then decides whether the phase takes that role's record (a coder's record in an audit is its refusal).

@@ -1,5 +1,5 @@
-import type { LoopPhase, LoopRole } from "../../machines/loop.gates"
-import type { LoopBrief, LoopEvent, LoopMachine, LoopOutcome } from "../../machines/loop.machine"
+import type { LoopPhase, LoopRole } from "../../machines/loop/loop.gates"
+import type { LoopBrief, LoopEvent, LoopMachine, LoopOutcome } from "../../machines/loop/loop.machine"
 import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
 import type { Logger } from "../lifecycle/lifecycle.ports"
 import { loopBriefText, loopEndText } from "./loop.brief"

@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from "xstate"
-import { type LoopMachine, loopMachine } from "../../machines/loop.machine"
-import { explainLoopBirthRefusal, explainLoopRefusal } from "../../machines/loop.refusals"
+import { type LoopMachine, loopMachine } from "../../machines/loop/loop.machine"
+import { explainLoopBirthRefusal, explainLoopRefusal } from "../../machines/loop/loop.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
 import { loopContextProblem } from "./loop.context"

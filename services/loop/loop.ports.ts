@@ -1,4 +1,4 @@
-import type { LoopWorktree } from "../../machines/loop.machine"
+import type { LoopWorktree } from "../../machines/loop/loop.machine"
 
 // What the loop harness needs from the world: a git worktree per loop, and sessions to run its passes in.
 

@@ -1,4 +1,4 @@
-import type { LoopSectionPlan } from "../../machines/loop.gates"
+import type { LoopSectionPlan } from "../../machines/loop/loop.gates"
 import { isMarkerLine, scanMarkdown, splitLines } from "../documents/markdown.scan"
 import { PHASE_TITLE } from "../plan/plan.body"
 import { findNarrative, SECTION_MARKER } from "../plan/plan.markdown"

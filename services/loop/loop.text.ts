@@ -1,6 +1,6 @@
-import { roleOfPhase } from "../../machines/loop.gates"
-import { type LoopContext, loopPhaseOf } from "../../machines/loop.machine"
-import { loopStatusOf } from "../../machines/loop.status"
+import { roleOfPhase } from "../../machines/loop/loop.gates"
+import { type LoopContext, loopPhaseOf } from "../../machines/loop/loop.machine"
+import { loopStatusOf } from "../../machines/loop/loop.status"
 import type { LoopSnapshot } from "./loop.lifecycle"
 
 // What the loop tools answer: a started loop, a loop in a line, a loop in detail.

@@ -1,5 +1,5 @@
 import * as z from "zod"
-import { PLAN_MACHINE_VERSION, type PlanContext } from "../../machines/plan.machine"
+import { PLAN_MACHINE_VERSION, type PlanContext } from "../../machines/plan/plan.machine"
 import type { PersistedShape } from "../lifecycle/lifecycle.definition"
 
 // The shape a persisted plan context must have before an actor is started from it: a row that does not fit (a

@@ -1,4 +1,4 @@
-import type { CriterionCheck } from "../../machines/plan.gates"
+import type { CriterionCheck } from "../../machines/plan/plan.gates"
 import type { DialogRequest } from "../lifecycle/lifecycle.ports"
 import type { PlanDocument } from "./plan.types"
 

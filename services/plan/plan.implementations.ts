@@ -1,4 +1,4 @@
-import type { PlanDocumentChange, PlanEvent, PlanMachine } from "../../machines/plan.machine"
+import type { PlanDocumentChange, PlanEvent, PlanMachine } from "../../machines/plan/plan.machine"
 import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
 import type { Clock } from "../lifecycle/lifecycle.ports"
 import { appendNarrative, tickTask, withFrontmatter } from "./plan.document"

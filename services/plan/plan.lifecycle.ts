@@ -1,5 +1,5 @@
-import { type PlanMachine, planMachine } from "../../machines/plan.machine"
-import { explainPlanRefusal } from "../../machines/plan.refusals"
+import { type PlanMachine, planMachine } from "../../machines/plan/plan.machine"
+import { explainPlanRefusal } from "../../machines/plan/plan.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
 import { planContextProblem, upgradePlanRecord } from "./plan.context"

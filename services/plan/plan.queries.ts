@@ -1,5 +1,5 @@
-import { pendingDocumentNote } from "../../machines/plan.refusals"
-import { planStatusOf } from "../../machines/plan.status"
+import { pendingDocumentNote } from "../../machines/plan/plan.refusals"
+import { planStatusOf } from "../../machines/plan/plan.status"
 import type { LineSearch } from "../documents/document.ports"
 import { searchDocuments } from "../documents/document.search"
 import { readWindow } from "../documents/document.window"

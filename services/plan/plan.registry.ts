@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from "xstate"
-import type { PlanMachine } from "../../machines/plan.machine"
+import type { PlanMachine } from "../../machines/plan/plan.machine"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 
 export type PlanSnapshot = SnapshotFrom<PlanMachine>

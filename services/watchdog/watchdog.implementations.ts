@@ -1,4 +1,4 @@
-import type { LedgerKind, WatchdogContext, WatchdogEvent, WatchdogMachine } from "../../machines/watchdog.machine"
+import type { LedgerKind, WatchdogContext, WatchdogEvent, WatchdogMachine } from "../../machines/watchdog/watchdog.machine"
 import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import type { WatchdogLedgerEntry } from "./watchdog.ledger"

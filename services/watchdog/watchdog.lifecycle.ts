@@ -1,5 +1,5 @@
-import { type WatchdogMachine, watchdogMachine } from "../../machines/watchdog.machine"
-import { explainWatchdogRefusal } from "../../machines/watchdog.refusals"
+import { type WatchdogMachine, watchdogMachine } from "../../machines/watchdog/watchdog.machine"
+import { explainWatchdogRefusal } from "../../machines/watchdog/watchdog.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
 import { type WatchdogImplementationDeps, createWatchdogImplementations } from "./watchdog.implementations"

@@ -2,7 +2,7 @@
 // instance on the lifecycle host (memory only), ticked by one scanner timer; the machine's effects (locate, kill,
 // ledger) are supplied by createWatchdogImplementations. The machine decides everything (when to warn, act, degrade,
 // give up); this service only carries events both ways.
-import { type WatchdogEvent, type WatchdogMachine, watchdogPlaceOf } from "../../machines/watchdog.machine"
+import { type WatchdogEvent, type WatchdogMachine, watchdogPlaceOf } from "../../machines/watchdog/watchdog.machine"
 import { isWatchedShellCall } from "../../machines/exec.partition"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import { LifecycleHost } from "../lifecycle/lifecycle.host"

@@ -1,6 +1,6 @@
 // The watchdog's effective settings: the user's options (already validated and floored by the options parser) plus
 // a test-only seam that may lower the stall budget below the floor. Users cannot reach the seam through options.
-import { OBSERVE_MS, type WatchdogMode } from "../../machines/watchdog.gates"
+import { OBSERVE_MS, type WatchdogMode } from "../../machines/watchdog/watchdog.gates"
 import type { ForgeOptions } from "../config/forge.options"
 import { type SeamEnvironment, readTestSeam } from "../config/test.seam"
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, transition } from "xstate"
 import { createTestModel } from "xstate/graph"
-import { type CrewStatus, crewStatusOf } from "../../machines/crew.status"
-import type { CrewBirthFacts, CrewVerdict } from "../../machines/crew.gates"
-import { type CrewEvent, type CrewInput, type CrewRegistration, crewMachine } from "../../machines/crew.machine"
+import { type CrewStatus, crewStatusOf } from "../../machines/crew/crew.status"
+import type { CrewBirthFacts, CrewVerdict } from "../../machines/crew/crew.gates"
+import { type CrewEvent, type CrewInput, type CrewRegistration, crewMachine } from "../../machines/crew/crew.machine"
 import { SESSION, startCrewSut } from "./crew.sut"
 import { describeModel } from "./model.template"
 

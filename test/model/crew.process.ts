@@ -1,4 +1,4 @@
-import type { CrewBirthFacts } from "../../machines/crew.gates"
+import type { CrewBirthFacts } from "../../machines/crew/crew.gates"
 import { FsCrewFiles } from "../../adapters/workspace/crew.files"
 import { defineCrewLifecycle } from "../../services/crew/crew.lifecycle"
 import type { CrewRoster, CrewRosterSource } from "../../services/crew/crew.ports"

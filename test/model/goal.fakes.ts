@@ -1,4 +1,4 @@
-import type { GoalSpend } from "../../machines/goal.gates"
+import type { GoalSpend } from "../../machines/goal/goal.gates"
 import type { Timers } from "../../services/jobs/job.ports"
 import type { GoalCheck } from "../../services/goal/goal.contract"
 import type { CheckOutcome, GoalCheckRunner, GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"

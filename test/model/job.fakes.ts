@@ -1,4 +1,4 @@
-import type { JobHost } from "../../machines/job.machine"
+import type { JobHost } from "../../machines/job/job.machine"
 import type { ExitReport, JobLogs, JobProcesses, OutputMatcher, RunningProcess, SpawnRequest, Timers } from "../../services/jobs/job.ports"
 
 // A world for the job supervisor that spawns nothing: the test says when a spawn succeeds or fails, when output

@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from "xstate"
-import { MAX_SURVIVORS } from "../../machines/job.gates"
-import { type JobEvent, type JobInput, jobMachine } from "../../machines/job.machine"
+import { MAX_SURVIVORS } from "../../machines/job/job.gates"
+import { type JobEvent, type JobInput, jobMachine } from "../../machines/job/job.machine"
 import { NEIGHBOUR, startJobSut } from "./job.sut"
 import { describeModel } from "./model.template"
 

@@ -2,10 +2,18 @@ import { existsSync } from "node:fs"
 import { expect } from "vitest"
 import { type SnapshotFrom, transition } from "xstate"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
-import { hasBlockingFindings, roleOfPhase } from "../../machines/loop.gates"
-import { type LoopBrief, type LoopContext, type LoopEvent, type LoopOutcome, type LoopWorktree, loopMachine, loopPhaseOf } from "../../machines/loop.machine"
-import { explainLoopRefusal } from "../../machines/loop.refusals"
-import { loopStatusOf } from "../../machines/loop.status"
+import { hasBlockingFindings, roleOfPhase } from "../../machines/loop/loop.gates"
+import {
+  type LoopBrief,
+  type LoopContext,
+  type LoopEvent,
+  type LoopOutcome,
+  type LoopWorktree,
+  loopMachine,
+  loopPhaseOf,
+} from "../../machines/loop/loop.machine"
+import { explainLoopRefusal } from "../../machines/loop/loop.refusals"
+import { loopStatusOf } from "../../machines/loop/loop.status"
 import { stateToString } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { loopBriefText, loopEndText } from "../../services/loop/loop.brief"

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs"
 import path from "node:path"
-import type { LoopWorktree } from "../../machines/loop.machine"
+import type { LoopWorktree } from "../../machines/loop/loop.machine"
 import type { LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
 
 // The loop harness's edges for the model test: opencode's sessions, whose openings the SUT settles, and git's

@@ -3,8 +3,8 @@ import { isDeepStrictEqual } from "node:util"
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, initialTransition, transition } from "xstate"
 import { createTestModel } from "xstate/graph"
-import type { LoopHandoff } from "../../machines/loop.gates"
-import { type LoopEvent, type LoopInput, loopMachine, loopPhaseOf } from "../../machines/loop.machine"
+import type { LoopHandoff } from "../../machines/loop/loop.gates"
+import { type LoopEvent, type LoopInput, loopMachine, loopPhaseOf } from "../../machines/loop/loop.machine"
 import {
   BRIEF_FAILED,
   DIRECT_FAIL,

@@ -1,4 +1,4 @@
-import type { LoopContext, LoopWorktree } from "../../machines/loop.machine"
+import type { LoopContext, LoopWorktree } from "../../machines/loop/loop.machine"
 
 // The loop model's world: the sessions, the loop and its plan, its worktree, the failures and the drivers its paths
 // name, and the placeholders a model context holds where the SUT has its own (its worktree, its process).

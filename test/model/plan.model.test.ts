@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util"
 import { describe, expect, it } from "vitest"
 import type { SnapshotFrom } from "xstate"
 import { createTestModel } from "xstate/graph"
-import { type PlanEvent, type PlanInput, planMachine } from "../../machines/plan.machine"
+import { type PlanEvent, type PlanInput, planMachine } from "../../machines/plan/plan.machine"
 import { describeModel } from "./model.template"
 import { SESSION, startPlanSut } from "./plan.sut"
 

@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from "xstate"
-import { type WatchdogEvent, type WatchdogInput, watchdogMachine } from "../../machines/watchdog.machine"
+import { type WatchdogEvent, type WatchdogInput, watchdogMachine } from "../../machines/watchdog/watchdog.machine"
 import { describeModel } from "./model.template"
 import { startWatchdogSut } from "./watchdog.sut"
 

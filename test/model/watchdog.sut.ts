@@ -1,6 +1,6 @@
 import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
-import { type WatchdogEvent, type WatchdogInput, type watchdogMachine, watchdogPlaceOf } from "../../machines/watchdog.machine"
+import { type WatchdogEvent, type WatchdogInput, type watchdogMachine, watchdogPlaceOf } from "../../machines/watchdog/watchdog.machine"
 import { MemoryWatchdogLedger } from "../../services/watchdog/watchdog.ledger"
 import type { KillTarget, LocateRequest, LocatedProcess, WatchdogKiller, WatchdogLocator } from "../../services/watchdog/watchdog.ports"
 import { WatchdogService } from "../../services/watchdog/watchdog.service"

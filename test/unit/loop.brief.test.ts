@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { initialTransition } from "xstate"
-import type { AuditorHandoff, CoderHandoff } from "../../machines/loop.gates"
-import { type LoopContext, type LoopInput, loopMachine } from "../../machines/loop.machine"
+import type { AuditorHandoff, CoderHandoff } from "../../machines/loop/loop.gates"
+import { type LoopContext, type LoopInput, loopMachine } from "../../machines/loop/loop.machine"
 import { LOOP_BRIEF_TAG, loopBriefText, loopEndText } from "../../services/loop/loop.brief"
 
 // What a loop tells its passes' sessions (each pass's brief, the reminder) and the session that started it (the end).

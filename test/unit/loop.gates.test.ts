@@ -15,7 +15,7 @@ import {
   isFileChangingTool,
   passesNeeded,
   roleOfPhase,
-} from "../../machines/loop.gates"
+} from "../../machines/loop/loop.gates"
 
 // The loop machine's guards as plain predicates: the records a phase takes, and the auditor's amendment.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { MAX_LOOP_SECTIONS } from "../../machines/loop.gates"
+import { MAX_LOOP_SECTIONS } from "../../machines/loop/loop.gates"
 import { sectionsOfPlan } from "../../services/loop/loop.sections"
 
 // A plan's sections as a loop reads them once, at its start: one per `## Phase N: Title`, each up to the next heading

@@ -1,6 +1,6 @@
 import { CREW_TOOL_IDS } from "../../../machines/agent.partition"
-import { pendingCrewDocumentNote } from "../../../machines/crew.refusals"
-import { crewStatusOf } from "../../../machines/crew.status"
+import { pendingCrewDocumentNote } from "../../../machines/crew/crew.refusals"
+import { crewStatusOf } from "../../../machines/crew/crew.status"
 import type { LiveConfig } from "../config.hook"
 import { crewCallFields } from "./crew.screen"
 import type { HostCrewsHandle } from "./crew.handle"

@@ -1,6 +1,6 @@
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import * as z from "zod"
-import { pendingCrewDocumentNote } from "../../../machines/crew.refusals"
+import { pendingCrewDocumentNote } from "../../../machines/crew/crew.refusals"
 import { CREW_TOOL_IDS } from "../../../machines/agent.partition"
 import type { CrewOutcome, CrewService } from "../../../services/crew/crew.service"
 import type { ForgeRuntimeAccess } from "../runtime.access"

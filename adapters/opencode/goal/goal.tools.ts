@@ -8,8 +8,8 @@ import {
   GOAL_MAX_TURNS_CEILING as MAX_TURNS_CEILING,
   MAX_MINUTES_DEFAULT,
   MAX_TURNS_DEFAULT,
-} from "../../../machines/goal.gates"
-import { pendingGoalDocumentNote } from "../../../machines/goal.refusals"
+} from "../../../machines/goal/goal.gates"
+import { pendingGoalDocumentNote } from "../../../machines/goal/goal.refusals"
 import type { GoalContract } from "../../../services/goal/goal.contract"
 import type { GoalOutcome, GoalService } from "../../../services/goal/goal.service"
 import type { ForgeRuntimeAccess } from "../runtime.access"

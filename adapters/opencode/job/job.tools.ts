@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs"
 import path from "node:path"
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS } from "../../../machines/job.gates"
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS } from "../../../machines/job/job.gates"
 import type { ForgeOptions } from "../../../services/config/forge.options"
 import { NATIVE_MODE_REFUSAL, isSupervisorEnabled } from "../../../machines/exec.partition"
 import type { JobSupervisor } from "../../../services/jobs/job.supervisor"

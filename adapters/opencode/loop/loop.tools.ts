@@ -1,7 +1,7 @@
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import * as z from "zod"
 import { LOOP_TOOL_IDS } from "../../../machines/agent.partition"
-import { MAX_LOOP_SECTIONS } from "../../../machines/loop.gates"
+import { MAX_LOOP_SECTIONS } from "../../../machines/loop/loop.gates"
 import type { LoopService } from "../../../services/loop/loop.service"
 import type { ForgeRuntimeAccess } from "../runtime.access"
 import { boundedText } from "../arg.limits"

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs"
 import path from "node:path"
 import { describe, expect, it } from "vitest"
-import type { CrewVerdict } from "../../../machines/crew.gates"
+import type { CrewVerdict } from "../../../machines/crew/crew.gates"
 import { restoreCrews } from "../../../services/crew/crew.restore"
 import { DocumentChangedError } from "../../../services/documents/document.errors"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"

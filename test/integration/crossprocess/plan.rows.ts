@@ -3,7 +3,7 @@
 // goes through a runtime, so a runtime that only believes it wrote something cannot make a check pass.
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import path from "node:path"
-import { planStatusOf } from "../../../machines/plan.status"
+import { planStatusOf } from "../../../machines/plan/plan.status"
 import { parsePlanDocument } from "../../../services/plan/plan.document"
 import { PLAN_DIR } from "../../../services/plan/plan.paths"
 import type { PlanDocument } from "../../../services/plan/plan.types"

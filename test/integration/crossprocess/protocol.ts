@@ -1,7 +1,7 @@
 // The JSON-line protocol between a test and runtime.child.ts: one request per line on the child's stdin, one
 // answer per line on its stdout, plus events the child sends on its own (ready, a dialog opened). Typed once here
 // so the child and the harness cannot drift apart.
-import type { CriterionCheck } from "../../../machines/plan.gates"
+import type { CriterionCheck } from "../../../machines/plan/plan.gates"
 import type { DialogRequest } from "../../../services/lifecycle/lifecycle.ports"
 import type { JobRestoreOutcome } from "../../../services/jobs/job.restore"
 import type { PlanSummary } from "../../../services/plan/plan.queries"

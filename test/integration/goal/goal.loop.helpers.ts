@@ -1,4 +1,4 @@
-import type { GoalMachine } from "../../../machines/goal.machine"
+import type { GoalMachine } from "../../../machines/goal/goal.machine"
 import type { GoalSnapshot } from "../../../services/goal/goal.lifecycle"
 import { GoalLoop } from "../../../services/goal/goal.loop"
 import { DriverClaims } from "../../../services/lifecycle/driver.claim"

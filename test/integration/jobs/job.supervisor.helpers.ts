@@ -10,7 +10,7 @@ import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storag
 import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { FsJobLogs } from "../../../adapters/workspace/job.logs"
-import type { JobHost } from "../../../machines/job.machine"
+import type { JobHost } from "../../../machines/job/job.machine"
 import { JobLedger } from "../../../services/jobs/job.ledger"
 import { JobRegistry } from "../../../services/jobs/job.registry"
 import { type ShellArgs, toShellRequest } from "../../../services/jobs/job.request"

@@ -3,7 +3,7 @@
 import path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
-import { watchdogMachine } from "../../../machines/watchdog.machine"
+import { watchdogMachine } from "../../../machines/watchdog/watchdog.machine"
 import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
 import { MemoryWatchdogLedger } from "../../../services/watchdog/watchdog.ledger"
 import { WatchdogService } from "../../../services/watchdog/watchdog.service"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { GOAL_DEBOUNCE_MS } from "../../../machines/goal.gates"
+import { GOAL_DEBOUNCE_MS } from "../../../machines/goal/goal.gates"
 import { DEFAULT_TIMINGS, TEST_GOAL_DEBOUNCE_ENV, TEST_DRIVER_WATCH_ENV, TEST_RESTORE_DELAY_ENV, resolveTimings } from "../../../services/config/test.timings"
 
 // The plugin's fixed waits: today's values unless a test lowers them through its test-only seams in the environment.

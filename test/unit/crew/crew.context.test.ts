@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { CREW_MACHINE_VERSION } from "../../../machines/crew.machine"
+import { CREW_MACHINE_VERSION } from "../../../machines/crew/crew.machine"
 import { crewContextProblem, upgradeCrewRecord } from "../../../services/crew/crew.context"
 
 // Version 1 crew records said only `bornArmed`; version 2 keeps the registration the birth gate decided on. A live

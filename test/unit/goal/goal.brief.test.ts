@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { initialTransition } from "xstate"
-import { goalMachine } from "../../../machines/goal.machine"
+import { goalMachine } from "../../../machines/goal/goal.machine"
 import { continuationBrief } from "../../../services/goal/goal.brief"
 import { T0, input } from "../machines/goal.fixtures"
 import { DOC } from "./goal.fixtures"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { initialTransition, transition } from "xstate"
-import { GOAL_DEBOUNCE_MS } from "../../../machines/goal.gates"
-import { GOAL_MACHINE_VERSION, goalMachine } from "../../../machines/goal.machine"
+import { GOAL_DEBOUNCE_MS } from "../../../machines/goal/goal.gates"
+import { GOAL_MACHINE_VERSION, goalMachine } from "../../../machines/goal/goal.machine"
 import { goalContextProblem, upgradeGoalRecord } from "../../../services/goal/goal.context"
 import { arm, input } from "../machines/goal.fixtures"
 

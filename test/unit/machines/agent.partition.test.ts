@@ -12,7 +12,7 @@ import {
   taskDispatchRefusal,
   writtenPaths,
 } from "../../../machines/agent.partition"
-import { isWriteBannedTool } from "../../../machines/plan.gates"
+import { isWriteBannedTool } from "../../../machines/plan/plan.gates"
 
 describe("agent partition: the Forge tools", () => {
   it("lets the forge agent call every Forge tool, and leaves other tools alone", () => {

@@ -7,7 +7,7 @@ import {
   isCompleteReport,
   reportCoverage,
   subtaskKey,
-} from "../../../machines/crew.gates"
+} from "../../../machines/crew/crew.gates"
 
 const subtask = (title: string, agent: string | null = null): CrewSubtask => ({ title, agent })
 const pass = (name: string, evidence = "it works"): CrewVerdict => ({ subtask: name, verdict: "PASS", evidence, failures: [] })

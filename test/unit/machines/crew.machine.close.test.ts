@@ -2,7 +2,7 @@
 // once under a governing goal, through the user's dialog without one.
 import { describe, expect, it } from "vitest"
 import { transition } from "xstate"
-import { crewMachine } from "../../../machines/crew.machine"
+import { crewMachine } from "../../../machines/crew/crew.machine"
 import { defined } from "../../defined"
 import {
   CREW,

@@ -3,7 +3,7 @@
 // outside a dialog is refused.
 import { describe, expect, it } from "vitest"
 import { transition } from "xstate"
-import { crewMachine } from "../../../machines/crew.machine"
+import { crewMachine } from "../../../machines/crew/crew.machine"
 import {
   CREW,
   abandon,

@@ -4,9 +4,9 @@
 // makes it.
 import { expect } from "vitest"
 import { type SnapshotFrom, initialTransition, transition } from "xstate"
-import type { CrewBirthFacts, CrewVerdict } from "../../../machines/crew.gates"
-import { type CrewEvent, type CrewInput, type CrewRecordChange, type CrewRegistration, crewMachine } from "../../../machines/crew.machine"
-import { explainCrewRefusal } from "../../../machines/crew.refusals"
+import type { CrewBirthFacts, CrewVerdict } from "../../../machines/crew/crew.gates"
+import { type CrewEvent, type CrewInput, type CrewRecordChange, type CrewRegistration, crewMachine } from "../../../machines/crew/crew.machine"
+import { explainCrewRefusal } from "../../../machines/crew/crew.refusals"
 
 export type Snapshot = SnapshotFrom<typeof crewMachine>
 

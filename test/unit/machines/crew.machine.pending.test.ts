@@ -2,7 +2,7 @@
 // dialog without one), or it is converted to a goal.
 import { describe, expect, it } from "vitest"
 import { transition } from "xstate"
-import { crewMachine } from "../../../machines/crew.machine"
+import { crewMachine } from "../../../machines/crew/crew.machine"
 import {
   CREW,
   allow,

@@ -2,9 +2,9 @@
 // nothing), and the record status each state reads as.
 import { describe, expect, it } from "vitest"
 import { initialTransition } from "xstate"
-import { crewMachine } from "../../../machines/crew.machine"
-import { explainCrewBirthRefusal } from "../../../machines/crew.refusals"
-import { crewStatusOf } from "../../../machines/crew.status"
+import { crewMachine } from "../../../machines/crew/crew.machine"
+import { explainCrewBirthRefusal } from "../../../machines/crew/crew.refusals"
+import { crewStatusOf } from "../../../machines/crew/crew.status"
 import { FREE, input } from "./crew.machine.helpers"
 
 const OTHER = ".opencode/crew/2026-11-29-the-first-crew.md"

@@ -1,7 +1,7 @@
 // The crew machine's states as a whole: each one reachable, its tags, the finished states that refuse everything, and
 // which status changes written into the record the user must confirm.
 import { describe, expect, it } from "vitest"
-import { isUserGatedCrewDocumentStatus } from "../../../machines/crew.gates"
+import { isUserGatedCrewDocumentStatus } from "../../../machines/crew/crew.gates"
 import {
   CREW,
   abandon,

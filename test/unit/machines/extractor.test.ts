@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it, vi } from "vitest"
 import { type AnyStateMachine, StateMachine } from "xstate"
-import { jobMachine } from "../../../machines/job.machine"
+import { jobMachine } from "../../../machines/job/job.machine"
 import { loadExtractor } from "./extractor.load"
 import { shapeOfConfig, shapeOfMachine } from "./machine.shape"
 import { shapeSampleMachine } from "./shape.sample"
@@ -12,7 +12,8 @@ import { shapeSampleMachine } from "./shape.sample"
 // tools, so every machine file must read back as exactly the machine the code runs.
 
 const MACHINES_DIR = join(import.meta.dirname, "../../../machines")
-const machineFiles = readdirSync(MACHINES_DIR)
+// One folder per lifecycle: machines/<name>/<name>.machine.ts.
+const machineFiles = readdirSync(MACHINES_DIR, { recursive: true, encoding: "utf8" })
   .filter((name) => name.endsWith(".machine.ts"))
   .sort()
 
@@ -49,7 +50,7 @@ function extractedShape(source: string, machineId: string) {
 
 describe("Stately's machine extractor", () => {
   it("finds the machine files", () => {
-    expect(machineFiles).toEqual(expect.arrayContaining(["job.machine.ts", "plan.machine.ts", "watchdog.machine.ts"]))
+    expect(machineFiles).toEqual(expect.arrayContaining(["job/job.machine.ts", "plan/plan.machine.ts", "watchdog/watchdog.machine.ts"]))
   })
 
   it.each(machineFiles)("reads %s as the machine the code runs: states, tags, transitions, guards", async (file) => {

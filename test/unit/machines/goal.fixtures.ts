@@ -1,5 +1,5 @@
-import type { GoalLimits, GoalTerms } from "../../../machines/goal.gates"
-import type { GoalEvent, GoalInput } from "../../../machines/goal.machine"
+import type { GoalLimits, GoalTerms } from "../../../machines/goal/goal.gates"
+import type { GoalEvent, GoalInput } from "../../../machines/goal/goal.machine"
 
 // What the goal machine's unit tests share: a goal with two criteria and two checks, armed at T0, and its events.
 

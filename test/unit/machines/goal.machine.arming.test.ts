@@ -2,7 +2,7 @@
 // and the arm gate opens the user's dialog only for a contract that can be checked and a session without a draft plan.
 import { describe, expect, it } from "vitest"
 import { initialTransition } from "xstate"
-import { GOAL_DEBOUNCE_MS, NO_ACTIVITY } from "../../../machines/goal.gates"
+import { GOAL_DEBOUNCE_MS, NO_ACTIVITY } from "../../../machines/goal/goal.gates"
 import { MINUTE, T0, allow, arm, input, limits, reject, terms } from "./goal.fixtures"
 import { checked, discard, effectsOf, expectRefused, from, machine, revise, run, start } from "./goal.machine.helpers"
 

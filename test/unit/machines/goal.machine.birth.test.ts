@@ -3,10 +3,10 @@
 // written once. The refusal keeps the words the service used to say it with.
 import { describe, expect, it } from "vitest"
 import { initialTransition } from "xstate"
-import { isArmBlockedByLiveGoal } from "../../../machines/goal.gates"
-import type { GoalBirthFacts } from "../../../machines/goal.machine"
-import { explainGoalBirthRefusal } from "../../../machines/goal.refusals"
-import { goalStatusOf } from "../../../machines/goal.status"
+import { isArmBlockedByLiveGoal } from "../../../machines/goal/goal.gates"
+import type { GoalBirthFacts } from "../../../machines/goal/goal.machine"
+import { explainGoalBirthRefusal } from "../../../machines/goal/goal.refusals"
+import { goalStatusOf } from "../../../machines/goal/goal.status"
 import { arm, inputWith } from "./goal.fixtures"
 import { machine } from "./goal.machine.helpers"
 

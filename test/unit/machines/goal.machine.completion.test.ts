@@ -1,7 +1,7 @@
 // The goal machine's completion gate: every check passed for this revision and one attestation with evidence per
 // criterion, then the user's dialog decides.
 import { describe, expect, it } from "vitest"
-import type { Attestation } from "../../../machines/goal.gates"
+import type { Attestation } from "../../../machines/goal/goal.gates"
 import { MINUTE, T0, allow, reject } from "./goal.fixtures"
 import {
   active,

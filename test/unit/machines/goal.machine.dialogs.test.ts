@@ -2,8 +2,8 @@
 // answer moves the goal only for the dialog open now. An answer to one that has since closed — the goal left the
 // dialog state and came back to it — is refused with the stale-answer text and changes nothing.
 import { describe, expect, it } from "vitest"
-import type { GoalEvent } from "../../../machines/goal.machine"
-import { explainGoalRefusal } from "../../../machines/goal.refusals"
+import type { GoalEvent } from "../../../machines/goal/goal.machine"
+import { explainGoalRefusal } from "../../../machines/goal/goal.refusals"
 import { T0, allow, arm, input, reject } from "./goal.fixtures"
 import { type Snapshot, active, claimed, complete, discard, expectRefused, from, pause, resume, start } from "./goal.machine.helpers"
 

@@ -1,9 +1,9 @@
 // The goal document driving the machine: revisions of the contract (in every state but a dialog), and a status written
 // into the document, which pauses at once but is held for the user's dialog where it would arm, resume or complete.
 import { describe, expect, it } from "vitest"
-import { isUserGatedGoalDocumentStatus } from "../../../machines/goal.gates"
-import type { GoalEvent } from "../../../machines/goal.machine"
-import { pendingGoalDocumentNote } from "../../../machines/goal.refusals"
+import { isUserGatedGoalDocumentStatus } from "../../../machines/goal/goal.gates"
+import type { GoalEvent } from "../../../machines/goal/goal.machine"
+import { pendingGoalDocumentNote } from "../../../machines/goal/goal.refusals"
 import { arm, terms } from "./goal.fixtures"
 import { active, completing, debouncing, effectsOf, expectRefused, from, parked, pause, resume, revise, run, start } from "./goal.machine.helpers"
 

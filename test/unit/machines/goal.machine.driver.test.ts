@@ -2,9 +2,9 @@
 // lapsed, and a takeover closes a dialog that died with its process and restarts the loop after a debounce.
 import { describe, expect, it } from "vitest"
 import type { DriverFacts } from "../../../machines/driver.claim"
-import { GOAL_DEBOUNCE_MS } from "../../../machines/goal.gates"
-import type { GoalEvent } from "../../../machines/goal.machine"
-import { explainGoalRefusal } from "../../../machines/goal.refusals"
+import { GOAL_DEBOUNCE_MS } from "../../../machines/goal/goal.gates"
+import type { GoalEvent } from "../../../machines/goal/goal.machine"
+import { explainGoalRefusal } from "../../../machines/goal/goal.refusals"
 import { stateToString } from "../../../machines/state.text"
 import { T0, arm } from "./goal.fixtures"
 import {

@@ -1,7 +1,7 @@
 // How a goal ends: a discard (the user's at once from any state, the model's through the user's dialog), and the
 // finished states, completed and abandoned, which accept nothing more.
 import { describe, expect, it } from "vitest"
-import type { GoalEvent } from "../../../machines/goal.machine"
+import type { GoalEvent } from "../../../machines/goal/goal.machine"
 import { T0, allow, arm, reject } from "./goal.fixtures"
 import {
   type Snapshot,

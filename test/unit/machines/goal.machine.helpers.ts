@@ -4,8 +4,8 @@
 import { expect } from "vitest"
 import { type SnapshotFrom, getNextSnapshot, initialTransition, transition } from "xstate"
 import type { DriverFacts } from "../../../machines/driver.claim"
-import { type Attestation, type CheckLogLine, type CheckRun, GOAL_DEBOUNCE_MS, type GoalLimits } from "../../../machines/goal.gates"
-import { type GoalEvent, goalMachine } from "../../../machines/goal.machine"
+import { type Attestation, type CheckLogLine, type CheckRun, GOAL_DEBOUNCE_MS, type GoalLimits } from "../../../machines/goal/goal.gates"
+import { type GoalEvent, goalMachine } from "../../../machines/goal/goal.machine"
 import { MINUTE, type Overrides, T0, allow, arm, inputWith, limits, terms } from "./goal.fixtures"
 
 export const machine = goalMachine.provide({ actions: { writeDocument: () => {}, sendBrief: () => {}, sendWrapUp: () => {} } })

@@ -2,7 +2,7 @@
 // ledgers, and every reason it stops by itself (no progress, a draft plan, the turn, time, cost and token budgets,
 // failed sends), decided in the seed's order.
 import { describe, expect, it } from "vitest"
-import { GOAL_DEBOUNCE_MS, NO_ACTIVITY } from "../../../machines/goal.gates"
+import { GOAL_DEBOUNCE_MS, NO_ACTIVITY } from "../../../machines/goal/goal.gates"
 import { MINUTE, T0, allow, limits } from "./goal.fixtures"
 import {
   active,

@@ -1,7 +1,7 @@
 // Pausing and resuming a goal: a pause from any loop state (the model's with a blocker), and the resume gate, which
 // asks the user and refuses a spent turn, time, cost or token budget unless the resume adds to it.
 import { describe, expect, it } from "vitest"
-import { GOAL_MAX_MINUTES_CEILING, GOAL_MAX_TURNS_CEILING } from "../../../machines/goal.gates"
+import { GOAL_MAX_MINUTES_CEILING, GOAL_MAX_TURNS_CEILING } from "../../../machines/goal/goal.gates"
 import { MINUTE, T0, allow, limits, reject } from "./goal.fixtures"
 import {
   type Snapshot,

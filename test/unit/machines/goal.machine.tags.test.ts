@@ -1,7 +1,7 @@
 // The goal machine's tags, state by state: what the services read to know a goal is live, driving, due or waiting on
 // the user.
 import { describe, expect, it } from "vitest"
-import type { GoalTag } from "../../../machines/goal.machine"
+import type { GoalTag } from "../../../machines/goal/goal.machine"
 import { allow, arm } from "./goal.fixtures"
 import { type Snapshot, active, completing, debouncing, discard, from, parked, pause, resume, run, start } from "./goal.machine.helpers"
 

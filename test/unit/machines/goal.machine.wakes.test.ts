@@ -2,7 +2,7 @@
 // it is released on its own.
 import { describe, expect, it } from "vitest"
 import { transition } from "xstate"
-import type { GoalEvent } from "../../../machines/goal.machine"
+import type { GoalEvent } from "../../../machines/goal/goal.machine"
 import { T0 } from "./goal.fixtures"
 import { type Snapshot, active, due, effectsOf, expectRefused, from, idle, machine, pause } from "./goal.machine.helpers"
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, getNextSnapshot, initialTransition } from "xstate"
-import type { Attestation, CheckRun } from "../../../machines/goal.gates"
-import { type GoalEvent, goalMachine } from "../../../machines/goal.machine"
-import { explainGoalRefusal } from "../../../machines/goal.refusals"
+import type { Attestation, CheckRun } from "../../../machines/goal/goal.gates"
+import { type GoalEvent, goalMachine } from "../../../machines/goal/goal.machine"
+import { explainGoalRefusal } from "../../../machines/goal/goal.refusals"
 import { MINUTE, type Overrides, T0, allow, arm, input, inputWith, limits, reject, terms } from "./goal.fixtures"
 
 // A refusal text names the gate that refused and the way past it. Each case first checks that the machine does refuse

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, initialTransition } from "xstate"
-import { MAX_SURVIVORS, isOverSurvivorCap } from "../../../machines/job.gates"
-import { type JobBirthFacts, type JobInput, jobMachine } from "../../../machines/job.machine"
-import { explainJobBirthRefusal } from "../../../machines/job.refusals"
+import { MAX_SURVIVORS, isOverSurvivorCap } from "../../../machines/job/job.gates"
+import { type JobBirthFacts, type JobInput, jobMachine } from "../../../machines/job/job.machine"
+import { explainJobBirthRefusal } from "../../../machines/job/job.refusals"
 import { jobInput } from "./job.fixtures"
 
 // The job machine's birth gate: a survive job is refused at birth while the host's live survive jobs are at the cap;

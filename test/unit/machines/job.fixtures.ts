@@ -1,5 +1,5 @@
-import { MAX_SURVIVORS } from "../../../machines/job.gates"
-import type { JobInput } from "../../../machines/job.machine"
+import { MAX_SURVIVORS } from "../../../machines/job/job.gates"
+import type { JobInput } from "../../../machines/job/job.machine"
 
 // The one job the job machine's unit tests start from: a foreground dev server with a success pattern.
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, createActor, getNextSnapshot, initialTransition, transition } from "xstate"
-import { firstDeadlineReached, isAdoptable, restoredJobFate, isIdleAt, isMaxWaitReachedAt, nextDeadline } from "../../../machines/job.gates"
-import { type JobEvent, type JobInput, type JobTag, jobMachine } from "../../../machines/job.machine"
+import { firstDeadlineReached, isAdoptable, restoredJobFate, isIdleAt, isMaxWaitReachedAt, nextDeadline } from "../../../machines/job/job.gates"
+import { type JobEvent, type JobInput, type JobTag, jobMachine } from "../../../machines/job/job.machine"
 import type { DriverFacts } from "../../../machines/driver.claim"
 import { JOB_T0, jobInput } from "./job.fixtures"
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, getNextSnapshot, initialTransition } from "xstate"
 import type { DriverFacts } from "../../../machines/driver.claim"
-import { type JobEvent, type JobInput, jobMachine } from "../../../machines/job.machine"
-import { explainJobRefusal } from "../../../machines/job.refusals"
+import { type JobEvent, type JobInput, jobMachine } from "../../../machines/job/job.machine"
+import { explainJobRefusal } from "../../../machines/job/job.refusals"
 import { stateToString } from "../../../machines/state.text"
 import { JOB_T0, jobInput } from "./job.fixtures"
 

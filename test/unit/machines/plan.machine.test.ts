@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, getNextSnapshot, initialTransition } from "xstate"
-import { checkCoverage, isUserGatedDocumentStatus, isWriteBannedTool, normalizeCriterion } from "../../../machines/plan.gates"
-import { PLAN_MACHINE_VERSION, type PlanEvent, type PlanInput, planMachine } from "../../../machines/plan.machine"
-import { explainPlanRefusal, pendingDocumentNote } from "../../../machines/plan.refusals"
-import type { PlanMachineStatus } from "../../../machines/plan.status"
+import { checkCoverage, isUserGatedDocumentStatus, isWriteBannedTool, normalizeCriterion } from "../../../machines/plan/plan.gates"
+import { PLAN_MACHINE_VERSION, type PlanEvent, type PlanInput, planMachine } from "../../../machines/plan/plan.machine"
+import { explainPlanRefusal, pendingDocumentNote } from "../../../machines/plan/plan.refusals"
+import type { PlanMachineStatus } from "../../../machines/plan/plan.status"
 import { planContextProblem, upgradePlanRecord } from "../../../services/plan/plan.context"
 
 type Snapshot = SnapshotFrom<typeof planMachine>

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest"
 import { createActor, getNextSnapshot, initialTransition } from "xstate"
-import { STALL_FLOOR_MS, isObservationOverAt, isStallDueAt, isWarnDueAt, withinCallWindow } from "../../../machines/watchdog.gates"
-import { type Candidate, type LedgerKind, type WatchdogEvent, type WatchdogInput, watchdogMachine, watchdogPlaceOf } from "../../../machines/watchdog.machine"
+import { STALL_FLOOR_MS, isObservationOverAt, isStallDueAt, isWarnDueAt, withinCallWindow } from "../../../machines/watchdog/watchdog.gates"
+import {
+  type Candidate,
+  type LedgerKind,
+  type WatchdogEvent,
+  type WatchdogInput,
+  watchdogMachine,
+  watchdogPlaceOf,
+} from "../../../machines/watchdog/watchdog.machine"
 
 const T0 = 1_700_000_000_000
 const input: WatchdogInput = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { type SnapshotFrom, getNextSnapshot, initialTransition } from "xstate"
-import { type WatchdogEvent, type WatchdogInput, watchdogMachine, watchdogPlaceOf } from "../../../machines/watchdog.machine"
-import { explainWatchdogRefusal } from "../../../machines/watchdog.refusals"
+import { type WatchdogEvent, type WatchdogInput, watchdogMachine, watchdogPlaceOf } from "../../../machines/watchdog/watchdog.machine"
+import { explainWatchdogRefusal } from "../../../machines/watchdog/watchdog.refusals"
 
 type Snapshot = SnapshotFrom<typeof watchdogMachine>
 

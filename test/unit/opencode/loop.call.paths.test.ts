@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { loopCallPaths } from "../../../adapters/opencode/loop/loop.call.paths"
-import { isInsideFolder, pathsOutsideWorktree } from "../../../machines/loop.gates"
+import { isInsideFolder, pathsOutsideWorktree } from "../../../machines/loop/loop.gates"
 
 describe("the paths a loop's worktree gate asks about", () => {
   let root: string

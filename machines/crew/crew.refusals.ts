@@ -2,8 +2,8 @@ import type { SnapshotFrom } from "xstate"
 import { FAIL_REPORTS_REQUIRED, lacksDispatchableWorker, registrationProblems, reportCoverage } from "./crew.gates"
 import type { CrewEvent, crewMachine } from "./crew.machine"
 import { crewStatusOf } from "./crew.status"
-import { staleAnswerText } from "./dialog.gates"
-import { stateToString } from "./state.text"
+import { staleAnswerText } from "../dialog.gates"
+import { stateToString } from "../state.text"
 
 type CrewSnapshot = SnapshotFrom<typeof crewMachine>
 

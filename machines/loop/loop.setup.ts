@@ -1,4 +1,4 @@
-import { mayDrive } from "./driver.claim"
+import { mayDrive } from "../driver.claim"
 import { and, assertEvent, assign, emit, not, setup } from "xstate"
 import {
   adjustProblems,

@@ -1,7 +1,7 @@
 import type { SnapshotFrom } from "xstate"
-import { drivenElsewhereText } from "./driver.claim"
+import { drivenElsewhereText } from "../driver.claim"
 import type { JobEvent, jobMachine } from "./job.machine"
-import { stateToString } from "./state.text"
+import { stateToString } from "../state.text"
 
 type JobSnapshot = SnapshotFrom<typeof jobMachine>
 

@@ -1,9 +1,9 @@
 import type { SnapshotFrom } from "xstate"
-import { staleAnswerText } from "./dialog.gates"
+import { staleAnswerText } from "../dialog.gates"
 import { checkCoverage, openTasks } from "./plan.gates"
 import type { PlanEvent, planMachine } from "./plan.machine"
 import { planStatusOf } from "./plan.status"
-import { stateToString } from "./state.text"
+import { stateToString } from "../state.text"
 
 type PlanSnapshot = SnapshotFrom<typeof planMachine>
 

@@ -1,4 +1,4 @@
-import { drivenElsewhereText } from "./driver.claim"
+import { drivenElsewhereText } from "../driver.claim"
 import type { SnapshotFrom } from "xstate"
 import { adjustProblems, handoffProblems, isFileChangingTool, MAX_LOOP_SECTIONS, passesNeeded, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
 import { type LoopEvent, type loopMachine, loopPhaseOf } from "./loop.machine"

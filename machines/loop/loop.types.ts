@@ -1,4 +1,4 @@
-import type { DriverFacts } from "./driver.claim"
+import type { DriverFacts } from "../driver.claim"
 import type { LoopHandoff, LoopSection, LoopSectionPlan } from "./loop.gates"
 
 // The loop machine's data: what a loop starts from, what it holds, what it is told, and what its effects are asked.

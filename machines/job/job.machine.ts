@@ -1,5 +1,5 @@
 import { assertEvent, assign, setup } from "xstate"
-import { type DriverFacts, mayDrive } from "./driver.claim"
+import { type DriverFacts, mayDrive } from "../driver.claim"
 import { type DeadlineClock, firstDeadlineReached, isOverSurvivorCap } from "./job.gates"
 
 // One supervised shell job. The caller (forge_shell) waits while the job is `running`; the FIRST of four conditions

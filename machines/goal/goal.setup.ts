@@ -19,8 +19,8 @@ import {
   resumedLimits,
 } from "./goal.gates"
 import type { GoalMachineStatus } from "./goal.status"
-import { isDrivenElsewhere, mayDrive } from "./driver.claim"
-import { isAnswerToOpenDialog, nextDialog } from "./dialog.gates"
+import { isDrivenElsewhere, mayDrive } from "../driver.claim"
+import { isAnswerToOpenDialog, nextDialog } from "../dialog.gates"
 import type { GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalTag } from "./goal.types"
 
 // The goal machine's named guards (each calls a pure predicate of goal.gates.ts) and actions: context updates, and the

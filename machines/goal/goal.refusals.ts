@@ -2,9 +2,9 @@ import type { SnapshotFrom } from "xstate"
 import { attestationCoverage, hasBudgetLeft, isDueAt, resumedLimits } from "./goal.gates"
 import type { GoalEvent, goalMachine } from "./goal.machine"
 import { goalStatusOf } from "./goal.status"
-import { stateToString } from "./state.text"
-import { drivenElsewhereText } from "./driver.claim"
-import { staleAnswerText } from "./dialog.gates"
+import { stateToString } from "../state.text"
+import { drivenElsewhereText } from "../driver.claim"
+import { staleAnswerText } from "../dialog.gates"
 
 type GoalSnapshot = SnapshotFrom<typeof goalMachine>
 

@@ -1,5 +1,5 @@
 import { and, assertEvent, assign, emit, setup } from "xstate"
-import { type DialogAnswerFields, isAnswerToOpenDialog, nextDialog } from "./dialog.gates"
+import { type DialogAnswerFields, isAnswerToOpenDialog, nextDialog } from "../dialog.gates"
 import {
   type CrewBirthFacts,
   type CrewSubtask,

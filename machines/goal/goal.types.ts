@@ -1,6 +1,6 @@
 import type { Attestation, BudgetAdditions, CheckLogLine, CheckRun, GoalLimits, GoalSpend, GoalStopReason, GoalTerms, TurnActivity } from "./goal.gates"
-import type { DialogAnswerFields } from "./dialog.gates"
-import type { DriverFacts } from "./driver.claim"
+import type { DialogAnswerFields } from "../dialog.gates"
+import type { DriverFacts } from "../driver.claim"
 import type { GoalMachineStatus, LiveGoalStatus } from "./goal.status"
 
 // The goal machine's vocabulary: its input, context, events, tags and the document changes its effect writes.

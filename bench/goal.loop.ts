@@ -18,7 +18,7 @@ import { type GoalSnapshot, defineGoalLifecycle } from "../services/goal/goal.li
 import { GoalLoop } from "../services/goal/goal.loop"
 import type { GoalPrompter, SessionFacts } from "../services/goal/goal.ports"
 import { GoalService } from "../services/goal/goal.service"
-import type { Timers } from "../services/jobs/job.ports"
+import type { Timers } from "../services/job/job.ports"
 import type { Lifecycle } from "../services/lifecycle/lifecycle"
 import type { Clock, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { GoalMachine } from "../machines/goal/goal.machine"

@@ -16,7 +16,7 @@ import { watchdogFragment } from "../adapters/opencode/watchdog/watchdog.fragmen
 import { workerFragment } from "../adapters/opencode/worker/worker.fragment"
 import type { HostWorkersHandle } from "../adapters/opencode/worker/worker.handle"
 import type { Completions } from "../services/completion/completion"
-import type { JobSupervisor } from "../services/jobs/job.supervisor"
+import type { JobSupervisor } from "../services/job/job.supervisor"
 import type { LifecycleRepository } from "../services/lifecycle/lifecycle.ports"
 import type { WatchdogService } from "../services/watchdog/watchdog.service"
 

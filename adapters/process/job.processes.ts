@@ -1,5 +1,5 @@
-// The job supervisor's port onto this adapter: services/jobs asks through JobProcesses, POSIX answers here.
-import type { JobProcesses, MatchOutcome } from "../../services/jobs/job.ports"
+// The job supervisor's port onto this adapter: services/job asks through JobProcesses, POSIX answers here.
+import type { JobProcesses, MatchOutcome } from "../../services/job/job.ports"
 import type { ContainmentChoice } from "./job.containment"
 import { readExitStatus } from "./job.shim"
 import { spawnJob } from "./job.spawn"

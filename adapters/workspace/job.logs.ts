@@ -2,7 +2,7 @@ import { mkdirSync, realpathSync } from "node:fs"
 import { readdir, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import path from "node:path"
-import type { JobLogs } from "../../services/jobs/job.ports"
+import type { JobLogs } from "../../services/job/job.ports"
 import { openFilesIn } from "../process/proc.table"
 
 /** At most this many job logs stay on disk; the oldest finished ones rotate out. */

@@ -1,5 +1,5 @@
 // forge_search's regex as the model writes it: bare ("useState\(") or the /source/flags literal form forge_shell's
-// success_pattern takes ("/todo/i", services/jobs/success.pattern.ts). Not that parser itself: its errors name
+// success_pattern takes ("/todo/i", services/job/success.pattern.ts). Not that parser itself: its errors name
 // forge_shell, and it refuses any trailing letters that are no flag, while a search for an import path
 // ("/src/components") is common here. So only a tail of known flags makes the literal form; anything else is a bare
 // pattern, and every answer shows the regex as it was read.

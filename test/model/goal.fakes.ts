@@ -1,5 +1,5 @@
 import type { GoalSpend } from "../../machines/goal/goal.gates"
-import type { Timers } from "../../services/jobs/job.ports"
+import type { Timers } from "../../services/job/job.ports"
 import type { GoalCheck } from "../../services/goal/goal.contract"
 import type { CheckOutcome, GoalCheckRunner, GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
 import type { DriverClaim } from "../../machines/driver.claim"

@@ -1,5 +1,5 @@
 import type { JobHost } from "../../machines/job/job.machine"
-import type { ExitReport, JobLogs, JobProcesses, OutputMatcher, RunningProcess, SpawnRequest, Timers } from "../../services/jobs/job.ports"
+import type { ExitReport, JobLogs, JobProcesses, OutputMatcher, RunningProcess, SpawnRequest, Timers } from "../../services/job/job.ports"
 
 // A world for the job supervisor that spawns nothing: the test says when a spawn succeeds or fails, when output
 // grows, when the process exits, and which hosts still run. Time is a number the test sets; timers fire when the

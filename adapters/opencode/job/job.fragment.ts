@@ -1,6 +1,6 @@
 import path from "node:path"
 import { JOB_TOOL_IDS, builtinShellRefusal } from "../../../machines/exec.partition"
-import type { JobSupervisor } from "../../../services/jobs/job.supervisor"
+import type { JobSupervisor } from "../../../services/job/job.supervisor"
 import type { LifecycleRepository } from "../../../services/lifecycle/lifecycle.ports"
 import type { ForgeFragment, FragmentContext } from "../forge.fragment"
 import type { Lazy } from "../lazy"

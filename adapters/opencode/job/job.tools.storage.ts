@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "@opencode-ai/plugin"
 import type { ForgeOptions } from "../../../services/config/forge.options"
-import { toShellRequest } from "../../../services/jobs/job.request"
+import { toShellRequest } from "../../../services/job/job.request"
 import { type StorageTrouble, storageTroubleText } from "../../../services/lifecycle/storage.trouble"
 import { withoutScreenFields } from "../tool.screen"
 

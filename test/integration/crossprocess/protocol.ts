@@ -3,7 +3,7 @@
 // so the child and the harness cannot drift apart.
 import type { CriterionCheck } from "../../../machines/plan/plan.gates"
 import type { DialogRequest } from "../../../services/lifecycle/lifecycle.ports"
-import type { JobRestoreOutcome } from "../../../services/jobs/job.restore"
+import type { JobRestoreOutcome } from "../../../services/job/job.restore"
 import type { PlanSummary } from "../../../services/plan/plan.queries"
 import type { PlanOutcome } from "../../../services/plan/plan.service"
 

@@ -13,7 +13,7 @@ import type { Confirm, Logger } from "../../../services/lifecycle/lifecycle.port
 import { type HostJobs, createHostJobs } from "../../../src/jobs"
 import { createDriverClaims } from "../../../src/drivers"
 import type { DriverClaims } from "../../../services/lifecycle/driver.claim"
-import { toShellRequest } from "../../../services/jobs/job.request"
+import { toShellRequest } from "../../../services/job/job.request"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { createForgeRuntime, systemClock } from "../../../src/runtime"
 import { type Answer, type ChildEvent, type DialogAnswer, type Ops, type Request, SESSIONS_ENV, WORKSPACE_ENV } from "./protocol"

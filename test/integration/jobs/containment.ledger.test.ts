@@ -5,8 +5,8 @@ import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, expect, it } from "vitest"
 import { createJobProcesses } from "../../../adapters/process/job.processes"
-import { withContainmentLedger } from "../../../services/jobs/containment.ledger"
-import { JobLedger } from "../../../services/jobs/job.ledger"
+import { withContainmentLedger } from "../../../services/job/containment.ledger"
+import { JobLedger } from "../../../services/job/job.ledger"
 import { memoryLogger } from "../plan/plan.helpers"
 
 let dir: string

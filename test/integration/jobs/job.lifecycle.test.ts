@@ -5,7 +5,7 @@ import { afterEach, beforeEach, expect, it } from "vitest"
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { MAX_SURVIVORS } from "../../../machines/job/job.gates"
 import type { JobInput } from "../../../machines/job/job.machine"
-import { defineJobLifecycle } from "../../../services/jobs/job.lifecycle"
+import { defineJobLifecycle } from "../../../services/job/job.lifecycle"
 import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
 import { memoryLogger } from "../plan/plan.helpers"
 

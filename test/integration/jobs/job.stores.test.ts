@@ -4,9 +4,9 @@ import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storag
 import { type LifecycleStore, openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import type { JobHost } from "../../../machines/job/job.machine"
 import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
-import { JOB_LEDGER_LIMIT, JobLedger, type JobLedgerEntry } from "../../../services/jobs/job.ledger"
-import { CONSUMED_LIMIT, JOB_REGISTRY_NAME, JobRegistry } from "../../../services/jobs/job.registry"
-import { hostOfName, hostScopedName } from "../../../services/jobs/job.stores"
+import { JOB_LEDGER_LIMIT, JobLedger, type JobLedgerEntry } from "../../../services/job/job.ledger"
+import { CONSUMED_LIMIT, JOB_REGISTRY_NAME, JobRegistry } from "../../../services/job/job.registry"
+import { hostOfName, hostScopedName } from "../../../services/job/job.stores"
 
 // The job registry: an @xstate/store persisted per host in the workspace database's key_value table. The job ledger:
 // a named ledger in the database's ledger table that every host appends to. Hosts here are identities only; whether

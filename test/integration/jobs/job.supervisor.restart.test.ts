@@ -6,9 +6,9 @@ import { currentHost, releaseHost } from "../../../adapters/process/job.hosts"
 import { isAlive } from "../../../adapters/process/proc.table"
 import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storage"
 import type { LifecycleStore } from "../../../adapters/storage/lifecycle.store"
-import { JOB_REGISTRY_NAME } from "../../../services/jobs/job.registry"
-import { hostScopedName } from "../../../services/jobs/job.stores"
-import type { JobSupervisor } from "../../../services/jobs/job.supervisor"
+import { JOB_REGISTRY_NAME } from "../../../services/job/job.registry"
+import { hostScopedName } from "../../../services/job/job.stores"
+import type { JobSupervisor } from "../../../services/job/job.supervisor"
 import { jobIdOf, otherHost, supervisorWorld } from "./job.supervisor.helpers"
 
 describe("job supervisor with real processes", () => {

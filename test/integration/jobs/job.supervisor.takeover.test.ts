@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest"
 import { isAlive } from "../../../adapters/process/proc.table"
 import { SqliteLedgerStore } from "../../../adapters/storage/ledger.repository"
 import type { LifecycleStore } from "../../../adapters/storage/lifecycle.store"
-import { JobLedger } from "../../../services/jobs/job.ledger"
+import { JobLedger } from "../../../services/job/job.ledger"
 import { jobIdOf, otherHost, supervisorWorld } from "./job.supervisor.helpers"
 
 describe("job supervisor with real processes", () => {

@@ -5,8 +5,8 @@ import path from "node:path"
 import { afterEach, beforeEach, expect, it } from "vitest"
 import { tempDir } from "../../temp.dir"
 import { createJobProcesses } from "../../../adapters/process/job.processes"
-import type { OutputMatcher } from "../../../services/jobs/job.ports"
-import { SCAN_STEP_BYTES, type ScanRequest, scanOutput } from "../../../services/jobs/output.scan"
+import type { OutputMatcher } from "../../../services/job/job.ports"
+import { SCAN_STEP_BYTES, type ScanRequest, scanOutput } from "../../../services/job/output.scan"
 
 const processes = createJobProcesses()
 let dir: string

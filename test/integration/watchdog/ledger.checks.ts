@@ -9,7 +9,7 @@ import { openLedgerStore } from "../../../adapters/storage/ledger.repository"
 import { migrate } from "../../../adapters/storage/migrator"
 import { migrations } from "../../../adapters/storage/migrations.generated"
 import { openWatchdogLedger, sharedWatchdogLedger } from "../../../adapters/storage/watchdog.ledger.repository"
-import { JobLedger, type JobLedgerEntry } from "../../../services/jobs/job.ledger"
+import { JobLedger, type JobLedgerEntry } from "../../../services/job/job.ledger"
 import type { WatchdogLedgerEntry } from "../../../services/watchdog/watchdog.ledger"
 
 export const entry = (i: number, extra: Partial<WatchdogLedgerEntry> = {}): WatchdogLedgerEntry => ({

@@ -1,7 +1,7 @@
 // success_pattern as the model writes it: bare, or in the /source/flags form; bad flags and bad regexes are refused
 // with an error that names the pattern and says how to write it.
 import { describe, expect, it } from "vitest"
-import { parseSuccessPattern } from "../../../services/jobs/success.pattern"
+import { parseSuccessPattern } from "../../../services/job/success.pattern"
 
 describe("success_pattern", () => {
   it("takes a bare pattern as written, with ^ and $ at line boundaries", () => {

@@ -18,9 +18,9 @@ import { openForeignWriter } from "./gate.foreign"
 import { type GateInput, STREAM_TOOLS, buildCallStream } from "./gate.stream"
 import { populateWorkspace } from "./gate.workspace"
 import { defaultForgeOptions } from "../services/config/forge.options"
-import { createHostJobs } from "../src/jobs"
+import { createHostJobs } from "../src/job/job.lazy"
 import { ready } from "../adapters/opencode/lazy"
-import { forgeFragments } from "../src/fragments"
+import { forgeFragments, handlesOf } from "../src/fragments"
 import { machineLine } from "./bench.machine"
 
 const PLAN_FILES = 1_000
@@ -89,14 +89,28 @@ async function main(): Promise<void> {
     },
   }
   let opened: Promise<ComposedRuntime> | undefined
+  let openedRuntime: ComposedRuntime | undefined
   // The gate bench starts no job: nothing needs recording.
   const jobs = createHostJobs({ client: stub.client, log, clock, repository: async () => undefined })
   const hooks: Hooks = createForgeHooks({
     client: stub.client,
     log,
     options: defaultForgeOptions,
-    openRuntime: () => (opened = createForgeRuntime({ workspace, clock, log })),
-    fragments: forgeFragments({ repository: async () => undefined, jobs: ready(jobs.supervisor), shellFamily: jobs.shellFamily, watchdog: ready(undefined) }),
+    openRuntime: () => (opened = createForgeRuntime({ workspace, clock, log }).then((rt) => (openedRuntime = rt))),
+    fragments: forgeFragments(
+      handlesOf({
+        job: ready(jobs),
+        plan: {
+          get: async () => {
+            if (opened === undefined) throw new Error("the plan harness was asked for before the runtime opened")
+            return (await opened).planHarness
+          },
+          current: () => openedRuntime?.planHarness,
+        },
+        watchdog: ready(undefined),
+      }),
+      { workspace, shellFamily: jobs.shellFamily, repository: async () => undefined },
+    ),
   })
   try {
     await hooks.config?.({})

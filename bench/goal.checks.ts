@@ -1,4 +1,4 @@
-// The goal check runner (adapters/workspace/goal.checks.ts, as src/goals.ts composes it) against the plainest way to
+// The goal check runner (adapters/workspace/goal.checks.ts, as src/goal/goal.lazy.ts composes it) against the plainest way to
 // do the same thing: a command check against spawning its shell directly and awaiting `exit`, and a `--contains`
 // check against reading the file and calling `includes`. Runs are interleaved, the order rotating every round.
 import { spawn } from "node:child_process"

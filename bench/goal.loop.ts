@@ -1,4 +1,4 @@
-// The goal harness's continuation loop as production composes it (src/goals.ts): the goal lifecycle on the real
+// The goal harness's continuation loop as production composes it (src/goal/goal.lazy.ts): the goal lifecycle on the real
 // runtime's one lifecycle host (SQLite in the temp workspace), real goal documents (FsGoalFiles), the GoalService and
 // the GoalLoop. Only the world around it is scripted: Timers that record the requested delay and let the bench fire
 // the callback at once (the clock then skips the delay, so the 2 s debounce is skipped, never slept), a prompter that
@@ -156,7 +156,7 @@ export async function createLoopBench(workspace: string, sessionCount: number): 
     isIdle: async () => true,
   }
 
-  // As src/goals.ts composes it, with the scripted world above.
+  // As src/goal/goal.lazy.ts composes it, with the scripted world above.
   const files = new FsGoalFiles(workspace)
   const lifecycle: Lifecycle<GoalMachine> = defineGoalLifecycle(runtime.host, { files, clock, prompter, log })
   const service = new GoalService({

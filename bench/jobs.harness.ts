@@ -9,8 +9,8 @@ import { createJobProcesses } from "../adapters/process/job.processes"
 import type { ExitReport, JobProcesses } from "../services/job/job.ports"
 import type { LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import { type ShellArgs, type ShellRequest, toShellRequest } from "../services/job/job.request"
-import type { JobSupervisor } from "../services/job/job.supervisor"
-import { createHostJobs } from "../src/jobs"
+import type { JobSupervisor } from "../services/job/job.service"
+import { createHostJobs } from "../src/job/job.lazy"
 import { createForgeRuntime } from "../src/runtime"
 
 export interface ExitStamp {

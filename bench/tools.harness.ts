@@ -20,7 +20,7 @@ export interface BenchFiles {
   close(): Promise<void>
 }
 
-/** ForgeFiles as createHostFiles (src/files.ts) builds it, with the default journal bound (files.journalMaxMB). */
+/** ForgeFiles as createHostFiles (src/files/files.lazy.ts) builds it, with the default journal bound (files.journalMaxMB). */
 export async function openBenchFiles(workspace: string): Promise<BenchFiles> {
   const database = await openLifecycleStore(workspace)
   const journal = new SqliteJournalStore(database.connection)

@@ -110,7 +110,8 @@ async function buildServer(entry, out) {
     chunkNames: "plugin/[name]-[hash]",
     outdir: out,
   })
-  const entryMeta = Object.values(split.metafile.outputs).find((o) => o.entryPoint !== undefined)
+  // Every lazily imported module is an entry point of its own chunk: the plugin's is the one built from `entry`.
+  const entryMeta = Object.values(split.metafile.outputs).find((o) => o.entryPoint !== undefined && resolve(o.entryPoint) === resolve(entry))
   checkPluginExports(entryMeta)
   const single = await build({ ...serverCommon, entryPoints: [entry], write: false, outfile: join(out, "forgecharts.js") })
   const [file] = single.outputFiles

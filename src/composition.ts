@@ -1,29 +1,20 @@
 import type { PluginInput } from "@opencode-ai/plugin"
-import type { ResolvedShell } from "../adapters/process/shell.resolver"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
+import type { ResolvedShell } from "../adapters/process/shell.resolver"
 import { sharedLedgerStore } from "../adapters/storage/ledger.repository"
 import type { ForgeOptions } from "../services/config/forge.options"
 import type { ForgeTimings } from "../services/config/test.timings"
-import type { JobSupervisor } from "../services/job/job.supervisor"
-import type { LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
-import type { WatchdogService } from "../services/watchdog/watchdog.service"
-import type { HostCrewsHandle } from "../adapters/opencode/crew/crew.handle"
 import type { CrewRosterSource } from "../services/crew/crew.ports"
-import { createHostCrews } from "./crews"
-import { createHostFiles } from "./files"
-import { Completions } from "../services/completion/completion"
-import type { HostFilesHandle } from "../adapters/opencode/file/file.handle"
-import { type HostGoals, createHostGoals } from "./goals"
-import { createHostJobs } from "./jobs"
-import type { HostLoopsHandle } from "../adapters/opencode/loop/loop.handle"
-import { createHostLoops } from "./loops"
-import { composeWorkspace, systemClock } from "./runtime"
-import { createHostWatchdog } from "./watchdog"
+import type { LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import { createDriverClaims, startDriverWatch } from "./drivers"
+import type { ForgeModule, ModuleHandles, ModuleName, ModuleParts } from "./forge.module"
+import { FORGE_MODULES } from "./modules"
+import { type OpenRestoreStep, composeWorkspace } from "./runtime"
+import { systemClock } from "./system"
 
-// The one place the lifecycles' services meet: every one is built here on the workspace's one lifecycle host and one
-// database. The plugin loads this module only when a lifecycle is first touched (src/server.ts); the fragments that
-// expose the services to opencode are listed in src/fragments.ts.
+// The one place the lifecycles' services meet: every module's lazy part is loaded and built here, in the list's order
+// (src/modules.ts), on the workspace's one lifecycle host and one database. The plugin loads this module only when a
+// lifecycle is first touched (src/server.ts).
 
 export interface ForgeCompositionOptions {
   client: PluginInput["client"]
@@ -36,92 +27,81 @@ export interface ForgeCompositionOptions {
   timings: ForgeTimings
   /** The workspace root: the git worktree, or the folder itself outside git. */
   workspace: string
+  /** The project directory opencode runs in. */
+  directory: string
   /** The interpreter forge_shell runs commands with (resolved when the plugin loaded, for the tool's description). */
   shell?: ResolvedShell
   /** The forge-* workers a crew can dispatch (the host's forge.json pools, read fresh at each registration). */
   roster: CrewRosterSource
+  /** The modules to build (the plugin's list by default); host-scoped and empty ones are built elsewhere or not at all. */
+  modules?: readonly ForgeModule[]
 }
 
-/** Every lifecycle service of one workspace; nothing opened yet (the database opens on first use). */
+/** Every module of one workspace built; nothing opened yet (the database opens on first use). */
 export interface ForgeComposition {
-  /** Opens the workspace once: its database, the plans restored (the fragments' restore steps run after it). */
+  /** Opens the workspace once: its database, the `at-open` restores (the fragments' restore steps run after it). */
   open(): Promise<ForgeRuntime>
   /** The workspace database's lifecycle records (its stand-in's when the file cannot be used). */
   repository(): Promise<LifecycleRepository | undefined>
-  jobs: JobSupervisor
-  /** The goal harness: its service and its continuation loop. */
-  goals: HostGoals
-  /** The crew harness: its service, /crew and the task belt's answers. */
-  crews: HostCrewsHandle
-  /** The loop harness: plans executed section by section in git worktrees. */
-  loops: HostLoopsHandle
-  /** The forge file tools: files and their undo journal, the web. */
-  files: HostFilesHandle
-  /** attempt_completion's results and the goal's completion gate. */
-  completions: Completions
-  /** Undefined where the host has no /proc: the watchdog stands down. */
-  watchdog?: WatchdogService
-  /** After the hooks' dispose: the ledgers, the host's queued records, the database, the job host's exit handlers. */
+  /** A module's handle; undefined for a module this composition does not build. */
+  handle<N extends ModuleName>(name: N): ModuleHandles[N] | undefined
+  /** After the hooks' dispose: the modules in reverse order, the ledgers, the host's queued records, the database. */
   close(): Promise<void>
 }
 
-export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
-  const workspace = composeWorkspace({ workspace: o.workspace, log: o.log })
+/** A module as the composition keeps it: its handle, and its policies bound to it. */
+interface Built {
+  readonly name: ModuleName
+  readonly handle: unknown
+  /** Its `at-open` restore, if it has one. */
+  readonly openStep?: OpenRestoreStep
+  /** The driver watch's look, for a lifecycle whose instances a claim drives. */
+  takeOverLeft?(): Promise<void>
+  close?(): Promise<void> | void
+}
+
+export async function composeForge(o: ForgeCompositionOptions): Promise<ForgeComposition> {
+  const built: Built[] = []
+  const handles = new Map<ModuleName, unknown>()
+  const workspace = composeWorkspace({ workspace: o.workspace, log: o.log }, () =>
+    built.flatMap((entry) => (entry.openStep === undefined ? [] : [entry.openStep])),
+  )
   const { database, host } = workspace
   // Every ledger (job, watchdog) appends to the workspace database's one ledger table, on its one connection.
   const ledgers = sharedLedgerStore(() => database.connection())
-  // Who drives each goal, loop and survive job: one claim per instance, in the workspace database.
+  // Who drives each instance a module's driver policy gives to a claim: one claim per instance, in the database.
   const claims = createDriverClaims({ connection: () => database.connection(), clock: systemClock, log: o.log })
-  // The goals first: a job's wake due on a goal's idle rides with the goal's brief.
-  const goals = createHostGoals({
+  const parts: ModuleParts = {
     client: o.client,
     log: o.log,
     clock: systemClock,
     workspace: o.workspace,
-    host,
-    plans: workspace.plans,
-    repository: () => database.repository(),
-    debounceMs: o.timings.goalDebounceMs,
-    claims,
-  })
-  const crews = createHostCrews({
-    log: o.log,
-    clock: systemClock,
-    workspace: o.workspace,
-    host,
-    goals: goals.service,
-    roster: o.roster,
-    repository: () => database.repository(),
-  })
-  const loops = createHostLoops({
-    client: o.client,
-    log: o.log,
-    clock: systemClock,
-    workspace: o.workspace,
-    host,
-    plans: workspace.plans,
-    planFiles: workspace.files,
-    repository: () => database.repository(),
-    claims,
-  })
-  const completions = new Completions({ store: ledgers, clock: systemClock, goals: async () => goals.service, loops: async () => loops.service })
-  const files = createHostFiles({ clock: systemClock, connection: () => database.connection(), journalMaxMB: o.options.files.journalMaxMB })
-  const jobs = createHostJobs({
-    carryWake: (sessionId, text) => goals.loop.carryWake(sessionId, text),
-    client: o.client,
-    log: o.log,
-    clock: systemClock,
+    directory: o.directory,
+    options: o.options,
+    rawOptions: o.rawOptions,
+    env: o.env,
+    timings: o.timings,
     shell: o.shell,
-    repository: () => database.repository(),
-    keyValue: () => database.keyValue(),
-    ledgers,
+    roster: o.roster,
     host,
+    database,
     claims,
-  })
-  const watchdog = createHostWatchdog({ log: o.log, options: o.options, rawOptions: o.rawOptions, env: o.env, ledgers, host })
+    ledgers,
+    repository: () => database.repository(),
+    handle: <N extends ModuleName>(name: N) => {
+      if (!handles.has(name)) throw new Error(`the ${name} module is not built yet: a module may use at build time only those listed before it`)
+      return handles.get(name) as ModuleHandles[N]
+    },
+  }
+  for (const module of o.modules ?? FORGE_MODULES) {
+    if (module.kind === "surface" && module.scope !== "workspace") continue
+    const entry = await buildModule(module, parts)
+    handles.set(entry.name, entry.handle)
+    built.push(entry)
+  }
   let stopWatch: (() => void) | undefined
   return {
-    // Once the workspace is open, this process keeps its claims and looks for goals, loops and jobs left without a driver.
+    // Once the workspace is open, this process keeps its claims and looks for work whose driver ended.
     open: async () => {
       const runtime = await workspace.open()
       stopWatch ??= startDriverWatch({
@@ -130,33 +110,43 @@ export function composeForge(o: ForgeCompositionOptions): ForgeComposition {
         log: o.log,
         look: async () => {
           await host.refresh()
-          await goals.loop.resumeAll()
-          await loops.service.takeOverLeftLoops()
-          await jobs.takeOverLeft()
+          for (const entry of built) await entry.takeOverLeft?.()
         },
       })
       return runtime
     },
     repository: () => database.repository(),
-    jobs: jobs.supervisor,
-    goals,
-    crews,
-    loops,
-    files,
-    completions,
-    watchdog: watchdog?.service,
+    handle: <N extends ModuleName>(name: N) => handles.get(name) as ModuleHandles[N] | undefined,
     async close() {
       stopWatch?.()
-      goals.dispose()
-      loops.dispose()
+      // The modules stop first (no goal loop or loop pass claims anything after this), in reverse build order.
+      for (const entry of [...built].reverse()) await entry.close?.()
       // What this process drove is free for the others at once, not only once its claims lapse.
       await claims.releaseAll()
-      await watchdog?.close()
       await ledgers.close()
       // The database may have been opened without the runtime (a job recorded before any plan tool ran).
       await host.idle()
       await database.close()
-      jobs.uninstall()
     },
+  }
+}
+
+async function buildModule<N extends ModuleName>(module: ForgeModule<N>, parts: ModuleParts): Promise<Built> {
+  if (module.kind === "surface") {
+    if (module.scope !== "workspace") throw new Error(`the ${module.name} module is not built with a workspace`)
+    return { name: module.name, handle: (await module.load()).create(parts) }
+  }
+  const lifecycle = await module.load()
+  const handle = lifecycle.create(parts)
+  const { restore, driver } = lifecycle
+  return {
+    name: module.name,
+    handle,
+    openStep:
+      restore.when === "at-open"
+        ? { name: module.name, run: (repository) => restore.run(handle, repository), abandon: () => restore.abandon(handle) }
+        : undefined,
+    takeOverLeft: driver.kind === "claim" ? () => driver.takeOverLeft(handle) : undefined,
+    close: () => lifecycle.close?.(handle),
   }
 }

@@ -1,18 +1,15 @@
-import { createLineSearch } from "../adapters/process/line.search"
+import type { HostPlansHandle, PlanRestoreReport } from "../adapters/opencode/plan/plan.handle"
+import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import type { KeyValueStorage } from "../adapters/storage/keyvalue.storage"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
-import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
-import { FsPlanFiles } from "../adapters/workspace/plan.files"
 import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import type { StorageTrouble } from "../services/lifecycle/storage.trouble"
-import { definePlanLifecycle } from "../services/plan/plan.lifecycle"
-import { PlanQueries } from "../services/plan/plan.queries"
-import { rebuildLivePlans } from "../services/plan/plan.rebuild"
-import { PlanRegistry } from "../services/plan/plan.registry"
-import { PlanService } from "../services/plan/plan.service"
-import type { PlanFiles } from "../services/plan/plan.ports"
-import type { RestoreReport } from "../services/plan/plan.sync"
+import type { PlanQueries } from "../services/plan/plan.queries"
+import type { PlanRegistry } from "../services/plan/plan.registry"
+import type { PlanService } from "../services/plan/plan.service"
+import { createHostPlans } from "./plan/plan.lazy"
+import { systemClock } from "./system"
 import { type OpenDatabase, WorkspaceDatabase } from "./workspace.database"
 
 export interface RuntimeOptions {
@@ -24,7 +21,15 @@ export interface RuntimeOptions {
   databaseFile?: string
 }
 
-/** A workspace composed but not yet opened: the one database opener, the one lifecycle host, the plan services. */
+/** A restore that must finish while the workspace opens, before any gate decides (a module's `at-open` policy). */
+export interface OpenRestoreStep {
+  readonly name: string
+  run(repository: LifecycleRepository): Promise<void>
+  /** Drops what `run` loaded from a database that then failed (the workspace falls back to a stand-in). */
+  abandon(): void
+}
+
+/** A workspace composed but not yet opened: the one database opener and the one lifecycle host. */
 export interface ForgeWorkspace {
   readonly workspace: string
   readonly clock: Clock
@@ -32,17 +37,11 @@ export interface ForgeWorkspace {
   readonly database: WorkspaceDatabase
   /** The one lifecycle host: every lifecycle of the workspace is defined on it. */
   readonly host: LifecycleHost
-  /** The plan documents, `.opencode/plan/` of the workspace. */
-  readonly files: PlanFiles
-  readonly registry: PlanRegistry
-  readonly plans: PlanService
-  readonly queries: PlanQueries
-  /** Opens the database once, restores the plans and reconciles them with their documents. */
-  open(): Promise<ComposedRuntime>
+  /** Opens the database once and runs the `at-open` restore steps on it. */
+  open(): Promise<OpenedWorkspace>
 }
 
-export interface ComposedRuntime extends ForgeRuntime {
-  readonly registry: PlanRegistry
+export interface OpenedWorkspace extends ForgeRuntime {
   readonly host: LifecycleHost
   /** The workspace database's lifecycle tables, shared by every lifecycle (jobs record theirs here too). */
   readonly repository: LifecycleRepository
@@ -50,34 +49,25 @@ export interface ComposedRuntime extends ForgeRuntime {
   readonly connection: StorageConnection
   /** Small persisted stores (the job registry) on the same connection. */
   readonly keyValue: KeyValueStorage
-  /** What restore found, plus the live plans rebuilt from documents the database did not know. */
-  readonly restoreReport: RestoreReport & { rebuilt: string[] }
 }
 
-export const systemClock: Clock = { now: () => Date.now() }
-
-/** Composes a workspace without opening anything: its services work from the first call, its database on first use. */
-export function composeWorkspace(options: RuntimeOptions): ForgeWorkspace {
+/**
+ * Composes a workspace without opening anything: its database opens on first use. `atOpen` names the restore steps
+ * the open runs (asked at the open, so the modules built after this composition can supply them).
+ */
+export function composeWorkspace(options: RuntimeOptions, atOpen: () => readonly OpenRestoreStep[] = () => []): ForgeWorkspace {
   const clock = options.clock ?? systemClock
   const database = new WorkspaceDatabase(options.workspace, options.log, clock, options.databaseFile)
   const host = new LifecycleHost({ repository: () => database.repository(), clock, log: options.log })
-  const files = new FsPlanFiles(options.workspace)
-  const registry = new PlanRegistry(definePlanLifecycle(host, { files, clock }))
-  const plans = new PlanService({ registry, files, clock, log: options.log })
-  const queries = new PlanQueries(registry, files, createLineSearch())
-  let opened: Promise<ComposedRuntime> | undefined
+  let opened: Promise<OpenedWorkspace> | undefined
   const composed: ForgeWorkspace = {
     workspace: options.workspace,
     clock,
     log: options.log,
     database,
     host,
-    files,
-    registry,
-    plans,
-    queries,
     open: () =>
-      (opened ??= openRuntime(composed).catch((error: unknown) => {
+      (opened ??= openWorkspace(composed, atOpen()).catch((error: unknown) => {
         opened = undefined
         throw error
       })),
@@ -86,51 +76,66 @@ export function composeWorkspace(options: RuntimeOptions): ForgeWorkspace {
 }
 
 /**
- * Opens (and migrates) the workspace's database, restores every non-terminal plan, reconciles each with its document,
- * rebuilds live plans the database does not know from their documents. A database that cannot be used never makes
- * this fail: the runtime then runs on an in-memory database rebuilt from the documents, and `storageTrouble` says why.
+ * Opens (and migrates) the workspace's database and runs the restore steps on it. A database that cannot be used
+ * never makes this fail: the workspace then runs on an in-memory database (the plans rebuilt from their documents),
+ * and `storageTrouble` says why.
  */
-export async function createForgeRuntime(options: RuntimeOptions): Promise<ComposedRuntime> {
-  return composeWorkspace(options).open()
-}
-
-async function openRuntime(ws: ForgeWorkspace): Promise<ComposedRuntime> {
+async function openWorkspace(ws: ForgeWorkspace, steps: readonly OpenRestoreStep[]): Promise<OpenedWorkspace> {
   const opened = await ws.database.open()
   try {
-    return await restorePlans(ws, opened)
+    return await restoreInto(ws, opened, steps)
   } catch (error) {
     // The file opened but could not be restored from: the same fallback as a file that cannot be opened.
     if (opened.trouble !== undefined) throw error
-    ws.registry.stop()
+    for (const step of steps) step.abandon()
     const standIn = await ws.database.fallBack(`restoring from it failed: ${error instanceof Error ? error.message : String(error)}`)
-    return restorePlans(ws, standIn)
+    return restoreInto(ws, standIn, steps)
   }
 }
 
-async function restorePlans(ws: ForgeWorkspace, opened: OpenDatabase): Promise<ComposedRuntime> {
+async function restoreInto(ws: ForgeWorkspace, opened: OpenDatabase, steps: readonly OpenRestoreStep[]): Promise<OpenedWorkspace> {
   const { store, trouble } = opened
-  const { files } = ws
-  const restored = await ws.plans.sync.restore(store.repository)
-  const rebuilt = await rebuildLivePlans({ repository: store.repository, files, registry: ws.registry, sync: ws.plans.sync })
-  for (const problem of rebuilt.problems) ws.log.warn(`plan ${problem.planPath}: ${problem.problem}`)
-  if (rebuilt.rebuilt.length > 0) ws.log.info(`rebuilt ${rebuilt.rebuilt.length} live plan(s) from their documents`, { rebuilt: rebuilt.rebuilt })
-  const restoreReport = { ...restored, rebuilt: rebuilt.rebuilt, problems: [...restored.problems, ...rebuilt.problems] }
-  if (restoreReport.restored.length > 0) ws.log.info(`restored ${restoreReport.restored.length} live plan(s)`, { reconciled: restoreReport.reconciled })
+  for (const step of steps) await step.run(store.repository)
   return {
     workspace: ws.workspace,
     storageTrouble: trouble satisfies StorageTrouble | undefined,
-    plans: ws.plans,
-    queries: ws.queries,
-    registry: ws.registry,
     host: ws.host,
     repository: store.repository,
     connection: store.connection,
     keyValue: opened.keyValue,
-    restoreReport,
     async close() {
       await ws.host.idle()
-      ws.registry.stop()
+      for (const step of steps) step.abandon()
       await ws.database.close()
     },
   }
+}
+
+/** A workspace opened with its plans alone: what tests, benches and the CLI drive plans through. */
+export interface ComposedRuntime extends OpenedWorkspace {
+  readonly plans: PlanService
+  readonly queries: PlanQueries
+  readonly registry: PlanRegistry
+  /** The plan harness itself, as the plugin's plan fragment gets it. */
+  readonly planHarness: HostPlansHandle
+  /** What the plans' restore found, plus the live plans rebuilt from documents the database did not know. */
+  readonly restoreReport: PlanRestoreReport
+}
+
+/** Composes and opens a workspace with the plan lifecycle on its host (the plugin builds every module instead). */
+export async function createForgeRuntime(options: RuntimeOptions): Promise<ComposedRuntime> {
+  let report: PlanRestoreReport = { restored: [], reconciled: [], problems: [], rebuilt: [] }
+  const step = (plans: HostPlansHandle): OpenRestoreStep => ({
+    name: "plan",
+    run: async (repository) => {
+      report = await plans.restore(repository)
+    },
+    abandon: () => plans.stop(),
+  })
+  let plans: HostPlansHandle | undefined
+  const ws = composeWorkspace(options, () => (plans === undefined ? [] : [step(plans)]))
+  plans = createHostPlans({ workspace: ws.workspace, clock: ws.clock, log: ws.log, host: ws.host })
+  const built = plans
+  const opened = await ws.open()
+  return { ...opened, plans: built.service, queries: built.queries, registry: built.registry, planHarness: built, restoreReport: report }
 }

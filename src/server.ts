@@ -1,12 +1,14 @@
 import type { Plugin, PluginInput } from "@opencode-ai/plugin"
 import { createForgeHooks } from "../adapters/opencode/forge.hooks"
-import { lazy } from "../adapters/opencode/lazy"
+import { type Lazy, lazy } from "../adapters/opencode/lazy"
 import { createOpencodeLogger } from "../adapters/opencode/opencode.logger"
 import { resolveShell } from "../adapters/process/shell.resolver"
 import { parseForgeOptions } from "../services/config/forge.options"
 import { resolveTimings } from "../services/config/test.timings"
 import type { ForgeComposition } from "./composition"
+import type { ModuleHandles, ModuleName } from "./forge.module"
 import { forgeFragments } from "./fragments"
+import { workersModule } from "./workers/workers.module"
 import { workspaceRoot } from "./workspace.root"
 import { workspaceStoredState } from "./workspace.state"
 
@@ -27,29 +29,25 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
   for (const fallback of fallbacks) log.warn(fallback)
   const workspace = workspaceRoot(input.directory, input.worktree)
   const shell = resolveShell()
-  const workers = lazy(async () => (await import("./workers")).createHostWorkers({ directory: input.directory, log }))
+  // The workers are the host's, read at each config build before any workspace opens; every other module is built
+  // with the workspace's composition, on first use.
+  const workers = lazy(async () => (await workersModule.load()).create({ directory: input.directory, log }))
   const core = lazy<ForgeComposition>(async () => {
     const { composeForge } = await import("./composition")
     const roster = { roster: async () => (await workers.get()).roster() }
-    return composeForge({ client: input.client, log, options, rawOptions, env: process.env, timings, workspace, shell, roster })
+    return composeForge({ client: input.client, log, options, rawOptions, env: process.env, timings, workspace, directory: input.directory, shell, roster })
   })
+  // Every module's handle: the workers', or one the composition builds.
+  const handleOf = <N extends ModuleName>(name: N): Lazy<ModuleHandles[N]> =>
+    name === "workers"
+      ? (workers as Lazy<ModuleHandles[N]>)
+      : { get: async () => (await core.get()).handle(name) as ModuleHandles[N], current: () => core.current()?.handle(name) }
   const hooks = createForgeHooks({
     client: input.client,
     log,
     options,
     openRuntime: async () => (await core.get()).open(),
-    fragments: forgeFragments({
-      repository: async () => (await core.get()).repository(),
-      jobs: { get: async () => (await core.get()).jobs, current: () => core.current()?.jobs },
-      goals: { get: async () => (await core.get()).goals, current: () => core.current()?.goals },
-      crews: { get: async () => (await core.get()).crews, current: () => core.current()?.crews },
-      loops: { get: async () => (await core.get()).loops, current: () => core.current()?.loops },
-      completions: { get: async () => (await core.get()).completions, current: () => core.current()?.completions },
-      files: { handle: { get: async () => (await core.get()).files, current: () => core.current()?.files }, workspace },
-      workers,
-      shellFamily: shell.family,
-      watchdog: { get: async () => (await core.get()).watchdog, current: () => core.current()?.watchdog },
-    }),
+    fragments: forgeFragments(handleOf, { workspace, shellFamily: shell.family, repository: async () => (await core.get()).repository() }),
     // The background restore waits for opencode's own start and first model request (restore.schedule.ts).
     restoreDelay: timings.restore,
     storedState: workspaceStoredState(workspace),

@@ -31,3 +31,14 @@ export function lazy<T>(build: () => Promise<T>): Lazy<T> {
 export function ready<T>(value: T): Lazy<T> {
   return { get: async () => value, current: () => value }
 }
+
+/** A part of a lazy value, built with it (`current()` still never builds anything). */
+export function mapLazy<T, U>(source: Lazy<T>, part: (value: T) => U): Lazy<U> {
+  return {
+    get: async () => part(await source.get()),
+    current: () => {
+      const value = source.current()
+      return value === undefined ? undefined : part(value)
+    },
+  }
+}

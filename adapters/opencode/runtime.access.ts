@@ -1,14 +1,10 @@
 import type { StorageTrouble } from "../../services/lifecycle/storage.trouble"
-import type { PlanQueries } from "../../services/plan/plan.queries"
-import type { PlanService } from "../../services/plan/plan.service"
 
-/** What the opencode adapter needs of the composed runtime (built in src/runtime.ts). */
+/** What the opencode adapter needs of the composed runtime (opened in src/runtime.ts): the workspace, whatever lifecycles it holds. */
 export interface ForgeRuntime {
   readonly workspace: string
   /** Set when the workspace database could not be used: the runtime runs on an in-memory stand-in rebuilt from the documents. */
   readonly storageTrouble?: StorageTrouble
-  readonly plans: PlanService
-  readonly queries: PlanQueries
   close(): Promise<void>
 }
 

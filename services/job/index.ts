@@ -1,6 +1,6 @@
 // Public surface of the job lifecycle: the supervisor (forge_shell, forge_jobs), its lifecycle on the one host, the
 // effects its machine declares, the ledger and registry it keeps, and the ports a harness provides.
-export { JobSupervisor } from "./job.supervisor"
+export { JobSupervisor } from "./job.service"
 export type { JobSupervisorDeps } from "./job.supervisor.deps"
 export type { JobRestoreOutcome } from "./job.restore"
 export { defineJobLifecycle, type JobLifecycleOptions } from "./job.lifecycle"

@@ -43,7 +43,7 @@ afterAll(closeSharedHosts)
 
 describe("scenario folders", () => {
   it("holds the lifecycles' folders", () => {
-    expect(folders).toEqual(expect.arrayContaining(["crew", "files", "goal", "install", "jobs", "loop", "plan", "watchdog"]))
+    expect(folders).toEqual(expect.arrayContaining(["crew", "files", "goal", "install", "job", "loop", "plan", "watchdog"]))
   })
 })
 

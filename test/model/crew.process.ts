@@ -3,7 +3,7 @@ import { FsCrewFiles } from "../../adapters/workspace/crew.files"
 import { defineCrewLifecycle } from "../../services/crew/crew.lifecycle"
 import type { CrewRoster, CrewRosterSource } from "../../services/crew/crew.ports"
 import { CrewService } from "../../services/crew/crew.service"
-import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
+import { type OpenedWorkspace, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import type { FakeClock } from "./goal.fakes"
 
@@ -27,13 +27,13 @@ export interface Governance {
 
 /** One opencode process on the workspace: the parts a restart replaces (the workspace and its database stay). */
 export interface CrewProcess {
-  rt: ComposedRuntime
+  rt: OpenedWorkspace
   service: CrewService
 }
 
 /** A process on the workspace: composed on the folder (its database), the crew lifecycle defined on its one host. */
 export async function openCrewProcess(dir: string, clock: FakeClock, goal: Governance, roster: CrewRosterSource): Promise<CrewProcess> {
-  // As src/crews.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
+  // As src/crew/crew.lazy.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
   const log = memoryLogger()
   const workspace = composeWorkspace({ workspace: dir, clock, log })
   const files = new FsCrewFiles(dir)

@@ -4,7 +4,7 @@ import { GoalLoop } from "../../services/goal/goal.loop"
 import { GoalService } from "../../services/goal/goal.service"
 import { DriverClaims } from "../../services/lifecycle/driver.claim"
 import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
-import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
+import { type OpenedWorkspace, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import { FakeCheckRunner, FakeClaims, FakeClock, FakePrompter, FakeSessionFacts, ManualTimers } from "./goal.fakes"
 
@@ -23,7 +23,7 @@ export interface GoalProcess {
   claims: DriverClaims
   runner: FakeCheckRunner
   host: LifecycleHost
-  rt: ComposedRuntime
+  rt: OpenedWorkspace
   service: GoalService
   loop: GoalLoop
 }
@@ -36,7 +36,7 @@ export async function openGoalProcess(dir: string, createdAt: number): Promise<G
   const prompter = new FakePrompter()
   const facts = new FakeSessionFacts()
   const runner = new FakeCheckRunner()
-  // As src/goals.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
+  // As src/goal/goal.lazy.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
   const workspace = composeWorkspace({ workspace: dir, clock, log })
   const files = new FsGoalFiles(dir)
   const lifecycle = defineGoalLifecycle(workspace.host, { files, clock, prompter, log })

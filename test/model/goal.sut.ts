@@ -16,7 +16,7 @@ import type { DriverClaims } from "../../services/lifecycle/driver.claim"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import type { Confirm } from "../../services/lifecycle/lifecycle.ports"
-import type { ComposedRuntime } from "../../src/runtime"
+import type { OpenedWorkspace } from "../../src/runtime"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
 import { GoalExpectation } from "./goal.agreement"
@@ -80,7 +80,7 @@ class GoalSut implements ModelSut<GoalModel> {
     private readonly claims: DriverClaims,
     private readonly runner: FakeCheckRunner,
     private readonly host: LifecycleHost,
-    private readonly rt: ComposedRuntime,
+    private readonly rt: OpenedWorkspace,
     private readonly service: GoalService,
     private readonly loop: GoalLoop,
     private readonly input: GoalInput,

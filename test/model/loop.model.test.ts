@@ -317,7 +317,7 @@ describe("the loop's pass budget across restarts", () => {
 })
 
 // A loop's driver is one process at a time (the machine's driver gate). When it exits while another opencode process
-// on the workspace runs on, that process takes the loop over at its next look (src/loops.ts looks every 30 s): the
+// on the workspace runs on, that process takes the loop over at its next look (src/loop/loop.lazy.ts looks every 30 s): the
 // first pass's session, still being opened when the driver went, is opened again, once.
 describe("a loop whose driver exits while another process runs on", () => {
   it("is left to its live driver, then taken over once by the process still running", async () => {

@@ -3,7 +3,7 @@ import { DriverClaims } from "../../services/lifecycle/driver.claim"
 import { defineLoopLifecycle } from "../../services/loop/loop.lifecycle"
 import type { LoopPlans, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
 import { LoopService } from "../../services/loop/loop.service"
-import { type ComposedRuntime, composeWorkspace } from "../../src/runtime"
+import { type OpenedWorkspace, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import type { FakeClock } from "./goal.fakes"
 
@@ -17,7 +17,7 @@ export const NEIGHBOUR_ID = "model-process-neighbour"
 
 /** One opencode process on the workspace: the parts a restart replaces (the folder, its database and git stay). */
 export interface LoopProcess {
-  rt: ComposedRuntime
+  rt: OpenedWorkspace
   service: LoopService
   /** Its driver id. */
   id: string
@@ -38,7 +38,7 @@ export async function openLoopProcess(
   /** Which other processes still run (by default none: an earlier process of the SUT was closed before this one). */
   isAlive: (holder: string) => boolean = () => false,
 ): Promise<LoopProcess> {
-  // As src/loops.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
+  // As src/loop/loop.lazy.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
   const log = memoryLogger()
   const workspace = composeWorkspace({ workspace: dir, clock, log })
   // The driver claims in the workspace database every process of the SUT shares, held as this process's id.

@@ -3,7 +3,7 @@ import type { CrewRosterSource } from "../../../services/crew/crew.ports"
 import type { LiveRestoreReport } from "../../../services/lifecycle/lifecycle.restore.live"
 import type { CrewService } from "../../../services/crew/crew.service"
 
-/** The crew harness as the plugin's hooks see it (built in src/crews.ts, loaded on first use). */
+/** The crew harness as the plugin's hooks see it (built in src/crew/crew.lazy.ts, loaded on first use). */
 export interface HostCrewsHandle {
   service: CrewService
   /** The forge-* workers the task tool can dispatch, read from the forge.json files as they are now. */

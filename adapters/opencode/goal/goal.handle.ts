@@ -3,7 +3,7 @@ import type { GoalLoop } from "../../../services/goal/goal.loop"
 import type { LiveRestoreReport } from "../../../services/lifecycle/lifecycle.restore.live"
 import type { GoalService } from "../../../services/goal/goal.service"
 
-/** The goal harness as the plugin's hooks see it (built in src/goals.ts, loaded on first use). */
+/** The goal harness as the plugin's hooks see it (built in src/goal/goal.lazy.ts, loaded on first use). */
 export interface HostGoalsHandle {
   service: GoalService
   loop: GoalLoop

@@ -1,6 +1,6 @@
 import path from "node:path"
 import { JOB_TOOL_IDS, builtinShellRefusal } from "../../../machines/exec.partition"
-import type { JobSupervisor } from "../../../services/job/job.supervisor"
+import type { JobSupervisor } from "../../../services/job/job.service"
 import type { LifecycleRepository } from "../../../services/lifecycle/lifecycle.ports"
 import type { ForgeFragment, FragmentContext } from "../forge.fragment"
 import type { Lazy } from "../lazy"
@@ -31,7 +31,7 @@ export function jobFragment(ctx: FragmentContext, deps: JobFragmentDeps): ForgeF
   })
   const storageTrouble = async () => (await ctx.runtime())?.storageTrouble
   return {
-    id: "jobs",
+    id: "job",
     toolIds: JOB_TOOL_IDS,
     tools: { ...jobTools, forge_shell: refuseSurviveWithoutDatabase(jobTools.forge_shell, ctx.options, storageTrouble) },
     // The forge_shell dialog says only "Call tool forge_shell": the line above it says where the command will run.

@@ -1,6 +1,6 @@
 import { statusLabel } from "../../../services/plan/plan.label"
 import { planConfirmText, planDiscardText, planListText, planNothingText, planResumeText } from "../prompts/plan.command"
-import type { ForgeRuntime } from "../runtime.access"
+import type { HostPlansHandle } from "./plan.handle"
 
 /** A text part of a command turn. `synthetic`: sent to the model, hidden in the TUI; `ignored`: shown, never sent. */
 export interface CommandTextPart {
@@ -20,50 +20,50 @@ export interface CommandTurnText {
  * /plan's sub-commands are the user's own actions, so the plugin carries them out itself and rewrites the turn's
  * text to tell the model what happened. `/plan <task>` keeps its template, which only the model reads.
  */
-export async function handlePlanCommand(runtime: ForgeRuntime, session: string, rawArguments: string, parts: CommandTextPart[]): Promise<void> {
+export async function handlePlanCommand(plans: HostPlansHandle, session: string, rawArguments: string, parts: CommandTextPart[]): Promise<void> {
   // `opencode run --command` re-quotes arguments that contain spaces.
   const argument = rawArguments
     .trim()
     .replace(/^"(.*)"$/s, "$1")
     .trim()
-  const text = await subcommandText(runtime, session, argument.toLowerCase())
+  const text = await subcommandText(plans, session, argument.toLowerCase())
   if (text !== undefined) presentCommandTurn(parts, text)
   else hideCommandTemplate(parts, `/plan ${argument}`)
 }
 
-async function subcommandText(runtime: ForgeRuntime, session: string, argument: string): Promise<CommandTurnText | undefined> {
+async function subcommandText(plans: HostPlansHandle, session: string, argument: string): Promise<CommandTurnText | undefined> {
   const nothing = (what: string) => ({ model: planNothingText(what), user: `/plan ${argument}`.trimEnd() + `\n${what}` })
   if (argument === "" || argument === "list") {
-    const { plans, unreadable } = await runtime.queries.overview()
-    if (plans.length === 0 && unreadable.length === 0) return nothing("There are no unfinished plans in this workspace. Start one with /plan <task>.")
+    const { plans: overview, unreadable } = await plans.queries.overview()
+    if (overview.length === 0 && unreadable.length === 0) return nothing("There are no unfinished plans in this workspace. Start one with /plan <task>.")
     const listing = [
-      ...plans.map((p) => `- ${p.planPath} [${statusLabel(p)}] ${p.ticked}/${p.tasks} tasks — ${p.title}${p.session === session ? " (this session)" : ""}`),
+      ...overview.map((p) => `- ${p.planPath} [${statusLabel(p)}] ${p.ticked}/${p.tasks} tasks — ${p.title}${p.session === session ? " (this session)" : ""}`),
       ...unreadable.map((u) => `- ${u.planPath} [unreadable] ${u.error}`),
     ].join("\n")
     return { model: planListText(listing), user: `/plan — unfinished plans:\n${listing}` }
   }
   if (argument === "resume") {
-    const current = await runtime.plans.latestLiveFor(session)
-    const target = current ?? (await runtime.queries.unfinished())[0]?.planPath
+    const current = await plans.service.latestLiveFor(session)
+    const target = current ?? (await plans.queries.unfinished())[0]?.planPath
     if (target === undefined) return nothing("There is no unfinished plan to resume. Start one with /plan <task>.")
-    const from = current === undefined ? (await runtime.plans.bind(session, target)).from : null
-    const status = runtime.plans.statusOf(target)
+    const from = current === undefined ? (await plans.service.bind(session, target)).from : null
+    const status = plans.service.statusOf(target)
     return {
-      model: planResumeText(target, status, await runtime.queries.read(session, { path: target }), from),
+      model: planResumeText(target, status, await plans.queries.read(session, { path: target }), from),
       user: `/plan resume\nResumed ${target} (${status}) in this session.`,
     }
   }
   if (argument === "confirm") {
     // The user's confirmation goes through the same dialog as the tool path: the model is asked to open it.
-    const held = await runtime.plans.pendingDocumentOf(session)
+    const held = await plans.service.pendingDocumentOf(session)
     if (held === undefined) return nothing("There is no live plan in this session.")
     if (held.pending === null) return nothing(`The document of ${held.planPath} says what the plan is (${held.status}): there is nothing to confirm.`)
     const text = planConfirmText(held.planPath, held.status, held.pending)
     return { model: text.model, user: `/plan confirm\n${text.user}` }
   }
   if (argument === "discard") {
-    if ((await runtime.plans.latestLiveFor(session)) === undefined) return nothing("There is no live plan in this session to discard.")
-    const outcome = await runtime.plans.discard(session, { by: "user" }, "discarded by the user with /plan discard")
+    if ((await plans.service.latestLiveFor(session)) === undefined) return nothing("There is no live plan in this session to discard.")
+    const outcome = await plans.service.discard(session, { by: "user" }, "discarded by the user with /plan discard")
     return { model: planDiscardText(outcome.output), user: `/plan discard\n${outcome.output}` }
   }
   return undefined

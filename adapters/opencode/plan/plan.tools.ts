@@ -2,7 +2,9 @@ import type { ToolDefinition } from "@opencode-ai/plugin"
 import { DEFAULT_READ_LIMIT } from "../../../services/documents/document.window"
 import type { PlanSummary } from "../../../services/plan/plan.queries"
 import type { PlanOutcome } from "../../../services/plan/plan.service"
-import type { ForgeRuntime, ForgeRuntimeAccess } from "../runtime.access"
+import type { Lazy } from "../lazy"
+import type { ForgeRuntimeAccess } from "../runtime.access"
+import type { HostPlansHandle } from "./plan.handle"
 import { MAX_LIST_ITEMS, boundedText } from "../arg.limits"
 import { type ForgeToolResult, forgeTool } from "../tool.args"
 import { dialogFor } from "../tool.dialog"
@@ -16,7 +18,12 @@ import { PLAN_TOOL_IDS } from "../../../machines/agent.partition"
 
 export { PLAN_TOOL_IDS }
 
-export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN_TOOL_IDS)[number], ToolDefinition> {
+export function createPlanTools(access: ForgeRuntimeAccess, harness: Lazy<HostPlansHandle>): Record<(typeof PLAN_TOOL_IDS)[number], ToolDefinition> {
+  // The workspace opened (its plans restored) and the session the plan is bound to, then the plan harness.
+  const plansFor = async (ctx: { sessionID: string }) => {
+    const { session } = await access.forTool(ctx)
+    return { plans: await harness.get(), session }
+  }
   return {
     plan_write: forgeTool("plan_write", {
       description:
@@ -28,8 +35,8 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         title: boundedText("name").optional().describe("Plan title; defaults to the first # heading"),
       },
       async execute(args, ctx) {
-        const { runtime, session } = await access.forTool(ctx)
-        return withPlanTitle(runtime, await runtime.plans.write(session, args.content, args.title))
+        const { plans, session } = await plansFor(ctx)
+        return withPlanTitle(plans, await plans.service.write(session, args.content, args.title))
       },
     }),
     plan_read: forgeTool("plan_read", {
@@ -44,8 +51,8 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         path: boundedText("path").optional().describe("Read this plan document instead of the session's (must be under .opencode/plan/)"),
       },
       async execute(args, ctx) {
-        const { runtime, session } = await access.forTool(ctx)
-        const output = await runtime.queries.read(session, args)
+        const { plans, session } = await plansFor(ctx)
+        const output = await plans.queries.read(session, args)
         const what = args.recent ? "Recent plans" : `Read ${output.split("\n", 1)[0]}`
         return { output, title: screenText(args.pattern === undefined ? what : `${what} for /${args.pattern}/`, 100), metadata: {} }
       },
@@ -59,8 +66,8 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         replaceAll: z.boolean().default(false).describe("Replace every occurrence"),
       },
       async execute(args, ctx) {
-        const { runtime, session } = await access.forTool(ctx)
-        return withPlanTitle(runtime, await runtime.plans.edit(session, args.oldString, args.newString, args.replaceAll))
+        const { plans, session } = await plansFor(ctx)
+        return withPlanTitle(plans, await plans.service.edit(session, args.oldString, args.newString, args.replaceAll))
       },
     }),
     plan_approve: forgeTool("plan_approve", {
@@ -68,16 +75,16 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         "Ask the user to approve the session's draft plan. Opens a confirmation dialog: only the user's allow approves it. Call this only after the user has explicitly said to go ahead.",
       args: {},
       async execute(_args, ctx) {
-        const { runtime, session } = await access.forTool(ctx)
-        return withPlanTitle(runtime, await runtime.plans.approve(session, dialogFor(ctx, "plan")))
+        const { plans, session } = await plansFor(ctx)
+        return withPlanTitle(plans, await plans.service.approve(session, dialogFor(ctx, "plan")))
       },
     }),
     plan_tick: forgeTool("plan_tick", {
       description: "Tick one task of the session's approved plan as done; the document records the time.",
       args: { task: z.number().int().min(1).describe("Task number as written in the plan's Tasks list") },
       async execute(args, ctx) {
-        const { runtime, session } = await access.forTool(ctx)
-        return withPlanTitle(runtime, await runtime.plans.tick(session, args.task))
+        const { plans, session } = await plansFor(ctx)
+        return withPlanTitle(plans, await plans.service.tick(session, args.task))
       },
     }),
     plan_close: forgeTool("plan_close", {
@@ -96,8 +103,8 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
           .max(MAX_LIST_ITEMS),
       },
       async execute(args, ctx) {
-        const { runtime, session } = await access.forTool(ctx)
-        return withPlanTitle(runtime, await runtime.plans.close(session, args.checks, dialogFor(ctx, "plan")))
+        const { plans, session } = await plansFor(ctx)
+        return withPlanTitle(plans, await plans.service.close(session, args.checks, dialogFor(ctx, "plan")))
       },
     }),
     plan_discard: forgeTool("plan_discard", {
@@ -108,16 +115,16 @@ export function createPlanTools(access: ForgeRuntimeAccess): Record<(typeof PLAN
         supersede: boundedText("path").min(1).optional().describe("Workspace path of the successor document"),
       },
       async execute(args, ctx) {
-        const { runtime, session } = await access.forTool(ctx)
-        return withPlanTitle(runtime, await runtime.plans.discard(session, { by: "model", confirm: dialogFor(ctx, "plan") }, args.reason, args.supersede))
+        const { plans, session } = await plansFor(ctx)
+        return withPlanTitle(plans, await plans.service.discard(session, { by: "model", confirm: dialogFor(ctx, "plan") }, args.reason, args.supersede))
       },
     }),
   }
 }
 
 /** A plan tool's answer with its title (the answer's first sentence) and the plan as it now stands as metadata. */
-async function withPlanTitle(runtime: ForgeRuntime, outcome: PlanOutcome): Promise<ForgeToolResult> {
-  const plan = await runtime.queries.summaryOf(outcome.planPath)
+async function withPlanTitle(plans: HostPlansHandle, outcome: PlanOutcome): Promise<ForgeToolResult> {
+  const plan = await plans.queries.summaryOf(outcome.planPath)
   const metadata = plan === undefined ? { path: outcome.planPath } : planFields(plan)
   return { output: outcome.output, title: firstSentence(outcome.output), metadata }
 }

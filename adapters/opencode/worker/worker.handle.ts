@@ -3,7 +3,7 @@ import type { FrozenThought } from "../../../services/workers/thought.freeze"
 import type { ThoughtModelFacts } from "../../../services/workers/thought.level"
 import type { WorkerAgentConfig } from "../../../services/workers/worker.agent"
 
-/** The forge.json workers as the plugin's hooks see them (built in src/workers.ts, loaded at the first config build). */
+/** The forge.json workers as the plugin's hooks see them (built in src/workers/workers.lazy.ts, loaded at the first config build). */
 export interface HostWorkersHandle extends CrewRosterSource {
   /**
    * Reads the pool files as they are now and gives the forge-* agents to materialize (agent id → entry), logging the

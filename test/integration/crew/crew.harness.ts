@@ -9,7 +9,7 @@ import { CREW_DIR } from "../../../services/crew/crew.paths"
 import type { CrewRoster } from "../../../services/crew/crew.ports"
 import { CrewService } from "../../../services/crew/crew.service"
 import type { Confirm } from "../../../services/lifecycle/lifecycle.ports"
-import { type ComposedRuntime, composeWorkspace } from "../../../src/runtime"
+import { type OpenedWorkspace, composeWorkspace } from "../../../src/runtime"
 import { tempDir } from "../../temp.dir"
 import { memoryLogger } from "../plan/plan.helpers"
 
@@ -55,7 +55,7 @@ export class EditingCrewFiles extends FsCrewFiles {
 }
 
 export interface Process {
-  rt: ComposedRuntime
+  rt: OpenedWorkspace
   service: CrewService
   files: EditingCrewFiles
 }

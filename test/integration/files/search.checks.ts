@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import type { SearchAnswer, SearchRequest } from "../../../services/files/search"
-import { createHostFiles } from "../../../src/files"
+import { createHostFiles } from "../../../src/files/files.lazy"
 
 export interface SearchChecks {
   cases: Record<string, () => Promise<void>>

@@ -8,7 +8,7 @@ import { createKeyValueStorage } from "../../../adapters/storage/keyvalue.storag
 import type { LifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import { JOB_REGISTRY_NAME } from "../../../services/job/job.registry"
 import { hostScopedName } from "../../../services/job/job.stores"
-import type { JobSupervisor } from "../../../services/job/job.supervisor"
+import type { JobSupervisor } from "../../../services/job/job.service"
 import { jobIdOf, otherHost, supervisorWorld } from "./job.supervisor.helpers"
 
 describe("job supervisor with real processes", () => {

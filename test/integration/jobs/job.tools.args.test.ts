@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { tempDir } from "../../temp.dir"
 import { createJobTools } from "../../../adapters/opencode/job/job.tools"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
-import { type HostJobs, createHostJobs } from "../../../src/jobs"
+import { type HostJobs, createHostJobs } from "../../../src/job/job.lazy"
 import { callRaw, toolContext } from "../opencode/tool.context"
 import { memoryLogger } from "../plan/plan.helpers"
 

@@ -3,12 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import path from "node:path"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
-import { ready } from "../../../adapters/opencode/lazy"
-import { forgeFragments } from "../../../src/fragments"
-import { type HostJobs, createHostJobs } from "../../../src/jobs"
+import { type HostJobs, createHostJobs } from "../../../src/job/job.lazy"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { workspaceStoredState } from "../../../src/workspace.state"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
+import { testFragments } from "./test.fragments"
 
 // Opening the database and restoring must never delay a session that touches no lifecycle. The runtime here is real
 // (SQLite, documents, a draft restored from an earlier host); only its opening is held back by a latch, so "still
@@ -76,12 +75,7 @@ describe("forge hooks while the runtime is still restoring", () => {
         runtime = await openRuntime(ws.dir, ws.clock)
         return runtime
       },
-      fragments: forgeFragments({
-        repository: async () => runtime?.repository,
-        jobs: ready(hostJobs.supervisor),
-        shellFamily: hostJobs.shellFamily,
-        watchdog: ready(undefined),
-      }),
+      fragments: testFragments({ runtime: () => runtime, jobs: hostJobs, workspace: ws.dir }),
       // Stamped now, after the earlier host closed: nobody writes the workspace while this host restores.
       storedState: workspaceStoredState(ws.dir),
     })

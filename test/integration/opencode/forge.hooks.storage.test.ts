@@ -3,12 +3,11 @@ import { rmSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
-import type { ForgeRuntime } from "../../../adapters/opencode/runtime.access"
+import type { ComposedRuntime } from "../../../src/runtime"
 import { databasePath } from "../../../adapters/storage/database.path"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
-import { type HostJobs, createHostJobs } from "../../../src/jobs"
-import { ready } from "../../../adapters/opencode/lazy"
-import { forgeFragments } from "../../../src/fragments"
+import { type HostJobs, createHostJobs } from "../../../src/job/job.lazy"
+import { testFragments } from "./test.fragments"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 import { defined } from "../../defined"
 import { callRaw } from "./tool.context"
@@ -44,19 +43,15 @@ describe("forge hooks when the database cannot be used", () => {
       metadata: () => undefined,
       ask: async () => undefined,
     })
-  const build = (open: () => Promise<ForgeRuntime>) => {
+  const build = (open: () => Promise<ComposedRuntime>) => {
+    let runtime: ComposedRuntime | undefined
     hostJobs = createHostJobs({ client, log, clock: ws.clock, logDir: path.join(ws.dir, "job-logs"), repository: async () => undefined })
     hooks = createForgeHooks({
       client,
       log,
       options: defaultForgeOptions,
-      openRuntime: open,
-      fragments: forgeFragments({
-        repository: async () => undefined,
-        jobs: ready(hostJobs.supervisor),
-        shellFamily: hostJobs.shellFamily,
-        watchdog: ready(undefined),
-      }),
+      openRuntime: async () => (runtime = await open()),
+      fragments: testFragments({ runtime: () => runtime, jobs: hostJobs, workspace: ws.dir }),
     })
   }
 

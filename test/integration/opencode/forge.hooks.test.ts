@@ -4,12 +4,11 @@ import { readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import { defaultForgeOptions } from "../../../services/config/forge.options"
-import { type HostJobs, createHostJobs } from "../../../src/jobs"
-import { ready } from "../../../adapters/opencode/lazy"
-import { forgeFragments } from "../../../src/fragments"
+import { type HostJobs, createHostJobs } from "../../../src/job/job.lazy"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { PASSING_CHECKS, PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
 import { defined } from "../../defined"
+import { testFragments } from "./test.fragments"
 
 // The hooks over a real runtime (SQLite, files). Only opencode's client is stood in for: it answers
 // session look-ups from a table, as the host would.
@@ -62,12 +61,7 @@ describe("forge hooks", () => {
       log,
       options: defaultForgeOptions,
       openRuntime: async () => (runtime = await openRuntime(ws.dir, ws.clock)),
-      fragments: forgeFragments({
-        repository: async () => runtime?.repository,
-        jobs: ready(hostJobs.supervisor),
-        shellFamily: hostJobs.shellFamily,
-        watchdog: ready(undefined),
-      }),
+      fragments: testFragments({ runtime: () => runtime, jobs: hostJobs, workspace: ws.dir }),
     })
   })
   afterEach(async () => {

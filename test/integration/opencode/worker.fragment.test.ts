@@ -7,7 +7,7 @@ import type { FragmentContext } from "../../../adapters/opencode/forge.fragment"
 import { ready } from "../../../adapters/opencode/lazy"
 import { workerFragment } from "../../../adapters/opencode/worker/worker.fragment"
 import { WorkerAnchors } from "../../../services/workers/worker.anchors"
-import { createHostWorkers } from "../../../src/workers"
+import { createHostWorkers } from "../../../src/workers/workers.lazy"
 import { memoryLogger } from "../plan/plan.helpers"
 import { tempDir } from "../../temp.dir"
 

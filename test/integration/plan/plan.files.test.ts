@@ -32,7 +32,7 @@ describe("the plan folder on disk", () => {
   }
   const listing = async (session = "s1") => {
     const parts = [{ type: "text", text: "template" }]
-    await handlePlanCommand(rt, session, "", parts)
+    await handlePlanCommand(rt.planHarness, session, "", parts)
     return defined(parts[0], "the command's text part").text
   }
 

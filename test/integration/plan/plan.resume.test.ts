@@ -24,7 +24,7 @@ describe("/plan resume rebinds a plan from an earlier run to the current session
   const doc = (planPath: string) => parsePlanDocument(readFileSync(path.join(ws.dir, planPath), "utf8"), planPath)
   const resume = async (session: string) => {
     const parts = [{ type: "text", text: "template" }]
-    await handlePlanCommand(rt, session, "resume", parts)
+    await handlePlanCommand(rt.planHarness, session, "resume", parts)
     return defined(parts[0], "the command's text part").text
   }
 

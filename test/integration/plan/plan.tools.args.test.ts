@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { type PLAN_TOOL_IDS, createPlanTools } from "../../../adapters/opencode/plan/plan.tools"
+import type { PLAN_TOOL_IDS } from "../../../adapters/opencode/plan/plan.tools"
+import { planTools } from "./plan.tools.helpers"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { callRaw, toolContext, within } from "../opencode/tool.context"
 import { PLAN_BODY, openRuntime, tempWorkspace } from "./plan.helpers"
@@ -13,14 +14,14 @@ import { defined } from "../../defined"
 describe("plan tools parse their raw arguments at the boundary", () => {
   let ws: ReturnType<typeof tempWorkspace>
   let rt: ComposedRuntime
-  let tools: ReturnType<typeof createPlanTools>
+  let tools: ReturnType<typeof planTools>
   const call = (tool: (typeof PLAN_TOOL_IDS)[number], raw: unknown) => callRaw(tools[tool], raw, toolContext("s1", ws.dir))
   const planFiles = () => (existsSync(path.join(ws.dir, ".opencode/plan")) ? readdirSync(path.join(ws.dir, ".opencode/plan")) : [])
 
   beforeEach(async () => {
     ws = tempWorkspace()
     rt = await openRuntime(ws.dir, ws.clock)
-    tools = createPlanTools({ forTool: async (ctx) => ({ runtime: rt, session: ctx.sessionID }) })
+    tools = planTools(rt)
   })
   afterEach(async () => {
     await rt.close()

@@ -1,5 +1,6 @@
 import type { ToolContext } from "@opencode-ai/plugin"
 import { createPlanTools } from "../../../adapters/opencode/plan/plan.tools"
+import { ready } from "../../../adapters/opencode/lazy"
 import type { ComposedRuntime } from "../../../src/runtime"
 
 /** What a tool's dialog was asked, and how the stand-in user answers it (true: allow, false: reject). */
@@ -30,7 +31,7 @@ export function toolContext(sessionID: string, dialogs: DialogLog): ToolContext 
 
 /** The real plan tools over a real runtime; the session is the tool context's own (no subagent tree). */
 export function planTools(runtime: ComposedRuntime): ReturnType<typeof createPlanTools> {
-  return createPlanTools({ forTool: async (ctx) => ({ runtime, session: ctx.sessionID }) })
+  return createPlanTools({ forTool: async (ctx) => ({ runtime, session: ctx.sessionID }) }, ready(runtime.planHarness))
 }
 
 /** The transition log of one plan as `from|event|to` lines. */

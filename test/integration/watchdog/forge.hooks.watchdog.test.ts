@@ -7,12 +7,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { createForgeHooks } from "../../../adapters/opencode/forge.hooks"
 import { type ForgeOptions, defaultForgeOptions } from "../../../services/config/forge.options"
 import { WATCHDOG_MARK_VAR } from "../../../services/watchdog/watchdog.ports"
-import { type HostJobs, createHostJobs } from "../../../src/jobs"
+import { type HostJobs, createHostJobs } from "../../../src/job/job.lazy"
 import { ready } from "../../../adapters/opencode/lazy"
-import { forgeFragments } from "../../../src/fragments"
 import type { ComposedRuntime } from "../../../src/runtime"
 import { harness } from "../../unit/watchdog/watchdog.fakes"
 import { PLAN_BODY, memoryLogger, openRuntime, tempWorkspace } from "../plan/plan.helpers"
+import { testFragments } from "../opencode/test.fragments"
 
 type Hook<K extends keyof Hooks> = NonNullable<Hooks[K]>
 
@@ -34,12 +34,7 @@ describe("forge hooks with the watchdog", () => {
       log,
       options,
       openRuntime: async () => (runtime = await openRuntime(ws.dir, ws.clock)),
-      fragments: forgeFragments({
-        repository: async () => runtime?.repository,
-        jobs: ready(hostJobs.supervisor),
-        shellFamily: hostJobs.shellFamily,
-        watchdog: ready(h.service),
-      }),
+      fragments: testFragments({ runtime: () => runtime, jobs: hostJobs, workspace: ws.dir, watchdog: ready(h.service) }),
     })
     await hooks.config?.({} as never)
   }

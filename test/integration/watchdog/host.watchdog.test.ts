@@ -10,7 +10,7 @@ import { openWatchdogLedger } from "../../../adapters/storage/watchdog.ledger.re
 import { sharedLedgerStore } from "../../../adapters/storage/ledger.repository"
 import { parseForgeOptions } from "../../../services/config/forge.options"
 import { TEST_STALL_ENV, TEST_TICK_ENV } from "../../../services/watchdog/watchdog.settings"
-import { createHostWatchdog } from "../../../src/watchdog"
+import { createHostWatchdog } from "../../../src/watchdog/watchdog.lazy"
 import { memoryLogger } from "../plan/plan.helpers"
 
 const dirs: string[] = []

@@ -12,7 +12,7 @@ import { type WatchdogLedgerStore, openWatchdogLedger } from "../../../adapters/
 import { WATCHDOG_MARK_VAR } from "../../../services/watchdog/watchdog.ports"
 import { WatchdogService } from "../../../services/watchdog/watchdog.service"
 import type { WatchdogSettings } from "../../../services/watchdog/watchdog.settings"
-import { intervalTicker } from "../../../src/watchdog"
+import { intervalTicker } from "../../../src/watchdog/watchdog.lazy"
 import { memoryLogger } from "../plan/plan.helpers"
 import { janitor, makeTempDir, newCallId, settle, sleep, startShell } from "./watchdog.helpers"
 

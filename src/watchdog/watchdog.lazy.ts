@@ -1,14 +1,18 @@
 import { existsSync } from "node:fs"
-import { createProcessLocator, processClock } from "../adapters/process/process.locator"
-import { createProcessKiller } from "../adapters/process/watchdog.tree.kill"
-import { type ForgeOptions, optionFallbacks } from "../services/config/forge.options"
-import type { LedgerStore } from "../services/lifecycle/ledger.ports"
-import type { LifecycleHost } from "../services/lifecycle/lifecycle.host"
-import type { Logger } from "../services/lifecycle/lifecycle.ports"
-import { watchdogLedgerOn } from "../services/watchdog/watchdog.ledger"
-import type { WatchdogLedger, WatchdogTicker } from "../services/watchdog/watchdog.ports"
-import { WatchdogService } from "../services/watchdog/watchdog.service"
-import { resolveWatchdogSettings } from "../services/watchdog/watchdog.settings"
+import { createProcessLocator, processClock } from "../../adapters/process/process.locator"
+import { createProcessKiller } from "../../adapters/process/watchdog.tree.kill"
+import { type ForgeOptions, optionFallbacks } from "../../services/config/forge.options"
+import type { LedgerStore } from "../../services/lifecycle/ledger.ports"
+import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
+import type { Logger } from "../../services/lifecycle/lifecycle.ports"
+import { watchdogLedgerOn } from "../../services/watchdog/watchdog.ledger"
+import type { WatchdogLedger, WatchdogTicker } from "../../services/watchdog/watchdog.ports"
+import { WatchdogService } from "../../services/watchdog/watchdog.service"
+import { resolveWatchdogSettings } from "../../services/watchdog/watchdog.settings"
+import { watchdogMachine } from "../../machines/watchdog/watchdog.machine"
+import { explainWatchdogRefusal } from "../../machines/watchdog/watchdog.refusals"
+import { createWatchdogImplementations } from "../../services/watchdog/watchdog.implementations"
+import type { LifecycleParts } from "../forge.module"
 
 /** The scanner timer of a real host: unref'd, so a watch never keeps the process alive. */
 export const intervalTicker: WatchdogTicker = {
@@ -66,4 +70,19 @@ export function createHostWatchdog(options: {
       await service.dispose()
     },
   }
+}
+
+/** The watchdog lifecycle's lazy part. */
+export const watchdogParts: LifecycleParts<"watchdog"> = {
+  machine: watchdogMachine,
+  createImplementations: createWatchdogImplementations,
+  explainRefusal: explainWatchdogRefusal,
+  // A watch is born with every watched shell call: its input is all it needs.
+  explainBirthRefusal: null,
+  restore: { when: "never", why: "a watch lives as long as its shell call, in the process that runs it" },
+  driver: { kind: "own-process" },
+  create: (parts) =>
+    createHostWatchdog({ log: parts.log, options: parts.options, rawOptions: parts.rawOptions, env: parts.env, ledgers: parts.ledgers, host: parts.host })
+      ?.service,
+  close: async (watchdog) => watchdog?.dispose(),
 }

@@ -1,13 +1,14 @@
-import type { HostWorkersHandle } from "../adapters/opencode/worker/worker.handle"
-import { FsForgeJsonFiles } from "../adapters/workspace/forge.json.files"
-import type { Logger } from "../services/lifecycle/lifecycle.ports"
-import { ThoughtLevelFreeze } from "../services/workers/thought.freeze"
-import { thoughtLevelInputOf, thoughtLevelParams } from "../services/workers/thought.level"
-import { workerAgentConfig } from "../services/workers/worker.agent"
-import { WorkerAnchors } from "../services/workers/worker.anchors"
-import { formatWorkerFinding } from "../services/workers/worker.findings"
-import { type WorkerRoster, resolveWorkerPools } from "../services/workers/worker.pools"
-import { crewRosterOf } from "../services/workers/worker.roster"
+import type { HostWorkersHandle } from "../../adapters/opencode/worker/worker.handle"
+import { FsForgeJsonFiles } from "../../adapters/workspace/forge.json.files"
+import type { Logger } from "../../services/lifecycle/lifecycle.ports"
+import { ThoughtLevelFreeze } from "../../services/workers/thought.freeze"
+import { thoughtLevelInputOf, thoughtLevelParams } from "../../services/workers/thought.level"
+import { workerAgentConfig } from "../../services/workers/worker.agent"
+import { WorkerAnchors } from "../../services/workers/worker.anchors"
+import { formatWorkerFinding } from "../../services/workers/worker.findings"
+import { type WorkerRoster, resolveWorkerPools } from "../../services/workers/worker.pools"
+import { crewRosterOf } from "../../services/workers/worker.roster"
+import type { HostParts, SurfaceParts } from "../forge.module"
 
 // The host's anchor set: one per opencode process, shared by every plugin initialization in it (a shared `serve`
 // re-initializes the plugin for each project). The first directory is the primary anchor; the set only grows.
@@ -42,4 +43,9 @@ export function createHostWorkers(options: { directory: string; log: Logger; anc
     forget: (sessionId) => depths.forget(sessionId),
     roster: async () => crewRosterOf(await resolve()),
   }
+}
+
+/** The forge.json workers' lazy part: read by the host at every config build, before any workspace opens. */
+export const workersParts: SurfaceParts<"workers", HostParts> = {
+  create: (parts) => createHostWorkers({ directory: parts.directory, log: parts.log }),
 }

@@ -1,38 +1,34 @@
-import type { DriverClaims } from "../services/lifecycle/driver.claim"
+import type { DriverClaims } from "../../services/lifecycle/driver.claim"
 import { randomBytes } from "node:crypto"
 import type { PluginInput } from "@opencode-ai/plugin"
-import { currentHost, releaseHost } from "../adapters/process/job.hosts"
-import { createJobProcesses } from "../adapters/process/job.processes"
-import { installExitMatrix } from "../adapters/process/exit.matrix"
-import type { ResolvedShell } from "../adapters/process/shell.resolver"
-import { FsJobLogs } from "../adapters/workspace/job.logs"
-import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
-import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
-import { JobLedger } from "../services/job/job.ledger"
-import { withContainmentLedger } from "../services/job/containment.ledger"
-import { JobRegistry } from "../services/job/job.registry"
-import type { StoreStorage } from "../services/job/job.stores"
-import type { KeyValueStorage } from "../adapters/storage/keyvalue.storage"
-import type { LedgerStore } from "../services/lifecycle/ledger.ports"
-import type { JobProcesses, Timers } from "../services/job/job.ports"
-import { JobSupervisor } from "../services/job/job.supervisor"
+import { currentHost, releaseHost } from "../../adapters/process/job.hosts"
+import { createJobProcesses } from "../../adapters/process/job.processes"
+import { installExitMatrix } from "../../adapters/process/exit.matrix"
+import type { ResolvedShell } from "../../adapters/process/shell.resolver"
+import { FsJobLogs } from "../../adapters/workspace/job.logs"
+import type { Clock, LifecycleRepository, Logger } from "../../services/lifecycle/lifecycle.ports"
+import { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
+import { JobLedger } from "../../services/job/job.ledger"
+import { withContainmentLedger } from "../../services/job/containment.ledger"
+import { JobRegistry } from "../../services/job/job.registry"
+import type { StoreStorage } from "../../services/job/job.stores"
+import type { KeyValueStorage } from "../../adapters/storage/keyvalue.storage"
+import type { LedgerStore } from "../../services/lifecycle/ledger.ports"
+import type { JobProcesses } from "../../services/job/job.ports"
+import { systemTimers } from "../system"
+import { JobSupervisor } from "../../services/job/job.service"
+import type { HostJobsHandle } from "../../adapters/opencode/job/job.handle"
+import { jobMachine } from "../../machines/job/job.machine"
+import { explainJobBirthRefusal, explainJobRefusal } from "../../machines/job/job.refusals"
+import { JOB_CLAIMS } from "../../services/job/job.claims"
+import { createJobImplementations } from "../../services/job/job.implementations"
+import type { LifecycleParts } from "../forge.module"
 
-export const systemTimers: Timers = {
-  setTimeout(fn, ms) {
-    const handle = setTimeout(fn, ms)
-    return { cancel: () => clearTimeout(handle) }
-  },
-}
-
-export interface HostJobs {
-  supervisor: JobSupervisor
+/** The job harness with what tests and benches look into: its ledger, its registry, its shell. */
+export interface HostJobs extends HostJobsHandle {
   ledger: JobLedger
   registry: JobRegistry
   shellFamily: string
-  /** The driver watch's look: the jobs of a host that ended while this process runs are taken up (and said in the log). */
-  takeOverLeft(): Promise<void>
-  /** Removes the exit handlers and releases the host (the supervisor itself is disposed by the plugin's dispose hook). */
-  uninstall(): void
 }
 
 /**
@@ -126,4 +122,31 @@ export function createHostJobs(options: {
       options.log.info(`took over ${outcome.takenOver.length} finished job(s) whose opencode process ended, their result still owed`)
   }
   return { supervisor, ledger, registry, shellFamily: processes.shellFamily(), takeOverLeft, uninstall }
+}
+
+/** The job lifecycle's lazy part. */
+export const jobParts: LifecycleParts<"job"> = {
+  machine: jobMachine,
+  createImplementations: createJobImplementations,
+  explainRefusal: explainJobRefusal,
+  // A survive job beyond the cap of live survivors is refused by the machine, on the count read at the birth.
+  explainBirthRefusal: explainJobBirthRefusal,
+  restore: { when: "after-open" },
+  // A job runs in the process that started it; a survive job whose process ended is taken up by the claim's holder.
+  driver: { kind: "claim", claimKind: JOB_CLAIMS, takeOverLeft: (jobs) => jobs.takeOverLeft() },
+  create: (parts) =>
+    createHostJobs({
+      // A job's wake due on a goal's idle rides with the goal's brief (the goal module is built by the time a wake is due).
+      carryWake: (sessionId, text) => parts.handle("goal").loop.carryWake(sessionId, text),
+      client: parts.client,
+      log: parts.log,
+      clock: parts.clock,
+      shell: parts.shell,
+      repository: parts.repository,
+      keyValue: () => parts.database.keyValue(),
+      ledgers: parts.ledgers,
+      host: parts.host,
+      claims: parts.claims,
+    }),
+  close: (jobs) => jobs.uninstall(),
 }

@@ -1,0 +1,100 @@
+import type { PluginInput } from "@opencode-ai/plugin"
+import type { HostLoopsHandle } from "../../adapters/opencode/loop/loop.handle"
+import { createLoopSessions } from "../../adapters/opencode/loop/loop.sessions"
+import { GitLoopWorktrees } from "../../adapters/workspace/loop.worktrees"
+import type { DriverClaims } from "../../services/lifecycle/driver.claim"
+import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
+import type { Clock, LifecycleRepository, Logger } from "../../services/lifecycle/lifecycle.ports"
+import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
+import { defineLoopLifecycle } from "../../services/loop/loop.lifecycle"
+import { loopPlansOf } from "../../services/loop/loop.plans"
+import { LOOP_CLAIMS, LoopService } from "../../services/loop/loop.service"
+import type { PlanFiles } from "../../services/plan/plan.ports"
+import type { PlanService } from "../../services/plan/plan.service"
+import { loopMachine } from "../../machines/loop/loop.machine"
+import { explainLoopBirthRefusal, explainLoopRefusal } from "../../machines/loop/loop.refusals"
+import { createLoopImplementations } from "../../services/loop/loop.implementations"
+import type { LifecycleParts } from "../forge.module"
+
+/** The loop harness of one workspace: the service the loop tools and the passes' session events call. */
+export function createHostLoops(options: {
+  client: PluginInput["client"]
+  log: Logger
+  clock: Clock
+  workspace: string
+  host: LifecycleHost
+  plans: PlanService
+  planFiles: PlanFiles
+  /** The workspace database's lifecycle records, for the restore. */
+  repository: () => Promise<LifecycleRepository | undefined>
+  /** The workspace's one driver claim (the composition's watch renews it and takes up loops whose driver ended). */
+  claims: DriverClaims
+}): HostLoopsHandle {
+  const worktrees = new GitLoopWorktrees(options.workspace)
+  const sessions = createLoopSessions(options.client)
+  // The service is the effects' reporter, and the effects are the lifecycle's: the report reaches it once it exists.
+  let service: LoopService | undefined
+  const lifecycle = defineLoopLifecycle(options.host, {
+    worktrees,
+    sessions,
+    report: (loopName, event) => service?.report(loopName, event),
+    driver: options.claims.me,
+    log: options.log,
+  })
+  service = new LoopService({
+    lifecycle,
+    worktrees,
+    sessions,
+    plans: loopPlansOf(options.plans, options.planFiles),
+    claims: options.claims,
+    clock: options.clock,
+    log: options.log,
+  })
+  const built = service
+  // A loop that ended needs no driver: its claim goes at once.
+  const stopObserving = lifecycle.observe((loopName, snapshot) => {
+    if (!snapshot.hasTag("live"))
+      options.claims
+        .release(LOOP_CLAIMS, loopName)
+        .catch((error: unknown) => options.log.warn(`loop ${loopName}: its driver claim could not be released: ${String(error)}`))
+  })
+  return {
+    service: built,
+    async restore() {
+      const repository = await options.repository()
+      if (repository === undefined) return { restored: [], problems: [] }
+      // Running loops come back from their records; resumeAll then takes their passes up.
+      const report = await restoreLive(lifecycle, repository)
+      await built.resumeAll()
+      return report
+    },
+    dispose: () => stopObserving(),
+  }
+}
+
+/** The loop lifecycle's lazy part. */
+export const loopParts: LifecycleParts<"loop"> = {
+  machine: loopMachine,
+  createImplementations: createLoopImplementations,
+  explainRefusal: explainLoopRefusal,
+  // A loop runs an approved plan with sections, started from outside any loop: the machine decides.
+  explainBirthRefusal: explainLoopBirthRefusal,
+  restore: { when: "after-open" },
+  // One process drives a loop's passes; when it ends, another takes the loop up at its next look.
+  driver: { kind: "claim", claimKind: LOOP_CLAIMS, takeOverLeft: (loops) => loops.service.takeOverLeftLoops() },
+  create: (parts) => {
+    const plans = parts.handle("plan")
+    return createHostLoops({
+      client: parts.client,
+      log: parts.log,
+      clock: parts.clock,
+      workspace: parts.workspace,
+      host: parts.host,
+      plans: plans.service,
+      planFiles: plans.files,
+      repository: parts.repository,
+      claims: parts.claims,
+    })
+  },
+  close: (loops) => loops.dispose(),
+}

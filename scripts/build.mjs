@@ -86,6 +86,9 @@ const common = {
 const serverCommon = {
   ...common,
   external: RUNTIME_EXTERNALS,
+  // jsonc-parser's `main` is a UMD build that require()s its own files at run time, which a bundle does not hold:
+  // its ES module build is bundled instead (forge.json is read through it).
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   // Less for opencode to parse at every start; identifiers stay, so stack traces still name Forge's functions.
   minifyWhitespace: true,
   minifySyntax: true,

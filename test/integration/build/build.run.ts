@@ -73,3 +73,25 @@ export function relativeImports(code: string): string[] {
   for (const m of code.matchAll(specifier)) found.push(m[2] ?? "")
   return found
 }
+
+const LOADS = `
+const failed = []
+for (const url of JSON.parse(process.env.LOAD_URLS)) {
+  try { await import(url) } catch (error) { failed.push(url.split("/").pop() + ": " + (error instanceof Error ? error.message : String(error))) }
+}
+console.log("LOADS " + JSON.stringify(failed))
+`
+
+/** Imports each file, in Node and in opencode's Bun: what failed to load in each, with its error. */
+export function loadFailures(files: readonly string[]): { node: string[]; bun: string[] } {
+  const env = { LOAD_URLS: JSON.stringify(files.map((file) => pathToFileURL(file).href)) }
+  const parse = (result: RunResult, where: string): string[] => {
+    const line = result.stdout.split("\n").find((l) => l.startsWith("LOADS "))
+    if (line === undefined) throw new Error(`${where} printed no result (exit ${result.status}):\n${result.stderr}`)
+    return JSON.parse(line.slice("LOADS ".length)) as string[]
+  }
+  return {
+    node: parse(run(process.execPath, ["--input-type=module", "-e", LOADS], env), "node"),
+    bun: parse(run(OPENCODE_BIN, ["-e", LOADS], { ...env, BUN_BE_BUN: "1" }), "opencode's Bun"),
+  }
+}

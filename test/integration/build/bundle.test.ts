@@ -5,7 +5,7 @@ import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import ts from "typescript"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { REPO, importWithBun, importWithNode, relativeImports, run, runBuild } from "./build.run"
+import { REPO, importWithBun, importWithNode, loadFailures, relativeImports, run, runBuild } from "./build.run"
 
 // The real build of this repository's entries, exactly as `npm run build` makes it, written to a temporary
 // folder so that a test run never swaps dist/ under anything else reading it.
@@ -55,6 +55,13 @@ describe("npm run build", () => {
     // They are in the lazily imported part.
     const lazily = await Promise.all((await readdir(join(DIST, "plugin"))).map((f) => readFile(join(DIST, "plugin", f), "utf8")))
     for (const heavy of ["function createActor", "YAMLParseError", "sqliteTable", "LifecycleHost"]) expect(lazily.join("\n"), heavy).toContain(heavy)
+  })
+
+  it("every part the plugin imports lazily (the composition, each module's lazy part) loads in Node and in opencode's Bun", async () => {
+    // A bundled dependency that still calls require() on a file of its own (a UMD build) loads only where that file is.
+    const lazy = (await readdir(join(DIST, "plugin"))).filter((f) => /^(composition|[a-z]+\.lazy)-\w+\.js$/.test(f))
+    expect(lazy.map((f) => f.split("-")[0]).sort()).toEqual(expect.arrayContaining(["composition", "plan.lazy", "workers.lazy"]))
+    expect(loadFailures(lazy.map((f) => join(DIST, "plugin", f)))).toEqual({ node: [], bun: [] })
   })
 
   it("dist/forgecharts.js is one self-contained file: no relative import", async () => {

@@ -93,9 +93,11 @@ export async function composeForge(o: ForgeCompositionOptions): Promise<ForgeCom
       return handles.get(name) as ModuleHandles[N]
     },
   }
-  for (const module of o.modules ?? FORGE_MODULES) {
-    if (module.kind === "surface" && module.scope !== "workspace") continue
-    const entry = await buildModule(module, parts)
+  const modules = (o.modules ?? FORGE_MODULES).filter((module) => module.kind === "lifecycle" || module.scope === "workspace")
+  // The lazy parts load side by side (each its own chunk of the bundle); the modules are then built in list order.
+  const builders = await Promise.all(modules.map(moduleBuilder))
+  for (const build of builders) {
+    const entry = build(parts)
     handles.set(entry.name, entry.handle)
     built.push(entry)
   }
@@ -131,22 +133,26 @@ export async function composeForge(o: ForgeCompositionOptions): Promise<ForgeCom
   }
 }
 
-async function buildModule<N extends ModuleName>(module: ForgeModule<N>, parts: ModuleParts): Promise<Built> {
+/** Loads a module's lazy part; the builder it gives makes the module's handle and binds its policies to it. */
+async function moduleBuilder<N extends ModuleName>(module: ForgeModule<N>): Promise<(parts: ModuleParts) => Built> {
   if (module.kind === "surface") {
     if (module.scope !== "workspace") throw new Error(`the ${module.name} module is not built with a workspace`)
-    return { name: module.name, handle: (await module.load()).create(parts) }
+    const surface = await module.load()
+    return (parts) => ({ name: module.name, handle: surface.create(parts) })
   }
   const lifecycle = await module.load()
-  const handle = lifecycle.create(parts)
-  const { restore, driver } = lifecycle
-  return {
-    name: module.name,
-    handle,
-    openStep:
-      restore.when === "at-open"
-        ? { name: module.name, run: (repository) => restore.run(handle, repository), abandon: () => restore.abandon(handle) }
-        : undefined,
-    takeOverLeft: driver.kind === "claim" ? () => driver.takeOverLeft(handle) : undefined,
-    close: () => lifecycle.close?.(handle),
+  return (parts) => {
+    const handle = lifecycle.create(parts)
+    const { restore, driver } = lifecycle
+    return {
+      name: module.name,
+      handle,
+      openStep:
+        restore.when === "at-open"
+          ? { name: module.name, run: (repository) => restore.run(handle, repository), abandon: () => restore.abandon(handle) }
+          : undefined,
+      takeOverLeft: driver.kind === "claim" ? () => driver.takeOverLeft(handle) : undefined,
+      close: () => lifecycle.close?.(handle),
+    }
   }
 }

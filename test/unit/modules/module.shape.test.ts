@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import path from "node:path"
 import { describe, expect, it } from "vitest"
-import type { AnyStateMachine } from "xstate"
+import { type AnyStateMachine, StateMachine } from "xstate"
 import { FORGE_TOOL_IDS } from "../../../machines/agent.partition"
 import { machineCatalog } from "../../../machines/index"
 import { type LiveConfig, applyForgeConfig } from "../../../adapters/opencode/config.hook"
@@ -33,8 +33,16 @@ function guideFiles(name: string): string[] {
   )
 }
 
-/** The effects a machine declares as placeholders in its setup() (they throw "… not provided"): its factory supplies them. */
+/**
+ * The effects a machine declares as placeholders in its setup() (they throw "… not provided"), with those of the
+ * machines it invokes (a child's effects are its parent's to run): the lifecycle's factory supplies them all.
+ */
 function declaredEffects(machine: AnyStateMachine): string[] {
+  const children = Object.values(machine.implementations.actors).filter((actor): actor is AnyStateMachine => actor instanceof StateMachine)
+  return [...new Set([...placeholdersOf(machine), ...children.flatMap(placeholdersOf)])].sort()
+}
+
+function placeholdersOf(machine: AnyStateMachine): string[] {
   const isPlaceholder = (action: unknown) => {
     // assign, emit and the other built-in actions are objects of XState's own, with a `type`; they are no effects.
     if (typeof action !== "function" || "type" in action) return false

@@ -156,10 +156,10 @@ export type LoopMachine = typeof loopMachine
 type LoopSnapshot = SnapshotFrom<LoopMachine>
 export type LoopPassSnapshot = SnapshotFrom<LoopPassMachine>
 
-/** The phase a running loop is in, from its state value; undefined once it has ended. */
-const phaseOf = (value: unknown): LoopPhase | undefined => {
-  const running = (value as { running?: Record<string, unknown> }).running
-  return running === undefined ? undefined : (Object.keys(running)[0] as LoopPhase)
+/** The phase a running loop is in, from its state value (`{ running: <phase> }`); undefined once it has ended. */
+const phaseOf = (value: object): LoopPhase | undefined => {
+  const running = (value as { running?: unknown }).running
+  return typeof running === "string" ? (running as LoopPhase) : undefined
 }
 
 export function loopPhaseOf(value: unknown): LoopPhase | undefined {

@@ -23,11 +23,16 @@ import type { RequestedEffect } from "./lifecycle.effects"
 type Snapshot = AnyMachineSnapshot
 type ExecutableAction = { type: string; info: unknown; params: unknown }
 
+/** What one invoked machine was given in a step: started with its input, or handed an event. */
+export type ChildDelivery = { childId: string; logic: AnyStateMachine } & ({ kind: "start"; input: unknown } | { kind: "event"; event: EventObject })
+
 /** A step as computed: where it leads, the effects it asks for, and whether a child refused what it was handed. */
 export interface DeepStep<TSnapshot = Snapshot> {
   snapshot: TSnapshot
   requested: RequestedEffect[]
   refused: boolean
+  /** What the step gave each invoked machine, in order (a trace: the host decides nothing on it). */
+  deliveries: ChildDelivery[]
 }
 
 /** The first step of a new instance (its invoked children started). */
@@ -36,10 +41,11 @@ export function initialStep(machine: AnyStateMachine, input: unknown): DeepStep 
   return settle(machine, first, actions)
 }
 
-/** One event's step from `snapshot`. */
+/** One event's step from `snapshot`; a step a child refuses changes nothing and asks for nothing. */
 export function step(machine: AnyStateMachine, snapshot: Snapshot, event: EventObject): DeepStep {
   const [after, actions] = transition(machine, snapshot, event) as [Snapshot, ExecutableAction[]]
-  return settle(machine, after, actions)
+  const settled = settle(machine, after, actions)
+  return settled.refused ? { ...settled, snapshot, requested: [] } : settled
 }
 
 /** Whether the machine takes the event now: it does, and every child it hands the event on to takes it too. */
@@ -64,6 +70,7 @@ function settle(machine: AnyStateMachine, first: Snapshot, actions: ExecutableAc
   let snapshot = first
   let refused = false
   const requested: RequestedEffect[] = []
+  const deliveries: ChildDelivery[] = []
   const childEnds: EventObject[] = []
   const childStep = (id: string, logic: AnyStateMachine, childAfter: Snapshot, childActions: ExecutableAction[]) => {
     for (const action of childActions) {
@@ -79,6 +86,7 @@ function settle(machine: AnyStateMachine, first: Snapshot, actions: ExecutableAc
     if (action.type === "xstate.spawnChild" && params?.id !== undefined) {
       const child = machineChild(snapshot.children[params.id])
       if (child === undefined) continue
+      deliveries.push({ childId: params.id, logic: child.logic, kind: "start", input: params.input })
       const [childFirst, childActions] = (initialTransition as (m: AnyStateMachine, i: unknown) => [Snapshot, ExecutableAction[]])(child.logic, params.input)
       childStep(params.id, child.logic, childFirst, childActions)
       continue
@@ -88,6 +96,7 @@ function settle(machine: AnyStateMachine, first: Snapshot, actions: ExecutableAc
       const id = params.targetId ?? childIdOf(snapshot, params.to)
       const child = id === undefined ? undefined : machineChild(snapshot.children[id])
       if (id === undefined || child === undefined) continue
+      deliveries.push({ childId: id, logic: child.logic, kind: "event", event: params.event })
       if (!child.snapshot.can(params.event)) refused = true
       const [childAfter, childActions] = transition(child.logic, child.snapshot, params.event) as [Snapshot, ExecutableAction[]]
       childStep(id, child.logic, childAfter, childActions)
@@ -100,8 +109,9 @@ function settle(machine: AnyStateMachine, first: Snapshot, actions: ExecutableAc
     snapshot = next.snapshot
     refused ||= next.refused
     requested.push(...next.requested)
+    deliveries.push(...next.deliveries)
   }
-  return { snapshot, requested, refused }
+  return { snapshot, requested, refused, deliveries }
 }
 
 /** The parent's snapshot with one child's snapshot replaced, as a restore of its persisted form would make it. */

@@ -1,10 +1,10 @@
-import { type Actor, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom, createActor } from "xstate"
-import { initialStep, step } from "./lifecycle.step"
+import { type Actor, type AnyStateMachine, type InputFrom, type SnapshotFrom, createActor } from "xstate"
+import { initialStep } from "./lifecycle.step"
 
 // The running actors of one lifecycle, by instance id. Every actor runs an inert copy of the machine (its effects are
 // no-ops) and only ever holds a snapshot the lifecycle's pure step computed (lifecycle.step.ts: a machine's invoked
-// children step there too, never in an actor system): effects run only from that step, so nothing runs twice. The only place an actor is
-// created. An instance restored from its record stays a resolved snapshot until its first event: a workspace may hold a
+// children step there too, never in an actor system): effects run only from that step, so nothing runs twice. The
+// only place an actor is started. An instance restored from its record stays a resolved snapshot until its first event: a workspace may hold a
 // thousand live plans, and most are only looked at (a tag, `can()`), if ever.
 
 export class InstanceActors<TMachine extends AnyStateMachine> {
@@ -55,11 +55,10 @@ export class InstanceActors<TMachine extends AnyStateMachine> {
     return actor.getSnapshot() as SnapshotFrom<TMachine>
   }
 
-  /** Moves the instance by the event's pure step; its new snapshot. */
-  move(instanceId: string, event: EventFromLogic<TMachine>): SnapshotFrom<TMachine> {
-    const before = this.snapshot(instanceId) as AnyMachineSnapshot | undefined
-    if (before === undefined) throw new Error(`unknown ${this.machine.id} instance ${instanceId}`)
-    return this.spawn(instanceId, { snapshot: step(this.machine, before, event).snapshot as SnapshotFrom<TMachine> })
+  /** Moves the instance to where its step led (the lifecycle computed it, effects and all); its new snapshot. */
+  move(instanceId: string, after: SnapshotFrom<TMachine>): SnapshotFrom<TMachine> {
+    if (!this.has(instanceId)) throw new Error(`unknown ${this.machine.id} instance ${instanceId}`)
+    return this.spawn(instanceId, { snapshot: after })
   }
 
   remove(instanceId: string): void {

@@ -2,6 +2,7 @@ import {
   type AnyActorRef,
   type AnyMachineSnapshot,
   type AnyStateMachine,
+  type EventFromLogic,
   type EventObject,
   createActor,
   initialTransition,
@@ -42,15 +43,17 @@ export function initialStep(machine: AnyStateMachine, input: unknown): DeepStep 
 }
 
 /** One event's step from `snapshot`; a step a child refuses changes nothing and asks for nothing. */
-export function step(machine: AnyStateMachine, snapshot: Snapshot, event: EventObject): DeepStep {
-  const [after, actions] = transition(machine, snapshot, event) as [Snapshot, ExecutableAction[]]
+export function step<M extends AnyStateMachine>(machine: M, snapshot: Snapshot, event: EventFromLogic<M>): DeepStep {
+  const [after, actions] = transition(machine as AnyStateMachine, snapshot, event) as [Snapshot, ExecutableAction[]]
   const settled = settle(machine, after, actions)
   return settled.refused ? { ...settled, snapshot, requested: [] } : settled
 }
 
 /** Whether the machine takes the event now: it does, and every child it hands the event on to takes it too. */
-export function accepts(machine: AnyStateMachine, snapshot: Snapshot, event: EventObject): boolean {
-  return snapshot.can(event) && !step(machine, snapshot, event).refused
+export function accepts<M extends AnyStateMachine>(machine: M, snapshot: Snapshot, event: EventFromLogic<M>): boolean {
+  if (!snapshot.can(event)) return false
+  // Without a running child nothing can refuse what the machine takes (the hot path: a tool call's gate).
+  return Object.keys(snapshot.children).length === 0 || !step(machine, snapshot, event).refused
 }
 
 /** The child an invoked-machine ref stands for, when it is a state machine (other actor kinds are left alone). */
@@ -105,7 +108,7 @@ function settle(machine: AnyStateMachine, first: Snapshot, actions: ExecutableAc
     requested.push(action as RequestedEffect)
   }
   for (const end of childEnds) {
-    const next = step(machine, snapshot, end)
+    const next = step(machine, snapshot, end as EventFromLogic<AnyStateMachine>)
     snapshot = next.snapshot
     refused ||= next.refused
     requested.push(...next.requested)

@@ -145,10 +145,10 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     }
     return this.serialize(instanceId, async () => {
       const before = this.require(instanceId) as AnyMachineSnapshot
-      const { requested, refused } = step(this.machine, before, event)
+      const { snapshot, requested, refused } = step(this.machine, before, event)
       if (!before.can(event) || refused) throw this.refusal(before as SnapshotFrom<TMachine>, event)
       await this.runEffects(requested, "await")
-      const after = this.actors.move(instanceId, event)
+      const after = this.actors.move(instanceId, snapshot as SnapshotFrom<TMachine>)
       await this.recorder.record(instanceId, after, stateToString(before.value), event.type)
       this.listeners.notify(instanceId, after)
       return after
@@ -189,9 +189,9 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
    */
   send(instanceId: string, event: EventFromLogic<TMachine>): SnapshotFrom<TMachine> {
     const before = this.require(instanceId) as AnyMachineSnapshot
-    const { requested, refused } = step(this.machine, before, event)
+    const { snapshot, requested, refused } = step(this.machine, before, event)
     if (!before.can(event) || refused) return before as SnapshotFrom<TMachine>
-    const after = this.actors.move(instanceId, event)
+    const after = this.actors.move(instanceId, snapshot as SnapshotFrom<TMachine>)
     const from = stateToString(before.value)
     const to = stateToString((after as AnyMachineSnapshot).value)
     if (!(from === to && this.quiet.has(event.type))) this.recorder.recordLater(instanceId, after, from, event.type)
@@ -287,7 +287,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
         return undefined
       }
       this.records.noteRevision(instanceId, written?.revision)
-      const moved = this.actors.move(instanceId, event)
+      const moved = this.actors.move(instanceId, after as SnapshotFrom<TMachine>)
       this.listeners.notify(instanceId, moved)
       this.startEffects(requested)
       return moved

@@ -1,5 +1,5 @@
 import { assertEvent, assign, not, setup } from "xstate"
-import { handoffProblems, type LoopRole, MAX_LOOP_NUDGES } from "./loop.gates"
+import { handoffProblems, type LoopRole, MAX_LOOP_NUDGES, roleOfPhase } from "./loop.gates"
 import type { LoopBrief, LoopPassContext, LoopPassEvent, LoopPassInput, LoopPassOutput, LoopPassTag } from "./loop.types"
 
 // One pass of a loop phase: a fresh session is opened for the phase's role, briefed, and works until it hands off
@@ -8,7 +8,7 @@ import type { LoopBrief, LoopPassContext, LoopPassEvent, LoopPassInput, LoopPass
 // asks whose session an event came from. Effects are the loop's placeholders, run by the loop's implementations with
 // the loop's context under the pass's own.
 
-export const loopPassSetup = setup({
+const loopPassSetup = setup({
   types: {
     context: {} as LoopPassContext,
     events: {} as LoopPassEvent,
@@ -58,10 +58,7 @@ export const loopPassMachine = loopPassSetup.createMachine({
     },
     opening: {
       tags: ["opening"],
-      entry: {
-        type: "openSession",
-        params: ({ context }) => ({ role: context.phase === "coding" || context.phase === "final_audit_fix" ? "coder" : "auditor" }),
-      },
+      entry: { type: "openSession", params: ({ context }) => ({ role: roleOfPhase(context.phase) }) },
       on: {
         "loop.session.opened": {
           target: "working",

@@ -19,7 +19,9 @@ import type { RequestedEffect } from "./lifecycle.effects"
 // - a child that reaches a final state is done: its parent takes `xstate.done.actor.<id>` with the child's output.
 // An event handed on to a child that the child does not take refuses the whole step: the child holds that gate, and
 // `accepts` asks it. A child's effects are its parent's to run (one implementations factory per lifecycle): they see
-// the parent's context with the child's own over it. One level of children: no lifecycle invokes deeper.
+// the parent's context with the child's own over it. One level of children: no lifecycle invokes deeper (a child that
+// sends to or invokes another fails the step). A child reports to its parent through its output: in a pure step it has
+// no parent to `sendParent` to, and XState drops such a send without a word.
 
 type Snapshot = AnyMachineSnapshot
 type ExecutableAction = { type: string; info: unknown; params: unknown }
@@ -77,6 +79,9 @@ function settle(machine: AnyStateMachine, first: Snapshot, actions: ExecutableAc
   const childEnds: EventObject[] = []
   const childStep = (id: string, logic: AnyStateMachine, childAfter: Snapshot, childActions: ExecutableAction[]) => {
     for (const action of childActions) {
+      // A child that sends or invokes in turn would be dropped here without a word: it fails loudly instead.
+      if (action.type === "xstate.sendTo" || action.type === "xstate.spawnChild")
+        throw new Error(`${logic.id}: the host steps one level of invoked machines, and a child's ${action.type} is not one of them`)
       if (action.type.startsWith("xstate.")) continue
       const info = action.info as { context?: object }
       requested.push({ ...action, info: { ...info, context: { ...snapshot.context, ...info.context } } })

@@ -97,6 +97,15 @@ describe("the host's pure step through invoked machines", () => {
   })
 })
 
+describe("a child that invokes in turn", () => {
+  it("fails the step loudly: the host steps one level of invoked machines", () => {
+    const leaf = setup({}).createMachine({ id: "leaf" })
+    const middle = setup({ actors: { leaf } }).createMachine({ id: "middle", invoke: { id: "leaf", src: "leaf" } })
+    const top = setup({ actors: { middle } }).createMachine({ id: "top", invoke: { id: "middle", src: "middle" } })
+    expect(() => initialStep(top, undefined)).toThrow(/middle: the host steps one level of invoked machines, and a child's xstate.spawnChild/)
+  })
+})
+
 describe("restoring a record with an invoked machine", () => {
   const definition = { machine: parent, implementations: { actions: {} }, explain: () => "", metaOf: () => ({ sessionId: null, document: null }) }
   const record = (snapshot: unknown) => ({

@@ -3,6 +3,7 @@ import { crewMachine } from "./crew/crew.machine"
 import { goalMachine } from "./goal/goal.machine"
 import { jobMachine } from "./job/job.machine"
 import { loopMachine } from "./loop/loop.machine"
+import { loopPassMachine } from "./loop/loop.pass.machine"
 import { planMachine } from "./plan/plan.machine"
 import { watchdogMachine } from "./watchdog/watchdog.machine"
 
@@ -23,6 +24,7 @@ export * from "./job/job.machine"
 export * from "./job/job.refusals"
 export * from "./loop/loop.gates"
 export * from "./loop/loop.machine"
+export * from "./loop/loop.pass.machine"
 export * from "./loop/loop.refusals"
 export * from "./loop/loop.status"
 export * from "./plan/plan.gates"
@@ -34,5 +36,5 @@ export * from "./watchdog/watchdog.gates"
 export * from "./watchdog/watchdog.machine"
 export * from "./watchdog/watchdog.refusals"
 
-/** Every lifecycle machine, for diagrams, inspection and embedding harnesses. */
-export const machineCatalog: readonly AnyStateMachine[] = [planMachine, jobMachine, watchdogMachine, goalMachine, crewMachine, loopMachine]
+/** Every lifecycle machine (and the loop's pass, which each loop phase invokes), for diagrams, inspection and embedding harnesses. */
+export const machineCatalog: readonly AnyStateMachine[] = [planMachine, jobMachine, watchdogMachine, goalMachine, crewMachine, loopMachine, loopPassMachine]

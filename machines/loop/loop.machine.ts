@@ -1,16 +1,37 @@
+import type { SnapshotFrom } from "xstate"
 import type { LoopPhase } from "./loop.gates"
+import type { LoopPassMachine } from "./loop.pass.machine"
 import { loopSetup } from "./loop.setup"
 
-export type { LoopAmendment, LoopBrief, LoopContext, LoopEmitted, LoopEvent, LoopInput, LoopOutcome, LoopTag, LoopWorktree } from "./loop.types"
+export type {
+  LoopAmendment,
+  LoopBrief,
+  LoopContext,
+  LoopEmitted,
+  LoopEvent,
+  LoopInput,
+  LoopOutcome,
+  LoopPassContext,
+  LoopPassOutput,
+  LoopPassView,
+  LoopTag,
+  LoopWorktree,
+} from "./loop.types"
 
 // The loop lifecycle: an approved plan executed section by section in a git worktree, each pass in a fresh session.
 // A coder implements the current section and hands off; an auditor checks it and hands off its findings: clean moves
 // to the next section (after the last one, to a final audit of the whole), a bug sends the section back to a coder.
-// Only recorded handoffs advance the loop: the phase's current session records one (`loop.handoff`, the last one of a
-// turn wins) and it is applied once, when that session goes idle (`loop.idle`). The loop never reads what a model says.
+// Each phase runs one pass (loop.pass.machine.ts: a session opened, briefed, working until it hands off) and decides,
+// when the pass ends, where the loop goes. Only recorded handoffs advance the loop: the phase's current session records
+// one (`loop.handoff`, the last one of a turn wins) and it is applied once, when that session goes idle (`loop.idle`).
+// The loop never reads what a model says.
 
 /** Bumped whenever a change would make an older persisted snapshot unfit for this definition. */
-export const LOOP_MACHINE_VERSION = "1"
+/**
+ * Bumped whenever a change would make an older persisted snapshot unfit for this definition. 2: each phase's pass is
+ * an invoked machine (its session's handoff and reminders live in the pass's snapshot); loop.upgrade.ts reads 1.
+ */
+export const LOOP_MACHINE_VERSION = "2"
 
 export const loopMachine = loopSetup.createMachine({
   id: "loop",
@@ -23,9 +44,7 @@ export const loopMachine = loopSetup.createMachine({
     sessions: [],
     driver: input.driver,
     iteration: 0,
-    pending: null,
     last: null,
-    nudges: 0,
     amendments: [],
     reason: null,
   }),
@@ -46,231 +65,81 @@ export const loopMachine = loopSetup.createMachine({
           actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "cancelled" } }],
         },
         "loop.fail": { target: "errored", actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "errored" } }] },
-        // A pass whose session runs: the process that takes the loop over drives it (and sees its idle) from now on.
-        "loop.restored": { guard: "canTakeOver", actions: "takeOver" },
+        // A pass whose session runs: the process that takes the loop over drives it (and sees its idle) from now on;
+        // a session still being opened is opened again by its pass.
+        "loop.restored": { guard: "canTakeOver", actions: ["takeOver", "forwardToPass"] },
+        // The pass's session: recorded here (every session the loop opened), briefed by the pass.
+        "loop.session.opened": { actions: ["recordSession", "forwardToPass"] },
+        "loop.session.failed": { actions: "forwardToPass" },
+        "loop.handoff": { guard: "isFromCurrentSession", actions: "forwardToPass" },
+        "loop.idle": { guard: "isFromCurrentSession", actions: "forwardToPass" },
+        // A pass that ends without a handoff ends the loop, whatever its phase.
+        "xstate.done.actor.pass": [
+          { guard: "hasPassFailed", target: "errored", actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }] },
+          { guard: "isOutOfIterations", target: "errored", actions: ["noteOutOfIterations", { type: "announce", params: { outcome: "errored" } }] },
+          { target: "stalled", actions: ["noteStalled", { type: "announce", params: { outcome: "stalled" } }] },
+        ],
       },
       states: {
         // A coder implements the current section (or, back from a dirty audit, fixes its findings).
         coding: {
-          on: { "tool.use": { guard: "isWithinWorktree", actions: "permitTool" } },
-          initial: "starting",
-          states: {
-            starting: {
-              always: [
-                { guard: "hasIterationsLeft", target: "opening", actions: "startPass" },
-                { target: "#loop.errored", actions: ["noteOutOfIterations", { type: "announce", params: { outcome: "errored" } }] },
-              ],
-            },
-            opening: {
-              tags: ["opening"],
-              entry: { type: "openSession", params: { role: "coder" } },
-              on: {
-                "loop.session.opened": {
-                  target: "working",
-                  actions: ["recordSession", { type: "sendBrief", params: { brief: "phase", phase: "coding" } }],
-                },
-                "loop.session.failed": {
-                  target: "#loop.errored",
-                  actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }],
-                },
-                // A session being opened when its driver went: opened again, on the same pass, by the process that
-                // takes the loop over.
-                "loop.restored": { guard: "canTakeOver", target: "opening", reenter: true, actions: "takeOver" },
-              },
-            },
-            working: {
-              tags: ["working"],
-              on: {
-                "loop.handoff": {
-                  guard: { type: "canRecordHandoff", params: { phase: "coding" } },
-                  actions: "holdHandoff",
-                },
-                "loop.idle": [
-                  { guard: "hasHandoffToApply", target: "#loop.running.auditing", actions: "applyHandoff" },
-                  {
-                    guard: "canNudge",
-                    actions: ["countNudge", { type: "sendBrief", params: { brief: "nudge", phase: "coding" } }],
-                  },
-                  {
-                    guard: "isFromCurrentSession",
-                    target: "#loop.stalled",
-                    actions: ["noteStalled", "stopSession", { type: "announce", params: { outcome: "stalled" } }],
-                  },
-                ],
-              },
-            },
+          entry: "startPass",
+          invoke: {
+            id: "pass",
+            src: "pass",
+            input: ({ context }) => ({ phase: "coding", iteration: context.iteration, maxIterations: context.maxIterations }),
+            onDone: { guard: "isHandedOff", target: "auditing", actions: "applyHandoff" },
           },
+          on: { "tool.use": { guard: "isWithinWorktree", actions: "permitTool" } },
         },
         // An auditor checks the section just coded, read-only; it alone may amend the sections still pending.
         auditing: {
           tags: ["write-ban"],
-          on: { "tool.use": { guard: "canAuditUse", actions: "permitTool" } },
-          initial: "starting",
-          states: {
-            starting: {
-              always: [
-                { guard: "hasIterationsLeft", target: "opening", actions: "startPass" },
-                { target: "#loop.errored", actions: ["noteOutOfIterations", { type: "announce", params: { outcome: "errored" } }] },
-              ],
-            },
-            opening: {
-              tags: ["opening"],
-              entry: { type: "openSession", params: { role: "auditor" } },
-              on: {
-                "loop.session.opened": {
-                  target: "working",
-                  actions: ["recordSession", { type: "sendBrief", params: { brief: "phase", phase: "auditing" } }],
-                },
-                "loop.session.failed": {
-                  target: "#loop.errored",
-                  actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }],
-                },
-                // A session being opened when its driver went: opened again, on the same pass, by the process that
-                // takes the loop over.
-                "loop.restored": { guard: "canTakeOver", target: "opening", reenter: true, actions: "takeOver" },
-              },
-            },
-            working: {
-              tags: ["working"],
-              on: {
-                "loop.handoff": {
-                  guard: { type: "canRecordHandoff", params: { phase: "auditing" } },
-                  actions: "holdHandoff",
-                },
-                "loop.adjust": { guard: "canAdjust", actions: "amendSections" },
-                "loop.idle": [
-                  {
-                    guard: "isCleanAuditOfLastSection",
-                    target: "#loop.running.final_auditing",
-                    actions: ["completeSection", "applyHandoff"],
-                  },
-                  {
-                    guard: "isCleanAuditToApply",
-                    target: "#loop.running.coding",
-                    actions: ["completeSection", "applyHandoff"],
-                  },
-                  { guard: "hasHandoffToApply", target: "#loop.running.coding", actions: "applyHandoff" },
-                  {
-                    guard: "canNudge",
-                    actions: ["countNudge", { type: "sendBrief", params: { brief: "nudge", phase: "auditing" } }],
-                  },
-                  {
-                    guard: "isFromCurrentSession",
-                    target: "#loop.stalled",
-                    actions: ["noteStalled", "stopSession", { type: "announce", params: { outcome: "stalled" } }],
-                  },
-                ],
-              },
-            },
+          entry: "startPass",
+          invoke: {
+            id: "pass",
+            src: "pass",
+            input: ({ context }) => ({ phase: "auditing", iteration: context.iteration, maxIterations: context.maxIterations }),
+            onDone: [
+              { guard: "isCleanAuditOfLastSection", target: "final_auditing", actions: ["completeSection", "applyHandoff"] },
+              { guard: "isCleanAudit", target: "coding", actions: ["completeSection", "applyHandoff"] },
+              { guard: "isHandedOff", target: "coding", actions: "applyHandoff" },
+            ],
+          },
+          on: {
+            "tool.use": { guard: "canAuditUse", actions: "permitTool" },
+            "loop.adjust": { guard: "canAdjust", actions: ["amendSections", "forwardToPass"] },
           },
         },
         // Every section is done: an auditor checks the whole worktree against the whole plan.
         final_auditing: {
           tags: ["write-ban"],
-          on: { "tool.use": { guard: "canAuditUse", actions: "permitTool" } },
-          initial: "starting",
-          states: {
-            starting: {
-              always: [
-                { guard: "hasIterationsLeft", target: "opening", actions: "startPass" },
-                { target: "#loop.errored", actions: ["noteOutOfIterations", { type: "announce", params: { outcome: "errored" } }] },
-              ],
-            },
-            opening: {
-              tags: ["opening"],
-              entry: { type: "openSession", params: { role: "auditor" } },
-              on: {
-                "loop.session.opened": {
-                  target: "working",
-                  actions: ["recordSession", { type: "sendBrief", params: { brief: "phase", phase: "final_auditing" } }],
-                },
-                "loop.session.failed": {
-                  target: "#loop.errored",
-                  actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }],
-                },
-                // A session being opened when its driver went: opened again, on the same pass, by the process that
-                // takes the loop over.
-                "loop.restored": { guard: "canTakeOver", target: "opening", reenter: true, actions: "takeOver" },
+          entry: "startPass",
+          invoke: {
+            id: "pass",
+            src: "pass",
+            input: ({ context }) => ({ phase: "final_auditing", iteration: context.iteration, maxIterations: context.maxIterations }),
+            onDone: [
+              {
+                guard: "isCleanAudit",
+                target: "#loop.completed",
+                actions: ["applyHandoff", "noteCompleted", { type: "announce", params: { outcome: "completed" } }],
               },
-            },
-            working: {
-              tags: ["working"],
-              on: {
-                "loop.handoff": {
-                  guard: { type: "canRecordHandoff", params: { phase: "final_auditing" } },
-                  actions: "holdHandoff",
-                },
-                "loop.idle": [
-                  {
-                    guard: "isCleanAuditToApply",
-                    target: "#loop.completed",
-                    actions: ["applyHandoff", "noteCompleted", { type: "announce", params: { outcome: "completed" } }],
-                  },
-                  { guard: "hasHandoffToApply", target: "#loop.running.final_audit_fix", actions: "applyHandoff" },
-                  {
-                    guard: "canNudge",
-                    actions: ["countNudge", { type: "sendBrief", params: { brief: "nudge", phase: "final_auditing" } }],
-                  },
-                  {
-                    guard: "isFromCurrentSession",
-                    target: "#loop.stalled",
-                    actions: ["noteStalled", "stopSession", { type: "announce", params: { outcome: "stalled" } }],
-                  },
-                ],
-              },
-            },
+              { guard: "isHandedOff", target: "final_audit_fix", actions: "applyHandoff" },
+            ],
           },
+          on: { "tool.use": { guard: "canAuditUse", actions: "permitTool" } },
         },
         // The final audit found bugs: a coder fixes them, then the final audit runs again.
         final_audit_fix: {
-          on: { "tool.use": { guard: "isWithinWorktree", actions: "permitTool" } },
-          initial: "starting",
-          states: {
-            starting: {
-              always: [
-                { guard: "hasIterationsLeft", target: "opening", actions: "startPass" },
-                { target: "#loop.errored", actions: ["noteOutOfIterations", { type: "announce", params: { outcome: "errored" } }] },
-              ],
-            },
-            opening: {
-              tags: ["opening"],
-              entry: { type: "openSession", params: { role: "coder" } },
-              on: {
-                "loop.session.opened": {
-                  target: "working",
-                  actions: ["recordSession", { type: "sendBrief", params: { brief: "phase", phase: "final_audit_fix" } }],
-                },
-                "loop.session.failed": {
-                  target: "#loop.errored",
-                  actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }],
-                },
-                // A session being opened when its driver went: opened again, on the same pass, by the process that
-                // takes the loop over.
-                "loop.restored": { guard: "canTakeOver", target: "opening", reenter: true, actions: "takeOver" },
-              },
-            },
-            working: {
-              tags: ["working"],
-              on: {
-                "loop.handoff": {
-                  guard: { type: "canRecordHandoff", params: { phase: "final_audit_fix" } },
-                  actions: "holdHandoff",
-                },
-                "loop.idle": [
-                  { guard: "hasHandoffToApply", target: "#loop.running.final_auditing", actions: "applyHandoff" },
-                  {
-                    guard: "canNudge",
-                    actions: ["countNudge", { type: "sendBrief", params: { brief: "nudge", phase: "final_audit_fix" } }],
-                  },
-                  {
-                    guard: "isFromCurrentSession",
-                    target: "#loop.stalled",
-                    actions: ["noteStalled", "stopSession", { type: "announce", params: { outcome: "stalled" } }],
-                  },
-                ],
-              },
-            },
+          entry: "startPass",
+          invoke: {
+            id: "pass",
+            src: "pass",
+            input: ({ context }) => ({ phase: "final_audit_fix", iteration: context.iteration, maxIterations: context.maxIterations }),
+            onDone: { guard: "isHandedOff", target: "final_auditing", actions: "applyHandoff" },
           },
+          on: { "tool.use": { guard: "isWithinWorktree", actions: "permitTool" } },
         },
       },
     },
@@ -284,13 +153,24 @@ export const loopMachine = loopSetup.createMachine({
 })
 
 export type LoopMachine = typeof loopMachine
+type LoopSnapshot = SnapshotFrom<LoopMachine>
+export type LoopPassSnapshot = SnapshotFrom<LoopPassMachine>
 
-/** The phase a running loop is in, from its state value; undefined once it has ended. */
-const phaseOf = (value: unknown): LoopPhase | undefined => {
-  const running = (value as { running?: Record<string, unknown> }).running
-  return running === undefined ? undefined : (Object.keys(running)[0] as LoopPhase)
+/** The phase a running loop is in, from its state value (`{ running: <phase> }`); undefined once it has ended. */
+const phaseOf = (value: object): LoopPhase | undefined => {
+  const running = (value as { running?: unknown }).running
+  return typeof running === "string" ? (running as LoopPhase) : undefined
 }
 
 export function loopPhaseOf(value: unknown): LoopPhase | undefined {
   return typeof value === "object" && value !== null ? phaseOf(value) : undefined
+}
+
+/**
+ * The current pass of a running loop (its state, tags and context: the session's handoff, its reminders), or
+ * undefined once the loop has ended. The one place that reads the pass out of a loop's snapshot.
+ */
+export function loopPassOf(snapshot: LoopSnapshot): LoopPassSnapshot | undefined {
+  const pass = (snapshot.children as { pass?: { getSnapshot(): unknown } }).pass
+  return snapshot.status === "active" ? (pass?.getSnapshot() as LoopPassSnapshot | undefined) : undefined
 }

@@ -1,7 +1,7 @@
 import { drivenElsewhereText } from "../driver.claim"
 import type { SnapshotFrom } from "xstate"
 import { adjustProblems, handoffProblems, isFileChangingTool, MAX_LOOP_SECTIONS, passesNeeded, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
-import { type LoopEvent, type loopMachine, loopPhaseOf } from "./loop.machine"
+import { type LoopEvent, type loopMachine, loopPassOf, loopPhaseOf } from "./loop.machine"
 import { loopStatusOf } from "./loop.status"
 
 type LoopSnapshot = SnapshotFrom<typeof loopMachine>
@@ -15,11 +15,12 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
   const status = loopStatusOf(snapshot.value)
   if (snapshot.status === "done") return `${loop} is ${status}: a finished loop accepts no further changes. Start a new one with loop_start.`
   const phase = loopPhaseOf(snapshot.value)
+  const pass = loopPassOf(snapshot)
   switch (event.type) {
     case "loop.handoff":
     case "loop.adjust": {
       const tool = event.type === "loop.handoff" ? "loop_handoff" : "loop_adjust"
-      if (context.session === null || !snapshot.hasTag("working"))
+      if (context.session === null || pass?.hasTag("working") !== true)
         return `${loop} is opening its next ${phase} session: ${tool} is taken only from the phase's session, once it runs.`
       if (event.session !== context.session)
         return `loop handoff gate: only ${loop}'s current ${phase} session (${context.session}) may call ${tool}; this session is not it.`
@@ -29,7 +30,8 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
       }
       if (event.type === "loop.adjust") {
         if (phase !== "auditing") return `loop adjust gate: only the auditor of a section audit amends the pending sections; ${loop} is in its ${phase} phase.`
-        if (context.pending !== null) return `loop adjust gate: the audit's handoff is recorded already; amend the sections before you hand off.`
+        if ((pass?.context.pending ?? null) !== null)
+          return `loop adjust gate: the audit's handoff is recorded already; amend the sections before you hand off.`
         return `loop adjust gate: ${adjustProblems({ ...context, amendments: context.amendments.length }, event.pending, event.rationale).join("; ")}.`
       }
       return `${loop} does not take this now (${phase}).`

@@ -1,21 +1,23 @@
 import { mayDrive } from "../driver.claim"
-import { and, assertEvent, assign, emit, not, setup } from "xstate"
-import {
-  adjustProblems,
-  handoffProblems,
-  isCleanAudit,
-  type LoopPhase,
-  type LoopRole,
-  MAX_LOOP_NUDGES,
-  MAX_LOOP_SECTIONS,
-  isFileChangingTool,
-  passesNeeded,
-  pathsOutsideWorktree,
-} from "./loop.gates"
-import type { LoopAmendment, LoopBrief, LoopContext, LoopEmitted, LoopEvent, LoopInput, LoopOutcome, LoopTag } from "./loop.types"
+import { and, assertEvent, assign, emit, not, sendTo, setup } from "xstate"
+import { adjustProblems, isCleanAudit, type LoopHandoff, MAX_LOOP_SECTIONS, isFileChangingTool, passesNeeded, pathsOutsideWorktree } from "./loop.gates"
+import { loopPassMachine } from "./loop.pass.machine"
+import type { LoopAmendment, LoopContext, LoopEmitted, LoopEvent, LoopInput, LoopOutcome, LoopPassOutput, LoopTag } from "./loop.types"
 
 // The loop machine's named guards (each calls a pure predicate of loop.gates.ts) and actions: context updates, and the
-// effects each harness supplies (createLoopImplementations), declared here as placeholders that throw.
+// effects each harness supplies (createLoopImplementations), declared here as placeholders that throw. A phase's pass
+// is the pass machine (loop.pass.machine.ts); its guards decide on the pass's output when it ends.
+
+/** The output of the pass that just ended, when the event is its end. */
+function passEnd(event: { type: string }): LoopPassOutput | undefined {
+  return event.type === "xstate.done.actor.pass" && "output" in event ? (event.output as LoopPassOutput) : undefined
+}
+
+/** The handoff of the pass that just ended (null: it ended without one). */
+function handedOff(event: { type: string }): LoopHandoff | null {
+  const end = passEnd(event)
+  return end?.end === "handedOff" ? end.handoff : null
+}
 
 export const loopSetup = setup({
   types: {
@@ -25,6 +27,7 @@ export const loopSetup = setup({
     tags: {} as LoopTag,
     emitted: {} as LoopEmitted,
   },
+  actors: { pass: loopPassMachine },
   guards: {
     isApprovedPlan: ({ context }) => context.planPath === null || context.planStatus === "approved",
     hasSections: ({ context }) => context.sections.length > 0 && context.sections.length <= MAX_LOOP_SECTIONS,
@@ -40,16 +43,11 @@ export const loopSetup = setup({
       assertEvent(event, "loop.restored")
       return mayDrive(event.driver)
     },
+    // Only the current session's events reach its pass: the pass never asks whose session an event came from.
     isFromCurrentSession: ({ context, event }) => {
       assertEvent(event, ["loop.handoff", "loop.idle", "loop.adjust"])
       return context.session !== null && event.session === context.session
     },
-    // The handoff gate: only the phase's current session, only the phase role's well-formed record.
-    canRecordHandoff: ({ context, event }, { phase }: { phase: LoopPhase }) => {
-      assertEvent(event, "loop.handoff")
-      return context.session !== null && event.session === context.session && handoffProblems(phase, event.handoff).length === 0
-    },
-    hasPendingHandoff: ({ context }) => context.pending !== null,
     isFileChangingTool: ({ event }) => {
       assertEvent(event, "tool.use")
       return isFileChangingTool(event.tool)
@@ -58,24 +56,21 @@ export const loopSetup = setup({
       assertEvent(event, "tool.use")
       return pathsOutsideWorktree(event.paths, context.worktree.dir).length === 0
     },
-    isCleanAudit: ({ context }) => isCleanAudit(context.pending),
     isLastSection: ({ context }) => context.sectionIndex >= context.sections.length - 1,
-    hasIterationsLeft: ({ context }) => context.iteration < context.maxIterations,
-    hasNudgesLeft: ({ context }) => context.nudges < MAX_LOOP_NUDGES,
     isAcceptableAdjust: ({ context, event }) => {
       assertEvent(event, "loop.adjust")
       return adjustProblems({ ...context, amendments: context.amendments.length }, event.pending, event.rationale).length === 0
     },
     // An auditor reads and runs checks in the worktree; it changes no file.
     canAuditUse: and([not("isFileChangingTool"), "isWithinWorktree"]),
-    // An idle of the current session applies its recorded handoff, once.
-    hasHandoffToApply: and(["isFromCurrentSession", "hasPendingHandoff"]),
-    isCleanAuditToApply: and(["hasHandoffToApply", "isCleanAudit"]),
-    isCleanAuditOfLastSection: and(["isCleanAuditToApply", "isLastSection"]),
-    // An idle without a handoff is answered with a reminder, a bounded number of times.
-    canNudge: and(["isFromCurrentSession", "hasNudgesLeft"]),
-    // Only the auditor of a section audit, before its handoff, amends the pending sections.
-    canAdjust: and(["isFromCurrentSession", "isAcceptableAdjust", not("hasPendingHandoff")]),
+    // Only the auditor of a section audit amends the pending sections (before its handoff: its pass's gate).
+    canAdjust: and(["isFromCurrentSession", "isAcceptableAdjust"]),
+    // How the phase's pass ended: its handoff (applied once, as it ends), or why the loop cannot go on.
+    isHandedOff: ({ event }) => passEnd(event)?.end === "handedOff",
+    isCleanAudit: ({ event }) => passEnd(event)?.end === "handedOff" && isCleanAudit(handedOff(event)),
+    isCleanAuditOfLastSection: and(["isCleanAudit", "isLastSection"]),
+    hasPassFailed: ({ event }) => passEnd(event)?.end === "failed",
+    isOutOfIterations: ({ event }) => passEnd(event)?.end === "outOfIterations",
   },
   actions: {
     // A permitted tool use is an explicit transition: `can()` counts only transitions that do something.
@@ -83,7 +78,8 @@ export const loopSetup = setup({
       assertEvent(event, "tool.use")
       return { type: "tool.permitted" as const, tool: event.tool }
     }),
-    startPass: assign({ iteration: ({ context }) => context.iteration + 1, session: null, pending: null, nudges: 0 }),
+    // Every phase starts one pass: counted as it starts (a pass the budget has no room for is given back as it ends).
+    startPass: assign({ iteration: ({ context }) => context.iteration + 1, session: null }),
     recordSession: assign(({ context, event }) => {
       assertEvent(event, "loop.session.opened")
       return { session: event.session, sessions: [...context.sessions, event.session], driver: event.driver }
@@ -92,16 +88,13 @@ export const loopSetup = setup({
       assertEvent(event, "loop.restored")
       return { driver: event.driver.me }
     }),
-    holdHandoff: assign(({ event }) => {
-      assertEvent(event, "loop.handoff")
-      return { pending: event.handoff }
-    }),
-    applyHandoff: assign({ last: ({ context }) => context.pending, pending: null }),
+    // The events of the current pass go on to it: its gates take them or not (the host asks both machines).
+    forwardToPass: sendTo("pass", ({ event }) => event),
+    applyHandoff: assign({ last: ({ event }) => handedOff(event) }),
     completeSection: assign(({ context }) => {
       const sections = context.sections.map((s, i) => (i === context.sectionIndex ? { ...s, status: "done" as const } : s))
       return { sections, sectionIndex: Math.min(context.sectionIndex + 1, sections.length - 1) }
     }),
-    countNudge: assign({ nudges: ({ context }) => context.nudges + 1 }),
     amendSections: assign(({ context, event }) => {
       assertEvent(event, "loop.adjust")
       const kept = context.sections.slice(0, context.sectionIndex + 1)
@@ -120,22 +113,20 @@ export const loopSetup = setup({
       return { reason: event.reason }
     }),
     recordSessionFailure: assign(({ event }) => {
-      assertEvent(event, "loop.session.failed")
-      return { reason: `session_creation_failed: ${event.error}` }
+      const end = passEnd(event)
+      return { reason: `session_creation_failed: ${end?.end === "failed" ? end.error : "unknown"}` }
     }),
-    noteOutOfIterations: assign({ reason: ({ context }) => `max_iterations: ${context.maxIterations} passes spent` }),
-    noteStalled: assign({ reason: ({ context }) => `stalled: the session ended ${context.nudges + 1} turns without a handoff` }),
+    // The pass that found no room never started: every pass of the budget is spent.
+    noteOutOfIterations: assign(({ context }) => ({ iteration: context.maxIterations, reason: `max_iterations: ${context.maxIterations} passes spent` })),
+    noteStalled: assign(({ event }) => {
+      const end = passEnd(event)
+      return { reason: `stalled: the session ended ${end?.end === "stalled" ? end.nudges + 1 : 1} turns without a handoff` }
+    }),
     noteCompleted: assign({ reason: "completed" }),
     // Placeholders: each harness provides them (createLoopImplementations). createWorktree is awaited before the loop
-    // is recorded; openSession only starts opening and reports back with `loop.session.opened` or `loop.session.failed`.
+    // is recorded. The pass declares the session's own (opening, briefs).
     createWorktree: () => {
       throw new Error("loop action createWorktree not provided")
-    },
-    openSession: (_, _params: { role: LoopRole }) => {
-      throw new Error("loop action openSession not provided")
-    },
-    sendBrief: (_, _params: { brief: LoopBrief; phase: LoopPhase }) => {
-      throw new Error("loop action sendBrief not provided")
     },
     stopSession: () => {
       throw new Error("loop action stopSession not provided")

@@ -1,5 +1,5 @@
 import type { DriverFacts } from "../driver.claim"
-import type { LoopHandoff, LoopSection, LoopSectionPlan } from "./loop.gates"
+import type { LoopHandoff, LoopPhase, LoopSection, LoopSectionPlan } from "./loop.gates"
 
 // The loop machine's data: what a loop starts from, what it holds, what it is told, and what its effects are asked.
 
@@ -45,7 +45,10 @@ export interface LoopContext extends Omit<LoopInput, "sections" | "driver"> {
   sections: LoopSection[]
   /** 0-based index of the section being coded or audited. */
   sectionIndex: number
-  /** The phase's current session; null while a new one is being opened. */
+  /**
+   * The current pass's session, once opened; null while a pass is being opened. The loop keeps it (not the pass):
+   * only its events reach the pass, and a loop that ends stops it.
+   */
   session: string | null
   /** Every session the loop opened, oldest first. */
   sessions: string[]
@@ -57,16 +60,38 @@ export interface LoopContext extends Omit<LoopInput, "sections" | "driver"> {
   driver: string | null
   /** Passes started (sessions opened). */
   iteration: number
-  /** The current session's recorded handoff, applied when it goes idle. */
-  pending: LoopHandoff | null
   /** The last applied handoff: what the next pass's brief carries (a coder's changes, an auditor's findings). */
   last: LoopHandoff | null
-  /** Turns the current session ended without a handoff. */
-  nudges: number
   amendments: LoopAmendment[]
   /** Why the loop ended, once it has. */
   reason: string | null
 }
+
+/** What a phase tells the pass it invokes: whose pass it is, and whether the budget has room for it. */
+export interface LoopPassInput {
+  phase: LoopPhase
+  /** This pass's number (the loop's passes started, this one included) and the loop's budget. */
+  iteration: number
+  maxIterations: number
+}
+
+/** One pass's own data: the phase's session hands off one record per turn, and is reminded a bounded number of times. */
+export interface LoopPassContext extends LoopPassInput {
+  /** The current session's recorded handoff, applied when it goes idle. */
+  pending: LoopHandoff | null
+  /** Turns the current session ended without a handoff. */
+  nudges: number
+}
+
+/** What a pass's effects see: the loop's context with the pass's own over it (lifecycle.step.ts runs them so). */
+export type LoopPassView = LoopContext & LoopPassContext
+
+/** How a pass ended: its final state, and what the phase decides on (the handoff applied, or why the loop errs). */
+export type LoopPassOutput =
+  | { end: "handedOff"; handoff: LoopHandoff | null }
+  | { end: "failed"; error: string }
+  | { end: "outOfIterations" }
+  | { end: "stalled"; nudges: number }
 
 export type LoopEvent =
   /** `driver`: the opencode process that opened the session (it runs the pass, and sees its idle). */
@@ -94,7 +119,15 @@ export type LoopEvent =
 
 export type LoopEmitted = { type: "tool.permitted"; tool: string }
 
-export type LoopTag = "live" | "handoff-only" | "opening" | "working" | "write-ban"
+/** The events a pass takes: the ones the loop hands on to it, each of the current pass's session or about it. */
+export type LoopPassEvent = Extract<
+  LoopEvent,
+  { type: "loop.session.opened" | "loop.session.failed" | "loop.handoff" | "loop.idle" | "loop.adjust" | "loop.restored" }
+>
+
+/** The loop's tags; `opening` and `working` are its pass's (loopPassOf reads them). */
+export type LoopTag = "live" | "handoff-only" | "write-ban"
+export type LoopPassTag = "opening" | "working"
 
 /** How a loop ended: its final state. */
 export type LoopOutcome = "completed" | "cancelled" | "errored" | "stalled"

@@ -1,8 +1,10 @@
-import { type Actor, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom, createActor } from "xstate"
+import { type Actor, type AnyStateMachine, type InputFrom, type SnapshotFrom, createActor } from "xstate"
+import { initialStep } from "./lifecycle.step"
 
 // The running actors of one lifecycle, by instance id. Every actor runs an inert copy of the machine (its effects are
-// no-ops): effects run only from the step the lifecycle computed, so nothing runs twice. The only place an actor is
-// created. An instance restored from its record stays a resolved snapshot until its first event: a workspace may hold a
+// no-ops) and only ever holds a snapshot the lifecycle's pure step computed (lifecycle.step.ts: a machine's invoked
+// children step there too, never in an actor system): effects run only from that step, so nothing runs twice. The
+// only place an actor is started. An instance restored from its record stays a resolved snapshot until its first event: a workspace may hold a
 // thousand live plans, and most are only looked at (a tag, `can()`), if ever.
 
 export class InstanceActors<TMachine extends AnyStateMachine> {
@@ -44,8 +46,8 @@ export class InstanceActors<TMachine extends AnyStateMachine> {
   spawn(instanceId: string, from: { input: InputFrom<TMachine> } | { snapshot: SnapshotFrom<TMachine> }): SnapshotFrom<TMachine> {
     this.dormant.delete(instanceId)
     this.actors.get(instanceId)?.stop()
-    const options = "snapshot" in from ? { snapshot: this.machine.getPersistedSnapshot(from.snapshot) } : { input: from.input }
-    const actor = createActor(this.inert as AnyStateMachine, options) as Actor<TMachine>
+    const snapshot = "snapshot" in from ? from.snapshot : (initialStep(this.machine, from.input).snapshot as SnapshotFrom<TMachine>)
+    const actor = createActor(this.inert as AnyStateMachine, { snapshot: this.machine.getPersistedSnapshot(snapshot) }) as Actor<TMachine>
     // An actor that errors must never take the host down with an uncaught exception.
     actor.subscribe({ error: (error) => this.onError(instanceId, error) })
     actor.start()
@@ -53,14 +55,10 @@ export class InstanceActors<TMachine extends AnyStateMachine> {
     return actor.getSnapshot() as SnapshotFrom<TMachine>
   }
 
-  /** Sends the event to the instance's actor; its new snapshot. */
-  move(instanceId: string, event: EventFromLogic<TMachine>): SnapshotFrom<TMachine> {
-    const restored = this.dormant.get(instanceId)
-    if (restored !== undefined) this.spawn(instanceId, { snapshot: restored })
-    const actor = this.actors.get(instanceId)
-    if (actor === undefined) throw new Error(`unknown ${this.machine.id} instance ${instanceId}`)
-    actor.send(event)
-    return actor.getSnapshot() as SnapshotFrom<TMachine>
+  /** Moves the instance to where its step led (the lifecycle computed it, effects and all); its new snapshot. */
+  move(instanceId: string, after: SnapshotFrom<TMachine>): SnapshotFrom<TMachine> {
+    if (!this.has(instanceId)) throw new Error(`unknown ${this.machine.id} instance ${instanceId}`)
+    return this.spawn(instanceId, { snapshot: after })
   }
 
   remove(instanceId: string): void {

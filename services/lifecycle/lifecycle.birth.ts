@@ -1,7 +1,8 @@
-import { type AnyStateMachine, type InputFrom, type SnapshotFrom, initialTransition } from "xstate"
+import type { AnyStateMachine, InputFrom, SnapshotFrom } from "xstate"
 import { GateRefusal } from "./gate.refusal"
 import type { LifecycleDefinition } from "./lifecycle.definition"
 import type { RequestedEffect } from "./lifecycle.effects"
+import { initialStep } from "./lifecycle.step"
 
 /**
  * A new instance's first step, computed purely (nothing runs, nothing is recorded): its snapshot and the effects it
@@ -11,7 +12,7 @@ export function firstStep<TMachine extends AnyStateMachine>(
   definition: LifecycleDefinition<TMachine>,
   input: InputFrom<TMachine>,
 ): [SnapshotFrom<TMachine>, readonly RequestedEffect[]] {
-  const [first, requested] = initialTransition(definition.machine, input)
+  const { snapshot: first, requested } = initialStep(definition.machine, input)
   const snapshot = first as SnapshotFrom<TMachine>
   const refusal = definition.birthRefusal?.(snapshot) ?? null
   if (refusal !== null) throw new GateRefusal(definition.machine.id, "xstate.init", refusal)

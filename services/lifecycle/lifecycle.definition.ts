@@ -33,6 +33,18 @@ export interface Implementations<TMachine extends AnyStateMachine> {
 export interface PersistedShape {
   value: StateValue
   context: unknown
+  /**
+   * The persisted snapshots of the machines it invokes, by invoke id (`getPersistedSnapshot`'s `children`: each one's
+   * `snapshot` and `src`); absent or empty when none runs.
+   */
+  children?: Record<string, PersistedChild>
+}
+
+/** One invoked machine as its parent's persisted snapshot holds it. */
+export interface PersistedChild {
+  snapshot: { value?: StateValue; context?: unknown; status?: string } & Record<string, unknown>
+  src: string
+  [key: string]: unknown
 }
 
 export interface LifecycleDefinition<TMachine extends AnyStateMachine> {
@@ -50,6 +62,8 @@ export interface LifecycleDefinition<TMachine extends AnyStateMachine> {
   metaOf: (snapshot: SnapshotFrom<TMachine>) => InstanceMeta
   /** Says what is wrong with a persisted context (null: it fits), so a damaged row is refused before an actor runs on it. */
   contextProblem?: (context: unknown) => string | null
+  /** Says what is wrong with the persisted context of an invoked machine (null: it fits), by its invoke id. */
+  childContextProblem?: (childId: string, context: unknown) => string | null
   /**
    * Brings a snapshot written by another version of the machine up to this one, or throws why it cannot. Without
    * it, a record of another version does not fit.

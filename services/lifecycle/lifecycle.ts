@@ -1,4 +1,5 @@
-import { type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom, type StateValue, transition } from "xstate"
+import type { AnyMachineSnapshot, AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom, StateValue } from "xstate"
+import { accepts, step } from "./lifecycle.step"
 import { stateToString } from "../../machines/state.text"
 import { GateRefusal } from "./gate.refusal"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
@@ -16,7 +17,8 @@ import { InstanceQueues } from "./instance.queues"
 export type FollowTarget<TMachine extends AnyStateMachine> = { value: StateValue; context: SnapshotFrom<TMachine>["context"]; event?: string }
 type Listener<TMachine extends AnyStateMachine> = (snapshot: SnapshotFrom<TMachine>) => void
 
-// The instances of one lifecycle on the host. Every step is computed first with the pure `transition`; the effects
+// The instances of one lifecycle on the host. Every step is computed first, purely (lifecycle.step.ts: `transition`, and
+// the steps of the machines it invokes); the effects
 // the machine asked for run from that result (the actors run an inert copy of the machine, so nothing runs twice),
 // and the snapshot and its transition row are committed together. Two ways to step:
 // - `dispatch` (awaited): effects first, and only if they all succeed the actor moves and the records are committed —
@@ -82,13 +84,13 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   /** Whether the instance would accept the event now (asks the machine; changes nothing). */
   can(instanceId: string, event: EventFromLogic<TMachine>): boolean {
     const snapshot = this.snapshot(instanceId) as AnyMachineSnapshot | undefined
-    return snapshot?.can(event) === true
+    return snapshot !== undefined && accepts(this.machine, snapshot, event)
   }
 
   /** Throws the machine's refusal when the instance would not accept the event now; changes nothing. */
   check(instanceId: string, event: EventFromLogic<TMachine>): void {
     const snapshot = this.require(instanceId)
-    if (!(snapshot as AnyMachineSnapshot).can(event)) throw this.refusal(snapshot, event)
+    if (!accepts(this.machine, snapshot as AnyMachineSnapshot, event)) throw this.refusal(snapshot, event)
   }
 
   /** The snapshot a new instance would start in, or the birth gate's refusal (pure: see `firstStep`). */
@@ -135,18 +137,18 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       return this.serialize(instanceId, () =>
         this.records.step(instanceId, async (current) => {
           const before = this.records.latest(instanceId, current) as AnyMachineSnapshot
-          if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
-          const [after, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
+          const { snapshot: after, requested, refused } = step(this.machine, before, event)
+          if (!before.can(event) || refused) throw this.refusal(before as SnapshotFrom<TMachine>, event)
           return { after: after as SnapshotFrom<TMachine>, from: stateToString(before.value), event: event.type, requested }
         }),
       )
     }
     return this.serialize(instanceId, async () => {
       const before = this.require(instanceId) as AnyMachineSnapshot
-      if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
-      const [, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
+      const { snapshot, requested, refused } = step(this.machine, before, event)
+      if (!before.can(event) || refused) throw this.refusal(before as SnapshotFrom<TMachine>, event)
       await this.runEffects(requested, "await")
-      const after = this.actors.move(instanceId, event)
+      const after = this.actors.move(instanceId, snapshot as SnapshotFrom<TMachine>)
       await this.recorder.record(instanceId, after, stateToString(before.value), event.type)
       this.listeners.notify(instanceId, after)
       return after
@@ -187,9 +189,9 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
    */
   send(instanceId: string, event: EventFromLogic<TMachine>): SnapshotFrom<TMachine> {
     const before = this.require(instanceId) as AnyMachineSnapshot
-    if (!before.can(event)) return before as SnapshotFrom<TMachine>
-    const [, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
-    const after = this.actors.move(instanceId, event)
+    const { snapshot, requested, refused } = step(this.machine, before, event)
+    if (!before.can(event) || refused) return before as SnapshotFrom<TMachine>
+    const after = this.actors.move(instanceId, snapshot as SnapshotFrom<TMachine>)
     const from = stateToString(before.value)
     const to = stateToString((after as AnyMachineSnapshot).value)
     if (!(from === to && this.quiet.has(event.type))) this.recorder.recordLater(instanceId, after, from, event.type)
@@ -270,8 +272,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   async claim(instanceId: string, event: EventFromLogic<TMachine>): Promise<SnapshotFrom<TMachine> | undefined> {
     return this.serialize(instanceId, async () => {
       const before = this.require(instanceId) as AnyMachineSnapshot
-      if (!before.can(event)) throw this.refusal(before as SnapshotFrom<TMachine>, event)
-      const [after, requested] = transition(this.machine, before as SnapshotFrom<TMachine>, event)
+      const { snapshot: after, requested, refused } = step(this.machine, before, event)
+      if (!before.can(event) || refused) throw this.refusal(before as SnapshotFrom<TMachine>, event)
       const read = this.records.revisionOf(instanceId)
       const from = stateToString(before.value)
       let won = false
@@ -285,7 +287,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
         return undefined
       }
       this.records.noteRevision(instanceId, written?.revision)
-      const moved = this.actors.move(instanceId, event)
+      const moved = this.actors.move(instanceId, after as SnapshotFrom<TMachine>)
       this.listeners.notify(instanceId, moved)
       this.startEffects(requested)
       return moved

@@ -1,5 +1,5 @@
 import { hasBlockingFindings, type LoopHandoff, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop/loop.gates"
-import type { LoopBrief, LoopContext, LoopOutcome } from "../../machines/loop/loop.machine"
+import type { LoopBrief, LoopContext, LoopOutcome, LoopPassView } from "../../machines/loop/loop.machine"
 import type { LoopPhase } from "../../machines/loop/loop.gates"
 
 // What a loop tells its sessions: each pass's brief (the section, the worktree, what the last pass handed off) and
@@ -9,7 +9,7 @@ import type { LoopPhase } from "../../machines/loop/loop.gates"
 /** The first line of every brief, so a reader (and a test) can tell a loop's prompt from anything else. */
 export const LOOP_BRIEF_TAG = "[forge:loop]"
 
-export function loopBriefText(context: LoopContext, phase: LoopPhase, brief: LoopBrief): string {
+export function loopBriefText(context: LoopPassView, phase: LoopPhase, brief: LoopBrief): string {
   if (brief === "nudge") return nudgeText(context, phase)
   const { sections, sectionIndex, worktree } = context
   const role = roleOfPhase(phase)
@@ -79,7 +79,7 @@ function auditorDuty(phase: LoopPhase): string[] {
   ]
 }
 
-function nudgeText(context: LoopContext, phase: LoopPhase): string {
+function nudgeText(context: LoopPassView, phase: LoopPhase): string {
   return [
     `${LOOP_BRIEF_TAG} Loop ${context.loopName}: your turn ended without a handoff (reminder ${context.nudges} of ${MAX_LOOP_NUDGES}; after that the loop stalls).`,
     `Finish the ${phase} work in ${context.worktree.dir}, call loop_handoff with the ${roleOfPhase(phase)}'s record, and end your turn.`,

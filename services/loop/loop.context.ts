@@ -1,5 +1,5 @@
 import * as z from "zod"
-import type { LoopContext } from "../../machines/loop/loop.machine"
+import type { LoopContext, LoopPassContext } from "../../machines/loop/loop.machine"
 
 // The shape a persisted loop context must have before an actor is started from it: a row that does not fit (a damaged
 // or hand-edited database) is refused at restore and named, never run. The handoff schemas are the tools' own.
@@ -56,14 +56,28 @@ export const loopContextSchema = z.strictObject({
   sessions: z.array(z.string().min(1)),
   driver: z.string().min(1).nullable(),
   iteration: z.number().int().nonnegative(),
-  pending: loopHandoffSchema.nullable(),
   last: loopHandoffSchema.nullable(),
-  nudges: z.number().int().nonnegative(),
   amendments: z.array(
     z.strictObject({ at: z.number(), section: z.number().int().positive(), rationale: z.string(), before: z.array(z.string()), after: z.array(z.string()) }),
   ),
   reason: z.string().nullable(),
 }) satisfies z.ZodType<LoopContext>
+
+/** A pass's own context (the pass machine's, invoked by the phase as `pass`). */
+export const loopPassContextSchema = z.strictObject({
+  phase: z.enum(["coding", "auditing", "final_auditing", "final_audit_fix"]),
+  iteration: z.number().int().positive(),
+  maxIterations: z.number().int().positive(),
+  pending: loopHandoffSchema.nullable(),
+  nudges: z.number().int().nonnegative(),
+}) satisfies z.ZodType<LoopPassContext>
+
+/** Null when the persisted context of the loop's pass fits the pass machine, else what is wrong with it. */
+export function loopPassContextProblem(childId: string, context: unknown): string | null {
+  if (childId !== "pass") return `the loop invokes only its pass, not ${childId}`
+  const parsed = loopPassContextSchema.safeParse(context)
+  return parsed.success ? null : `persisted pass context does not fit: ${z.prettifyError(parsed.error).replace(/\n/g, " ")}`
+}
 
 /** Null when `context` fits the loop machine, else what is wrong with it. */
 export function loopContextProblem(context: unknown): string | null {

@@ -1,5 +1,5 @@
 import type { LoopPhase, LoopRole } from "../../machines/loop/loop.gates"
-import type { LoopBrief, LoopEvent, LoopMachine, LoopOutcome } from "../../machines/loop/loop.machine"
+import type { LoopBrief, LoopContext, LoopEvent, LoopMachine, LoopOutcome, LoopPassView } from "../../machines/loop/loop.machine"
 import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
 import type { Logger } from "../lifecycle/lifecycle.ports"
 import { loopBriefText, loopEndText } from "./loop.brief"
@@ -7,7 +7,8 @@ import type { LoopSessions, LoopWorktrees } from "./loop.ports"
 
 // The loop machine's effects, supplied by the harness. The worktree is made before a new loop is recorded (a loop
 // whose worktree failed never exists); a session is opened in the background and reported back as an event, so the
-// step that asked for it is committed first; a brief that cannot be sent fails its step.
+// step that asked for it is committed first; a brief that cannot be sent fails its step. The session's effects are the
+// pass's (loop.pass.machine.ts): the host runs them with the pass's context over the loop's.
 
 export interface LoopImplementationDeps {
   worktrees: LoopWorktrees
@@ -34,6 +35,7 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
       },
       sendBrief: async ({ context }: EffectArgs<LoopMachine>, { brief, phase }: { brief: LoopBrief; phase: LoopPhase }) => {
         if (context.session === null) throw new Error(`loop ${context.loopName} has no session to brief`)
+        if (!isPassView(context)) throw new Error(`loop ${context.loopName}: a brief is its pass's, and this one came without it`)
         await deps.sessions.send(context.session, loopBriefText(context, phase, brief))
       },
       // Ending a loop never waits on its session: a session that cannot be stopped is logged and left.
@@ -50,4 +52,9 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
       },
     },
   } satisfies Implementations<LoopMachine>
+}
+
+/** Whether an effect runs with a pass's view of the loop (the pass's own context over the loop's). */
+function isPassView(context: LoopContext): context is LoopPassView {
+  return "phase" in context && "pending" in context && "nudges" in context
 }

@@ -3,8 +3,9 @@ import { type LoopMachine, loopMachine } from "../../machines/loop/loop.machine"
 import { explainLoopBirthRefusal, explainLoopRefusal } from "../../machines/loop/loop.refusals"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import type { LifecycleHost } from "../lifecycle/lifecycle.host"
-import { loopContextProblem } from "./loop.context"
+import { loopContextProblem, loopPassContextProblem } from "./loop.context"
 import { type LoopImplementationDeps, createLoopImplementations } from "./loop.implementations"
+import { upgradeLoopRecord } from "./loop.upgrade"
 
 export type LoopSnapshot = SnapshotFrom<LoopMachine>
 
@@ -17,6 +18,8 @@ export function defineLoopLifecycle(host: LifecycleHost, deps: LoopImplementatio
     birthRefusal: (snapshot) => (snapshot.matches("refused") ? explainLoopBirthRefusal(snapshot) : null),
     metaOf: (snapshot) => ({ sessionId: snapshot.context.hostSession, document: snapshot.context.planPath }),
     contextProblem: loopContextProblem,
+    childContextProblem: loopPassContextProblem,
+    upgrade: upgradeLoopRecord,
     // Any opencode process on the workspace may read, cancel or hand off to a loop: each step is decided on the
     // latest committed record.
     shared: true,

@@ -1,5 +1,5 @@
 import { type LoopSectionPlan, passesNeeded, roleOfPhase } from "../../machines/loop/loop.gates"
-import { type LoopEvent, type LoopInput, type LoopMachine, loopPhaseOf } from "../../machines/loop/loop.machine"
+import { type LoopEvent, type LoopInput, type LoopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
@@ -118,7 +118,7 @@ export class LoopService {
     const loop = await this.requireLoopOf(sessionId, "loop_handoff")
     const phase = loopPhaseOf(loop.value)
     const handoff = handoffFrom(fields, phase === undefined ? "coder" : roleOfPhase(phase))
-    const replaced = loop.context.pending !== null && loop.context.session === sessionId
+    const replaced = (loopPassOf(loop)?.context.pending ?? null) !== null && loop.context.session === sessionId
     await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.handoff", session: sessionId, handoff })
     return `Handoff recorded${replaced ? " (it replaces the one recorded earlier this turn)" : ""} — end your turn now; make no further changes.`
   }
@@ -223,7 +223,7 @@ export class LoopService {
     await this.step(loopName, { type: "loop.restored", driver: facts })
     const after = this.lifecycle.snapshot(loopName)
     const session = after?.context.session ?? null
-    if (after === undefined || !after.hasTag("working") || session === null) return
+    if (after === undefined || loopPassOf(after)?.hasTag("working") !== true || session === null) return
     try {
       if (await this.deps.sessions.isIdle(session)) await this.sessionIdle(session)
     } catch (error) {

@@ -1,5 +1,5 @@
 import { roleOfPhase } from "../../machines/loop/loop.gates"
-import { type LoopContext, loopPhaseOf } from "../../machines/loop/loop.machine"
+import { type LoopContext, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
 import { loopStatusOf } from "../../machines/loop/loop.status"
 import type { LoopSnapshot } from "./loop.lifecycle"
 
@@ -30,7 +30,7 @@ export function loopDetailText(snapshot: LoopSnapshot): string {
     `title: ${c.title}`,
     `plan: ${c.planPath ?? "given inline"}`,
     `worktree: ${c.worktree.dir} (branch ${c.worktree.branch}, from ${c.worktree.base.slice(0, 12)})`,
-    `current session: ${c.session ?? "(none)"}${c.pending === null ? "" : " — handoff recorded, applied when its turn ends"}`,
+    `current session: ${c.session ?? "(none)"}${(loopPassOf(snapshot)?.context.pending ?? null) === null ? "" : " — handoff recorded, applied when its turn ends"}`,
     ...(c.reason === null ? [] : [`ended: ${c.reason}`]),
     "sections:",
     ...c.sections.map((s, i) => `  ${i + 1}. [${s.status === "done" ? "x" : " "}] ${s.title}`),
@@ -42,5 +42,5 @@ export function loopDetailText(snapshot: LoopSnapshot): string {
 function where(snapshot: LoopSnapshot): string {
   const phase = loopPhaseOf(snapshot.value)
   if (phase === undefined) return loopStatusOf(snapshot.value)
-  return `running, ${phase} (${roleOfPhase(phase)})${snapshot.hasTag("opening") ? ", opening its session" : ""}`
+  return `running, ${phase} (${roleOfPhase(phase)})${loopPassOf(snapshot)?.hasTag("opening") === true ? ", opening its session" : ""}`
 }

@@ -1,21 +1,23 @@
 import { existsSync } from "node:fs"
 import { expect } from "vitest"
-import { type SnapshotFrom, transition } from "xstate"
+import type { SnapshotFrom } from "xstate"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { hasBlockingFindings, roleOfPhase } from "../../machines/loop/loop.gates"
 import {
   type LoopBrief,
-  type LoopContext,
   type LoopEvent,
   type LoopOutcome,
+  type LoopPassView,
   type LoopWorktree,
   loopMachine,
+  loopPassOf,
   loopPhaseOf,
 } from "../../machines/loop/loop.machine"
 import { explainLoopRefusal } from "../../machines/loop/loop.refusals"
 import { loopStatusOf } from "../../machines/loop/loop.status"
 import { stateToString } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
+import { step } from "../../services/lifecycle/lifecycle.step"
 import { loopBriefText, loopEndText } from "../../services/loop/loop.brief"
 import type { LoopService } from "../../services/loop/loop.service"
 import type { FakeLoopSessions } from "./loop.fakes"
@@ -73,7 +75,8 @@ export class LoopExpectation {
   /** The effects the model asked for in a step, as opencode must see them. */
   actions(actions: readonly { type: string; params?: unknown; info?: unknown }[], placeholders: Actual): void {
     for (const action of actions) {
-      const context = actual((action.info as { context: LoopContext }).context, placeholders)
+      // A pass's effects see the loop's context with the pass's own over it (lifecycle.step.ts).
+      const context = actual((action.info as { context: LoopPassView }).context, placeholders)
       switch (action.type) {
         case "openSession": {
           const { role } = action.params as { role: string }
@@ -105,10 +108,9 @@ export class LoopExpectation {
 
   /** The brief the event would send (and that fails to go out). */
   unsent(before: Snapshot, event: LoopEvent, placeholders: Actual): void {
-    const [, actions] = transition(loopMachine, before, event)
-    const brief = actions.find((a) => a.type === "sendBrief")
+    const brief = step(loopMachine, before, event).requested.find((a) => a.type === "sendBrief")
     if (brief === undefined) throw new Error(`${event.type} sends no brief in ${stateToString(before.value)}`)
-    const context = actual((brief.info as unknown as { context: LoopContext }).context, placeholders)
+    const context = actual((brief.info as { context: LoopPassView }).context, placeholders)
     const { brief: kind, phase } = brief.params as { brief: LoopBrief; phase: Parameters<typeof loopBriefText>[1] }
     this.effects.unsent.push({ session: context.session as string, text: loopBriefText(context, phase, kind) })
   }
@@ -127,6 +129,10 @@ export class LoopExpectation {
       expect(snapshot?.value, "service state").toEqual(model.value)
       expect(snapshot?.status, "service status").toBe(model.status)
       expect(snapshot?.context, "service context").toEqual(context)
+      const pass = snapshot === undefined ? undefined : loopPassOf(snapshot)
+      const modelPass = loopPassOf(model)
+      expect(pass?.value, "the pass's state").toEqual(modelPass?.value)
+      expect(pass?.context, "the pass's context").toEqual(modelPass?.context)
       expect(await service.status(undefined), "loop_status").toMatch(statusLine(model))
     }
     for (const session of model.context.sessions) expect(service.loopOf(session)?.context.loopName, `the loop of ${session}`).toBe(live ? LOOP : undefined)
@@ -141,7 +147,7 @@ export class LoopExpectation {
     expect(sessions.unsent, "briefs that could not be sent").toEqual(this.effects.unsent)
     expect(sessions.stopped, "sessions stopped").toEqual(this.effects.stopped)
     expect(sessions.told, "what the host session was told").toEqual(this.effects.told)
-    if (model.hasTag("opening") && !forgotten) expect(sessions.pending(), "a session being opened").toBeDefined()
+    if (loopPassOf(model)?.hasTag("opening") === true && !forgotten) expect(sessions.pending(), "a session being opened").toBeDefined()
 
     // The database, through a second connection as any other reader of the workspace would open it.
     this.reader ??= await openLifecycleStore(this.dir)
@@ -209,7 +215,7 @@ export async function expectNotAPass(attempt: Promise<unknown>, session: string,
 }
 
 /** What every brief must say, read from the context it was sent in (independent of how the text is laid out). */
-function expectBrief(text: string, context: LoopContext, phase: Parameters<typeof loopBriefText>[1], brief: LoopBrief): void {
+function expectBrief(text: string, context: LoopPassView, phase: Parameters<typeof loopBriefText>[1], brief: LoopBrief): void {
   const [first = ""] = text.split("\n")
   expect(first, "a brief's first line is tagged").toMatch(/^\[forge:loop\] /)
   expect(first, "the brief names its loop").toContain(`Loop ${LOOP}`)
@@ -245,6 +251,8 @@ function statusLine(model: Snapshot): RegExp {
   const done = sections.filter((s) => s.status === "done").length
   const phase = loopPhaseOf(model.value)
   const where =
-    phase === undefined ? loopStatusOf(model.value) : `running, ${phase} \\(${roleOfPhase(phase)}\\)${model.hasTag("opening") ? ", opening its session" : ""}`
+    phase === undefined
+      ? loopStatusOf(model.value)
+      : `running, ${phase} \\(${roleOfPhase(phase)}\\)${loopPassOf(model)?.hasTag("opening") === true ? ", opening its session" : ""}`
   return new RegExp(`^${LOOP}: ${where} — ${done}/${sections.length} sections done, pass ${iteration}/${maxIterations}`)
 }

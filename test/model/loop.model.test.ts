@@ -1,10 +1,10 @@
 import path from "node:path"
-import { isDeepStrictEqual } from "node:util"
 import { describe, expect, it } from "vitest"
-import { type SnapshotFrom, initialTransition, transition } from "xstate"
-import { createTestModel } from "xstate/graph"
+import type { SnapshotFrom } from "xstate"
+import { TestModel } from "xstate/graph"
 import type { LoopHandoff } from "../../machines/loop/loop.gates"
-import { type LoopEvent, type LoopInput, loopMachine, loopPhaseOf } from "../../machines/loop/loop.machine"
+import { type LoopEvent, type LoopInput, loopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
+import { initialStep, step } from "../../services/lifecycle/lifecycle.step"
 import {
   BRIEF_FAILED,
   DIRECT_FAIL,
@@ -22,7 +22,7 @@ import {
   passSession,
 } from "./loop.world"
 import { startLoopSut } from "./loop.sut"
-import { describeModel } from "./model.template"
+import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "./model.template"
 
 // Paths generated from the loop machine drive the real LoopService on the workspace's one LifecycleHost (SQLite in a
 // temp workspace); at every step service, database row, transition log and opencode's side (sessions opened, briefs
@@ -206,11 +206,14 @@ function eventsIn(state: Snapshot): LoopEvent[] {
     ]
   }
   const phase = loopPhaseOf(state.value) as Phase
+  const pass = loopPassOf(state)
+  const nudges = pass?.context.nudges ?? 0
+  const pending = pass?.context.pending ?? null
   // A budget walk runs one record per pass to where its budget runs out.
   const walk: { dirty: "every" | "final" | "first" } | undefined = (WALKS as Record<number, { dirty: "every" | "final" | "first" }>)[c.startedAt]
   if (walk !== undefined) return budgetWalk(state, phase, walk.dirty)
   const first = firstVisit(state, phase)
-  if (state.hasTag("opening")) {
+  if (pass?.hasTag("opening") === true) {
     const events: LoopEvent[] = [{ type: "loop.session.opened", session: passSession(c.iteration), driver: MODEL_DRIVER }]
     if (first) events.push({ type: "loop.session.failed", error: "session.create failed: 503" }, { type: "loop.fail", reason: BRIEF_FAILED }, cancel)
     // A process restarts while it opens a phase's first pass: the session is opened again, on the same pass.
@@ -225,33 +228,34 @@ function eventsIn(state: Snapshot): LoopEvent[] {
   const handoff = (session: string, record: LoopHandoff): LoopEvent => ({ type: "loop.handoff", session, handoff: record })
   const events: LoopEvent[] = [
     // A reminded pass hands off only its phase's usual record; a twice-reminded one never does (it stalls).
-    ...(c.nudges === 0 && first ? valid : c.nudges <= 1 ? valid.slice(0, 1) : []).map((record) => handoff(current, record)),
+    ...(nudges === 0 && first ? valid : nudges <= 1 ? valid.slice(0, 1) : []).map((record) => handoff(current, record)),
     ...refused.map((record) => handoff(current, record)),
     handoff(STRANGER, valid[0]),
     ...(previous === undefined ? [] : [handoff(previous, valid[0])]),
     // The turn ends: it applies the handoff, or (first visit only) is reminded, or stalls.
-    ...(c.pending !== null || first ? [{ type: "loop.idle", session: current } as const] : []),
+    ...(pending !== null || first ? [{ type: "loop.idle", session: current } as const] : []),
     { type: "loop.idle", session: previous ?? STRANGER },
     { type: "tool.use", tool: "forge_read", paths: [] },
     writeInWorktree,
     { type: "tool.use", tool: "forge_write", paths: [OUTSIDE] },
     { type: "tool.use", tool: "forge_shell", paths: [path.dirname(OUTSIDE)] },
   ]
-  if (phase === "auditing" && c.amendments.length === 0 && c.nudges === 0)
+  if (phase === "auditing" && c.amendments.length === 0 && nudges === 0)
     events.push(dropPending(current, "The printer moves to a plan of its own."), dropPending(current, "  "))
   if (phase === "coding") events.push(dropPending(current, "A coder may not amend."))
-  if (first && c.nudges === 0 && c.pending === null) events.push(cancel, cancelFromPass(current), { type: "loop.fail", reason: NUDGE_FAILED })
-  if (first && c.nudges === 0 && c.pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })
+  if (first && nudges === 0 && pending === null) events.push(cancel, cancelFromPass(current), { type: "loop.fail", reason: NUDGE_FAILED })
+  if (first && nudges === 0 && pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })
   events.push(restored)
-  if (first && c.nudges === 0) events.push(besideDriver)
+  if (first && nudges === 0) events.push(besideDriver)
   return events
 }
 
 function budgetWalk(state: Snapshot, phase: Phase, dirty: "every" | "final" | "first"): LoopEvent[] {
   const c = state.context
-  if (state.hasTag("opening")) return [{ type: "loop.session.opened", session: passSession(c.iteration), driver: MODEL_DRIVER }]
+  const pass = loopPassOf(state)
+  if (pass?.hasTag("opening") === true) return [{ type: "loop.session.opened", session: passSession(c.iteration), driver: MODEL_DRIVER }]
   const current = c.session as string
-  if (c.pending !== null) return [{ type: "loop.idle", session: current }]
+  if ((pass?.context.pending ?? null) !== null) return [{ type: "loop.idle", session: current }]
   const isDirty = phase === "final_auditing" ? dirty === "final" : phase === "auditing" && (dirty === "every" || (dirty === "first" && c.iteration === 2))
   const handoff = phase === "coding" || phase === "final_audit_fix" ? CODED : isDirty ? BUG : phase === "final_auditing" ? BARE : CLEAN
   return [{ type: "loop.handoff", session: current, handoff }]
@@ -261,19 +265,19 @@ describe("loop machine", () => {
   it("reaches every state of the machine from the configs", () => {
     const reached = new Set<string>()
     for (const { input } of configs) {
-      const model = createTestModel(loopMachine, {
+      // The loop as the host steps it: each phase with its pass.
+      const model = new TestModel(hostLogicOf(loopMachine), {
         input,
-        events: eventsIn,
-        // xstate/graph adds a bare `{ type }` for each event type a state handles and the cases lack: those never happen.
-        filterEvents: (state: Snapshot, event: LoopEvent) => state.status === "active" && eventsIn(state).some((e) => isDeepStrictEqual(e, event)),
+        serializeState: modelStateKey,
+        events: (state: Snapshot) => (state.status === "active" ? eventsIn(state) : []),
       })
       const paths = model.getShortestPaths({ limit: 20_000, allowDuplicatePaths: true })
-      for (const p of paths) reached.add(JSON.stringify(p.state.value))
+      for (const p of paths) reached.add(JSON.stringify([p.state.value, loopPassOf(p.state)?.value ?? null]))
     }
     for (const phase of ["coding", "auditing", "final_auditing", "final_audit_fix"]) {
-      for (const sub of ["opening", "working"]) expect(reached).toContain(JSON.stringify({ running: { [phase]: sub } }))
+      for (const pass of ["opening", "working"]) expect(reached).toContain(JSON.stringify([{ running: phase }, pass]))
     }
-    for (const end of ["completed", "cancelled", "errored", "stalled", "refused"]) expect(reached).toContain(JSON.stringify(end))
+    for (const end of ["completed", "cancelled", "errored", "stalled", "refused"]) expect(reached).toContain(JSON.stringify([end, null]))
   })
 })
 
@@ -282,10 +286,13 @@ describeModel({
   configs,
   events: eventsIn,
   start: startLoopSut,
-  // One extension set per state value, from the first path that reaches it: every probe a state takes (the refusals
-  // above all); what depends on the rest of the context (reminders left, the last section, the budget) has paths of
-  // its own.
-  extensionKey: (state) => JSON.stringify(state.value),
+  // One extension set per state value (the pass's included, and whether its session's handoff is recorded: the pass's
+  // adjust gate reads it), from the first path that reaches it: every probe a state takes (the refusals above all);
+  // what depends on the rest of the context (reminders left, the last section, the budget) has paths of its own.
+  extensionKey: (state) => {
+    const pass = loopPassOf(state)
+    return JSON.stringify([state.value, pass?.value ?? null, (pass?.context.pending ?? null) !== null])
+  },
   limit: 20_000,
 })
 
@@ -298,15 +305,17 @@ describe("the loop's pass budget across restarts", () => {
     const input = inputFor({ maxIterations: MAX_PASSES })
     const sut = await startLoopSut(input)
     try {
-      let before = initialTransition(loopMachine, input)[0]
+      let before = initialStep(loopMachine, input).snapshot as Snapshot
       for (const event of [restored, restored, { type: "loop.session.opened", session: passSession(1), driver: MODEL_DRIVER }] satisfies LoopEvent[]) {
-        const [after, actions] = transition(loopMachine, before, event)
-        await sut.apply({ event, before, after, accepted: before.can(event), actions })
+        const { snapshot, requested, refused } = step(loopMachine, before, event)
+        const after = snapshot as Snapshot
+        await sut.apply({ event, before, after, accepted: before.can(event) && !refused, actions: requested as ModelStep<typeof loopMachine>["actions"] })
         await sut.agreesWith(after)
         before = after
       }
       const loop = sut.current()
-      expect(loop?.value).toEqual({ running: { coding: "working" } })
+      expect(loop?.value).toEqual({ running: "coding" })
+      expect(loop && loopPassOf(loop)?.value).toBe("working")
       // Two restarts while the first pass's session opened: still the first pass.
       expect(loop?.context.iteration, "passes spent").toBe(1)
       expect(sut.briefs().at(-1)?.text.split("\n")[0]).toContain(`pass 1 of at most ${MAX_PASSES}`)
@@ -331,7 +340,9 @@ describe("a loop whose driver exits while another process runs on", () => {
         { step: "looked after the driver exited", driver: "model-process-neighbour", openings: 2 },
         { step: "looked once more", driver: "model-process-neighbour", openings: 2 },
       ])
-      expect(sut.current()?.value, "the same pass, its session opened again").toEqual({ running: { coding: "opening" } })
+      const current = sut.current()
+      expect(current?.value, "the same phase").toEqual({ running: "coding" })
+      expect(current && loopPassOf(current)?.value, "the same pass, its session opened again").toBe("opening")
       expect(sut.current()?.context.iteration, "no pass spent on the takeover").toBe(1)
     } finally {
       await sut.stop()

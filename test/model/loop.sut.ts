@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs"
 import { expect } from "vitest"
-import { type SnapshotFrom, initialTransition } from "xstate"
+import type { SnapshotFrom } from "xstate"
 import type { LoopHandoff } from "../../machines/loop/loop.gates"
-import { type LoopEvent, type LoopInput, type LoopWorktree, loopMachine, loopPhaseOf } from "../../machines/loop/loop.machine"
+import { type LoopEvent, type LoopInput, type LoopWorktree, loopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
 import { explainLoopBirthRefusal, explainLoopRefusal } from "../../machines/loop/loop.refusals"
 import { stateToString } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
+import { initialStep } from "../../services/lifecycle/lifecycle.step"
 import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
 import type { HandoffFields } from "../../services/loop/loop.handoff"
 import type { LoopPlan, LoopPlans } from "../../services/loop/loop.ports"
@@ -101,7 +102,7 @@ export class LoopSut implements ModelSut<LoopModel> {
       input.planPath === null ? undefined : { planPath: input.planPath, status: input.planStatus ?? "unreadable", title: TITLE, body: PLAN_BODY }
     const plans: LoopPlans = { liveFor: async () => plan }
     const process = await openLoopProcess(dir, clock, sessions, plans, worktrees, processId(1))
-    const sut = new LoopSut(dir, clock, sessions, plans, worktrees, process, worktree, initialTransition(loopMachine, input)[0])
+    const sut = new LoopSut(dir, clock, sessions, plans, worktrees, process, worktree, initialStep(loopMachine, input).snapshot as Snapshot)
     await sut.begin(input)
     return sut
   }
@@ -112,7 +113,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     if (input.askedFrom !== null) await this.startOuterLoop(input)
     // A plan given inline has no path: the no-section config gives an empty one.
     const request = { title: input.title, maxIterations: input.maxIterations, ...(input.planPath === null ? { plan: "" } : {}) }
-    const born = initialTransition(loopMachine, input)[0]
+    const born = initialStep(loopMachine, input).snapshot as Snapshot
     const starting = service.start(input.hostSession, request)
     if (born.matches("refused")) {
       const error = await starting.then(
@@ -138,7 +139,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     // The worktree the loop asked for: at its place, on its branch, from the workspace's HEAD (GitLoopWorktrees makes it
     // with real git; its own integration test shows that).
     expect(this.worktrees.created, "the worktree made").toEqual([this.worktree])
-    this.expected.actions(initialTransition(loopMachine, { ...input, worktree: this.worktree })[1], this.placeholders())
+    this.expected.actions(initialStep(loopMachine, { ...input, worktree: this.worktree }).requested, this.placeholders())
     await this.settle()
   }
 
@@ -149,7 +150,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     const opening = this.sessions.pending()
     expect(opening?.title, "the outer loop opens its first pass").toBe(`Loop ${OUTER_LOOP} · pass 1 · coder · Outer loop`)
     opening?.resolve(OUTER_SESSION)
-    await this.settle((s) => s.hasTag("working"), OUTER_LOOP)
+    await this.settle((s) => loopPassOf(s)?.hasTag("working") === true, OUTER_LOOP)
     expect(service.loopOf(OUTER_SESSION)?.context.loopName, "the asking session runs in the outer loop").toBe(input.askedFrom)
     expect(this.sessions.sent.map((s) => s.session)).toEqual([OUTER_SESSION])
     this.others.push(OUTER_LOOP)
@@ -183,7 +184,7 @@ export class LoopSut implements ModelSut<LoopModel> {
         const attempt = service.handoff(event.session, fieldsOf(event.handoff))
         if (finished || event.session === STRANGER) return expectNotAPass(attempt, event.session, "loop_handoff")
         if (!accepted) return expectRefusal(attempt, before, event)
-        const replaced = before.context.pending !== null
+        const replaced = (loopPassOf(before)?.context.pending ?? null) !== null
         return void expect(await attempt, "the handoff's answer").toBe(
           `Handoff recorded${replaced ? " (it replaces the one recorded earlier this turn)" : ""} — end your turn now; make no further changes.`,
         )

@@ -66,7 +66,7 @@ export interface Actual {
 }
 
 /** The stored context a model context stands for. */
-export const actual = (context: LoopContext, { worktree, driver }: Actual): LoopContext => ({
+export const actual = <C extends LoopContext>(context: C, { worktree, driver }: Actual): C => ({
   ...context,
   worktree,
   driver: context.driver === null ? null : driver,

@@ -1,4 +1,16 @@
-import { type AnyStateMachine, type EventFromLogic, type InputFrom, type InspectionEvent, type StateValue, createActor, getInitialMicrosteps } from "xstate"
+import {
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type EventObject,
+  type InputFrom,
+  type InspectionEvent,
+  StateMachine,
+  type StateValue,
+  createActor,
+  getInitialMicrosteps,
+} from "xstate"
+import { type ChildDelivery, initialStep, step } from "../../services/lifecycle/lifecycle.step"
 
 // Transition coverage of a machine, measured on the machine the code runs.
 //
@@ -8,6 +20,12 @@ import { type AnyStateMachine, type EventFromLogic, type InputFrom, type Inspect
 // it had refused too (so the guard was really asked), and the guard said no. Coverage is the share of these outcomes
 // that some replayed path produced. Events that a service only asks about (`snapshot.can(...)`) and never sends count
 // the same way: the recorder replays them as sent, since `can()` asks the very same candidates.
+//
+// A machine that invokes machines (a loop's phases invoke its pass) is replayed as the host steps it
+// (lifecycle.step.ts), and each machine it invokes is covered on its own: every run of a child, from the input it was
+// started with through the events it was handed, is replayed on the child's coverage. Each event is asked of an actor
+// restored from the model's snapshot, so an event a child refuses (the host's step changes nothing) never leaves the
+// parent's half of it behind.
 
 type AnyNode = AnyStateMachine["root"]
 type AnyTransition = ReturnType<AnyNode["transitions"]["get"]> extends (infer T)[] | undefined ? T : never
@@ -65,8 +83,20 @@ function inertMachine<M extends AnyStateMachine>(machine: M): M {
       .filter(([, action]) => typeof action === "function" && !("type" in action))
       .map(([name]) => [name, () => undefined]),
   )
-  return machine.provide({ actions } as Parameters<M["provide"]>[0]) as M
+  // The machines it invokes run inert too.
+  const actors = Object.fromEntries(Object.entries(childMachines(machine)).map(([name, child]) => [name, inertMachine(child)]))
+  return machine.provide({ actions, actors } as Parameters<M["provide"]>[0]) as M
 }
+
+/** The machines a machine may invoke, by the name it invokes them by. */
+function childMachines(machine: AnyStateMachine): Record<string, AnyStateMachine> {
+  return Object.fromEntries(
+    Object.entries(machine.implementations.actors).filter((entry): entry is [string, AnyStateMachine] => entry[1] instanceof StateMachine),
+  )
+}
+
+/** Whether an inspection is the replayed machine's own (its invoked children report theirs to the same inspector). */
+const isRoot = (inspection: InspectionEvent): boolean => (inspection.actorRef as { _parent?: unknown })._parent === undefined
 
 interface CoverageReport {
   machine: string
@@ -79,9 +109,12 @@ export class TransitionCoverage<M extends AnyStateMachine> {
   private readonly outcomes = new Map<string, Outcome>()
   private readonly seen = new Set<string>()
   private readonly inert: M
+  /** The coverage of each machine this one invokes, by machine id. */
+  private readonly children = new Map<string, TransitionCoverage<AnyStateMachine>>()
 
   constructor(private readonly machine: M) {
     this.inert = inertMachine(machine)
+    for (const child of Object.values(childMachines(machine))) this.children.set(child.id, new TransitionCoverage(child))
     for (const node of allNodes(machine.root as AnyNode)) {
       for (const event of ["", ...node.transitions.keys()]) {
         candidatesOf(node, event).forEach((transition, index) => {
@@ -92,29 +125,43 @@ export class TransitionCoverage<M extends AnyStateMachine> {
     }
   }
 
-  /** Replays `events` from the initial state of `input` and notes every outcome they produce. */
+  /** Replays `events` from the initial state of `input` and notes every outcome they produce (its children's too). */
   record(input: InputFrom<M>, events: readonly EventFromLogic<M>[]): void {
     const micro: { snapshot: { value: StateValue }; transitions: AnyTransition[] }[] = []
     const inspect = (inspection: InspectionEvent) => {
-      if (inspection.type !== "@xstate.microstep") return
+      if (inspection.type !== "@xstate.microstep" || !isRoot(inspection)) return
       const { _transitions, snapshot } = inspection as InspectionEvent & { _transitions: AnyTransition[]; snapshot: { value: StateValue } }
       micro.push({ snapshot, transitions: _transitions })
     }
+    const runs = new ChildRuns(this.children)
     const actor = createActor(this.inert, { input, inspect } as Parameters<typeof createActor<M>>[1])
     actor.start()
+    actor.stop()
     // The configuration entered first, before any eventless transition: the recorder's actor does not report it.
     const initialSteps = getInitialMicrosteps as (machine: M, input: InputFrom<M>) => [{ value: StateValue }, unknown][]
     this.noteEventless(micro.splice(0), initialSteps(this.inert, input)[0]?.[0].value)
+    let current = initialStep(this.machine, input)
+    runs.deliver(current.deliveries)
     for (const event of events) {
-      const before = actor.getSnapshot() as { value: StateValue; status: string }
+      const before = current.snapshot
       if (before.status !== "active") break
-      actor.send(event)
+      const probe = createActor(this.inert, { snapshot: this.machine.getPersistedSnapshot(before), inspect } as Parameters<typeof createActor<M>>[1])
+      probe.start()
+      probe.send(event)
+      probe.stop()
       const steps = micro.splice(0)
       const first = steps[0]?.transitions.some((t) => t.eventType === event.type) ? steps.shift() : undefined
       this.noteSelection(before.value, event.type, first?.transitions ?? [])
       this.noteEventless(steps, first?.snapshot.value)
+      current = step(this.machine, before as AnyMachineSnapshot, event)
+      runs.deliver(current.deliveries)
     }
-    actor.stop()
+    runs.flushAll()
+  }
+
+  /** This machine's coverage, and each of the machines it invokes. */
+  reports(): CoverageReport[] {
+    return [this.report(), ...[...this.children.values()].flatMap((child) => child.reports())]
   }
 
   report(): CoverageReport {
@@ -152,13 +199,48 @@ export class TransitionCoverage<M extends AnyStateMachine> {
     }
   }
 
-  /** Eventless transitions are asked after every microstep until none is enabled (the last one asks and selects none). */
+  /**
+   * Eventless transitions are asked after every microstep until none is enabled (the last one asks and selects none).
+   * A microstep of another event (an invoked machine's end, `xstate.done.actor.<id>`) starts the next macrostep.
+   */
   private noteEventless(steps: { snapshot: { value: StateValue }; transitions: AnyTransition[] }[], after: StateValue | undefined): void {
     let value = after
     for (const step of steps) {
-      if (value !== undefined) this.noteSelection(value, "", step.transitions)
+      const event = step.transitions.find((t) => t.eventType !== "")?.eventType
+      if (value !== undefined) {
+        if (event !== undefined) this.noteSelection(value, "", [])
+        this.noteSelection(value, event ?? "", step.transitions)
+      }
       value = step.snapshot.value
     }
     if (value !== undefined) this.noteSelection(value, "", [])
+  }
+}
+
+/** The runs of a machine's children during one replay: each from its start to the next start (or the replay's end). */
+class ChildRuns {
+  private readonly open = new Map<string, { coverage: TransitionCoverage<AnyStateMachine> | undefined; input: unknown; events: EventObject[] }>()
+
+  constructor(private readonly coverages: ReadonlyMap<string, TransitionCoverage<AnyStateMachine>>) {}
+
+  deliver(deliveries: readonly ChildDelivery[]): void {
+    for (const delivery of deliveries) {
+      if (delivery.kind === "event") {
+        this.open.get(delivery.childId)?.events.push(delivery.event)
+        continue
+      }
+      this.flush(delivery.childId)
+      this.open.set(delivery.childId, { coverage: this.coverages.get(delivery.logic.id), input: delivery.input, events: [] })
+    }
+  }
+
+  flushAll(): void {
+    for (const childId of [...this.open.keys()]) this.flush(childId)
+  }
+
+  private flush(childId: string): void {
+    const run = this.open.get(childId)
+    this.open.delete(childId)
+    run?.coverage?.record(run.input as never, run.events as never)
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { initialTransition } from "xstate"
 import type { AuditorHandoff, CoderHandoff } from "../../machines/loop/loop.gates"
-import { type LoopContext, type LoopInput, loopMachine } from "../../machines/loop/loop.machine"
+import { type LoopContext, type LoopInput, type LoopPassView, loopMachine } from "../../machines/loop/loop.machine"
 import { LOOP_BRIEF_TAG, loopBriefText, loopEndText } from "../../services/loop/loop.brief"
 
 // What a loop tells its passes' sessions (each pass's brief, the reminder) and the session that started it (the end).
@@ -26,7 +26,14 @@ const input: LoopInput = {
 }
 
 /** The loop's context as the machine starts it, with the changes a test needs. */
-const contextWith = (changes: Partial<LoopContext>): LoopContext => ({ ...initialTransition(loopMachine, input)[0].context, ...changes })
+/** What a pass's brief is written from: the loop's context with the pass's own over it. */
+const contextWith = (changes: Partial<LoopPassView>): LoopPassView => ({
+  ...initialTransition(loopMachine, input)[0].context,
+  phase: "coding",
+  pending: null,
+  nudges: 0,
+  ...changes,
+})
 
 const coded: CoderHandoff = {
   role: "coder",

@@ -50,7 +50,15 @@ function extractedShape(source: string, machineId: string) {
 
 describe("Stately's machine extractor", () => {
   it("finds the machine files", () => {
-    expect(machineFiles).toEqual(expect.arrayContaining(["job/job.machine.ts", "plan/plan.machine.ts", "watchdog/watchdog.machine.ts"]))
+    expect(machineFiles).toEqual(
+      expect.arrayContaining([
+        "job/job.machine.ts",
+        "loop/loop.machine.ts",
+        "loop/loop.pass.machine.ts",
+        "plan/plan.machine.ts",
+        "watchdog/watchdog.machine.ts",
+      ]),
+    )
   })
 
   it.each(machineFiles)("reads %s as the machine the code runs: states, tags, transitions, guards", async (file) => {

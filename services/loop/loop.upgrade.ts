@@ -1,0 +1,36 @@
+import { LOOP_MACHINE_VERSION } from "../../machines/loop/loop.machine"
+import { loopPassMachine } from "../../machines/loop/loop.pass.machine"
+import type { PersistedChild, PersistedShape } from "../lifecycle/lifecycle.definition"
+import { loopPassContextSchema } from "./loop.context"
+
+// Loop records written by an older loop machine, brought up to this one at restore (lifecycle.restore.ts calls it for
+// every record). Version 1 ran each phase's pass inline: `{ running: { <phase>: "opening" | "working" } }`, with the
+// session's handoff and reminders in the loop's context. Version 2 invokes the pass machine: the phase is the loop's
+// state, and the pass (its state, handoff, reminders) is the invoked child `pass`, built here from what version 1 kept.
+
+/** The fields of a version 1 context that are the pass's own in version 2. */
+interface V1PassFields {
+  iteration?: unknown
+  maxIterations?: unknown
+  pending?: unknown
+  nudges?: unknown
+}
+
+export function upgradeLoopRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
+  if (fromVersion === LOOP_MACHINE_VERSION) return persisted
+  if (fromVersion !== "1") throw new Error(`no upgrade from loop machine version ${fromVersion}`)
+  if (typeof persisted.context !== "object" || persisted.context === null) return persisted
+  const { pending, nudges, ...loop } = persisted.context as Record<string, unknown> & V1PassFields
+  const running = typeof persisted.value === "object" ? persisted.value.running : undefined
+  // A finished loop ran no pass: only its context changes shape.
+  if (typeof running !== "object" || running === null) return { value: persisted.value, context: loop, children: {} }
+  const [phase, step] = Object.entries(running)[0] ?? []
+  if (phase === undefined || (step !== "opening" && step !== "working"))
+    throw new Error(`a version 1 loop in ${JSON.stringify(running)} has no pass to carry over`)
+  const fields = persisted.context as V1PassFields
+  const passContext = loopPassContextSchema.parse({ phase, iteration: fields.iteration, maxIterations: fields.maxIterations, pending, nudges })
+  // Resolved by the pass machine itself, so the child is exactly what version 2 persists.
+  const pass = loopPassMachine.resolveState({ value: step, context: passContext })
+  const child: PersistedChild = { snapshot: loopPassMachine.getPersistedSnapshot(pass) as PersistedChild["snapshot"], src: "pass", syncSnapshot: false }
+  return { value: { running: phase }, context: loop, children: { pass: child } }
+}

@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, AnyStateMachine, SnapshotFrom } from "xstate"
-import { stateToString } from "../../machines/state.text"
+import { snapshotStateText } from "../../machines/state.text"
 import type { LifecycleDefinition } from "./lifecycle.definition"
 import type { SnapshotRecord } from "./lifecycle.ports"
 
@@ -18,7 +18,7 @@ export function snapshotRecordOf<TMachine extends AnyStateMachine>(
     machineVersion: machine.version ?? "0",
     instanceId,
     sessionId: meta.sessionId,
-    state: stateToString(snapshot.value),
+    state: snapshotStateText(snapshot),
     terminal: snapshot.status === "done",
     snapshot: machine.getPersistedSnapshot(snapshot),
     document: meta.document,

@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, AnyStateMachine, SnapshotFrom } from "xstate"
-import { stateToString } from "../../machines/state.text"
+import { snapshotStateText } from "../../machines/state.text"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { StepWrite } from "./lifecycle.ports"
 import { snapshotRecordOf } from "./lifecycle.record"
@@ -31,7 +31,7 @@ export class LifecycleRecorder<TMachine extends AnyStateMachine> {
 
   /** Queues one step's commit; a failure is logged, never thrown into the caller. */
   recordLater(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): void {
-    const to = stateToString((typed as AnyMachineSnapshot).value)
+    const to = snapshotStateText(typed as AnyMachineSnapshot)
     this.commit(instanceId, typed, from, event)?.catch((error: unknown) =>
       this.kernel.log.warn(`${this.definition.machine.id} ${instanceId}: could not record ${from} --${event}--> ${to}: ${String(error)}`),
     )

@@ -1,6 +1,6 @@
 import type { AnyMachineSnapshot, AnyStateMachine, EventFromLogic, InputFrom, SnapshotFrom, StateValue } from "xstate"
 import { accepts, step } from "./lifecycle.step"
-import { stateToString } from "../../machines/state.text"
+import { snapshotStateText } from "../../machines/state.text"
 import { GateRefusal } from "./gate.refusal"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { Confirm, DialogRequest, SnapshotRecord } from "./lifecycle.ports"
@@ -139,7 +139,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
           const before = this.records.latest(instanceId, current) as AnyMachineSnapshot
           const { snapshot: after, requested, refused } = step(this.machine, before, event)
           if (!before.can(event) || refused) throw this.refusal(before as SnapshotFrom<TMachine>, event)
-          return { after: after as SnapshotFrom<TMachine>, from: stateToString(before.value), event: event.type, requested }
+          return { after: after as SnapshotFrom<TMachine>, from: snapshotStateText(before), event: event.type, requested }
         }),
       )
     }
@@ -149,7 +149,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       if (!before.can(event) || refused) throw this.refusal(before as SnapshotFrom<TMachine>, event)
       await this.runEffects(requested, "await")
       const after = this.actors.move(instanceId, snapshot as SnapshotFrom<TMachine>)
-      await this.recorder.record(instanceId, after, stateToString(before.value), event.type)
+      await this.recorder.record(instanceId, after, snapshotStateText(before), event.type)
       this.listeners.notify(instanceId, after)
       return after
     })
@@ -192,8 +192,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     const { snapshot, requested, refused } = step(this.machine, before, event)
     if (!before.can(event) || refused) return before as SnapshotFrom<TMachine>
     const after = this.actors.move(instanceId, snapshot as SnapshotFrom<TMachine>)
-    const from = stateToString(before.value)
-    const to = stateToString((after as AnyMachineSnapshot).value)
+    const from = snapshotStateText(before)
+    const to = snapshotStateText(after as AnyMachineSnapshot)
     if (!(from === to && this.quiet.has(event.type))) this.recorder.recordLater(instanceId, after, from, event.type)
     this.listeners.notify(instanceId, after)
     this.startEffects(requested)
@@ -275,7 +275,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
       const { snapshot: after, requested, refused } = step(this.machine, before, event)
       if (!before.can(event) || refused) throw this.refusal(before as SnapshotFrom<TMachine>, event)
       const read = this.records.revisionOf(instanceId)
-      const from = stateToString(before.value)
+      const from = snapshotStateText(before)
       let won = false
       const written = await this.kernel.step(this.machine.id, instanceId, async (current) => {
         if (current === undefined || current.revision !== read) return undefined
@@ -349,7 +349,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   private async replace(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
     const resolved = this.machine.resolveState({ value, context }) as SnapshotFrom<TMachine>
     const previous = this.actors.snapshot(instanceId) as AnyMachineSnapshot | undefined
-    const from = previous ? stateToString(previous.value) : NO_STATE
+    const from = previous ? snapshotStateText(previous as AnyMachineSnapshot) : NO_STATE
     const after = this.actors.spawn(instanceId, { snapshot: resolved })
     await this.recorder.record(instanceId, after, from, eventName)
     this.listeners.notify(instanceId, after)

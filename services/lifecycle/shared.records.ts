@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, AnyStateMachine, SnapshotFrom, StateValue } from "xstate"
-import { stateToString } from "../../machines/state.text"
+import { snapshotStateText } from "../../machines/state.text"
 import { ExclusiveKeyTaken } from "./exclusive.key"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { SnapshotRecord } from "./lifecycle.ports"
@@ -104,7 +104,7 @@ export class SharedRecords<TMachine extends AnyStateMachine> {
     // A record that no longer fits is what a replacement is for: it is replaced, not read.
     const fits = current !== undefined && !("problem" in resolveRecord(definition, current))
     const known = fits ? this.latest(instanceId, current) : actors.snapshot(instanceId)
-    const from = current !== undefined && !fits ? current.state : known === undefined ? NO_STATE : stateToString((known as AnyMachineSnapshot).value)
+    const from = current !== undefined && !fits ? current.state : known === undefined ? NO_STATE : snapshotStateText(known as AnyMachineSnapshot)
     const after = definition.machine.resolveState({ value: target.value, context: target.context }) as SnapshotFrom<TMachine>
     return { after, from, event: eventName }
   }

@@ -15,7 +15,7 @@ import {
 } from "../../machines/loop/loop.machine"
 import { explainLoopRefusal } from "../../machines/loop/loop.refusals"
 import { loopStatusOf } from "../../machines/loop/loop.status"
-import { stateToString } from "../../machines/state.text"
+import { snapshotStateText } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { step } from "../../services/lifecycle/lifecycle.step"
 import { loopBriefText, loopEndText } from "../../services/loop/loop.brief"
@@ -63,12 +63,12 @@ export class LoopExpectation {
     private readonly worktree: LoopWorktree,
     first: Snapshot,
   ) {
-    this.log = [{ event: "xstate.init", to: stateToString(first.value) }]
+    this.log = [{ event: "xstate.init", to: snapshotStateText(first) }]
   }
 
   /** A model step: its transition row (a tool use asks, and logs nothing), and the effects it asked for. */
   step({ event, after, accepted, actions }: ModelStep<LoopModel>, placeholders: Actual): void {
-    if (accepted && event.type !== "tool.use") this.log.push({ event: event.type, to: stateToString(after.value) })
+    if (accepted && event.type !== "tool.use") this.log.push({ event: event.type, to: snapshotStateText(after) })
     if (accepted) this.actions(actions, placeholders)
   }
 
@@ -109,7 +109,7 @@ export class LoopExpectation {
   /** The brief the event would send (and that fails to go out). */
   unsent(before: Snapshot, event: LoopEvent, placeholders: Actual): void {
     const brief = step(loopMachine, before, event).requested.find((a) => a.type === "sendBrief")
-    if (brief === undefined) throw new Error(`${event.type} sends no brief in ${stateToString(before.value)}`)
+    if (brief === undefined) throw new Error(`${event.type} sends no brief in ${snapshotStateText(before)}`)
     const context = actual((brief.info as { context: LoopPassView }).context, placeholders)
     const { brief: kind, phase } = brief.params as { brief: LoopBrief; phase: Parameters<typeof loopBriefText>[1] }
     this.effects.unsent.push({ session: context.session as string, text: loopBriefText(context, phase, kind) })
@@ -152,7 +152,7 @@ export class LoopExpectation {
     // The database, through a second connection as any other reader of the workspace would open it.
     this.reader ??= await openLifecycleStore(this.dir)
     const row = await this.reader.repository.getSnapshot("loop", LOOP)
-    expect(row?.state, "database state").toBe(stateToString(model.value))
+    expect(row?.state, "database state").toBe(snapshotStateText(model))
     expect(row?.terminal, "database terminal flag").toBe(model.status === "done")
     expect(row?.sessionId, "database session").toBe(HOST)
     expect(row?.document, "database document").toBe(model.context.planPath)

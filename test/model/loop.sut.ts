@@ -4,7 +4,7 @@ import type { SnapshotFrom } from "xstate"
 import type { LoopHandoff } from "../../machines/loop/loop.gates"
 import { type LoopEvent, type LoopInput, type LoopWorktree, loopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
 import { explainLoopBirthRefusal, explainLoopRefusal } from "../../machines/loop/loop.refusals"
-import { stateToString } from "../../machines/state.text"
+import { snapshotStateText } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { initialStep } from "../../services/lifecycle/lifecycle.step"
 import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
@@ -162,7 +162,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     const { event, before, after, accepted } = step
     this.expected.step(step, this.placeholders())
     await this.produce(event, before, accepted)
-    await this.settle((s) => stateToString(s.value) === stateToString(after.value))
+    await this.settle((s) => snapshotStateText(s) === snapshotStateText(after))
   }
 
   private async produce(event: LoopEvent, before: Snapshot, accepted: boolean): Promise<void> {

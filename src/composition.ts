@@ -33,8 +33,6 @@ export interface ForgeCompositionOptions {
   shell?: ResolvedShell
   /** The forge-* workers a crew can dispatch (the host's forge.json pools, read fresh at each registration). */
   roster: CrewRosterSource
-  /** The modules to build (the plugin's list by default); host-scoped and empty ones are built elsewhere or not at all. */
-  modules?: readonly ForgeModule[]
 }
 
 /** Every module of one workspace built; nothing opened yet (the database opens on first use). */
@@ -93,7 +91,8 @@ export async function composeForge(o: ForgeCompositionOptions): Promise<ForgeCom
       return handles.get(name) as ModuleHandles[N]
     },
   }
-  const modules = (o.modules ?? FORGE_MODULES).filter((module) => module.kind === "lifecycle" || module.scope === "workspace")
+  // Host-scoped surfaces are built by the plugin's entry, and surfaces of no scope build nothing.
+  const modules = FORGE_MODULES.filter((module) => module.kind === "lifecycle" || module.scope === "workspace")
   // The lazy parts load side by side (each its own chunk of the bundle); the modules are then built in list order.
   const builders = await Promise.all(modules.map(moduleBuilder))
   for (const build of builders) {
@@ -147,10 +146,7 @@ async function moduleBuilder<N extends ModuleName>(module: ForgeModule<N>): Prom
     return {
       name: module.name,
       handle,
-      openStep:
-        restore.when === "at-open"
-          ? { name: module.name, run: (repository) => restore.run(handle, repository), abandon: () => restore.abandon(handle) }
-          : undefined,
+      openStep: restore.when === "at-open" ? { run: (repository) => restore.run(handle, repository), abandon: () => restore.abandon(handle) } : undefined,
       takeOverLeft: driver.kind === "claim" ? () => driver.takeOverLeft(handle) : undefined,
       close: () => lifecycle.close?.(handle),
     }

@@ -15,8 +15,8 @@ export function handlesOf(handles: { readonly [N in ModuleName]?: Lazy<ModuleHan
   return (name) => handles[name]
 }
 
-export function forgeFragments(handles: ModuleHandleSource, start: StartFacts, modules: readonly ForgeModule[] = FORGE_MODULES) {
-  return (context: FragmentContext): ForgeFragment[] => modules.flatMap((module) => fragmentOf(module, handles, context, start))
+export function forgeFragments(handles: ModuleHandleSource, start: StartFacts) {
+  return (context: FragmentContext): ForgeFragment[] => FORGE_MODULES.flatMap((module) => fragmentOf(module, handles, context, start))
 }
 
 function fragmentOf<N extends ModuleName>(module: ForgeModule<N>, handles: ModuleHandleSource, context: FragmentContext, start: StartFacts): ForgeFragment[] {

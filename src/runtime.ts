@@ -23,7 +23,6 @@ export interface RuntimeOptions {
 
 /** A restore that must finish while the workspace opens, before any gate decides (a module's `at-open` policy). */
 export interface OpenRestoreStep {
-  readonly name: string
   run(repository: LifecycleRepository): Promise<void>
   /** Drops what `run` loaded from a database that then failed (the workspace falls back to a stand-in). */
   abandon(): void
@@ -126,7 +125,6 @@ export interface ComposedRuntime extends OpenedWorkspace {
 export async function createForgeRuntime(options: RuntimeOptions): Promise<ComposedRuntime> {
   let report: PlanRestoreReport = { restored: [], reconciled: [], problems: [], rebuilt: [] }
   const step = (plans: HostPlansHandle): OpenRestoreStep => ({
-    name: "plan",
     run: async (repository) => {
       report = await plans.restore(repository)
     },

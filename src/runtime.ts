@@ -1,10 +1,13 @@
+import { setTimeout as sleep } from "node:timers/promises"
 import type { HostPlansHandle, PlanRestoreReport } from "../adapters/opencode/plan/plan.handle"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import type { KeyValueStorage } from "../adapters/storage/keyvalue.storage"
+import { isBusy } from "../adapters/storage/sqlite.busy"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
+import { LOCKED_OPEN_WINDOW_MS } from "../adapters/storage/workspace.store"
 import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
-import type { StorageTrouble } from "../services/lifecycle/storage.trouble"
+import { type StorageTrouble, lockedRemedy, moveAsideRemedy } from "../services/lifecycle/storage.trouble"
 import type { PlanQueries } from "../services/plan/plan.queries"
 import type { PlanRegistry } from "../services/plan/plan.registry"
 import type { PlanService } from "../services/plan/plan.service"
@@ -81,14 +84,25 @@ export function composeWorkspace(options: RuntimeOptions, atOpen: () => readonly
  */
 async function openWorkspace(ws: ForgeWorkspace, steps: readonly OpenRestoreStep[]): Promise<OpenedWorkspace> {
   const opened = await ws.database.open()
-  try {
-    return await restoreInto(ws, opened, steps)
-  } catch (error) {
-    // The file opened but could not be restored from: the same fallback as a file that cannot be opened.
-    if (opened.trouble !== undefined) throw error
-    for (const step of steps) step.abandon()
-    const standIn = await ws.database.fallBack(`restoring from it failed: ${error instanceof Error ? error.message : String(error)}`)
-    return restoreInto(ws, standIn, steps)
+  const deadline = Date.now() + LOCKED_OPEN_WINDOW_MS
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await restoreInto(ws, opened, steps)
+    } catch (error) {
+      if (opened.trouble !== undefined) throw error
+      for (const step of steps) step.abandon()
+      const locked = isBusy(error)
+      // Another process held the file locked past SQLite's busy timeout: it lets go, so the restore is tried again.
+      if (locked && Date.now() < deadline) {
+        ws.log.warn(`Forge database ${ws.database.file} is locked by another process while restoring (attempt ${attempt}); Forge tries again`)
+        await sleep(Math.min(200 * attempt, 1_000))
+        continue
+      }
+      // The file opened but could not be restored from: the same fallback as a file that cannot be opened.
+      const problem = `restoring from it failed: ${error instanceof Error ? error.message : String(error)}`
+      const standIn = await ws.database.fallBack(problem, locked ? lockedRemedy(ws.database.file) : moveAsideRemedy(ws.database.file))
+      return restoreInto(ws, standIn, steps)
+    }
   }
 }
 

@@ -59,10 +59,10 @@ export class WorkspaceDatabase {
    * Gives up the file for the stand-in after it opened but could not be restored from: the same fallback as a file
    * that cannot be opened. Resolves to the stand-in.
    */
-  async fallBack(problem: string): Promise<OpenDatabase> {
+  async fallBack(problem: string, remedy = moveAsideRemedy(this.file)): Promise<OpenDatabase> {
     const current = await this.opening?.catch(() => undefined)
     await current?.store.close().catch(() => undefined)
-    const standIn = await openStandIn({ file: this.file, problem, remedy: moveAsideRemedy(this.file) }, this.log)
+    const standIn = await openStandIn({ file: this.file, problem, remedy }, this.log)
     const opened = this.opened(standIn.store, standIn.trouble)
     this.opening = Promise.resolve(opened)
     return opened

@@ -40,6 +40,8 @@ export interface ForgeFragment {
    * Asked at the very start of tool.execute.before and answered without waiting: opencode stores the line then.
    */
   screen?(call: { tool: string; sessionID: string; args: unknown }): ScreenFields | undefined
+  /** The arguments of this lifecycle's tools that carry a body of text (a file, a plan): their line folds it (tool.screen.ts). */
+  readonly bodies?: Readonly<Record<string, readonly string[]>>
   /** Runs once the workspace runtime is open (restores what an earlier opencode left). A failure is logged, never thrown. */
   restore?(runtime: ForgeRuntime): Promise<void>
   /** Plugin dispose, in reverse fragment order, before the runtime closes. */

@@ -7,7 +7,7 @@ import type { ForgeFragment, FragmentContext, FragmentHookName, FragmentHooks } 
 import type { ForgeRuntime, ForgeRuntimeAccess } from "./runtime.access"
 import { type RestoreDelay, RestoreSchedule } from "./restore.schedule"
 import { SessionTree } from "./session.tree"
-import { hideScreenFields, showOnCallLine } from "./tool.screen"
+import { foldBodies, hideScreenFields, showOnCallLine } from "./tool.screen"
 
 export interface ForgeHooksDeps {
   client: PluginInput["client"]
@@ -127,6 +127,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
 
   const tools: Record<string, ToolDefinition> = Object.assign({}, ...fragments.map((f) => f.tools ?? {}))
   const argKeys = new Map(Object.entries(tools).map(([id, tool]) => [id, new Set(Object.keys(tool.args))]))
+  const bodies = new Map(fragments.flatMap((f) => Object.entries(f.bodies ?? {})).map(([id, names]) => [id, new Set(names)]))
 
   /** Before anything waits: opencode stores the call's input, and with it the TUI line, as the call starts. */
   const showCallLine = (tool: string, sessionID: string, args: unknown) => {
@@ -140,6 +141,8 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
         deps.log.warn(`${fragment.id}: the line of a ${tool} call could not be drawn: ${describe(error)}`)
       }
     }
+    const folded = bodies.get(tool)
+    if (folded !== undefined) foldBodies(args, folded)
   }
 
   return {

@@ -41,6 +41,8 @@ export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>,
   return {
     id: "files",
     toolIds: FILE_TOOL_IDS,
+    // A written file's content: its line shows the size and first lines, never the whole body.
+    bodies: { forge_write: ["content"] },
     tools: createFileTools({
       workspace,
       files: async () => (await files.get()).files,

@@ -15,6 +15,8 @@ export function planFragment(ctx: FragmentContext, plans: Lazy<HostPlansHandle>)
   return {
     id: "plan",
     toolIds: PLAN_TOOL_IDS,
+    // A plan's text: its line shows the size and first lines, never the whole document.
+    bodies: { plan_write: ["content"], plan_edit: ["oldString", "newString"] },
     tools: createPlanTools(ctx.access, plans),
     screen({ tool, sessionID, args }) {
       if (!(PLAN_TOOL_IDS as readonly string[]).includes(tool)) return undefined

@@ -1,7 +1,7 @@
 import { tool } from "@opencode-ai/plugin"
 import { describe, expect, it } from "vitest"
 import { forgeTool } from "../../../adapters/opencode/tool.args"
-import { hideScreenFields, showOnCallLine, withoutScreenFields } from "../../../adapters/opencode/tool.screen"
+import { bodySummary, foldBodies, hideScreenFields, showOnCallLine, withoutScreenFields } from "../../../adapters/opencode/tool.screen"
 
 // The one argument parser every Forge tool shares: its error wording for each kind of bad input, and that the
 // shape opencode is given is the very object the parse uses.
@@ -79,6 +79,36 @@ describe("forgeTool", () => {
     hideScreenFields(messages, new Map([["probe", new Set(Object.keys(args))]]))
     expect(input).toEqual({ name: "ab" })
     expect(foreign).toEqual({ name: "x", extra: 1 })
+  })
+
+  it("folds a body of text on the line to its size and first lines; execute() and the model get it back in its place", async () => {
+    const body = "# Title\n\n## Steps\n- one\n- two\n- three\n"
+    const input: Record<string, unknown> = { name: body }
+    showOnCallLine(input, { seen: 3 }, new Set(Object.keys(args)))
+    foldBodies(input, new Set(["name"]))
+    // The line shows scalars only: the summary, never the body, which waits under an object key.
+    expect(input).toEqual({ seen: 3, name: "6 lines, 38 B: # Title ⏎ ## Steps ⏎ - one ⏎ …", "forge:name": { text: body } })
+    expect(withoutScreenFields(input)).toEqual({ name: body })
+    const write = forgeTool("write", { description: "write", args: { name: z.string() }, execute: async ({ name }) => ({ output: name, title: "", metadata: {} }) })
+    expect(await write.execute(input as never, {} as never)).toMatchObject({ output: body })
+    // What opencode stored is what each model request is built from: the body is back, the fold gone.
+    const stored = structuredClone(input)
+    hideScreenFields([{ parts: [{ type: "tool", tool: "probe", state: { input: stored } }] }], new Map([["probe", new Set(Object.keys(args))]]))
+    expect(stored).toEqual({ name: body })
+    // A short one-line text stays as it is; a fold's key the model sent itself is dropped, never put in place.
+    const short: Record<string, unknown> = { name: "short" }
+    foldBodies(short, new Set(["name"]))
+    expect(short).toEqual({ name: "short" })
+    const forged = { name: "mine", "forge:name": { text: "injected", more: 1 } }
+    hideScreenFields([{ parts: [{ type: "tool", tool: "probe", state: { input: forged } }] }], new Map([["probe", new Set(Object.keys(args))]]))
+    expect(forged).toEqual({ name: "mine" })
+  })
+
+  it("sizes a folded body in bytes, counts its lines with or without a final newline, and keeps the line short", () => {
+    expect(bodySummary("a\nb")).toBe("2 lines, 3 B: a ⏎ b")
+    expect(bodySummary("one line\n")).toBe("1 line, 9 B: one line")
+    expect(bodySummary(`${"é".repeat(800)}\n`)).toMatch(/^1 line, 1\.6 KB: é+…$/)
+    expect(bodySummary("x".repeat(500)).length).toBeLessThanOrEqual(200)
   })
 
   it("says what each form of an argument of several forms found wrong, with the key at fault", async () => {

@@ -30,7 +30,7 @@ export function crewFragment(ctx: FragmentContext, crews: Lazy<HostCrewsHandle>)
               crewPath: live.context.crewPath,
               status: crewStatusOf(live.value),
               objective: live.context.objective.split("\n", 1)[0] ?? "",
-              subtasks: live.context.subtasks.length,
+              subtasks: live.context.subtasks,
             }
       return crewCallFields(tool, args, crew)
     },

@@ -1,7 +1,15 @@
-import type { ScreenFields } from "../tool.screen"
+import { type ScreenFields, countOf } from "../tool.screen"
 
-// What a crew tool's call shows on its TUI line (see tool.screen.ts): which crew it acts on and, for the calls that may
-// open a dialog, what the user decides there — the subtasks armed, every verdict of a close, an abandon's reason.
+// What a crew tool's call shows on its TUI line (see tool.screen.ts): which crew it acts on (as it stood at the call:
+// the line stays) and, for the calls that may open a dialog, what the user decides there — every subtask armed with
+// its worker and the rule the close is held to, every verdict of a close, an abandon's reason.
+
+/** One declared subtask, as the crew holds it. */
+export interface ScreenSubtask {
+  title: string
+  /** The forge-* worker it names, or null for whichever worker the orchestrator picks. */
+  agent: string | null
+}
 
 /** The session's live crew, as this process knows it. */
 export interface ScreenCrew {
@@ -9,20 +17,28 @@ export interface ScreenCrew {
   status: string
   /** The objective's first line. */
   objective: string
-  subtasks: number
+  subtasks: readonly ScreenSubtask[]
 }
+
+/** What crew_close must bring for the crew to close (the close gate's cross-check, docs/crews.md). */
+const CLOSE_RULE = "closes when you allow crew_close with one PASS/FAIL verdict and its evidence per subtask (a FAIL only after its one retry)"
 
 export function crewCallFields(tool: string, args: unknown, crew: ScreenCrew | undefined): ScreenFields {
   const a = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {}
   const fields: ScreenFields = {}
   const registers = tool === "crew_begin" && (a.objective !== undefined || a.subtasks !== undefined)
   if (crew !== undefined && !registers)
-    Object.assign(fields, { crew: crew.objective, path: crew.crewPath, status: crew.status, declared: `${crew.subtasks} subtasks` })
+    Object.assign(fields, { crew: crew.objective, path: crew.crewPath, "at call": crew.status, declared: countOf(crew.subtasks.length, "subtask") })
   if (tool === "crew_begin") {
-    if (Array.isArray(a.subtasks)) fields.declared = `${a.subtasks.length} subtasks`
-    if (a.execution === "waves") fields.decide = a.subtasks === undefined ? "arm: run the crew's subtasks in supervised waves" : "register, born armed"
+    const declared = registers ? declaredOf(a.subtasks) : (crew?.subtasks ?? [])
+    if (registers) fields.declared = countOf(declared.length, "subtask")
+    if (a.execution === "waves") fields.decide = registers ? "register, born armed" : "arm: run the crew's subtasks in supervised waves"
     else if (a.execution === "goal") fields.decide = "convert the crew to a goal"
     else fields.decide = "register: the crew pends until you choose"
+    declared.forEach((subtask, i) => {
+      fields[`subtask ${i + 1}`] = `${subtask.title} (${subtask.agent ?? "any forge-* worker"})`
+    })
+    if (a.execution === "waves") fields.closes = CLOSE_RULE
     return fields
   }
   if (a.abandon === true) {
@@ -38,4 +54,14 @@ export function crewCallFields(tool: string, args: unknown, crew: ScreenCrew | u
       fields[`verdict ${i + 1}`] = `${String(v.verdict)} ${String(v.subtask)} — ${String(v.evidence)}`
     })
   return fields
+}
+
+/** The well-formed subtasks of a registration's arguments (its parse reports the others). */
+function declaredOf(subtasks: unknown): ScreenSubtask[] {
+  if (!Array.isArray(subtasks)) return []
+  return subtasks.flatMap((item: unknown) => {
+    if (item === null || typeof item !== "object") return []
+    const { title, agent } = item as { title?: unknown; agent?: unknown }
+    return typeof title === "string" ? [{ title, agent: typeof agent === "string" ? agent : null }] : []
+  })
 }

@@ -1,8 +1,11 @@
-import type { ScreenFields } from "../tool.screen"
+import { CHECK_TIMEOUT_DEFAULT_S, MAX_MINUTES_DEFAULT, MAX_TURNS_DEFAULT, NO_PROGRESS_LIMIT } from "../../../machines/goal/goal.gates"
+import { type ScreenFields, countOf } from "../tool.screen"
 
 // What a goal tool's call shows on its TUI line (see tool.screen.ts): which goal it acts on and, for the calls that
-// open a dialog, what the user decides there — the checks the host will run for an arm, every attestation for a
-// completion. Built without waiting, from what this process already holds: the session's live goal.
+// open a dialog, what the user decides there — for an arm (the model's objective is on the line already) the criteria, every check the host will run
+// with what it expects, the budgets and when the goal stops; every attestation for a completion. Built without
+// waiting, from what this process already holds: the session's live goal. The line is kept after the call, so what
+// it says of the goal is said as of the call ("active at turn 3/25"), never as if it were current.
 
 /** The session's live goal, as this process knows it. */
 export interface ScreenGoal {
@@ -11,20 +14,28 @@ export interface ScreenGoal {
   turns: string
 }
 
+/** When an armed goal stops, as the goal loop decides it (docs/goals.md). */
+const STOP_RULE =
+  "done only when you allow goal_complete after the host's own run of every check passes; " +
+  `pauses when a budget runs out, after ${NO_PROGRESS_LIMIT} turns in a row without progress, or on /goal pause`
+
 export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | undefined): ScreenFields {
   const a = recordOf(args) ?? {}
   const fields: ScreenFields = {}
   const revise = a.revise === true
-  if (goal !== undefined && (tool !== "goal_write" || revise)) Object.assign(fields, { path: goal.goalPath, status: goal.status })
+  if (goal !== undefined && (tool !== "goal_write" || revise))
+    Object.assign(fields, { path: goal.goalPath, "at call": `${goal.status} at turn ${goal.turns}` })
   switch (tool) {
     case "goal_write":
       if (!revise) fields.decide = a.arm === false ? "queue (no dialog)" : "arm: the session then works on it by itself"
-      return Object.assign(fields, checkFields(a.checks))
+      Object.assign(fields, listFields("success", a.success), checkFields(a.checks))
+      fields.budgets = budgetsText(a, revise)
+      if (!revise && a.arm !== false) fields.stops = STOP_RULE
+      return fields
     case "goal_complete":
       fields.decide = "complete: the host re-runs every check first"
       return Object.assign(fields, attestationFields(a.attestations))
     case "goal_resume":
-      if (goal !== undefined) fields.turns = goal.turns
       fields.decide = "resume: the session works on it by itself again"
       return fields
     case "goal_discard":
@@ -35,16 +46,54 @@ export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | u
   }
 }
 
-/** `check 1` = "command `npm test` (120 s)" or "README.md contains …", for every well-formed check of the call. */
+/**
+ * `check 1` = "`npm test` exits 0 within 120 s" or "README.md contains …", for every well-formed check of the call:
+ * what the host runs and what it expects.
+ */
 function checkFields(checks: unknown): ScreenFields {
   if (!Array.isArray(checks)) return {}
   const fields: ScreenFields = {}
   checks.forEach((check, i) => {
     const c = recordOf(check)
-    if (typeof c?.command === "string") fields[`check ${i + 1}`] = `command \`${c.command}\`${typeof c.timeout === "number" ? ` (${c.timeout} s)` : ""}`
+    const timeout = typeof c?.timeout === "number" ? c.timeout : CHECK_TIMEOUT_DEFAULT_S
+    if (typeof c?.command === "string") fields[`check ${i + 1}`] = `\`${c.command}\` exits 0 within ${timeout} s`
     else if (typeof c?.file === "string" && typeof c.text === "string") fields[`check ${i + 1}`] = `${c.file} contains ${c.text}`
   })
   return fields
+}
+
+/** `success 1` = the first criterion, …: every text of a list argument under one numbered name. */
+function listFields(name: string, items: unknown): ScreenFields {
+  if (!Array.isArray(items)) return {}
+  const fields: ScreenFields = {}
+  items.forEach((item, i) => {
+    if (typeof item === "string") fields[`${name} ${i + 1}`] = item
+  })
+  return fields
+}
+
+/** "25 turns, 120 min, no cost or token limit": the limits the goal will run under (a revision keeps what it omits). */
+function budgetsText(a: Record<string, unknown>, revise: boolean): string {
+  const given = (key: string) => (typeof a[key] === "number" ? (a[key] as number) : undefined)
+  const turns = given("maxTurns")
+  const minutes = given("maxMinutes")
+  const cost = given("maxCost")
+  const tokens = given("maxTokens")
+  if (revise) {
+    const changed = [
+      turns === undefined ? "" : countOf(turns, "turn"),
+      minutes === undefined ? "" : `${minutes} min`,
+      cost === undefined ? "" : `$${cost}`,
+      tokens === undefined ? "" : countOf(tokens, "token"),
+    ].filter((part) => part !== "")
+    return changed.length === 0 ? "kept" : `${changed.join(", ")} (the others kept)`
+  }
+  const limits = [countOf(turns ?? MAX_TURNS_DEFAULT, "turn"), `${minutes ?? MAX_MINUTES_DEFAULT} min`]
+  if (cost !== undefined) limits.push(`$${cost}`)
+  if (tokens !== undefined) limits.push(countOf(tokens, "token"))
+  const unlimited = [cost === undefined ? "cost" : "", tokens === undefined ? "token" : ""].filter((word) => word !== "")
+  if (unlimited.length > 0) limits.push(`no ${unlimited.join(" or ")} limit`)
+  return limits.join(", ")
 }
 
 /** `ATTEST 1` = "criterion — evidence", for every well-formed attestation of the call. */

@@ -4,28 +4,46 @@ import { crewCallFields } from "../../../adapters/opencode/crew/crew.screen"
 // What a crew call's TUI line says beside the model's arguments: the crew it acts on and what the dialog below it
 // decides (the line is all the TUI shows of a plugin tool's dialog).
 
-const crew = { crewPath: ".opencode/crew/2026-12-02-parser-tests.md", status: "pending", objective: "Add parser tests", subtasks: 2 }
+const crew = {
+  crewPath: ".opencode/crew/2026-12-02-parser-tests.md",
+  status: "pending",
+  objective: "Add parser tests",
+  subtasks: [
+    { title: "parse numbers", agent: "forge-coder" },
+    { title: "parse strings", agent: null },
+  ],
+}
 
 describe("crew call lines", () => {
-  it("a registration says it pends until the user chooses, and how many subtasks it declares", () => {
-    expect(crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a" }, { title: "b" }] }, undefined)).toEqual({
+  it("a registration says it pends until the user chooses, and every subtask it declares with its worker", () => {
+    expect(crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a", agent: "forge-scout" }, { title: "b" }, { agent: "x" }] }, undefined)).toEqual({
       declared: "2 subtasks",
       decide: "register: the crew pends until you choose",
+      "subtask 1": "a (forge-scout)",
+      "subtask 2": "b (any forge-* worker)",
     })
+    expect(crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a" }] }, undefined).declared).toBe("1 subtask")
     // A second registration beside a live crew is about the new one: the live crew is not drawn.
     expect(crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a" }] }, crew)).not.toHaveProperty("path")
-    expect(crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a" }], execution: "waves" }, undefined).decide).toBe("register, born armed")
+    const bornArmed = crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a" }], execution: "waves" }, undefined)
+    expect(bornArmed).toMatchObject({ decide: "register, born armed", "subtask 1": "a (any forge-* worker)" })
+    expect(bornArmed.closes).toMatch(/^closes when you allow crew_close with one PASS\/FAIL verdict/)
   })
 
-  it("an arm or a conversion names the live crew and what the dialog decides", () => {
+  it("an arm names the live crew as it stood at the call, every subtask with its worker, and the close rule", () => {
     expect(crewCallFields("crew_begin", { execution: "waves" }, crew)).toEqual({
       crew: "Add parser tests",
       path: crew.crewPath,
-      status: "pending",
+      "at call": "pending",
       declared: "2 subtasks",
       decide: "arm: run the crew's subtasks in supervised waves",
+      "subtask 1": "parse numbers (forge-coder)",
+      "subtask 2": "parse strings (any forge-* worker)",
+      closes: expect.stringContaining("per subtask"),
     })
-    expect(crewCallFields("crew_begin", { execution: "goal" }, crew).decide).toBe("convert the crew to a goal")
+    const conversion = crewCallFields("crew_begin", { execution: "goal" }, crew)
+    expect(conversion.decide).toBe("convert the crew to a goal")
+    expect(conversion.closes).toBeUndefined()
   })
 
   it("a close lists every verdict with its evidence; an abandon its reason", () => {
@@ -36,7 +54,7 @@ describe("crew call lines", () => {
     expect(crewCallFields("crew_close", { report }, { ...crew, status: "executing" })).toEqual({
       crew: "Add parser tests",
       path: crew.crewPath,
-      status: "executing",
+      "at call": "executing",
       declared: "2 subtasks",
       decide: "close with verdicts",
       "verdict 1": "PASS parse numbers — 12 tests green",
@@ -45,7 +63,7 @@ describe("crew call lines", () => {
     expect(crewCallFields("crew_close", { abandon: true, reason: "wrong split" }, crew)).toEqual({
       crew: "Add parser tests",
       path: crew.crewPath,
-      status: "pending",
+      "at call": "pending",
       declared: "2 subtasks",
       decide: "abandon (no verdicts)",
       reason: "wrong split",

@@ -1,41 +1,56 @@
 import { describe, expect, it } from "vitest"
 import { goalCallFields } from "../../../adapters/opencode/goal/goal.screen"
+import { CHECK_TIMEOUT_DEFAULT_S, MAX_MINUTES_DEFAULT, MAX_TURNS_DEFAULT, NO_PROGRESS_LIMIT } from "../../../machines/goal/goal.gates"
 
 const goal = { goalPath: ".opencode/goal/2026-12-02-green.md", status: "active", turns: "3/25" }
 
 describe("what a goal call's TUI line shows", () => {
-  it("an arm: what the user decides and every check the host will run", () => {
-    const args = { objective: "green", checks: [{ command: "npm test", timeout: 300 }, { file: "CHANGELOG.md", text: "## Unreleased" }, { cmd: "x" }] }
+  it("an arm: every criterion, every check with what it expects, the budgets and the stop rule", () => {
+    const args = {
+      objective: "green",
+      success: ["zero failing tests", 7],
+      checks: [{ command: "npm test", timeout: 300 }, { command: "npm run lint" }, { file: "CHANGELOG.md", text: "## Unreleased" }, { cmd: "x" }],
+      maxTurns: 1,
+      maxCost: 2.5,
+    }
     expect(goalCallFields("goal_write", args, undefined)).toEqual({
       decide: "arm: the session then works on it by itself",
-      "check 1": "command `npm test` (300 s)",
-      "check 2": "CHANGELOG.md contains ## Unreleased",
+      "success 1": "zero failing tests",
+      "check 1": "`npm test` exits 0 within 300 s",
+      "check 2": `\`npm run lint\` exits 0 within ${CHECK_TIMEOUT_DEFAULT_S} s`,
+      "check 3": "CHANGELOG.md contains ## Unreleased",
+      budgets: `1 turn, ${MAX_MINUTES_DEFAULT} min, $2.5, no token limit`,
+      stops: expect.stringContaining(`after ${NO_PROGRESS_LIMIT} turns in a row without progress`),
     })
-    expect(goalCallFields("goal_write", { ...args, arm: false }, undefined).decide).toBe("queue (no dialog)")
+    expect(goalCallFields("goal_write", { objective: "x" }, undefined).budgets).toBe(`${MAX_TURNS_DEFAULT} turns, ${MAX_MINUTES_DEFAULT} min, no cost or token limit`)
+    const queued = goalCallFields("goal_write", { ...args, arm: false }, undefined)
+    expect(queued.decide).toBe("queue (no dialog)")
+    expect(queued.stops).toBeUndefined()
   })
 
-  it("a revision names the live goal it rewrites", () => {
-    expect(goalCallFields("goal_write", { revise: true, checks: [] }, goal)).toEqual({ path: goal.goalPath, status: "active" })
+  it("a revision names the live goal as it stood at the call, and the budgets it changes", () => {
+    expect(goalCallFields("goal_write", { revise: true, checks: [] }, goal)).toEqual({ path: goal.goalPath, "at call": "active at turn 3/25", budgets: "kept" })
+    expect(goalCallFields("goal_write", { revise: true, maxTurns: 40, maxTokens: 1000 }, goal).budgets).toBe("40 turns, 1,000 tokens (the others kept)")
   })
 
   it("a completion: the goal, and every attestation with its evidence", () => {
     const args = { attestations: [{ criterion: "zero failing tests", evidence: "npm test: 12 passed" }, { criterion: 3 }] }
     expect(goalCallFields("goal_complete", args, goal)).toEqual({
       path: goal.goalPath,
-      status: "active",
+      "at call": "active at turn 3/25",
       decide: "complete: the host re-runs every check first",
       "ATTEST 1": "zero failing tests — npm test: 12 passed",
     })
   })
 
-  it("a resume shows the turns used, a discard says so, a pause or check names the goal", () => {
-    expect(goalCallFields("goal_resume", { addTurns: 5 }, goal)).toMatchObject({
+  it("a resume shows the turns used at the call, a discard says so, a pause or check names the goal", () => {
+    expect(goalCallFields("goal_resume", { addTurns: 5 }, { ...goal, status: "paused" })).toMatchObject({
       path: goal.goalPath,
-      turns: "3/25",
+      "at call": "paused at turn 3/25",
       decide: "resume: the session works on it by itself again",
     })
     expect(goalCallFields("goal_discard", {}, goal)).toMatchObject({ decide: "discard" })
-    expect(goalCallFields("goal_pause", null, goal)).toEqual({ path: goal.goalPath, status: "active" })
+    expect(goalCallFields("goal_pause", null, goal)).toEqual({ path: goal.goalPath, "at call": "active at turn 3/25" })
     expect(goalCallFields("goal_check", {}, undefined)).toEqual({})
   })
 })

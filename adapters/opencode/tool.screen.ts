@@ -49,8 +49,8 @@ const FOLD_LINES = 3
 function marksOf(args: unknown): { input: Record<string, unknown>; marks: ScreenMarks } | undefined {
   if (args === null || typeof args !== "object" || Array.isArray(args)) return undefined
   const input = args as Record<string, unknown>
-  let marks = screenMarks.get(input)
-  if (marks === undefined) screenMarks.set(input, (marks = { added: new Set(), folded: new Map() }))
+  const marks = screenMarks.get(input) ?? { added: new Set<string>(), folded: new Map<string, string>() }
+  screenMarks.set(input, marks)
   return { input, marks }
 }
 

@@ -23,8 +23,7 @@ export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | u
   const a = recordOf(args) ?? {}
   const fields: ScreenFields = {}
   const revise = a.revise === true
-  if (goal !== undefined && (tool !== "goal_write" || revise))
-    Object.assign(fields, { path: goal.goalPath, "at call": `${goal.status} at turn ${goal.turns}` })
+  if (goal !== undefined && (tool !== "goal_write" || revise)) Object.assign(fields, { path: goal.goalPath, "at call": `${goal.status} at turn ${goal.turns}` })
   switch (tool) {
     case "goal_write":
       if (!revise) fields.decide = a.arm === false ? "queue (no dialog)" : "arm: the session then works on it by itself"

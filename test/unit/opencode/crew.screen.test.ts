@@ -16,7 +16,9 @@ const crew = {
 
 describe("crew call lines", () => {
   it("a registration says it pends until the user chooses, and every subtask it declares with its worker", () => {
-    expect(crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a", agent: "forge-scout" }, { title: "b" }, { agent: "x" }] }, undefined)).toEqual({
+    expect(
+      crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a", agent: "forge-scout" }, { title: "b" }, { agent: "x" }] }, undefined),
+    ).toEqual({
       declared: "2 subtasks",
       decide: "register: the crew pends until you choose",
       "subtask 1": "a (forge-scout)",

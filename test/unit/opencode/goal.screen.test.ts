@@ -22,7 +22,9 @@ describe("what a goal call's TUI line shows", () => {
       budgets: `1 turn, ${MAX_MINUTES_DEFAULT} min, $2.5, no token limit`,
       stops: expect.stringContaining(`after ${NO_PROGRESS_LIMIT} turns in a row without progress`),
     })
-    expect(goalCallFields("goal_write", { objective: "x" }, undefined).budgets).toBe(`${MAX_TURNS_DEFAULT} turns, ${MAX_MINUTES_DEFAULT} min, no cost or token limit`)
+    expect(goalCallFields("goal_write", { objective: "x" }, undefined).budgets).toBe(
+      `${MAX_TURNS_DEFAULT} turns, ${MAX_MINUTES_DEFAULT} min, no cost or token limit`,
+    )
     const queued = goalCallFields("goal_write", { ...args, arm: false }, undefined)
     expect(queued.decide).toBe("queue (no dialog)")
     expect(queued.stops).toBeUndefined()

@@ -89,7 +89,11 @@ describe("forgeTool", () => {
     // The line shows scalars only: the summary, never the body, which waits under an object key.
     expect(input).toEqual({ seen: 3, name: "6 lines, 38 B: # Title ⏎ ## Steps ⏎ - one ⏎ …", "forge:name": { text: body } })
     expect(withoutScreenFields(input)).toEqual({ name: body })
-    const write = forgeTool("write", { description: "write", args: { name: z.string() }, execute: async ({ name }) => ({ output: name, title: "", metadata: {} }) })
+    const write = forgeTool("write", {
+      description: "write",
+      args: { name: z.string() },
+      execute: async ({ name }) => ({ output: name, title: "", metadata: {} }),
+    })
     expect(await write.execute(input as never, {} as never)).toMatchObject({ output: body })
     // What opencode stored is what each model request is built from: the body is back, the fold gone.
     const stored = structuredClone(input)

@@ -28,8 +28,8 @@ export function screenText(value: string, limit = VALUE_LIMIT): string {
 }
 
 /** "1 subtask", "3 subtasks", "1,000 tokens": a count with its noun, plural when it is not one. */
-export function countOf(n: number, noun: string): string {
-  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : plural}`
 }
 
 /** What showOnCallLine and foldBodies put on a call's input object: opencode hands that same object to execute(). */

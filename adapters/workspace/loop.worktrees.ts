@@ -5,6 +5,7 @@ import path from "node:path"
 import { promisify } from "node:util"
 import type { LoopWorktree } from "../../machines/loop/loop.machine"
 import type { LoopWorktrees } from "../../services/loop/loop.ports"
+import { LOOP_BRANCH_PREFIX, LOOP_WORKTREES_DIR } from "../../services/loop/loop.start.defaults"
 import { writeFileAtomic } from "./atomic.write"
 
 // A loop works in a git worktree and on a branch of its own, so its passes never touch the user's checkout. These
@@ -15,8 +16,6 @@ const run = promisify(execFile)
 const GIT_TIMEOUT_MS = 60_000
 /** How much of git's stderr an error carries. */
 const STDERR_LINES = 10
-const WORKTREES_DIR = path.join(".opencode", "forge", "worktrees")
-const BRANCH_PREFIX = "forge/loop/"
 const LOOP_NAME = /^[a-z0-9][a-z0-9-]*$/
 const REDIRECTING_ENV = [
   "GIT_DIR",
@@ -54,7 +53,7 @@ export class GitLoopWorktrees implements LoopWorktrees {
   placeFor(loopName: string): { dir: string; branch: string } {
     if (!LOOP_NAME.test(loopName)) throw new Error(`loop name ${JSON.stringify(loopName)} is not a slug ([a-z0-9-]): no worktree can be named after it`)
     // By real path: the loop's worktree gate compares the real paths a pass's tools name with it.
-    return { dir: path.join(realWorkspace(this.workspace), WORKTREES_DIR, loopName), branch: `${BRANCH_PREFIX}${loopName}` }
+    return { dir: path.join(realWorkspace(this.workspace), LOOP_WORKTREES_DIR, loopName), branch: `${LOOP_BRANCH_PREFIX}${loopName}` }
   }
 
   async isTaken(loopName: string): Promise<boolean> {
@@ -64,7 +63,7 @@ export class GitLoopWorktrees implements LoopWorktrees {
 
   async create({ dir, branch, base }: LoopWorktree): Promise<void> {
     // `*` ignores everything beside it, itself included: the main checkout's `git status` never lists a worktree.
-    const ignore = path.join(this.workspace, WORKTREES_DIR, ".gitignore")
+    const ignore = path.join(this.workspace, LOOP_WORKTREES_DIR, ".gitignore")
     if (!(await exists(ignore))) await writeFileAtomic(ignore, "*\n")
     const failed = (outcome: GitOutcome) =>
       new Error(`could not add the loop worktree ${dir} on branch ${branch}: ${tail(outcome.stderr) || `git exited with code ${outcome.code}`}`)

@@ -4,7 +4,7 @@ import type { Lifecycle } from "../lifecycle/lifecycle"
 import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import { explainLoopRefusal } from "../../machines/loop/loop.refusals"
-import { slugify } from "../plan/plan.naming"
+import { DEFAULT_LOOP_ITERATIONS, loopSlug } from "./loop.start.defaults"
 import { type HandoffFields, handoffFrom } from "./loop.handoff"
 import type { LoopSnapshot } from "./loop.lifecycle"
 import type { LoopPlans, LoopSessions, LoopWorktrees } from "./loop.ports"
@@ -35,8 +35,6 @@ export interface LoopStartRequest {
   name?: string
   maxIterations?: number
 }
-
-export const DEFAULT_LOOP_ITERATIONS = 15
 
 // Every loop tool and the loop's session events go through here: the machine decides (its birth gate, the handoff
 // gate, the adjust gate), the effects run in the same step, and only then the step is committed.
@@ -276,11 +274,7 @@ export class LoopService {
 
   /** A slug no loop, worktree folder or branch has: `name`, `name-2`, `name-3`, … */
   private async freeName(wanted: string): Promise<string> {
-    const slug =
-      slugify(wanted)
-        .replace(/[^a-z0-9-]/g, "")
-        .replace(/-{2,}/g, "-")
-        .replace(/^-+|-+$/g, "") || "loop"
+    const slug = loopSlug(wanted)
     for (let n = 1; ; n++) {
       const name = n === 1 ? slug : `${slug}-${n}`
       if (!this.lifecycle.has(name) && !(await this.deps.worktrees.isTaken(name))) return name

@@ -1,7 +1,8 @@
-import type { ScreenFields } from "../tool.screen"
+import { DEFAULT_LOOP_ITERATIONS, LOOP_BRANCH_PREFIX, LOOP_WORKTREES_DIR, loopSlug } from "../../../services/loop/loop.start.defaults"
+import { type ScreenFields, countOf } from "../tool.screen"
 
-// What a loop tool's call shows on its TUI line (see tool.screen.ts): which loop it acts on, and what a handoff hands
-// off in counts (changes and checks of a coder, bugs and warnings of an auditor), so a clean audit reads apart from a
+// What a loop tool's call shows on its TUI line (see tool.screen.ts): which loop it acts on; for a start, its plan,
+// budget and branch; and what a handoff hands off in counts (changes and checks of a coder, bugs and warnings of an auditor), so a clean audit reads apart from a
 // dirty one without opening the call.
 
 /** The loop a pass session belongs to, as this process knows it. */
@@ -17,23 +18,32 @@ export function loopCallFields(tool: string, args: unknown, loop: ScreenLoop | u
   const fields: ScreenFields = loop === undefined ? {} : { loop: loop.loopName, phase: loop.phase, section: loop.section }
   const count = (key: string) => (Array.isArray(a[key]) ? (a[key] as unknown[]).length : undefined)
   if (tool === "loop_start") {
-    const lines = typeof a.plan === "string" ? a.plan.split("\n").filter((l) => /^#+\s+phase\s+\d+/i.test(l.trim())).length : undefined
-    fields.from = a.plan === undefined ? "the session's approved plan" : `given inline${lines ? `, ${lines} phases` : ""}`
+    const phases = typeof a.plan === "string" ? a.plan.split("\n").filter((l) => /^#+\s+phase\s+\d+/i.test(l.trim())).length : 0
+    fields.from = a.plan === undefined ? "the session's approved plan" : `given inline${phases > 0 ? `, ${countOf(phases, "section")}` : ""}`
+    fields.budget =
+      typeof a.maxIterations === "number"
+        ? countOf(a.maxIterations, "pass", "passes")
+        : `${countOf(DEFAULT_LOOP_ITERATIONS, "pass", "passes")}, more when the sections need them`
+    const wanted = typeof a.name === "string" ? a.name : typeof a.title === "string" ? a.title : undefined
+    if (wanted !== undefined) {
+      const slug = loopSlug(wanted)
+      fields.branch = `${LOOP_BRANCH_PREFIX}${slug} in ${LOOP_WORKTREES_DIR}/${slug} (${slug}-2, -3… when taken)`
+    }
     return fields
   }
   if (tool === "loop_handoff") {
     const changes = count("changes")
     const checks = count("verification")
-    if (changes !== undefined || checks !== undefined) fields.handoff = `coder: ${changes ?? 0} changes, ${checks ?? 0} checks`
+    if (changes !== undefined || checks !== undefined) fields.handoff = `coder: ${countOf(changes ?? 0, "change")}, ${countOf(checks ?? 0, "check")}`
     const findings = Array.isArray(a.findings) ? (a.findings as { severity?: unknown }[]) : undefined
     if (findings !== undefined) {
       const bugs = findings.filter((f) => f?.severity === "bug").length
       const warnings = findings.filter((f) => f?.severity === "warning").length
       // Clean only when every finding reads as one (the tool refuses the others).
-      fields.handoff = `auditor: ${bugs} bugs, ${warnings} warnings${bugs === 0 && bugs + warnings === findings.length ? " (clean)" : ""}`
+      fields.handoff = `auditor: ${countOf(bugs, "bug")}, ${countOf(warnings, "warning")}${bugs === 0 && bugs + warnings === findings.length ? " (clean)" : ""}`
     }
     return fields
   }
-  if (tool === "loop_adjust") fields.pending = `${count("sections") ?? 0} sections after this one`
+  if (tool === "loop_adjust") fields.pending = `${countOf(count("sections") ?? 0, "section")} after this one`
   return fields
 }

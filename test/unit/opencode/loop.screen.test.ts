@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest"
+import path from "node:path"
 import { loopCallFields } from "../../../adapters/opencode/loop/loop.screen"
+import { DEFAULT_LOOP_ITERATIONS } from "../../../services/loop/loop.start.defaults"
 
 const loop = { loopName: "greeting", phase: "auditing", section: "1 of 2" }
 
@@ -9,16 +11,25 @@ describe("a loop tool's TUI line", () => {
       loop: "greeting",
       phase: "coding",
       section: "1 of 2",
-      handoff: "coder: 2 changes, 1 checks",
+      handoff: "coder: 2 changes, 1 check",
     })
-    expect(loopCallFields("loop_handoff", { findings: [{ severity: "bug" }, { severity: "warning" }] }, loop).handoff).toBe("auditor: 1 bugs, 1 warnings")
+    expect(loopCallFields("loop_handoff", { findings: [{ severity: "bug" }, { severity: "warning" }] }, loop).handoff).toBe("auditor: 1 bug, 1 warning")
     expect(loopCallFields("loop_handoff", { findings: [], summary: { done: ["x"] } }, loop).handoff).toBe("auditor: 0 bugs, 0 warnings (clean)")
   })
 
-  it("says where a start's plan comes from, and how many sections an amendment leaves", () => {
-    expect(loopCallFields("loop_start", { title: "t", plan: "## Phase 1: A\nx\n## Phase 2: B\ny" }, undefined)).toEqual({ from: "given inline, 2 phases" })
-    expect(loopCallFields("loop_start", { title: "t" }, undefined)).toEqual({ from: "the session's approved plan" })
-    expect(loopCallFields("loop_adjust", { sections: [{}], rationale: "r" }, loop).pending).toBe("1 sections after this one")
+  it("says where a start's plan comes from, its budget and branch, and how many sections an amendment leaves", () => {
+    expect(loopCallFields("loop_start", { title: "Greet better", plan: "## Phase 1: A\nx\n## Phase 2: B\ny", maxIterations: 1 }, undefined)).toEqual({
+      from: "given inline, 2 sections",
+      budget: "1 pass",
+      branch: `forge/loop/greet-better in ${path.join(".opencode", "forge", "worktrees")}/greet-better (greet-better-2, -3… when taken)`,
+    })
+    expect(loopCallFields("loop_start", { title: "t", name: "My Loop!" }, undefined)).toMatchObject({
+      from: "the session's approved plan",
+      budget: `${DEFAULT_LOOP_ITERATIONS} passes, more when the sections need them`,
+      branch: expect.stringMatching(/^forge\/loop\/my-loop in /),
+    })
+    expect(loopCallFields("loop_adjust", { sections: [{}], rationale: "r" }, loop).pending).toBe("1 section after this one")
+    expect(loopCallFields("loop_adjust", { sections: [{}, {}], rationale: "r" }, loop).pending).toBe("2 sections after this one")
   })
 
   it("shows nothing it cannot read from hostile arguments", () => {

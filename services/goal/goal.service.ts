@@ -9,6 +9,7 @@ import type { Clock, Confirm, DialogRequest, Logger } from "../lifecycle/lifecyc
 import { planFileName, slugify } from "../plan/plan.naming"
 import { runGoalChecks, checkRunReport } from "./goal.check.run"
 import { type GoalContract, definedOnly, limitsOf, termsOf } from "./goal.contract"
+import { lastFinishedGoal } from "./goal.finished"
 import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
 import { type DocumentRevision, GoalDocumentFollower } from "./goal.follow"
 import { type DriverFacts, driverLineText } from "../../machines/driver.claim"
@@ -302,7 +303,8 @@ export class GoalService {
     const live = found === undefined ? undefined : await this.followDocument(found)
     // A queued goal whose document was abandoned by hand leaves the queue (a stamp per goal: unchanged ones are not read).
     for (const queued of this.queue()) await this.followDocument(queued)
-    const overview = goalOverview({ live, queue: this.queue(), now: this.deps.clock.now() })
+    const finished = await lastFinishedGoal(this.lifecycle, this.deps.files, sessionId)
+    const overview = goalOverview({ live, finished, queue: this.queue(), now: this.deps.clock.now() })
     // An active goal needs a driver: who it is, or why nobody drives it (nothing is live and undriven unsaid).
     if (live === undefined || !live.hasTag("driving")) return overview
     const stalled = this.stalledWhy(live.context.goalPath)

@@ -98,4 +98,6 @@ export interface LifecycleKernel {
   refresh(): Promise<void>
   /** Retention: removes the terminal records of one machine beyond the newest `keep`; resolves to how many went. */
   pruneTerminal(machineId: string, keep: number): Promise<number>
+  /** The terminal records of one machine (retention bounds them), from any process; none without a database. */
+  finished(machineId: string): Promise<SnapshotRecord[]>
 }

@@ -100,6 +100,11 @@ export class LifecycleHost implements LifecycleKernel {
     return this.enqueue((repository) => repository.pruneTerminal(machineId, keep), 0)
   }
 
+  /** After every write queued before it, so an instance this process just finished is among them. */
+  finished(machineId: string): Promise<SnapshotRecord[]> {
+    return this.enqueue(async (repository) => (await repository.loadSnapshots({ machineId, includeTerminal: true })).filter((record) => record.terminal), [])
+  }
+
   /** Waits until every lifecycle's queued work and every queued write has finished. */
   async idle(): Promise<void> {
     await Promise.all([...this.lifecycles.values()].map((lifecycle) => lifecycle.idle()))

@@ -320,6 +320,20 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     this.listeners.forget(instanceId)
   }
 
+  /**
+   * The finished instances, newest first, as their records say (from any process, before or after a restart), each
+   * with the time its record was last written: resolved, never run. A record that no longer fits is left out.
+   */
+  async finished(): Promise<{ snapshot: SnapshotFrom<TMachine>; updatedAt: number }[]> {
+    const records = await this.kernel.finished(this.machine.id)
+    return records
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .flatMap((record) => {
+        const resolved = resolveRecord(this.definition, record)
+        return "problem" in resolved ? [] : [{ snapshot: resolved.snapshot, updatedAt: record.updatedAt }]
+      })
+  }
+
   /** Retention: the terminal records beyond the newest `retention.keep` go. */
   prune(): Promise<void> {
     return this.recorder.prune()

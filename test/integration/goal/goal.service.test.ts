@@ -9,7 +9,7 @@ import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
 import type { CheckOutcome } from "../../../services/goal/goal.ports"
 import { GoalService } from "../../../services/goal/goal.service"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
-import { PLAN_BODY, allow, memoryLogger, useRuntime } from "../plan/plan.helpers"
+import { PLAN_BODY, allow, memoryLogger, openRuntime, useRuntime } from "../plan/plan.helpers"
 import { handDrivenLoop } from "./goal.loop.helpers"
 import { ClaimBusyError, type DriverClaimStore } from "../../../services/lifecycle/driver.claim.ports"
 
@@ -89,6 +89,29 @@ describe("goal service", () => {
     expect(done.output).toContain("Goal completed")
     expect(doc(armed.goalPath).frontmatter.status).toBe("completed")
     expect(service.liveFor("s1")).toBeUndefined()
+  })
+
+  it("/goal after a goal finished shows how it ended: outcome, turns, time and the checks' last run, in any later process", async () => {
+    const { service } = harness(ctx)
+    const armed = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    ctx.ws.clock.advance(5 * 60_000)
+    await service.complete("s1", [{ criterion: "zero failing tests", evidence: "npm test: 12 passed" }], allow)
+    const shown = await service.overview("s1")
+    expect(shown).toContain("No live goal in this session.")
+    expect(shown).toContain(`Last finished goal: ${armed.goalPath} [completed] at ${new Date(ctx.ws.clock.now()).toISOString()}, 0 of 5 turns, 5 min from arming to its end`)
+    expect(shown).toMatch(/checks at their last run \(.+\): 2 of 2 passed\n {4}PASS 1\. .*npm test.* \(\d+ ms\)\n {4}PASS 2\. .*CHANGELOG\.md/)
+    expect(await service.overview("s2"), "another session finished nothing").not.toContain("Last finished goal")
+
+    // The newest finished goal is the one shown, an abandoned one with why; a process started later shows it too.
+    await service.write("s1", { ...CONTRACT, objective: "second try" }, { by: "model", confirm: allow })
+    ctx.ws.clock.advance(60_000)
+    const discarded = await service.discard("s1", { by: "user" }, "discarded by the user with /goal discard")
+    await ctx.rt.close()
+    ctx.rt = await openRuntime(ctx.ws.dir, ctx.ws.clock)
+    const later = await harness(ctx).service.overview("s1")
+    expect(later).toContain(`Last finished goal: ${discarded.goalPath} [abandoned]`)
+    expect(later).toContain("why: discarded by the user with /goal discard")
+    expect(later).toContain("checks: none ran (2 declared)")
   })
 
   it("a second completion while the first one's dialog is open is refused at once, no check run again", async () => {

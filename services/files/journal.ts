@@ -5,10 +5,11 @@
 // file the journal cannot prove held what Forge left there at every step since (journal.proof.ts) is refused (undo)
 // or reported as a conflict (rewind) unless forced; a forced rewind keeps what it replaced, and undo takes it back.
 import type { Clock } from "../lifecycle/lifecycle.ports"
-import { JournalError, absolute } from "./journal.errors"
+import { JournalError, RewindMovedError, absolute } from "./journal.errors"
 import { RecentContents, actionOf, blobsOf, difference, hashOf, messageOf, stateHash, when } from "./journal.content"
-import type { FileState, JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
+import type { JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
 import { proofBreak } from "./journal.proof"
+import { planRewind } from "./journal.rewind"
 import type {
   JournalActor,
   ObserveInput,
@@ -17,8 +18,6 @@ import type {
   RecordInput,
   RewindInput,
   RewindReport,
-  RewindStep,
-  RewoundPath,
   UndoResult,
 } from "./journal.types"
 
@@ -208,73 +207,16 @@ export class FileJournal {
    * now leads elsewhere, is left alone even then), then written, then journaled (one entry per file reverting every
    * entry of the range; see journal.standing.ts for how a revert of a revert lets a change stand again). The entry
    * keeps what the rewind replaced, so forge_undo takes the rewind back. A failed write puts back what was already
-   * restored and throws.
+   * restored and throws. With `preview` only the plan is made; with `expect` the rewind writes only while its plan is
+   * still the preview's (else RewindMovedError, carrying the new plan).
    */
   async rewind(input: RewindInput): Promise<RewindReport> {
     if (!Number.isFinite(input.since)) throw new JournalError(`rewind: since must be a time in epoch milliseconds, got ${input.since}`)
     return this.serial(async () => {
-      const byPath = new Map<string, JournalEntry[]>()
-      for (const entry of await this.store.listBySession(input.session, input.since)) {
-        const list = byPath.get(entry.path) ?? []
-        list.push(entry)
-        byPath.set(entry.path, list)
-      }
-      const report: RewindReport = { restored: [], unchanged: [], conflicts: [] }
-      const prunedUntil = await this.store.prunedUntil(input.session)
-      if (prunedUntil !== undefined && prunedUntil >= input.since) report.prunedUntil = prunedUntil
-      const steps: RewindStep[] = []
-      for (const file of [...byPath.keys()].sort()) {
-        const entries = byPath.get(file) ?? []
-        const earliest = entries[0]
-        if (earliest === undefined) continue
-        let current: FileState | undefined
-        try {
-          current = await this.files.state(file)
-        } catch (error) {
-          report.conflicts.push({ path: file, why: `it cannot be read (${messageOf(error)}); it was left alone` })
-          continue
-        }
-        const currentHash = stateHash(current)
-        const reverts = entries.filter((entry) => entry.undoneBy === null).map((entry) => entry.id)
-        // The range's changes an undo inside it had taken back: covered too, so reverting that undo later (a rewind
-        // to a turn before it) does not bring them back.
-        const covers = entries.filter((entry) => entry.undoneBy !== null).map((entry) => entry.id)
-        const step: RewindStep = {
-          path: file,
-          current: current?.bytes,
-          currentHash,
-          currentMode: current?.mode ?? null,
-          target: undefined,
-          targetHash: earliest.before,
-          targetMode: earliest.beforeMode,
-          reverts,
-          covers,
-        }
-        if (currentHash === earliest.before) {
-          // Already as it was: nothing to write, but the turn's changes no longer stand.
-          report.unchanged.push(file)
-          if (reverts.length > 0) steps.push({ ...step, target: current?.bytes, targetMode: step.currentMode })
-          continue
-        }
-        const why = proofBreak({
-          history: await this.store.history(file),
-          from: earliest.id,
-          diskHash: currentHash,
-          differs: (expected) => difference(current, expected),
-          session: input.session,
-        })
-        if (why !== undefined) {
-          if (input.force !== true) {
-            report.conflicts.push({ path: file, why: `${why}; it was left alone: look at it, or rewind with force to overwrite it` })
-            continue
-          }
-          step.overrode = why
-        }
-        step.target = await this.content(earliest.before, earliest)
-        steps.push(step)
-      }
-
-      const writes = steps.filter((step) => step.currentHash !== step.targetHash)
+      const { report, steps, writes } = await planRewind({ store: this.store, files: this.files, content: (hash, entry) => this.content(hash, entry) }, input)
+      if (input.preview === true) return report
+      if (input.expect !== undefined && report.fingerprint !== input.expect)
+        throw new RewindMovedError(report)
       const done: PutBack[] = []
       for (const step of writes) {
         try {
@@ -310,11 +252,6 @@ export class FileJournal {
       } catch (error) {
         const back = await this.putBack(done)
         throw new JournalError(`could not journal the rewind: ${messageOf(error)}; ${back}. Try the rewind again.`)
-      }
-      for (const step of writes) {
-        const restored: RewoundPath = { path: step.path, action: actionOf(step.currentHash, step.targetHash) }
-        if (step.overrode !== undefined) restored.overrode = step.overrode
-        report.restored.push(restored)
       }
       return report
     })

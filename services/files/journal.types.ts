@@ -46,11 +46,19 @@ export interface RewindInput extends JournalActor {
   since: number
   /** Overwrite files somebody else changed since (reported conflicts otherwise). */
   force?: boolean
+  /** Plan only: the report says what the rewind would do (`restored`: the files it would write), nothing is written. */
+  preview?: boolean
+  /** The fingerprint of the preview the user allowed: the rewind writes only while its plan is still that one. */
+  expect?: string
 }
 
 export interface RewoundPath {
   path: string
   action: RestoreAction
+  /** The file's size before the rewind writes it (null: no file). */
+  bytesNow: number | null
+  /** Its size after (null: the rewind removes it). */
+  bytesAfter: number | null
   /** With `force`: the conflict this restoration overrode. */
   overrode?: string
 }
@@ -58,6 +66,8 @@ export interface RewoundPath {
 export interface RewindConflict {
   path: string
   why: string
+  /** The file's size now (null: no file, or it cannot be read). */
+  bytes: number | null
 }
 
 export interface RewindReport {
@@ -71,6 +81,8 @@ export interface RewindReport {
    * the newest one. Those changes, and files only they touched, were not rewound.
    */
   prunedUntil?: number
+  /** What the plan does, as a short hash (journal.rewind.ts): a preview's is handed back as `expect`. */
+  fingerprint: string
 }
 
 export interface PruneReport {

@@ -28,10 +28,12 @@ describe("the proof before a write", () => {
     await change("/w/a.txt", "theirs", { session: "ses_2", turn: "turn_9" })
     await change("/w/a.txt", "mine again", { turn: "turn_1" })
     const report = await journal.rewind({ session: "ses_1", since })
-    expect(report.conflicts).toEqual([{ path: "/w/a.txt", why: expect.stringMatching(/^another session \(ses_2\) changed it with forge_write at /) }])
+    expect(report.conflicts).toEqual([{ path: "/w/a.txt", why: expect.stringMatching(/^another session \(ses_2\) changed it with forge_write at /), bytes: 10 }])
     expect(content("/w/a.txt")).toBe("mine again")
     const forced = await journal.rewind({ session: "ses_1", since, force: true })
-    expect(forced.restored).toEqual([{ path: "/w/a.txt", action: "restored", overrode: expect.stringMatching(/^another session \(ses_2\)/) }])
+    expect(forced.restored).toEqual([
+      { path: "/w/a.txt", action: "restored", bytesNow: 10, bytesAfter: 4, overrode: expect.stringMatching(/^another session \(ses_2\)/) },
+    ])
     expect(content("/w/a.txt")).toBe("base")
     // The forced rewind is undoable: what it replaced comes back.
     expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
@@ -48,7 +50,7 @@ describe("the proof before a write", () => {
     // A rewind across it leaves the file alone; an undo refuses to take the shell's change back.
     const report = await journal.rewind({ session: "ses_1", since: 0 })
     expect(report.conflicts).toEqual([
-      { path: "/w/a.txt", why: expect.stringMatching(/^forge_shell changed it at .*, outside Forge's file tools; it was left alone/) },
+      { path: "/w/a.txt", why: expect.stringMatching(/^forge_shell changed it at .*, outside Forge's file tools; it was left alone/), bytes: 2 },
     ])
     expect((await refusal(journal.undo("/w/a.txt"))).message).toMatch(/forge_shell changed it at .* Forge does not undo it/)
     expect(content("/w/a.txt")).toBe("sh")

@@ -41,7 +41,7 @@ describe("prune", () => {
     expect(await store.prunedUntil("ses_2")).toBeUndefined()
     const across = await journal.rewind({ session: "ses_1", since: t1, turn: "t3" })
     expect(across.prunedUntil).toBe(t1)
-    expect(across.restored).toEqual([{ path: "/w/a.bin", action: "restored" }])
+    expect(across.restored).toEqual([{ path: "/w/a.bin", action: "restored", bytesNow: 1024, bytesAfter: 1024 }])
     expect(files.files.get("/w/a.bin")).toEqual(kb(1))
     expect((await journal.rewind({ session: "ses_1", since: t1 + 1, turn: "t4" })).prunedUntil).toBeUndefined()
   })

@@ -24,14 +24,16 @@ describe("rewind", () => {
   it("restores every file the session touched since the turn, creations and removals included, in one report", async () => {
     const since = await turn()
     const report = await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
+    // Each write with the file's size before and after it.
     expect(report).toEqual({
       restored: [
-        { path: "/w/a.txt", action: "restored" },
-        { path: "/w/b.txt", action: "removed" },
-        { path: "/w/c.txt", action: "recreated" },
+        { path: "/w/a.txt", action: "restored", bytesNow: 2, bytesAfter: 2 },
+        { path: "/w/b.txt", action: "removed", bytesNow: 2, bytesAfter: null },
+        { path: "/w/c.txt", action: "recreated", bytesNow: null, bytesAfter: 2 },
       ],
       unchanged: [],
       conflicts: [],
+      fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/),
     })
     expect(files.tree()).toEqual({ "/w/a.txt": [...text("a0")], "/w/c.txt": [...text("c0")], "/w/other-session.txt": [...text("x")] })
     const rewinds = store.entries.filter((e) => e.tool === REWIND_TOOL)
@@ -60,6 +62,7 @@ describe("rewind", () => {
         why: expect.stringMatching(
           /^its content is not what Forge left there \(now 6 bytes\) since the last change Forge journaled \(forge_write at .*\): somebody else changed it; it was left alone: look at it, or rewind with force to overwrite it$/,
         ),
+        bytes: 6,
       },
     ])
     expect(content("/w/a.txt")).toBe("theirs")
@@ -67,7 +70,9 @@ describe("rewind", () => {
 
     const forced = await journal.rewind({ session: "ses_1", since, force: true })
     expect(forced.conflicts).toEqual([])
-    expect(forced.restored).toEqual([{ path: "/w/a.txt", action: "restored", overrode: expect.stringMatching(/^its content is not what Forge left there/) }])
+    expect(forced.restored).toEqual([
+      { path: "/w/a.txt", action: "restored", bytesNow: 6, bytesAfter: 2, overrode: expect.stringMatching(/^its content is not what Forge left there/) },
+    ])
     expect(forced.unchanged).toEqual(["/w/b.txt", "/w/c.txt"])
     expect(content("/w/a.txt")).toBe("a0")
     // What was overwritten is journaled, so it is not lost.
@@ -81,7 +86,7 @@ describe("rewind", () => {
     await change("/w/a.txt", "a1", { turn: "turn_1" })
     await change("/w/a.txt", "a0", { turn: "turn_1" })
     const report = await journal.rewind({ session: "ses_1", since })
-    expect(report).toEqual({ restored: [], unchanged: ["/w/a.txt"], conflicts: [] })
+    expect(report).toMatchObject({ restored: [], unchanged: ["/w/a.txt"], conflicts: [] })
     // The turn's changes no longer stand, and the rewind changed nothing to take back: undo goes to the change before the turn.
     expect((await journal.undo("/w/a.txt")).reverted.turn).toBe("turn_0")
   })
@@ -94,7 +99,7 @@ describe("rewind", () => {
     await journal.undo("/w/a.txt", { session: "ses_1", turn: "turn_1" })
     expect(content("/w/a.txt")).toBe("one")
     const report = await journal.rewind({ session: "ses_1", since, turn: "turn_2" })
-    expect(report.restored).toEqual([{ path: "/w/a.txt", action: "restored" }])
+    expect(report.restored).toEqual([{ path: "/w/a.txt", action: "restored", bytesNow: 3, bytesAfter: 3 }])
     expect(content("/w/a.txt")).toBe("two")
     // The next undo takes the rewind back (the undo in the turn stands again), the one after takes back the write.
     expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
@@ -123,8 +128,8 @@ describe("rewind", () => {
 
   it("writes nothing and journals nothing when nothing was changed since", async () => {
     await change("/w/a.txt", "a0")
-    expect(await journal.rewind({ session: "ses_1", since: clock.time + 1 })).toEqual({ restored: [], unchanged: [], conflicts: [] })
-    expect(await journal.rewind({ session: "ses_other", since: 0 })).toEqual({ restored: [], unchanged: [], conflicts: [] })
+    expect(await journal.rewind({ session: "ses_1", since: clock.time + 1 })).toMatchObject({ restored: [], unchanged: [], conflicts: [] })
+    expect(await journal.rewind({ session: "ses_other", since: 0 })).toMatchObject({ restored: [], unchanged: [], conflicts: [] })
     expect(store.entries).toHaveLength(1)
   })
 

@@ -18,6 +18,7 @@ export const DIALOG_PERMISSIONS = [
   "crew_begin",
   "crew_close",
   "forge_shell",
+  "forge_rewind",
 ] as const
 
 export const FORGE_AGENT = "forge"

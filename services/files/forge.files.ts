@@ -4,8 +4,9 @@ import type { PathStat, ToolFiles } from "./file.ports"
 import { type ReadRequest, readAnswer } from "./file.read"
 import { MAX_FILE_BYTES, binaryKindOf, sizeText } from "./file.kind"
 import type { FileJournal } from "./journal"
-import { JournalError } from "./journal.errors"
-import type { JournalActor, RecordInput, RewindReport } from "./journal.types"
+import { JournalError, RewindMovedError } from "./journal.errors"
+import type { JournalActor, RecordInput, RewindInput, RewindReport } from "./journal.types"
+import { rewindText } from "./rewind.text"
 import type { RestoreAction } from "./journal.content"
 import type { FileState } from "./journal.ports"
 import { PatchError, type PatchResult, applyPatches } from "./patch.apply"
@@ -130,18 +131,31 @@ export class ForgeFiles {
   }
 
   /**
-   * forge_rewind: every file the session changed since `since` (when the user turn `turn` was sent) back as it was
-   * then, in one step; a file someone else changed since is a conflict left alone unless `force`.
+   * forge_rewind's preview: what a rewind of every file the session changed since `since` (when the user turn `turn`
+   * was sent) would do, each file with its size before and after; nothing is written. Its `fingerprint` goes to
+   * `rewind` once the user allowed it.
    */
-  async rewind(turn: string, since: number, force: boolean, actor: JournalActor): Promise<FileOutcome> {
-    let report: RewindReport
+  async previewRewind(since: number, force: boolean, actor: JournalActor): Promise<RewindReport> {
+    return this.journalRewind({ ...actor, since, force, preview: true })
+  }
+
+  /**
+   * forge_rewind: every file the session changed since `since` back as it was then, in one step; a file someone else
+   * changed since is a conflict left alone unless `force`. With `expect` (the preview's fingerprint the user allowed)
+   * it writes only while its plan is still that one, else a RewindMovedError carries the new plan.
+   */
+  async rewind(turn: string, since: number, force: boolean, actor: JournalActor, expect?: string): Promise<FileOutcome> {
+    const report = await this.journalRewind({ ...actor, since, force, expect })
+    return { output: rewindText(turn, report), title: `Rewound to ${turn}: ${report.restored.length} file(s)` }
+  }
+
+  private async journalRewind(input: RewindInput): Promise<RewindReport> {
     try {
-      report = await this.exclusive(() => this.deps.journal.rewind({ ...actor, since, force }))
+      return await this.exclusive(() => this.deps.journal.rewind(input))
     } catch (error) {
-      if (error instanceof JournalError) throw new FileToolError(`forge_rewind: ${error.message}`)
+      if (error instanceof JournalError && !(error instanceof RewindMovedError)) throw new FileToolError(`forge_rewind: ${error.message}`)
       throw error
     }
-    return { output: rewindText(turn, report), title: `Rewound to ${turn}: ${report.restored.length} file(s)` }
   }
 
   /**
@@ -343,26 +357,4 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 function lineCount(text: string): number {
   if (text === "") return 0
   return text.split("\n").length - (text.endsWith("\n") ? 1 : 0)
-}
-
-function rewindText(turn: string, report: RewindReport): string {
-  const lines = [`Rewound the session's files to ${turn}:`]
-  for (const r of report.restored) lines.push(`- ${r.path}: ${r.action}${r.overrode === undefined ? "" : ` (forced over: ${r.overrode})`}`)
-  for (const path of report.unchanged) lines.push(`- ${path}: already as it was`)
-  for (const c of report.conflicts) lines.push(`- ${c.path}: conflict: ${c.why}`)
-  if (lines.length === 1) lines.push("- nothing: the session changed no file since then")
-  if (report.prunedUntil !== undefined)
-    lines.push(
-      `Not all of it: the journal had dropped this session's changes up to ${new Date(report.prunedUntil).toISOString()} to stay within its size bound (files.journalMaxMB), so those changes (and files only they touched) were not rewound.`,
-    )
-  const replaced = report.restored.filter((r) => r.overrode !== undefined)
-  if (replaced.length > 0) {
-    lines.push(`Replaced ${replaced.length} file(s) that held changes Forge did not make (forge_undo on each brings them back):`)
-    for (const r of replaced) lines.push(`- ${r.path}`)
-  }
-  if (report.conflicts.length > 0)
-    lines.push(
-      `${report.conflicts.length} conflict(s): call forge_rewind again with force: true to restore them too (the overwritten content stays in the journal).`,
-    )
-  return lines.join("\n")
 }

@@ -10,16 +10,7 @@ import { RecentContents, actionOf, blobsOf, difference, hashOf, messageOf, state
 import type { JournalEntry, JournalFiles, JournalStore, JournalTurn, JournalWrite } from "./journal.ports"
 import { proofBreak } from "./journal.proof"
 import { planRewind } from "./journal.rewind"
-import type {
-  JournalActor,
-  ObserveInput,
-  PruneReport,
-  PutBack,
-  RecordInput,
-  RewindInput,
-  RewindReport,
-  UndoResult,
-} from "./journal.types"
+import type { JournalActor, ObserveInput, PruneReport, PutBack, RecordInput, RewindInput, RewindReport, UndoResult } from "./journal.types"
 
 /** The tool name of the entries `undo` records. */
 export const UNDO_TOOL = "forge_undo"
@@ -215,8 +206,7 @@ export class FileJournal {
     return this.serial(async () => {
       const { report, steps, writes } = await planRewind({ store: this.store, files: this.files, content: (hash, entry) => this.content(hash, entry) }, input)
       if (input.preview === true) return report
-      if (input.expect !== undefined && report.fingerprint !== input.expect)
-        throw new RewindMovedError(report)
+      if (input.expect !== undefined && report.fingerprint !== input.expect) throw new RewindMovedError(report)
       const done: PutBack[] = []
       for (const step of writes) {
         try {

@@ -6,6 +6,7 @@ import type { ShellWatch } from "../../../services/files/forge.files"
 import type { FileState } from "../../../services/files/journal.ports"
 import type { HostFilesHandle } from "./file.handle"
 import { FILE_TOOL_IDS, createFileTools } from "./file.tools"
+import { RewindPreviews, rewindCallFields } from "./rewind.previews"
 import type { Lazy } from "../lazy"
 import { userTurnsOf } from "../session.messages"
 
@@ -38,12 +39,19 @@ export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>,
       ctx.log.warn(`file journal: ${what}: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
+  const previews = new RewindPreviews()
   return {
     id: "files",
     toolIds: FILE_TOOL_IDS,
     // A written file's content: its line shows the size and first lines, never the whole body.
     bodies: { forge_write: ["content"] },
+    // A rewind's dialog says only "Call tool forge_rewind": its line lists the preview the user decides on.
+    screen({ tool, sessionID, args }) {
+      if (tool !== "forge_rewind") return undefined
+      return rewindCallFields(args, previews.find(sessionID, args), workspace)
+    },
     tools: createFileTools({
+      previews,
       workspace,
       files: async () => (await files.get()).files,
       web: async () => (await files.get()).web,

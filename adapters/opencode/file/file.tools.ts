@@ -16,6 +16,8 @@ import { boundedText } from "../arg.limits"
 import { allowsExternalDirectory } from "../external.directory"
 import { type ForgeToolResult, forgeTool } from "../tool.args"
 import { screenText } from "../tool.screen"
+import type { RewindPreviews } from "./rewind.previews"
+import { rewindTool } from "./rewind.tool"
 
 // The forge file tools. Each is a thin shell: its args are parsed by forgeTool (the partition asked first), its path
 // resolved to a real path and confined to the session's workspace (outside it, the user's external_directory
@@ -35,6 +37,8 @@ export interface FileToolsDeps {
   actor(ctx: ToolContext): Promise<JournalActor>
   /** The session's user turns, oldest first (the id of each user message and when it was sent). */
   userTurns(session: string): Promise<{ id: string; at: number }[]>
+  /** The rewinds previewed: a confirming call's line and its dialog draw from them. */
+  previews: RewindPreviews
 }
 
 /** The tools that change a file: none of them may change Forge's own store. */
@@ -139,31 +143,7 @@ export function createFileTools(deps: FileToolsDeps): Record<(typeof FILE_TOOL_I
         return answer(await (await deps.files()).undo(file, await deps.actor(ctx)), file)
       },
     }),
-    forge_rewind: forgeTool("forge_rewind", {
-      description:
-        "Take every file this session changed since a user turn back to how it was when that turn was sent, in one step: the turn by number (1 = the session's first user message) or by message id. Forge's own changes and opencode's write, edit and apply_patch count; creations are removed and removals restored. A file someone else changed since is reported as a conflict and left alone, unless force is true.",
-      args: {
-        turn: z.number().int().min(1).optional().describe("The user turn, counted from 1"),
-        message: boundedText("name").min(1).optional().describe("The user message id of the turn"),
-        force: z.boolean().default(false).describe("Restore conflicting files too"),
-      },
-      async execute(args, ctx) {
-        if ((args.turn === undefined) === (args.message === undefined))
-          throw new FileToolError("forge_rewind: give either turn (a number from 1) or message (a user message id), one of them.")
-        const actor = await deps.actor(ctx)
-        const turns = await deps.userTurns(actor.session)
-        const target = args.turn !== undefined ? turns[args.turn - 1] : turns.find((t) => t.id === args.message)
-        if (target === undefined)
-          throw new FileToolError(
-            args.turn !== undefined
-              ? `forge_rewind: the session has ${turns.length} user turn(s); turn ${args.turn} is not one of them.`
-              : `forge_rewind: ${args.message} is no user message of this session.`,
-          )
-        const label = `turn ${turns.indexOf(target) + 1} (${target.id})`
-        const outcome = await (await deps.files()).rewind(label, target.at, args.force, actor)
-        return { output: outcome.output, title: screenText(outcome.title, 120), metadata: { turn: label } }
-      },
-    }),
+    forge_rewind: rewindTool({ files: deps.files, actor: deps.actor, userTurns: deps.userTurns, previews: deps.previews }),
     forge_search: forgeTool("forge_search", {
       description:
         "Search a folder (recursively) or one file for a regular expression, line by line: bare (useState\\() or /source/flags (/todo/i). The engine is RE2 (linear time; JavaScript syntax without lookahead, lookbehind or backreferences). .gitignore is honoured, binary and huge files are skipped, file_pattern (a glob: *.ts, src/**/*.ts) narrows the files. At most 200 matching lines are shown, grouped by file with line numbers; a closing note says what was cut.",

@@ -13,6 +13,7 @@ import { fsToolFiles } from "../../../adapters/workspace/tool.files"
 import { MAX_FILE_BYTES } from "../../../services/files/file.kind"
 import { ForgeFiles } from "../../../services/files/forge.files"
 import { FileJournal } from "../../../services/files/journal"
+import { RewindPreviews } from "../../../adapters/opencode/file/rewind.previews"
 import { callRaw, toolContext } from "../opencode/tool.context"
 import { memoryLogger } from "../plan/plan.helpers"
 import { tempDir } from "../../temp.dir"
@@ -46,6 +47,7 @@ describe("forge file tools, hostile input", () => {
       web: async () => createWebFetch(),
       actor: async (ctx) => ({ session: ctx.sessionID, message: ctx.messageID, turn: userTurns.at(-1)?.id }),
       userTurns: async () => userTurns,
+      previews: new RewindPreviews(),
       search: async () => {
         throw new Error("this test does not search")
       },
@@ -127,19 +129,29 @@ describe("forge file tools, hostile input", () => {
     expect(readFileSync(file("kept.txt"), "utf8")).toBe("old\n")
   })
 
-  it("runs a rewind alone: a write called meanwhile lands after it, neither lost nor left out of the journal", async () => {
+  it("runs a rewind alone: a write called meanwhile lands before it (the rewind then stops) or after it, never lost nor out of the journal", async () => {
     userTurns.push({ id: "msg_1", at: tick })
     await call("forge_write", { path: file("a.txt"), content: "one\n" })
-    const [rewound, written] = await Promise.all([
-      call("forge_rewind", { turn: 1 }),
+    await call("forge_rewind", { turn: 1 })
+    const [rewound, written] = await Promise.allSettled([
+      call("forge_rewind", { turn: 1, confirm: true }),
       call("forge_write", { path: file("a.txt"), content: "two\n", overwrite: true }),
     ])
-    expect(rewound).toContain(`- ${file("a.txt")}: removed`)
-    expect(written).toContain(`Created ${file("a.txt")}`)
+    if (written.status === "rejected") throw written.reason
     expect(readFileSync(file("a.txt"), "utf8")).toBe("two\n")
-    // The journal agrees with the disk: the write is undone first, then nothing stands.
-    expect(await call("forge_undo", { path: file("a.txt") })).toContain("removed (that change had created it)")
-    expect(existsSync(file("a.txt"))).toBe(false)
+    if (rewound.status === "fulfilled") {
+      // The rewind first: the write then created the file anew; the journal undoes the write, then nothing stands.
+      expect(rewound.value).toContain(`- ${file("a.txt")}: removed`)
+      expect(written.value).toContain(`Created ${file("a.txt")}`)
+      expect(await call("forge_undo", { path: file("a.txt") })).toContain("removed (that change had created it)")
+      expect(existsSync(file("a.txt"))).toBe(false)
+    } else {
+      // The write first: the plan the user was shown moved, so the rewind wrote nothing; the journal undoes the write.
+      expect(String(rewound.reason)).toMatch(/changed since the rewind was shown to the user: nothing was rewound/)
+      expect(written.value).toContain(`Overwrote ${file("a.txt")}`)
+      await call("forge_undo", { path: file("a.txt") })
+      expect(readFileSync(file("a.txt"), "utf8")).toBe("one\n")
+    }
   })
 
   it("names the tool and the file when a write fails on disk (a file where a folder should be)", async () => {
@@ -169,7 +181,8 @@ describe("forge file tools, hostile input", () => {
     await call("forge_write", { path: file("b.txt"), content: "b\n" })
     rmSync(file("a.txt"))
     mkdirSync(file("a.txt"))
-    const report = await call("forge_rewind", { turn: 1, force: true })
+    await call("forge_rewind", { turn: 1, force: true })
+    const report = await call("forge_rewind", { turn: 1, force: true, confirm: true })
     expect(report).toContain(`- ${file("b.txt")}: removed`)
     expect(report).toMatch(/a\.txt: conflict: it cannot be read \(EISDIR/)
     expect(statSync(file("a.txt")).isDirectory()).toBe(true)

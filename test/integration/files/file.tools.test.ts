@@ -18,6 +18,7 @@ import { FileJournal } from "../../../services/files/journal"
 import { workerSearchScanner } from "../../../adapters/process/search.scanner"
 import { runSearch } from "../../../services/files/search"
 import { SEARCH_BOUNDS } from "../../../services/files/search.tally"
+import { RewindPreviews } from "../../../adapters/opencode/file/rewind.previews"
 import { callRaw, toolContext } from "../opencode/tool.context"
 import { memoryLogger } from "../plan/plan.helpers"
 import { tempDir } from "../../temp.dir"
@@ -36,6 +37,11 @@ describe("forge file tools", () => {
   let userTurns: { id: string; at: number }[]
 
   const call = (tool: string, args: unknown) => callRaw(tools[tool], args, toolContext("ses_1", work, asked))
+  /** A rewind as the model makes it: the preview, then the same call confirmed (the user allows in the dialog). */
+  const rewind = async (args: Record<string, unknown>) => {
+    await call("forge_rewind", args)
+    return call("forge_rewind", { ...args, confirm: true })
+  }
   const file = (name: string) => path.join(work, name)
 
   beforeEach(async () => {
@@ -57,6 +63,7 @@ describe("forge file tools", () => {
       actor: async (ctx) => ({ session: ctx.sessionID, message: ctx.messageID, turn: userTurns.at(-1)?.id }),
       userTurns: async () => userTurns,
       search: (request) => runSearch(scanner, request, SEARCH_BOUNDS),
+      previews: new RewindPreviews(),
     })
   })
   afterEach(async () => db.close())
@@ -157,23 +164,63 @@ describe("forge file tools", () => {
     userTurns.push({ id: "msg_2", at: ++tick })
     await call("forge_write", { path: file("b.txt"), content: "b\n" })
     await call("forge_remove", { path: file("notes.txt") })
-    expect(await call("forge_rewind", { turn: 2 })).toBe(
-      `Rewound the session's files to turn 2 (msg_2):\n- ${file("b.txt")}: removed\n- ${file("notes.txt")}: recreated`,
-    )
+    expect(await rewind({ turn: 2 })).toBe(`Rewound the session's files to turn 2 (msg_2):\n- ${file("b.txt")}: removed\n- ${file("notes.txt")}: recreated`)
     expect(readFileSync(file("notes.txt"), "utf8")).toBe("v2\n")
     expect(existsSync(file("b.txt"))).toBe(false)
     // Someone else changes a.txt: rewinding to turn 1 restores notes.txt and leaves a.txt as a conflict.
     writeFileSync(file("a.txt"), "theirs\n")
-    const rewound = await call("forge_rewind", { message: "msg_1" })
+    const rewound = await rewind({ message: "msg_1" })
     expect(rewound).toContain(`- ${file("notes.txt")}: restored`)
     expect(rewound).toContain(`- ${file("a.txt")}: conflict: its content is not what Forge left there`)
     expect(rewound).toContain("1 conflict(s): call forge_rewind again with force: true")
     expect(readFileSync(file("a.txt"), "utf8")).toBe("theirs\n")
     expect(readFileSync(file("notes.txt"), "utf8")).toBe("v1\n")
-    expect(await call("forge_rewind", { turn: 1, force: true })).toContain(`- ${file("a.txt")}: removed (forced over:`)
+    expect(await rewind({ turn: 1, force: true })).toContain(`- ${file("a.txt")}: removed (forced over:`)
     expect(existsSync(file("a.txt"))).toBe(false)
     await expect(call("forge_rewind", { turn: 3 })).rejects.toThrow("forge_rewind: the session has 2 user turn(s); turn 3 is not one of them.")
     await expect(call("forge_rewind", { turn: 1, message: "msg_1" })).rejects.toThrow("give either turn")
+  })
+
+  it("previews a rewind, changing nothing; the user decides in its dialog, and a file moved in between stops it", async () => {
+    writeFileSync(file("notes.txt"), "v1\n")
+    userTurns.push({ id: "msg_1", at: tick })
+    await call("forge_write", { path: file("a.txt"), content: "a\n" })
+    await call("forge_patch", { path: file("notes.txt"), patches: [{ operation: "replace", search: "v1", content: "v2" }] })
+    // Without a preview there is nothing the user was shown: refused, nothing asked.
+    await expect(call("forge_rewind", { turn: 1, confirm: true })).rejects.toThrow(/^forge_rewind: confirm carries out a rewind the user was shown/)
+    const preview = await call("forge_rewind", { turn: 1 })
+    expect(preview).toBe(
+      [
+        "Rewinding the session's files to turn 1 (msg_1) would:",
+        `- ${file("a.txt")}: removed (2 bytes now, removed)`,
+        `- ${file("notes.txt")}: restored (3 bytes now, 3 bytes after)`,
+        "Nothing has changed yet. Tell the user, then call forge_rewind again with the same arguments and confirm: true: the user is asked in a dialog that lists these files.",
+      ].join("\n"),
+    )
+    expect(readFileSync(file("notes.txt"), "utf8")).toBe("v2\n")
+    expect(asked).toEqual([])
+
+    // The user says no: nothing changes, and the preview is spent.
+    const denying = { ...toolContext("ses_1", work, asked), ask: async () => Promise.reject(new Error("rejected")) }
+    await expect(callRaw(tools.forge_rewind, { turn: 1, confirm: true }, denying)).rejects.toThrow(
+      "forge_rewind: the user did not allow the rewind to turn 1 (msg_1); nothing was changed.",
+    )
+    expect(existsSync(file("a.txt"))).toBe(true)
+    await expect(call("forge_rewind", { turn: 1, confirm: true })).rejects.toThrow(/confirm carries out a rewind the user was shown/)
+
+    // Somebody changes a.txt after the preview: the allowed rewind writes nothing and answers the new preview.
+    await call("forge_rewind", { turn: 1 })
+    writeFileSync(file("a.txt"), "theirs\n")
+    await expect(call("forge_rewind", { turn: 1, confirm: true })).rejects.toThrow(
+      /^forge_rewind: the session's files changed since the rewind was shown to the user: nothing was rewound\. What it would do now:\n[\s\S]*\n- .*a\.txt: conflict: its content is not what Forge left there/,
+    )
+    expect(readFileSync(file("notes.txt"), "utf8")).toBe("v2\n")
+    // That new preview is what the next confirmation carries out, after its own dialog.
+    asked.length = 0
+    expect(await call("forge_rewind", { turn: 1, confirm: true })).toContain(`- ${file("notes.txt")}: restored`)
+    expect(asked).toEqual(["forge_rewind"])
+    expect(readFileSync(file("notes.txt"), "utf8")).toBe("v1\n")
+    expect(readFileSync(file("a.txt"), "utf8")).toBe("theirs\n")
   })
 
   it("searches the workspace, .gitignore honoured; a regex that would backtrack without end is decided on every line", async () => {

@@ -13,6 +13,7 @@ import { type LifecycleStore, openLifecycleStore } from "../../../adapters/stora
 import { fsToolFiles } from "../../../adapters/workspace/tool.files"
 import { ForgeFiles } from "../../../services/files/forge.files"
 import { FileJournal } from "../../../services/files/journal"
+import { RewindPreviews } from "../../../adapters/opencode/file/rewind.previews"
 import { callRaw, toolContext } from "../opencode/tool.context"
 import { memoryLogger } from "../plan/plan.helpers"
 import { tempDir } from "../../temp.dir"
@@ -33,6 +34,11 @@ describe("the journal's proof before undo and rewind", () => {
 
   const file = (name: string) => path.join(work, name)
   const call = (tool: string, args: unknown, session = "ses_1") => callRaw(tools[tool], args, toolContext(session, work))
+  /** A rewind as the model makes it: the preview, then the same call confirmed (the user allows in the dialog). */
+  const rewind = async (args: Record<string, unknown>) => {
+    await call("forge_rewind", args)
+    return call("forge_rewind", { ...args, confirm: true })
+  }
   const turn = (id: string, session = "ses_1") => turns.set(session, [...(turns.get(session) ?? []), { id, at: ++tick }])
   let calls = 0
   /** A shell command as forge_shell runs it inside opencode: the fragment's hooks around it. */
@@ -58,6 +64,7 @@ describe("the journal's proof before undo and rewind", () => {
       web: async () => createWebFetch(),
       actor: async (ctx) => ({ session: ctx.sessionID, message: ctx.messageID, turn: turns.get(ctx.sessionID)?.at(-1)?.id }),
       userTurns: async (session) => turns.get(session) ?? [],
+      previews: new RewindPreviews(),
       search: async () => {
         throw new Error("this test does not search")
       },
@@ -79,7 +86,7 @@ describe("the journal's proof before undo and rewind", () => {
     writeFileSync(file("a.txt"), "hand\n")
     turn("msg_2")
     await call("forge_patch", { path: file("a.txt"), patches: [{ operation: "append", search: "hand\n", content: "more\n" }] })
-    const rewound = await call("forge_rewind", { turn: 1 })
+    const rewound = await rewind({ turn: 1 })
     expect(rewound).toContain(`- ${file("a.txt")}: conflict: it was changed outside Forge between forge_write at`)
     expect(readFileSync(file("a.txt"), "utf8")).toBe("hand\nmore\n")
   })
@@ -89,7 +96,7 @@ describe("the journal's proof before undo and rewind", () => {
     await call("forge_write", { path: file("a.txt"), content: "one\n" })
     await shell("printf 'shell\\n' > a.txt")
     await call("forge_patch", { path: file("a.txt"), patches: [{ operation: "append", search: "shell\n", content: "patched\n" }] })
-    const rewound = await call("forge_rewind", { turn: 1 })
+    const rewound = await rewind({ turn: 1 })
     expect(rewound).toContain(`- ${file("a.txt")}: conflict: forge_shell changed it at`)
     expect(readFileSync(file("a.txt"), "utf8")).toBe("shell\npatched\n")
     // forge_undo takes back the patch, then stops at the shell's change: that is not Forge's to take back.
@@ -113,7 +120,7 @@ describe("the journal's proof before undo and rewind", () => {
     turn("msg_1")
     await call("forge_write", { path: file("a.txt"), content: "one\n" })
     await shell("printf 'shell\\n' > a.txt")
-    const rewound = await call("forge_rewind", { turn: 1 })
+    const rewound = await rewind({ turn: 1 })
     expect(rewound).toContain(`- ${file("a.txt")}: conflict: forge_shell changed it at`)
   })
 
@@ -122,7 +129,7 @@ describe("the journal's proof before undo and rewind", () => {
     await call("forge_write", { path: file("a.txt"), content: "one\n" })
     await call("forge_patch", { path: file("a.txt"), patches: [{ operation: "replace", search: "one", content: "two" }] }, "ses_2")
     await call("forge_patch", { path: file("a.txt"), patches: [{ operation: "replace", search: "two", content: "three" }] })
-    const rewound = await call("forge_rewind", { turn: 1 })
+    const rewound = await rewind({ turn: 1 })
     expect(rewound).toContain(`- ${file("a.txt")}: conflict: another session (ses_2) changed it with forge_patch at`)
     expect(readFileSync(file("a.txt"), "utf8")).toBe("three\n")
   })
@@ -133,7 +140,7 @@ describe("the journal's proof before undo and rewind", () => {
     turn("msg_2")
     await call("forge_write", { path: file("a.txt"), content: "2\n", overwrite: true })
     await call("forge_write", { path: file("b.txt"), content: "b\n" })
-    await call("forge_rewind", { turn: 2 })
+    await rewind({ turn: 2 })
     expect(readFileSync(file("a.txt"), "utf8")).toBe("1\n")
     expect(existsSync(file("b.txt"))).toBe(false)
     expect(await call("forge_undo", { path: file("a.txt") })).toContain("Undid forge_rewind")
@@ -149,7 +156,7 @@ describe("the journal's proof before undo and rewind", () => {
     turn("msg_1")
     await call("forge_write", { path: file("a.txt"), content: "mine\n" })
     writeFileSync(file("a.txt"), "user\n")
-    const rewound = await call("forge_rewind", { turn: 1, force: true })
+    const rewound = await rewind({ turn: 1, force: true })
     expect(rewound).toContain(`Replaced 1 file(s) that held changes Forge did not make (forge_undo on each brings them back):\n- ${file("a.txt")}`)
     expect(existsSync(file("a.txt"))).toBe(false)
     await call("forge_undo", { path: file("a.txt") })
@@ -164,7 +171,7 @@ describe("the journal's proof before undo and rewind", () => {
     writeFileSync(path.join(outside, "a.txt"), "a\n")
     renameSync(file("dir"), path.join(root, "moved"))
     symlinkSync(outside, file("dir"))
-    const rewound = await call("forge_rewind", { turn: 1, force: true })
+    const rewound = await rewind({ turn: 1, force: true })
     expect(rewound).toMatch(new RegExp(`- ${file("dir/a.txt")}: conflict: .*now leads to ${path.join(outside, "a.txt")}`))
     expect(readFileSync(path.join(outside, "a.txt"), "utf8")).toBe("a\n")
     await expect(files.undo(file("dir/a.txt"), { session: "ses_1" })).rejects.toThrow(/now leads to/)
@@ -179,7 +186,7 @@ describe("the journal's proof before undo and rewind", () => {
     expect(statSync(file("run.sh")).mode & 0o777).toBe(0o755)
     turn("msg_1")
     await call("forge_remove", { path: file("run.sh") })
-    await call("forge_rewind", { turn: 1 })
+    await rewind({ turn: 1 })
     expect(statSync(file("run.sh")).mode & 0o777).toBe(0o755)
   })
 
@@ -188,7 +195,7 @@ describe("the journal's proof before undo and rewind", () => {
     turn("msg_1")
     await call("forge_write", { path: file("f"), content: "x\n" })
     await shell("rm f && ln -s other.txt f")
-    await call("forge_rewind", { turn: 1, force: true })
+    await rewind({ turn: 1, force: true })
     expect(existsSync(file("f"))).toBe(false)
     await call("forge_undo", { path: file("f") })
     expect(lstatSync(file("f")).isSymbolicLink()).toBe(true)

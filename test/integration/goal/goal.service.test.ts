@@ -98,7 +98,9 @@ describe("goal service", () => {
     await service.complete("s1", [{ criterion: "zero failing tests", evidence: "npm test: 12 passed" }], allow)
     const shown = await service.overview("s1")
     expect(shown).toContain("No live goal in this session.")
-    expect(shown).toContain(`Last finished goal: ${armed.goalPath} [completed] at ${new Date(ctx.ws.clock.now()).toISOString()}, 0 of 5 turns, 5 min from arming to its end`)
+    expect(shown).toContain(
+      `Last finished goal: ${armed.goalPath} [completed] at ${new Date(ctx.ws.clock.now()).toISOString()}, 0 of 5 turns, 5 min from arming to its end`,
+    )
     expect(shown).toMatch(/checks at their last run \(.+\): 2 of 2 passed\n {4}PASS 1\. .*npm test.* \(\d+ ms\)\n {4}PASS 2\. .*CHANGELOG\.md/)
     expect(await service.overview("s2"), "another session finished nothing").not.toContain("Last finished goal")
 

@@ -28,7 +28,9 @@ describe("the proof before a write", () => {
     await change("/w/a.txt", "theirs", { session: "ses_2", turn: "turn_9" })
     await change("/w/a.txt", "mine again", { turn: "turn_1" })
     const report = await journal.rewind({ session: "ses_1", since })
-    expect(report.conflicts).toEqual([{ path: "/w/a.txt", why: expect.stringMatching(/^another session \(ses_2\) changed it with forge_write at /), bytes: 10 }])
+    expect(report.conflicts).toEqual([
+      { path: "/w/a.txt", why: expect.stringMatching(/^another session \(ses_2\) changed it with forge_write at /), bytes: 10 },
+    ])
     expect(content("/w/a.txt")).toBe("mine again")
     const forced = await journal.rewind({ session: "ses_1", since, force: true })
     expect(forced.restored).toEqual([

@@ -2,6 +2,7 @@
 // change, conflicts left alone (or forced), undos inside the turn respected, and failures that put every file back.
 import { beforeEach, describe, expect, it } from "vitest"
 import { REWIND_TOOL } from "../../../services/files/journal"
+import { RewindMovedError } from "../../../services/files/journal.errors"
 import { change, clock, content, files, freshJournal, journal, refusal, store, text } from "./journal.helpers"
 
 beforeEach(freshJournal)
@@ -49,6 +50,36 @@ describe("rewind", () => {
     expect((await journal.undo("/w/a.txt")).reverted.tool).toBe(REWIND_TOOL)
     expect(content("/w/a.txt")).not.toBe(before)
     expect(store.entries.filter((e) => e.turn === "turn_1" && e.path === "/w/a.txt").every((e) => e.undoneBy === null)).toBe(true)
+  })
+
+  it("previews without writing or journaling; a rewind of that preview writes only while nothing moved since", async () => {
+    const since = await turn()
+    const entries = store.entries.length
+    const tree = files.tree()
+    const preview = await journal.rewind({ session: "ses_1", since, preview: true })
+    expect(preview.restored.map((r) => [r.path, r.action])).toEqual([
+      ["/w/a.txt", "restored"],
+      ["/w/b.txt", "removed"],
+      ["/w/c.txt", "recreated"],
+    ])
+    expect(files.tree()).toEqual(tree)
+    expect(store.entries).toHaveLength(entries)
+    expect((await journal.rewind({ session: "ses_1", since, preview: true })).fingerprint, "the same plan, the same fingerprint").toBe(preview.fingerprint)
+
+    // Somebody changes a file between the preview and the user's allow: the plan moved, nothing is written.
+    files.files.set("/w/b.txt", text("theirs"))
+    const moved = await refusal(journal.rewind({ session: "ses_1", since, expect: preview.fingerprint }))
+    expect(moved).toBeInstanceOf(RewindMovedError)
+    expect(moved.message).toBe("the session's files changed since the rewind was shown to the user: nothing was rewound")
+    expect((moved as RewindMovedError).plan.conflicts.map((c) => c.path)).toEqual(["/w/b.txt"])
+    expect(content("/w/a.txt")).toBe("a2")
+    expect(store.entries).toHaveLength(entries)
+
+    // The new plan, allowed as shown, is the one carried out.
+    const report = await journal.rewind({ session: "ses_1", since, expect: (moved as RewindMovedError).plan.fingerprint })
+    expect(report.restored.map((r) => r.path)).toEqual(["/w/a.txt", "/w/c.txt"])
+    expect(content("/w/a.txt")).toBe("a0")
+    expect(content("/w/b.txt")).toBe("theirs")
   })
 
   it("reports a file changed since by someone else as a conflict and leaves it alone; force overwrites it", async () => {

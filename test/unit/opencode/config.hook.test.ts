@@ -25,6 +25,7 @@ describe("config hook", () => {
       crew_begin: "ask",
       crew_close: "ask",
       forge_shell: "ask",
+      forge_rewind: "ask",
     })
     // The forge family's exec surface is forge_shell: the builtin shell is hidden from the forge agent.
     expect(cfg.agent?.forge?.permission).toEqual({
@@ -40,6 +41,7 @@ describe("config hook", () => {
       crew_begin: "ask",
       crew_close: "ask",
       forge_shell: "ask",
+      forge_rewind: "ask",
     })
   })
 
@@ -84,6 +86,7 @@ describe("config hook", () => {
       ["crew_begin", "ask"],
       ["crew_close", "ask"],
       ["forge_shell", "ask"],
+      ["forge_rewind", "ask"],
     ])
     // Every Forge tool comes last in an agent outside the forge family, denied: the partition hides them from it.
     expect(Object.entries(cfg.agent?.build?.permission as object).slice(1)).toEqual(FORGE_TOOL_IDS.map((id) => [id, "deny"]))
@@ -123,6 +126,7 @@ describe("config hook", () => {
       crew_begin: "ask",
       crew_close: "ask",
       forge_shell: "ask",
+      forge_rewind: "ask",
     })
   })
 
@@ -152,6 +156,7 @@ describe("config hook", () => {
       goal_discard: "ask",
       crew_begin: "ask",
       crew_close: "ask",
+      forge_rewind: "ask",
     })
   })
 

@@ -10,6 +10,8 @@
 // size and first lines, and the text itself moves to `forge:<argument>` as an object, which the line leaves out;
 // execute() and every model request get it back in its place, so neither the tool nor the model ever sees the fold.
 
+import { sizeText } from "../../services/files/file.kind"
+
 /** One value on a tool line: opencode shows only strings, numbers and booleans. */
 export type ScreenValue = string | number | boolean
 
@@ -98,12 +100,6 @@ export function bodySummary(text: string): string {
   const filled = lines.map((line) => line.trim()).filter((line) => line !== "")
   const more = filled.length > FOLD_LINES ? " ⏎ …" : ""
   return screenText(`${countOf(count, "line")}, ${sizeText(Buffer.byteLength(text))}: ${filled.slice(0, FOLD_LINES).join(" ⏎ ")}${more}`)
-}
-
-function sizeText(bytes: number): string {
-  if (bytes < 1_000) return `${bytes} B`
-  if (bytes < 1_000_000) return `${(bytes / 1_000).toFixed(1)} KB`
-  return `${(bytes / 1_000_000).toFixed(1)} MB`
 }
 
 /** A call's arguments as the model sent them: `raw` without what the screen put there (a copy when it put anything). */

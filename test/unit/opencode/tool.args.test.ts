@@ -87,7 +87,7 @@ describe("forgeTool", () => {
     showOnCallLine(input, { seen: 3 }, new Set(Object.keys(args)))
     foldBodies(input, new Set(["name"]))
     // The line shows scalars only: the summary, never the body, which waits under an object key.
-    expect(input).toEqual({ seen: 3, name: "6 lines, 38 B: # Title ⏎ ## Steps ⏎ - one ⏎ …", "forge:name": { text: body } })
+    expect(input).toEqual({ seen: 3, name: "6 lines, 38 bytes: # Title ⏎ ## Steps ⏎ - one ⏎ …", "forge:name": { text: body } })
     expect(withoutScreenFields(input)).toEqual({ name: body })
     const write = forgeTool("write", {
       description: "write",
@@ -109,8 +109,8 @@ describe("forgeTool", () => {
   })
 
   it("sizes a folded body in bytes, counts its lines with or without a final newline, and keeps the line short", () => {
-    expect(bodySummary("a\nb")).toBe("2 lines, 3 B: a ⏎ b")
-    expect(bodySummary("one line\n")).toBe("1 line, 9 B: one line")
+    expect(bodySummary("a\nb")).toBe("2 lines, 3 bytes: a ⏎ b")
+    expect(bodySummary("one line\n")).toBe("1 line, 9 bytes: one line")
     expect(bodySummary(`${"é".repeat(800)}\n`)).toMatch(/^1 line, 1\.6 KB: é+…$/)
     expect(bodySummary("x".repeat(500)).length).toBeLessThanOrEqual(200)
   })

@@ -11,6 +11,7 @@ import { openWorkspaceStore } from "../../../adapters/storage/workspace.store"
 import { type OpenRestoreStep, composeWorkspace } from "../../../src/runtime"
 import { lockedRemedy } from "../../../services/lifecycle/storage.trouble"
 import { memoryLogger } from "../plan/plan.helpers"
+import { snapshot } from "./lifecycle-repository.fixtures"
 import { tempDir } from "../../temp.dir"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
@@ -32,17 +33,7 @@ async function holdWriteLock(file: string, ms: number): Promise<ChildProcess> {
   return holder
 }
 
-const record = {
-  machineId: "plan",
-  machineVersion: "1",
-  instanceId: "p1",
-  sessionId: "s1",
-  state: "draft",
-  terminal: false,
-  snapshot: { value: "draft", context: {} },
-  document: null,
-  updatedAt: 1,
-}
+const record = snapshot()
 
 describe("a database another process holds locked at open", () => {
   it("is waited for past SQLite's busy timeout: Forge opens the file itself, not the stand-in", async () => {

@@ -42,7 +42,12 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
       const goal =
         live === undefined
           ? undefined
-          : { goalPath: live.context.goalPath, status: goalStatusOf(live.value), turns: `${live.context.turnsUsed}/${live.context.limits.maxTurns}` }
+          : {
+              goalPath: live.context.goalPath,
+              status: goalStatusOf(live.value),
+              turns: `${live.context.turnsUsed}/${live.context.limits.maxTurns}`,
+              checks: live.context.contract.checks,
+            }
       return goalCallFields(tool, args, goal)
     },
     hooks: {

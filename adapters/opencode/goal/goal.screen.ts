@@ -1,4 +1,4 @@
-import { CHECK_TIMEOUT_DEFAULT_S, MAX_MINUTES_DEFAULT, MAX_TURNS_DEFAULT, NO_PROGRESS_LIMIT } from "../../../machines/goal/goal.gates"
+import { CHECK_TIMEOUT_DEFAULT_S, type GoalCheckTerm, MAX_MINUTES_DEFAULT, MAX_TURNS_DEFAULT, NO_PROGRESS_LIMIT } from "../../../machines/goal/goal.gates"
 import { type ScreenFields, countOf } from "../tool.screen"
 
 // What a goal tool's call shows on its TUI line (see tool.screen.ts): which goal it acts on and, for the calls that
@@ -12,6 +12,8 @@ export interface ScreenGoal {
   goalPath: string
   status: string
   turns: string
+  /** The checks of its contract, which a completion has the host re-run. */
+  checks: readonly GoalCheckTerm[]
 }
 
 /** When an armed goal stops, as the goal loop decides it (docs/goals.md). */
@@ -32,7 +34,13 @@ export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | u
       if (!revise && a.arm !== false) fields.stops = STOP_RULE
       return fields
     case "goal_complete":
-      fields.decide = "complete: the host re-runs every check first"
+      // The dialog opens only once the host's own run of every check passed: a failing check refuses the call first.
+      fields.decide = "complete: the host re-runs every check first, and this dialog opens only if every one passed"
+      if (goal !== undefined)
+        Object.assign(
+          fields,
+          checkFields(goal.checks.map((c) => (c.kind === "command" ? { command: c.command, timeout: c.timeoutS } : { file: c.file, text: c.text }))),
+        )
       return Object.assign(fields, attestationFields(a.attestations))
     case "goal_resume":
       fields.decide = "resume: the session works on it by itself again"

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest"
 import { goalCallFields } from "../../../adapters/opencode/goal/goal.screen"
 import { CHECK_TIMEOUT_DEFAULT_S, MAX_MINUTES_DEFAULT, MAX_TURNS_DEFAULT, NO_PROGRESS_LIMIT } from "../../../machines/goal/goal.gates"
 
-const goal = { goalPath: ".opencode/goal/2026-12-02-green.md", status: "active", turns: "3/25" }
+const goal = {
+  goalPath: ".opencode/goal/2026-12-02-green.md",
+  status: "active",
+  turns: "3/25",
+  checks: [
+    { kind: "command" as const, command: "npm test", timeoutS: 300 },
+    { kind: "contains" as const, file: "CHANGELOG.md", text: "## Unreleased" },
+  ],
+}
 
 describe("what a goal call's TUI line shows", () => {
   it("an arm: every criterion, every check with what it expects, the budgets and the stop rule", () => {
@@ -35,12 +43,14 @@ describe("what a goal call's TUI line shows", () => {
     expect(goalCallFields("goal_write", { revise: true, maxTurns: 40, maxTokens: 1000 }, goal).budgets).toBe("40 turns, 1,000 tokens (the others kept)")
   })
 
-  it("a completion: the goal, and every attestation with its evidence", () => {
+  it("a completion: the goal, every check the host re-ran before its dialog opened, and every attestation with its evidence", () => {
     const args = { attestations: [{ criterion: "zero failing tests", evidence: "npm test: 12 passed" }, { criterion: 3 }] }
     expect(goalCallFields("goal_complete", args, goal)).toEqual({
       path: goal.goalPath,
       "at call": "active at turn 3/25",
-      decide: "complete: the host re-runs every check first",
+      decide: "complete: the host re-runs every check first, and this dialog opens only if every one passed",
+      "check 1": "`npm test` exits 0 within 300 s",
+      "check 2": "CHANGELOG.md contains ## Unreleased",
       "ATTEST 1": "zero failing tests — npm test: 12 passed",
     })
   })

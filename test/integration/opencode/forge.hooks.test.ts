@@ -173,13 +173,15 @@ describe("forge hooks", () => {
     const rt = defined(runtime, "the runtime the config hook opened")
     const startCall = (tool: string, args: Record<string, unknown>) =>
       (hooks["tool.execute.before"] as BeforeHook)({ tool, sessionID: "root", callID: "c" }, { args })
-    // A new plan: the title it will be stored under, before the plan's text (which the line shows whole, last).
+    // A new plan: the title it will be stored under, then the plan's text folded to its size and first lines (the
+    // text itself waits under an object key, which the line leaves out).
     const write: Record<string, unknown> = { content: PLAN_BODY }
     await startCall("plan_write", write)
     expect(Object.entries(write)).toEqual([
       ["plan", "Fix login timeout"],
       ["status", "new draft"],
-      ["content", PLAN_BODY],
+      ["content", expect.stringMatching(/^16 lines, \d+ bytes: # Fix login timeout ⏎ ## Goal ⏎ Sessions survive 40 s of idle\. ⏎ …$/)],
+      ["forge:content", { text: PLAN_BODY }],
     ])
     const { planPath } = await rt.plans.write("root", PLAN_BODY)
     await rt.queries.summaryOf(planPath)

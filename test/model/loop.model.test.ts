@@ -3,24 +3,21 @@ import { describe, expect, it } from "vitest"
 import type { SnapshotFrom } from "xstate"
 import { TestModel } from "xstate/graph"
 import type { LoopHandoff } from "../../machines/loop/loop.gates"
-import { type LoopEvent, type LoopInput, loopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
+import { type LoopEvent, loopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
 import { initialStep, step } from "../../services/lifecycle/lifecycle.step"
 import {
   BRIEF_FAILED,
   DIRECT_FAIL,
-  HOST,
-  LOOP,
   MODEL_DRIVER,
   MODEL_WORKTREE,
   NEIGHBOUR_DRIVER,
   NUDGE_FAILED,
   OUTER_LOOP,
   OUTER_SESSION,
-  PLAN_PATH,
   STRANGER,
-  TITLE,
   passSession,
 } from "./loop.world"
+import { CODED, MAX_PASSES, T0, UNVERIFIED, inputFor, restored } from "./loop.fixtures"
 import { startLoopSut } from "./loop.sut"
 import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "./model.template"
 
@@ -63,9 +60,6 @@ import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "./mod
 // explored on its first visit only, a later pass of the phase handing off its usual record; the auditor amends at most
 // once (it drops the pending sections, so the first section becomes the last and the final audit comes sooner).
 
-const T0 = Date.parse("2026-11-30T03:00:00.000Z")
-/** The budget the main config explores in full. */
-const MAX_PASSES = 5
 /**
  * The budget walks: each one a single run of usual records to where its budget runs out, told apart by its start time
  * (eventsIn reads the context only). The audits a walk finds dirty: every one, none, or only the first.
@@ -78,26 +72,6 @@ const WALKS = {
 } as const satisfies Record<number, { name: string; maxIterations: number; dirty: "every" | "final" | "first" }>
 /** When the auditor amends the pending sections. */
 const T_ADJUST = T0 + 3_600_000
-
-const SECTIONS: LoopInput["sections"] = [
-  { title: "Parser", content: "Write a recursive-descent parser for `+ - * /` and parentheses in src/parser.ts.\n\n### Notes\nKeep the lexer as it is." },
-  { title: "Printer", content: "Print a parsed expression back with minimal parentheses in src/printer.ts." },
-]
-
-const inputFor = (overrides: Partial<LoopInput>): LoopInput => ({
-  loopName: LOOP,
-  title: TITLE,
-  hostSession: HOST,
-  planPath: PLAN_PATH,
-  planStatus: "approved",
-  askedFrom: null,
-  worktree: MODEL_WORKTREE,
-  sections: SECTIONS,
-  maxIterations: MAX_PASSES,
-  startedAt: T0,
-  driver: MODEL_DRIVER,
-  ...overrides,
-})
 
 const configs = [
   { name: "started from the approved plan", input: inputFor({}) },
@@ -112,16 +86,6 @@ const configs = [
   { name: "refused: a budget too small for the sections", input: inputFor({ maxIterations: 4 }) },
 ]
 
-/** A coder's record: one change, a deviation, one passing check, notes. */
-const CODED: LoopHandoff = {
-  role: "coder",
-  changes: [{ summary: "Parser for + - * / and parentheses", reason: "the section asks for it" }],
-  deviations: [{ planItem: "Keep the lexer as it is", actual: "the lexer now emits a token for unary minus", reason: "the parser needs it" }],
-  verification: [{ command: "npm test", cwd: "", outcome: "pass", changedAfter: false }],
-  notes: "Error messages name the offending token.",
-}
-/** Malformed: a coder's record without any verification. */
-const UNVERIFIED: LoopHandoff = { ...CODED, verification: [] }
 /** A clean section audit: a warning only, and its summary. */
 const CLEAN: LoopHandoff = {
   role: "auditor",
@@ -152,11 +116,6 @@ const RECORDS = {
 const cancel: LoopEvent = { type: "loop.cancel", reason: "cancelled: the plan changed", session: null }
 /** A pass asks to cancel its own loop: the machine refuses it. */
 const cancelFromPass = (session: string): LoopEvent => ({ type: "loop.cancel", reason: "cancelled: stuck", session })
-/** The SUT's next process takes the loop over (the one before it was closed). */
-const restored: LoopEvent = {
-  type: "loop.restored",
-  driver: { me: MODEL_DRIVER, claim: { holder: "(the closed process)", until: 0 }, holderAlive: false, now: 0 },
-}
 /** A process started beside the live driver asks to drive the loop: the driver gate leaves it to the live one. */
 const besideDriver: LoopEvent = {
   type: "loop.restored",

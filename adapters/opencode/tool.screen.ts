@@ -11,6 +11,7 @@
 // execute() and every model request get it back in its place, so neither the tool nor the model ever sees the fold.
 
 import { sizeText } from "../../services/files/file.kind"
+import { countOf } from "../../services/text/count.text"
 
 /** One value on a tool line: opencode shows only strings, numbers and booleans. */
 export type ScreenValue = string | number | boolean
@@ -27,11 +28,6 @@ const LONG_ARGUMENT = 80
 export function screenText(value: string, limit = VALUE_LIMIT): string {
   const flat = value.replace(/\s+/g, " ").trim()
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat
-}
-
-/** "1 subtask", "3 subtasks", "1,000 tokens": a count with its noun, plural when it is not one. */
-export function countOf(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : plural}`
 }
 
 /** What showOnCallLine and foldBodies put on a call's input object: opencode hands that same object to execute(). */

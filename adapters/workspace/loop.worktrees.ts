@@ -4,7 +4,7 @@ import { lstat, rm } from "node:fs/promises"
 import path from "node:path"
 import { promisify } from "node:util"
 import type { LoopWorktree } from "../../machines/loop/loop.machine"
-import type { LoopWorktrees } from "../../services/loop/loop.ports"
+import type { LoopBranchFacts, LoopWorktrees } from "../../services/loop/loop.ports"
 import { LOOP_BRANCH_PREFIX, LOOP_WORKTREES_DIR } from "../../services/loop/loop.start.defaults"
 import { writeFileAtomic } from "./atomic.write"
 
@@ -87,6 +87,26 @@ export class GitLoopWorktrees implements LoopWorktrees {
       }
     }
     if (added.code !== 0) throw failed(added)
+  }
+
+  async branchFacts({ dir, branch, base }: LoopWorktree): Promise<LoopBranchFacts> {
+    const range = `${base}..refs/heads/${branch}`
+    const counted = await this.git(["rev-list", "--count", range])
+    if (counted.code !== 0) throw new Error(`could not count the commits on ${branch}${detail(counted.stderr)}`)
+    const commits = Number(counted.stdout.trim())
+    let last: LoopBranchFacts["last"] = null
+    if (commits > 0) {
+      const shown = await this.git(["log", "-1", "--format=%h%x00%s", `refs/heads/${branch}`])
+      if (shown.code !== 0) throw new Error(`could not read the last commit on ${branch}${detail(shown.stderr)}`)
+      const [hash = "", subject = ""] = shown.stdout.trim().split("\0")
+      last = { hash, subject }
+    }
+    if (!(await exists(dir))) return { commits, last, uncommitted: null }
+    // One line per changed path (unusual names are quoted on their line), untracked files included.
+    const status = await this.git(["-C", dir, "status", "--porcelain", "--untracked-files=all"])
+    if (status.code !== 0) throw new Error(`could not read the worktree ${dir}${detail(status.stderr)}`)
+    const uncommitted = status.stdout.split("\n").filter((line) => line !== "").length
+    return { commits, last, uncommitted }
   }
 
   private async branchExists(branch: string): Promise<boolean> {

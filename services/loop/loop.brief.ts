@@ -1,6 +1,8 @@
 import { hasBlockingFindings, type LoopHandoff, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop/loop.gates"
 import type { LoopBrief, LoopContext, LoopOutcome, LoopPassView } from "../../machines/loop/loop.machine"
 import type { LoopPhase } from "../../machines/loop/loop.gates"
+import { countOf } from "../text/count.text"
+import type { LoopBranchFacts } from "./loop.ports"
 
 // What a loop tells its sessions: each pass's brief (the section, the worktree, what the last pass handed off) and
 // the reminder for a turn that ended without a handoff; and what it tells the user when it ends. For the model only:
@@ -86,12 +88,36 @@ function nudgeText(context: LoopPassView, phase: LoopPhase): string {
   ].join("\n")
 }
 
-/** What the user reads in the session that started the loop when it ends. */
-export function loopEndText(context: LoopContext, outcome: LoopOutcome): string {
+/** What git said of the loop's branch and worktree when it ended, or why it could not say. */
+export type LoopBranchReport = LoopBranchFacts | { unreadable: string }
+
+/**
+ * What the user reads in the session that started the loop when it ends. It claims of the work only what git said
+ * just before: the commits on the branch (count and newest), or that nothing was committed, and what is left
+ * uncommitted in the worktree.
+ */
+export function loopEndText(context: LoopContext, outcome: LoopOutcome, branch: LoopBranchReport): string {
   const done = context.sections.filter((s) => s.status === "done").length
   const why = outcome === "completed" ? "every section passed its audit and the final audit is clean" : (context.reason ?? "no reason recorded")
   return [
     `${LOOP_BRIEF_TAG} Loop ${context.loopName} ${outcome}: ${why}.`,
-    `${done} of ${context.sections.length} sections done in ${context.iteration} passes. The work is on branch ${context.worktree.branch}, in the worktree ${context.worktree.dir}.`,
+    `${done} of ${context.sections.length} sections done in ${countOf(context.iteration, "pass", "passes")}.`,
+    ...branchLines(context.worktree, branch),
   ].join("\n")
+}
+
+function branchLines({ branch, dir, base }: LoopContext["worktree"], report: LoopBranchReport): string[] {
+  if ("unreadable" in report) return [`Forge could not read the branch ${branch} (worktree ${dir}): ${report.unreadable}.`]
+  const from = base.slice(0, 12)
+  const commits =
+    report.last === null
+      ? `Nothing was committed: the branch ${branch} is still at ${from}.`
+      : `The branch ${branch} has ${countOf(report.commits, "commit")} since ${from}; the last is ${report.last.hash} "${report.last.subject}".`
+  const worktree =
+    report.uncommitted === null
+      ? `Its worktree ${dir} is gone.`
+      : report.uncommitted === 0
+        ? `Its worktree ${dir} has no uncommitted change.`
+        : `Its worktree ${dir} has ${countOf(report.uncommitted, "path")} changed and not committed.`
+  return [commits, worktree]
 }

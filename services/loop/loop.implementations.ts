@@ -30,7 +30,7 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
         const { loopName, iteration, title } = context
         deps.sessions.open(`Loop ${loopName} · pass ${iteration} · ${role} · ${title}`).then(
           (session) => deps.report(loopName, { type: "loop.session.opened", session, driver: deps.driver }),
-          (error: unknown) => deps.report(loopName, { type: "loop.session.failed", error: error instanceof Error ? error.message : String(error) }),
+          (error: unknown) => deps.report(loopName, { type: "loop.session.failed", error: errorText(error) }),
         )
       },
       sendBrief: async ({ context }: EffectArgs<LoopMachine>, { brief, phase }: { brief: LoopBrief; phase: LoopPhase }) => {
@@ -46,12 +46,17 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
           .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not stop ${context.session}: ${String(error)}`))
       },
       announce: async ({ context }: EffectArgs<LoopMachine>, { outcome }: { outcome: LoopOutcome }) => {
+        const branch = await deps.worktrees.branchFacts(context.worktree).catch((error: unknown) => ({ unreadable: errorText(error) }))
         await deps.sessions
-          .tell(context.hostSession, loopEndText(context, outcome))
+          .tell(context.hostSession, loopEndText(context, outcome, branch))
           .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not tell ${context.hostSession} it ${outcome}: ${String(error)}`))
       },
     },
   } satisfies Implementations<LoopMachine>
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 /** Whether an effect runs with a pass's view of the loop (the pass's own context over the loop's). */

@@ -11,6 +11,18 @@ export interface LoopWorktrees {
   isTaken(loopName: string): Promise<boolean>
   /** Adds the worktree at `worktree.dir` on the new branch `worktree.branch`, from `worktree.base`. */
   create(worktree: LoopWorktree): Promise<void>
+  /** What git says of a loop's branch and worktree now: throws why it cannot tell. */
+  branchFacts(worktree: LoopWorktree): Promise<LoopBranchFacts>
+}
+
+/** A loop's branch and worktree as git has them: what a loop's ending may claim of its work, and no more. */
+export interface LoopBranchFacts {
+  /** Commits on the branch since the loop's base. */
+  commits: number
+  /** The newest of them (abbreviated hash and subject), or null when there is none. */
+  last: { hash: string; subject: string } | null
+  /** Paths changed in the worktree and not committed (git status), or null when the worktree folder is gone. */
+  uncommitted: number | null
 }
 
 /** The sessions a loop runs its passes in (opencode: one fresh session per pass). */

@@ -20,7 +20,7 @@ import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { step } from "../../services/lifecycle/lifecycle.step"
 import { loopBriefText, loopEndText } from "../../services/loop/loop.brief"
 import type { LoopService } from "../../services/loop/loop.service"
-import type { FakeLoopSessions } from "./loop.fakes"
+import { type FakeLoopSessions, RECORDED_BRANCH } from "./loop.fakes"
 import { type Actual, BRANCH, HOST, LOOP, TITLE, actual } from "./loop.world"
 import type { ModelStep } from "./model.template"
 
@@ -95,10 +95,11 @@ export class LoopExpectation {
           break
         case "announce": {
           const { outcome } = action.params as { outcome: LoopOutcome }
-          const text = loopEndText(context, outcome)
+          const text = loopEndText(context, outcome, RECORDED_BRANCH)
           expect(text.split("\n")[0], "the host is told how the loop ended").toMatch(new RegExp(`^\\[forge:loop\\] Loop ${LOOP} ${outcome}: `))
           if (outcome !== "completed") expect(text, "the reason it ended").toContain(context.reason ?? "(no reason)")
-          expect(text).toContain(`The work is on branch ${BRANCH}, in the worktree ${this.worktree.dir}.`)
+          expect(text, "what git said of the branch").toContain(`The branch ${BRANCH} has 1 commit since ${this.worktree.base.slice(0, 12)}; the last is 5e1f00d`)
+          expect(text).toContain(`Its worktree ${this.worktree.dir} has no uncommitted change.`)
           this.effects.told.push({ session: HOST, text })
           break
         }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs"
 import path from "node:path"
 import type { LoopWorktree } from "../../machines/loop/loop.machine"
-import type { LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
+import type { LoopBranchFacts, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
 
 // The loop harness's edges for the model test: opencode's sessions, whose openings the SUT settles, and git's
 // worktrees, recorded. Everything between them (service, lifecycle host, SQLite) is the real thing.
@@ -99,4 +99,10 @@ export class RecordingWorktrees implements LoopWorktrees {
     mkdirSync(worktree.dir, { recursive: true })
     this.created.push(worktree)
   }
+  async branchFacts(): Promise<LoopBranchFacts> {
+    return RECORDED_BRANCH
+  }
 }
+
+/** What git says of every recorded loop's branch when it ends: one commit, nothing left uncommitted. */
+export const RECORDED_BRANCH: LoopBranchFacts = { commits: 1, last: { hash: "5e1f00d", subject: "section 1: Parser" }, uncommitted: 0 }

@@ -164,12 +164,34 @@ describe("loopBriefText", () => {
 })
 
 describe("loopEndText", () => {
-  it("tells a completed loop's host what was done, in how many passes, and where the work is", () => {
+  const committed = { commits: 2, last: { hash: "9f8e7d6", subject: "section 2: Printer" }, uncommitted: 0 }
+
+  it("tells a completed loop's host what was done, in how many passes, and what git says of its branch", () => {
     const sections = input.sections.map((s) => ({ ...s, status: "done" as const }))
-    expect(lines(loopEndText(contextWith({ sections, iteration: 5, reason: "completed" }), "completed"))).toEqual([
+    expect(lines(loopEndText(contextWith({ sections, iteration: 5, reason: "completed" }), "completed", committed))).toEqual([
       `${LOOP_BRIEF_TAG} Loop ship-the-parser completed: every section passed its audit and the final audit is clean.`,
-      `2 of 2 sections done in 5 passes. The work is on branch ${WORKTREE.branch}, in the worktree ${WORKTREE.dir}.`,
+      "2 of 2 sections done in 5 passes.",
+      `The branch ${WORKTREE.branch} has 2 commits since 0123456789ab; the last is 9f8e7d6 "section 2: Printer".`,
+      `Its worktree ${WORKTREE.dir} has no uncommitted change.`,
     ])
+  })
+
+  it("says plainly that nothing was committed, and what is left uncommitted in the worktree", () => {
+    const text = loopEndText(contextWith({ iteration: 1, reason: "cancelled by the user" }), "cancelled", { commits: 0, last: null, uncommitted: 3 })
+    expect(lines(text).slice(1)).toEqual([
+      "0 of 2 sections done in 1 pass.",
+      `Nothing was committed: the branch ${WORKTREE.branch} is still at 0123456789ab.`,
+      `Its worktree ${WORKTREE.dir} has 3 paths changed and not committed.`,
+    ])
+    expect(lines(loopEndText(contextWith({}), "cancelled", { commits: 1, last: { hash: "abc1234", subject: "wip" }, uncommitted: null }))[3]).toBe(
+      `Its worktree ${WORKTREE.dir} is gone.`,
+    )
+  })
+
+  it("claims nothing of the branch when git could not be read, and says why", () => {
+    const text = loopEndText(contextWith({}), "errored", { unreadable: "git rev-list did not finish within 60 s (killed)" })
+    expect(lines(text).slice(2)).toEqual([`Forge could not read the branch ${WORKTREE.branch} (worktree ${WORKTREE.dir}): git rev-list did not finish within 60 s (killed).`])
+    expect(text).not.toMatch(/commit|work is on/)
   })
 
   it("tells why a loop ended otherwise", () => {
@@ -177,9 +199,9 @@ describe("loopEndText", () => {
       { ...input.sections[0], status: "done" as const },
       { ...input.sections[1], status: "pending" as const },
     ] as LoopContext["sections"]
-    const stalled = loopEndText(contextWith({ sections, iteration: 4, reason: "stalled: the session ended 3 turns without a handoff" }), "stalled")
+    const stalled = loopEndText(contextWith({ sections, iteration: 4, reason: "stalled: the session ended 3 turns without a handoff" }), "stalled", committed)
     expect(lines(stalled)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser stalled: stalled: the session ended 3 turns without a handoff.`)
-    expect(lines(stalled)[1]).toMatch(/^1 of 2 sections done in 4 passes\. /)
-    expect(lines(loopEndText(contextWith({ reason: null }), "cancelled"))[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser cancelled: no reason recorded.`)
+    expect(lines(stalled)[1]).toBe("1 of 2 sections done in 4 passes.")
+    expect(lines(loopEndText(contextWith({ reason: null }), "cancelled", committed))[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser cancelled: no reason recorded.`)
   })
 })

@@ -1,4 +1,5 @@
-import { type ScreenFields, countOf } from "../tool.screen"
+import { countOf } from "../../../services/text/count.text"
+import type { ScreenFields } from "../tool.screen"
 
 // What a crew tool's call shows on its TUI line (see tool.screen.ts): which crew it acts on (as it stood at the call:
 // the line stays) and, for the calls that may open a dialog, what the user decides there — every subtask armed with

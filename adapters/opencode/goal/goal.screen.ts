@@ -1,5 +1,6 @@
 import { CHECK_TIMEOUT_DEFAULT_S, type GoalCheckTerm, MAX_MINUTES_DEFAULT, MAX_TURNS_DEFAULT, NO_PROGRESS_LIMIT } from "../../../machines/goal/goal.gates"
-import { type ScreenFields, countOf } from "../tool.screen"
+import { countOf } from "../../../services/text/count.text"
+import type { ScreenFields } from "../tool.screen"
 
 // What a goal tool's call shows on its TUI line (see tool.screen.ts): which goal it acts on and, for the calls that
 // open a dialog, what the user decides there — for an arm (the model's objective is on the line already) the criteria, every check the host will run

@@ -1,5 +1,6 @@
 import { DEFAULT_LOOP_ITERATIONS, LOOP_BRANCH_PREFIX, LOOP_WORKTREES_DIR, loopSlug } from "../../../services/loop/loop.start.defaults"
-import { type ScreenFields, countOf } from "../tool.screen"
+import { countOf } from "../../../services/text/count.text"
+import type { ScreenFields } from "../tool.screen"
 
 // What a loop tool's call shows on its TUI line (see tool.screen.ts): which loop it acts on; for a start, its plan,
 // budget and branch; and what a handoff hands off in counts (changes and checks of a coder, bugs and warnings of an auditor), so a clean audit reads apart from a

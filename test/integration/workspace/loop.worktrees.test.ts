@@ -207,3 +207,46 @@ describe("isTaken", () => {
     expect(await worktrees.isTaken("free")).toBe(false)
   })
 })
+
+describe("branchFacts", () => {
+  it("says nothing was committed on a fresh branch, then counts the commits made on it and the paths left uncommitted", async () => {
+    const { root, base } = committedRepo()
+    const worktrees = new GitLoopWorktrees(root)
+    const worktree = { ...worktrees.placeFor("facts"), base }
+    await worktrees.create(worktree)
+    expect(await worktrees.branchFacts(worktree)).toEqual({ commits: 0, last: null, uncommitted: 0 })
+
+    writeFileSync(path.join(worktree.dir, "a.txt"), "a\n")
+    git(worktree.dir, "add", "a.txt")
+    git(worktree.dir, "commit", "-q", "-m", "section 1: Lexer")
+    writeFileSync(path.join(worktree.dir, "b.txt"), "b\n")
+    git(worktree.dir, "add", "b.txt")
+    git(worktree.dir, "commit", "-q", "-m", "section 2: Parser")
+    // One changed tracked file, one untracked file in a new folder, one with a name git quotes.
+    writeFileSync(path.join(worktree.dir, "hello.txt"), "changed\n")
+    mkdirSync(path.join(worktree.dir, "new"))
+    writeFileSync(path.join(worktree.dir, "new", "c.txt"), "c\n")
+    writeFileSync(path.join(worktree.dir, "odd\nname.txt"), "odd\n")
+    // The main checkout moving on changes nothing the branch holds.
+    git(root, "commit", "-q", "--allow-empty", "-m", "main moved")
+
+    const facts = await worktrees.branchFacts(worktree)
+    expect(facts).toEqual({ commits: 2, last: { hash: git(worktree.dir, "rev-parse", "--short", "HEAD"), subject: "section 2: Parser" }, uncommitted: 3 })
+  })
+
+  it("says the worktree is gone when its folder was removed, and still reads the branch", async () => {
+    const { root, base } = committedRepo()
+    const worktrees = new GitLoopWorktrees(root)
+    const worktree = { ...worktrees.placeFor("gone"), base }
+    await worktrees.create(worktree)
+    git(root, "worktree", "remove", "--force", worktree.dir)
+    expect(await worktrees.branchFacts(worktree)).toEqual({ commits: 0, last: null, uncommitted: null })
+  })
+
+  it("throws, naming the branch, when the branch no longer exists", async () => {
+    const { root, base } = committedRepo()
+    const worktrees = new GitLoopWorktrees(root)
+    const worktree = { ...worktrees.placeFor("deleted"), base }
+    await expect(worktrees.branchFacts(worktree)).rejects.toThrow(/could not count the commits on forge\/loop\/deleted/)
+  })
+})

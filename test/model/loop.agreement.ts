@@ -98,7 +98,9 @@ export class LoopExpectation {
           const text = loopEndText(context, outcome, RECORDED_BRANCH)
           expect(text.split("\n")[0], "the host is told how the loop ended").toMatch(new RegExp(`^\\[forge:loop\\] Loop ${LOOP} ${outcome}: `))
           if (outcome !== "completed") expect(text, "the reason it ended").toContain(context.reason ?? "(no reason)")
-          expect(text, "what git said of the branch").toContain(`The branch ${BRANCH} has 1 commit since ${this.worktree.base.slice(0, 12)}; the last is 5e1f00d`)
+          expect(text, "what git said of the branch").toContain(
+            `The branch ${BRANCH} has 1 commit since ${this.worktree.base.slice(0, 12)}; the last is 5e1f00d`,
+          )
           expect(text).toContain(`Its worktree ${this.worktree.dir} has no uncommitted change.`)
           this.effects.told.push({ session: HOST, text })
           break

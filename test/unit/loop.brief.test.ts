@@ -190,7 +190,9 @@ describe("loopEndText", () => {
 
   it("claims nothing of the branch when git could not be read, and says why", () => {
     const text = loopEndText(contextWith({}), "errored", { unreadable: "git rev-list did not finish within 60 s (killed)" })
-    expect(lines(text).slice(2)).toEqual([`Forge could not read the branch ${WORKTREE.branch} (worktree ${WORKTREE.dir}): git rev-list did not finish within 60 s (killed).`])
+    expect(lines(text).slice(2)).toEqual([
+      `Forge could not read the branch ${WORKTREE.branch} (worktree ${WORKTREE.dir}): git rev-list did not finish within 60 s (killed).`,
+    ])
     expect(text).not.toMatch(/commit|work is on/)
   })
 
@@ -202,6 +204,8 @@ describe("loopEndText", () => {
     const stalled = loopEndText(contextWith({ sections, iteration: 4, reason: "stalled: the session ended 3 turns without a handoff" }), "stalled", committed)
     expect(lines(stalled)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser stalled: stalled: the session ended 3 turns without a handoff.`)
     expect(lines(stalled)[1]).toBe("1 of 2 sections done in 4 passes.")
-    expect(lines(loopEndText(contextWith({ reason: null }), "cancelled", committed))[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser cancelled: no reason recorded.`)
+    expect(lines(loopEndText(contextWith({ reason: null }), "cancelled", committed))[0]).toBe(
+      `${LOOP_BRIEF_TAG} Loop ship-the-parser cancelled: no reason recorded.`,
+    )
   })
 })

@@ -7,6 +7,7 @@ import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../../services/lifecycle/lifecycle.ports"
 import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
 import { defineLoopLifecycle } from "../../services/loop/loop.lifecycle"
+import { loopPlanNotes } from "../../services/loop/loop.plan.notes"
 import { loopPlansOf } from "../../services/loop/loop.plans"
 import { LOOP_CLAIMS, LoopService } from "../../services/loop/loop.service"
 import type { PlanFiles } from "../../services/plan/plan.ports"
@@ -84,7 +85,7 @@ export const loopParts: LifecycleParts<"loop"> = {
   driver: { kind: "claim", claimKind: LOOP_CLAIMS, takeOverLeft: (loops) => loops.service.takeOverLeftLoops() },
   create: (parts) => {
     const plans = parts.handle("plan")
-    return createHostLoops({
+    const loops = createHostLoops({
       client: parts.client,
       log: parts.log,
       clock: parts.clock,
@@ -95,6 +96,9 @@ export const loopParts: LifecycleParts<"loop"> = {
       repository: parts.repository,
       claims: parts.claims,
     })
+    // After a loop the plan stays approved with its tasks unticked: /plan says which loop ran it and what comes next.
+    plans.notes.add("loop", (planPath) => loopPlanNotes(loops.service.lifecycle, planPath))
+    return loops
   },
   close: (loops) => loops.dispose(),
 }

@@ -7,6 +7,7 @@ import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import type { Clock, Logger } from "../../services/lifecycle/lifecycle.ports"
 import { createPlanImplementations } from "../../services/plan/plan.implementations"
 import { definePlanLifecycle } from "../../services/plan/plan.lifecycle"
+import { PlanNotes } from "../../services/plan/plan.notes"
 import { PlanQueries } from "../../services/plan/plan.queries"
 import { rebuildLivePlans } from "../../services/plan/plan.rebuild"
 import { PlanRegistry } from "../../services/plan/plan.registry"
@@ -24,6 +25,7 @@ export function createHostPlans(options: { workspace: string; clock: Clock; log:
     queries,
     files,
     registry,
+    notes: new PlanNotes(),
     async restore(repository) {
       const log = options.log
       const restored = await service.sync.restore(repository)

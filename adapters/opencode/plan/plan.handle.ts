@@ -1,4 +1,5 @@
 import type { LifecycleRepository } from "../../../services/lifecycle/lifecycle.ports"
+import type { PlanNotes } from "../../../services/plan/plan.notes"
 import type { PlanFiles } from "../../../services/plan/plan.ports"
 import type { PlanQueries } from "../../../services/plan/plan.queries"
 import type { PlanRegistry } from "../../../services/plan/plan.registry"
@@ -15,6 +16,8 @@ export interface HostPlansHandle {
   /** The plan documents, `.opencode/plan/` of the workspace. */
   files: PlanFiles
   registry: PlanRegistry
+  /** What other lifecycles say about a plan on /plan (a module acting on plans adds its source when it is built). */
+  notes: PlanNotes
   /** Restores every non-terminal plan, reconciles each with its document, rebuilds live plans the records miss. */
   restore(repository: LifecycleRepository): Promise<PlanRestoreReport>
   /** Stops every plan actor: what a restore from a database that then failed loaded is dropped. */

@@ -21,13 +21,15 @@ export function planListText(listing: string): string {
   return `[forge:plan list] The user ran /plan and sees this list of unfinished plans in their own message. Do not repeat it; answer in one short sentence (how to resume or start one) and stop:\n\n${listing}`
 }
 
-export function planResumeText(planPath: string, status: string, document: string, from: string | null = null): string {
+export function planResumeText(planPath: string, status: string, document: string, from: string | null = null, notes: string[] = []): string {
   const next =
     status === "draft"
       ? "It is a draft: writes stay banned. Summarise it for the user and wait for approval (plan_approve only after an explicit go-ahead)."
       : "It is approved: continue with the first open task, and tick each task with plan_tick when it is done."
   const moved = from === null ? "" : ` It was bound to session ${from}; it is now bound to this one (recorded in its frontmatter).`
-  return `[forge:plan resume] The user resumed ${planPath} (${status}) in this session.${moved} ${next}\n\n${document}`
+  // A loop that ran the plan did its work on a branch of its own: its note says so before the model ticks anything.
+  const loops = notes.length === 0 ? "" : `\nWhat ran it:\n${notes.map((note) => `- ${note}`).join("\n")}`
+  return `[forge:plan resume] The user resumed ${planPath} (${status}) in this session.${moved} ${next}${loops}\n\n${document}`
 }
 
 /**

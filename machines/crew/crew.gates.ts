@@ -7,6 +7,11 @@ export interface CrewSubtask {
   title: string
   /** The forge-* worker the subtask is meant for, if the orchestrator named one. */
   agent: string | null
+  /**
+   * The files the subtask owns: it alone changes them, so workers of one wave never write over each other. Paths as
+   * the orchestrator gave them, relative to the workspace; none when the subtask changes no file or did not say.
+   */
+  files: string[]
 }
 
 export type CrewVerdictWord = "PASS" | "FAIL"
@@ -55,18 +60,40 @@ export function registrationProblems(objective: string, subtasks: readonly CrewS
   return [...(objective.trim() === "" ? ["the crew needs an objective"] : []), ...declaredPlanProblems(subtasks)]
 }
 
-/** What is wrong with a declared plan: empty or duplicate titles, no subtask at all. Empty when it may register. */
+/**
+ * What is wrong with a declared plan: empty or duplicate titles, no subtask at all, an empty file or one owned by two
+ * subtasks. Empty when it may register.
+ */
 export function declaredPlanProblems(subtasks: readonly CrewSubtask[]): string[] {
   if (subtasks.length === 0) return ["the crew declares no subtask: give each piece of work one titled subtask"]
   const problems: string[] = []
   const seen = new Set<string>()
+  const owners = new Map<string, number>()
   subtasks.forEach((subtask, index) => {
     const key = subtaskKey(subtask.title)
     if (key === "") problems.push(`subtask ${index + 1} has an empty title`)
     else if (seen.has(key)) problems.push(`subtask ${index + 1} repeats the title "${subtask.title.trim()}" (titles must be unique)`)
     seen.add(key)
+    for (const file of subtask.files) {
+      const owned = fileKey(file)
+      const owner = owners.get(owned)
+      if (owned === "") problems.push(`subtask ${index + 1} owns a file with an empty path`)
+      else if (owner === undefined) owners.set(owned, index)
+      else if (owner !== index)
+        problems.push(`subtask ${index + 1} and subtask ${owner + 1} both own ${owned} (a file has one owner: workers of one wave would write over each other)`)
+    }
   })
   return problems
+}
+
+/** A path as ownership compares it: `./src//a.ts` and `src/a.ts` are one file. */
+export function fileKey(file: string): string {
+  return file
+    .trim()
+    .replace(/\\/g, "/")
+    .replace(/\/{2,}/g, "/")
+    .replace(/^(\.\/)+/, "")
+    .replace(/\/$/, "")
 }
 
 /** How a close report stands against the declared plan. */

@@ -27,7 +27,9 @@ export function crewRegisteredText(crew: {
     ...(crew.lineage === null ? [] : [`Lineage: ${crew.lineage}`]),
     "",
     `Declared plan (${crew.subtasks.length} subtasks):`,
-    ...crew.subtasks.map((s, i) => `${i + 1}. ${s.title}${s.agent === null ? "" : ` → ${s.agent}`}`),
+    ...crew.subtasks.map(
+      (s, i) => `${i + 1}. ${s.title}${s.agent === null ? "" : ` → ${s.agent}`}${s.files.length === 0 ? "" : ` (owns ${s.files.join(", ")})`}`,
+    ),
     "",
     "Dispatchable workers by pool:",
     crew.roster.text,

@@ -43,7 +43,7 @@ export async function runCrewCommand(crews: CrewService, roster: CrewRosterSourc
     `[forge:crew] Orchestrate this objective as a crew: ${objective}`,
     "",
     live === undefined
-      ? "1. Reconnoitre first if you need to (reads and task calls are free before registration), then register the declared plan with crew_begin {objective, subtasks: [{title, agent?}], lineage?} — one titled subtask per piece of work, naming the forge-* worker meant for it. Pass lineage only when the contract descends from a plan or other artifact you were given."
+      ? "1. Reconnoitre first if you need to (reads and task calls are free before registration), then register the declared plan with crew_begin {objective, subtasks: [{title, agent?, files?}], lineage?} — one titled subtask per piece of work, naming the forge-* worker meant for it and the files it alone changes. Pass lineage only when the contract descends from a plan or other artifact you were given."
       : `1. This session already has a crew: ${live.context.crewPath} (${crewStatusOf(live.value)}). Carry it on, or abandon it (crew_close {abandon: true, reason}) before registering another.`,
     "2. Registration pends the crew: relay the record path and the three choices to the user and end your turn. Arm only on the user's choice.",
     `3. Once armed:\n- ${WAVE_DISCIPLINE}`,

@@ -17,7 +17,7 @@ export const crewContextSchema = z.object({
   crewPath: z.string().min(1),
   sessionId: z.string().min(1),
   objective: z.string(),
-  subtasks: z.array(z.object({ title: z.string().min(1), agent: z.string().min(1).nullable() })).min(1),
+  subtasks: z.array(z.object({ title: z.string().min(1), agent: z.string().min(1).nullable(), files: z.array(z.string()) })).min(1),
   lineage: z.string().min(1).nullable(),
   registration: z.object({ execution: z.enum(["waves", "goal"]).nullable(), governed: z.boolean() }),
   birth: z
@@ -52,7 +52,7 @@ export function upgradeCrewRecord(persisted: PersistedShape, fromVersion: string
   // records written before the birth facts were kept have none (they are past their birth), and records written
   // before dialogs were numbered have opened none.
   if (fromVersion === CREW_MACHINE_VERSION)
-    return !isObject || ("pendingDocument" in context && "birth" in context && "dialog" in context)
+    return !isObject || ("pendingDocument" in context && "birth" in context && "dialog" in context && everySubtaskOwns(context))
       ? persisted
       : { value: persisted.value, context: withAdditiveFields(context) }
   if (fromVersion !== "1") throw new Error(`no upgrade from crew machine version ${fromVersion}`)
@@ -63,5 +63,15 @@ export function upgradeCrewRecord(persisted: PersistedShape, fromVersion: string
 }
 
 function withAdditiveFields(context: object): object {
-  return { pendingDocument: null, birth: null, dialog: 0, ...context }
+  const subtasks = (context as { subtasks?: unknown }).subtasks
+  // Subtasks declared before they owned files own none.
+  const owning = Array.isArray(subtasks)
+    ? subtasks.map((s: unknown) => (s !== null && typeof s === "object" && !("files" in s) ? { ...s, files: [] } : s))
+    : subtasks
+  return { pendingDocument: null, birth: null, dialog: 0, ...context, ...(Array.isArray(subtasks) ? { subtasks: owning } : {}) }
+}
+
+function everySubtaskOwns(context: object): boolean {
+  const subtasks = (context as { subtasks?: unknown }).subtasks
+  return !Array.isArray(subtasks) || subtasks.every((s: unknown) => s === null || typeof s !== "object" || "files" in s)
 }

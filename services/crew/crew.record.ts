@@ -32,7 +32,10 @@ export function renderCrewRecord(input: CrewRecordInput): string {
     "",
     "## Declared Plan",
     "",
-    ...input.subtasks.map((s, i) => `${i + 1}. ${oneLine(s.title)}${s.agent === null ? "" : ` (agent: ${oneLine(s.agent)})`}`),
+    ...input.subtasks.map(
+      (s, i) =>
+        `${i + 1}. ${oneLine(s.title)}${s.agent === null ? "" : ` (agent: ${oneLine(s.agent)})`}${s.files.length === 0 ? "" : ` — owns ${s.files.map(oneLine).join(", ")}`}`,
+    ),
     "",
     "## Roster at Registration",
     "",

@@ -27,7 +27,8 @@ export interface CrewServiceDeps {
 /** crew_begin's arguments after their schema: a registration (objective and subtasks), an arm or conversion, or both. */
 export interface CrewBeginRequest {
   objective?: string
-  subtasks?: CrewSubtask[]
+  /** Each subtask's `files` may be left out: it then owns none. */
+  subtasks?: (Omit<CrewSubtask, "files"> & { files?: string[] })[]
   lineage?: string
   execution?: "waves" | "goal"
 }
@@ -115,7 +116,7 @@ export class CrewService {
       crewPath: "",
       sessionId,
       objective: request.objective?.trim() ?? "",
-      subtasks: request.subtasks ?? [],
+      subtasks: (request.subtasks ?? []).map((s) => ({ ...s, files: s.files ?? [] })),
       lineage: request.lineage?.trim() || null,
       registration: { execution: request.execution ?? null, governed },
       birth: {

@@ -37,8 +37,8 @@ const T0 = Date.parse("2026-11-30T03:00:00.000Z")
 const EARLIER_CREW = ".opencode/crew/2026-11-30-survey-the-field.md"
 
 const SUBTASKS: CrewInput["subtasks"] = [
-  { title: "Write the parser", agent: "forge-coder" },
-  { title: "Survey prior art", agent: null },
+  { title: "Write the parser", agent: "forge-coder", files: ["src/parser.ts", "src/grammar.ts"] },
+  { title: "Survey prior art", agent: null, files: [] },
 ]
 
 /** A session without a live crew, and the two workers of the SUT's project pool. */
@@ -64,7 +64,11 @@ const configs = [
   { name: "refused: goal asked under a goal", input: inputFor({ execution: "goal", governed: true }) },
   {
     name: "refused: a repeated subtask title",
-    input: inputFor({ execution: null, governed: false }, [...SUBTASKS, { title: "write  the parser", agent: null }]),
+    input: inputFor({ execution: null, governed: false }, [...SUBTASKS, { title: "write  the parser", agent: null, files: [] }]),
+  },
+  {
+    name: "refused: two subtasks own one file",
+    input: inputFor({ execution: null, governed: false }, [...SUBTASKS, { title: "Write the grammar", agent: null, files: ["./src/grammar.ts"] }]),
   },
   {
     name: "refused: the session's crew is still live",

@@ -10,6 +10,8 @@ export interface ScreenSubtask {
   title: string
   /** The forge-* worker it names, or null for whichever worker the orchestrator picks. */
   agent: string | null
+  /** The files it alone changes. */
+  files: readonly string[]
 }
 
 /** The session's live crew, as this process knows it. */
@@ -37,7 +39,8 @@ export function crewCallFields(tool: string, args: unknown, crew: ScreenCrew | u
     else if (a.execution === "goal") fields.decide = "convert the crew to a goal"
     else fields.decide = "register: the crew pends until you choose"
     declared.forEach((subtask, i) => {
-      fields[`subtask ${i + 1}`] = `${subtask.title} (${subtask.agent ?? "any forge-* worker"})`
+      const owns = subtask.files.length === 0 ? "" : `, owns ${subtask.files.join(", ")}`
+      fields[`subtask ${i + 1}`] = `${subtask.title} (${subtask.agent ?? "any forge-* worker"})${owns}`
     })
     if (a.execution === "waves") fields.closes = CLOSE_RULE
     return fields
@@ -62,7 +65,8 @@ function declaredOf(subtasks: unknown): ScreenSubtask[] {
   if (!Array.isArray(subtasks)) return []
   return subtasks.flatMap((item: unknown) => {
     if (item === null || typeof item !== "object") return []
-    const { title, agent } = item as { title?: unknown; agent?: unknown }
-    return typeof title === "string" ? [{ title, agent: typeof agent === "string" ? agent : null }] : []
+    const { title, agent, files } = item as { title?: unknown; agent?: unknown; files?: unknown }
+    const owned = Array.isArray(files) ? files.filter((file): file is string => typeof file === "string") : []
+    return typeof title === "string" ? [{ title, agent: typeof agent === "string" ? agent : null, files: owned }] : []
   })
 }

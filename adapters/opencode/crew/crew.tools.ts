@@ -17,6 +17,13 @@ export { CREW_TOOL_IDS }
 const subtask = z.strictObject({
   title: boundedText("name").describe("What the subtask delivers; unique within the crew"),
   agent: boundedText("name").min(1).optional().describe("The forge-* worker meant to run it"),
+  files: z
+    .array(boundedText("path").min(1))
+    .max(MAX_LIST_ITEMS)
+    .optional()
+    .describe(
+      "The files this subtask owns (changes), relative to the workspace: no two subtasks own one file, so one wave's workers never write over each other",
+    ),
 })
 
 const verdict = z.strictObject({
@@ -51,7 +58,7 @@ export function createCrewTools(deps: CrewToolsDeps): Record<(typeof CREW_TOOL_I
         const { crews, session } = await open(ctx)
         const request = {
           objective: args.objective,
-          subtasks: args.subtasks?.map((s) => ({ title: s.title, agent: s.agent ?? null })),
+          subtasks: args.subtasks?.map((s) => ({ title: s.title, agent: s.agent ?? null, files: s.files })),
           lineage: args.lineage,
           execution: args.execution,
         }

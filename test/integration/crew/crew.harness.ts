@@ -25,8 +25,8 @@ export const ROSTER: CrewRoster = {
   findings: [],
 }
 export const SUBTASKS: CrewSubtask[] = [
-  { title: "Write the parser", agent: "forge-coder" },
-  { title: "Survey prior art", agent: null },
+  { title: "Write the parser", agent: "forge-coder", files: ["src/parser.ts"] },
+  { title: "Survey prior art", agent: null, files: [] },
 ]
 export const REGISTRATION = { objective: "Ship the parser\nwith a grammar for the config files", subtasks: SUBTASKS }
 export const COMPLETE: CrewVerdict[] = [

@@ -17,7 +17,7 @@ describe("crew service: registration and the user's choices", () => {
       const lines = output.split("\n")
       expect(lines[0]).toBe(`Crew record: ${crewPath}`)
       expect(lines[1]).toBe("Lineage: .opencode/plan/2026-11-29-parser.md")
-      expect(output).toContain("Declared plan (2 subtasks):\n1. Write the parser → forge-coder\n2. Survey prior art")
+      expect(output).toContain("Declared plan (2 subtasks):\n1. Write the parser → forge-coder (owns src/parser.ts)\n2. Survey prior art\n")
       expect(output).toContain(`Dispatchable workers by pool:\n${ROSTER.text}`)
       expect(output).toContain("PENDING — nothing runs yet: every task dispatch of this session is refused until the user chooses.")
       expect(output).toContain(`Tell the user the crew record path (${crewPath}) and these three choices, then end your turn:`)
@@ -35,7 +35,7 @@ describe("crew service: registration and the user's choices", () => {
       const text = record(crewPath)
       expect(text).toContain("# Crew: Ship the parser\n")
       expect(text).toContain("## Objective\n\n    Ship the parser\n    with a grammar for the config files\n")
-      expect(text).toContain("## Declared Plan\n\n1. Write the parser (agent: forge-coder)\n2. Survey prior art\n")
+      expect(text).toContain("## Declared Plan\n\n1. Write the parser (agent: forge-coder) — owns src/parser.ts\n2. Survey prior art\n")
       expect(text).toContain("## Roster at Registration\n\n    project (.opencode/forge.json, primary):\n    - forge-coder: writes and runs code\n")
       expect(history(crewPath)).toBe("- 2026-11-30T03:00:00.000Z registered: pending, waiting for the user's choice (waves, goal, or standby).")
 

@@ -20,6 +20,9 @@ const v1Context = (bornArmed: boolean) => ({
   reason: null,
 })
 
+/** Today's subtasks: each owns its files (none here). */
+const OWNING = [{ title: "Write it", agent: null, files: [] }]
+
 describe("upgradeCrewRecord", () => {
   it.each([
     [true, { execution: "waves", governed: true }],
@@ -47,7 +50,7 @@ describe("upgradeCrewRecord", () => {
   })
 
   it("gives a record of this version written before the birth facts were kept none (it is past its birth), and the machine takes it", () => {
-    const today = { ...v1Context(false), bornArmed: undefined, registration: { execution: null, governed: false }, pendingDocument: null }
+    const today = { ...v1Context(false), subtasks: OWNING, bornArmed: undefined, registration: { execution: null, governed: false }, pendingDocument: null }
     const { bornArmed: _gone, ...written } = today
     expect(crewContextProblem(written), "unfit without the upgrade").toMatch(/birth/)
     const upgraded = upgradeCrewRecord({ value: { pending: "standby" }, context: written }, CREW_MACHINE_VERSION)
@@ -60,6 +63,7 @@ describe("upgradeCrewRecord", () => {
   it("gives a record of today's shape written before dialogs were numbered none opened, and the machine takes it", () => {
     const { bornArmed: _gone, ...written } = {
       ...v1Context(false),
+      subtasks: OWNING,
       registration: { execution: null, governed: false },
       pendingDocument: null,
       birth: { liveCrew: null, workers: { dispatchable: 1, findings: [] } },
@@ -71,8 +75,43 @@ describe("upgradeCrewRecord", () => {
     expect(crewContextProblem(upgraded.context)).toBeNull()
   })
 
+  it("gives each subtask of a record written before subtasks owned files none, and the machine takes it", () => {
+    const { bornArmed: _gone, ...written } = {
+      ...v1Context(false),
+      subtasks: [
+        { title: "Write it", agent: "forge-coder" },
+        { title: "Check it", agent: null },
+      ],
+      registration: { execution: "waves", governed: false },
+      pendingDocument: null,
+      birth: null,
+      dialog: 2,
+    }
+    expect(crewContextProblem(written), "unfit without the upgrade").toMatch(/files/)
+    const upgraded = upgradeCrewRecord({ value: { executing: "working" }, context: written }, CREW_MACHINE_VERSION)
+    expect(upgraded).toEqual({
+      value: { executing: "working" },
+      context: {
+        ...written,
+        subtasks: [
+          { title: "Write it", agent: "forge-coder", files: [] },
+          { title: "Check it", agent: null, files: [] },
+        ],
+      },
+    })
+    expect(crewContextProblem(upgraded.context)).toBeNull()
+    const owning = { ...written, subtasks: [{ title: "Write it", agent: null, files: ["src/a.ts"] }] }
+    expect(upgradeCrewRecord({ value: "closed", context: owning }, CREW_MACHINE_VERSION).context, "files kept as they are").toBe(owning)
+  })
+
   it("refuses a dialog number that is not a count", () => {
-    const { bornArmed: _gone, ...fit } = { ...v1Context(false), registration: { execution: null, governed: false }, pendingDocument: null, birth: null }
+    const { bornArmed: _gone, ...fit } = {
+      ...v1Context(false),
+      subtasks: OWNING,
+      registration: { execution: null, governed: false },
+      pendingDocument: null,
+      birth: null,
+    }
     expect(crewContextProblem({ ...fit, dialog: 0 })).toBeNull()
     expect(crewContextProblem({ ...fit, dialog: -1 })).toMatch(/dialog/)
     expect(crewContextProblem({ ...fit, dialog: 1.5 })).toMatch(/dialog/)

@@ -9,7 +9,7 @@ import {
   subtaskKey,
 } from "../../../machines/crew/crew.gates"
 
-const subtask = (title: string, agent: string | null = null): CrewSubtask => ({ title, agent })
+const subtask = (title: string, agent: string | null = null, files: string[] = []): CrewSubtask => ({ title, agent, files })
 const pass = (name: string, evidence = "it works"): CrewVerdict => ({ subtask: name, verdict: "PASS", evidence, failures: [] })
 const fail = (name: string, failures: string[]): CrewVerdict => ({ subtask: name, verdict: "FAIL", evidence: "broken", failures })
 const empty = { missing: [], undeclared: [], repeated: [], withoutEvidence: [], failsWithoutReports: [] }

@@ -20,8 +20,8 @@ export const input = (bornArmed = false, registration = bornArmed ? ARMED_BY_GOA
   sessionId: "s1",
   objective: "Ship the parser",
   subtasks: [
-    { title: "Write the parser", agent: "forge-coder" },
-    { title: "Survey prior art", agent: null },
+    { title: "Write the parser", agent: "forge-coder", files: ["src/parser.ts"] },
+    { title: "Survey prior art", agent: null, files: [] },
   ],
   lineage: null,
   registration,

@@ -57,10 +57,15 @@ describe("registration", () => {
     ],
     [
       "no objective and a repeated title (even born armed)",
-      { ...input(true), objective: "  ", subtasks: [...input().subtasks, { title: "survey prior  art", agent: null }] },
+      { ...input(true), objective: "  ", subtasks: [...input().subtasks, { title: "survey prior  art", agent: null, files: [] }] },
       'crew_begin: the crew needs an objective; subtask 3 repeats the title "survey prior  art" (titles must be unique).',
     ],
     ["no subtask", { ...input(), subtasks: [] }, "crew_begin: the crew declares no subtask: give each piece of work one titled subtask."],
+    [
+      "two subtasks owning one file, and an empty path",
+      { ...input(), subtasks: [...input().subtasks, { title: "Write the lexer", agent: null, files: ["./src//parser.ts", "src/lexer.ts", " "] }] },
+      "crew_begin: subtask 3 and subtask 1 both own src/parser.ts (a file has one owner: workers of one wave would write over each other); subtask 3 owns a file with an empty path.",
+    ],
     [
       "a second live crew of the session (even born armed)",
       input(true, undefined, { ...FREE, liveCrew: { crewPath: OTHER, status: "executing" } }),

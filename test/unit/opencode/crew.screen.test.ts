@@ -9,19 +9,18 @@ const crew = {
   status: "pending",
   objective: "Add parser tests",
   subtasks: [
-    { title: "parse numbers", agent: "forge-coder" },
-    { title: "parse strings", agent: null },
+    { title: "parse numbers", agent: "forge-coder", files: ["src/number.ts", "test/number.test.ts"] },
+    { title: "parse strings", agent: null, files: [] },
   ],
 }
 
 describe("crew call lines", () => {
-  it("a registration says it pends until the user chooses, and every subtask it declares with its worker", () => {
-    expect(
-      crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a", agent: "forge-scout" }, { title: "b" }, { agent: "x" }] }, undefined),
-    ).toEqual({
+  it("a registration says it pends until the user chooses, and every subtask it declares with its worker and its files", () => {
+    const subtasks = [{ title: "a", agent: "forge-scout", files: ["src/a.ts", 7, "src/b.ts"] }, { title: "b", files: "src/c.ts" }, { agent: "x" }]
+    expect(crewCallFields("crew_begin", { objective: "o", subtasks }, undefined)).toEqual({
       declared: "2 subtasks",
       decide: "register: the crew pends until you choose",
-      "subtask 1": "a (forge-scout)",
+      "subtask 1": "a (forge-scout), owns src/a.ts, src/b.ts",
       "subtask 2": "b (any forge-* worker)",
     })
     expect(crewCallFields("crew_begin", { objective: "o", subtasks: [{ title: "a" }] }, undefined).declared).toBe("1 subtask")
@@ -39,7 +38,7 @@ describe("crew call lines", () => {
       "at call": "pending",
       declared: "2 subtasks",
       decide: "arm: run the crew's subtasks in supervised waves",
-      "subtask 1": "parse numbers (forge-coder)",
+      "subtask 1": "parse numbers (forge-coder), owns src/number.ts, test/number.test.ts",
       "subtask 2": "parse strings (any forge-* worker)",
       closes: expect.stringContaining("per subtask"),
     })

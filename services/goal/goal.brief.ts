@@ -68,7 +68,7 @@ export function continuationBrief({ context, document, now }: { context: GoalCon
   for (const wake of context.wakes) lines.push("", wake)
   lines.push(
     "",
-    "Take the next step toward the objective. goal_check runs the checks and shows where they stand. When every check passes and every criterion holds, call goal_complete with one attestation per criterion. If something outside your reach blocks you, call goal_pause with the blocker instead of trying again.",
+    "Take the next step toward the objective. goal_check runs the checks and shows where they stand. When every check passes and every criterion holds, call goal_complete with one attestation per criterion, right after the goal_check that passed (the user's dialog shows that run). If something outside your reach blocks you, call goal_pause with the blocker instead of trying again.",
     "",
     GOAL_CREW_DIRECTIVE,
   )

@@ -65,7 +65,7 @@ async function confirmTurn(goals: GoalService, session: string, said: string): P
   if (held.pending === null) return nothing(`The document of ${held.goalPath} says what the goal is (${held.status}): there is nothing to confirm.`)
   const completes = held.pending === "completed"
   const call = completes
-    ? "Call goal_complete now with one attestation per success criterion: the host re-runs every check, and only then the completion dialog asks the user."
+    ? "Call goal_check, then goal_complete with one attestation per success criterion: the host re-runs every check, and only then the completion dialog asks the user, showing the run."
     : "Call goal_resume now: the resume dialog asks the user."
   const dialog = completes ? "the completion dialog" : "the resume dialog"
   return {
@@ -102,7 +102,8 @@ Goal discipline for this turn:
    ones ({command} that exits 0 when the goal holds, or {file, text} the file must contain).
 3. Call goal_write with the contract and arm=true. The user's dialog IS the arm: nothing runs by itself before it.
 4. Once armed, work toward the objective. At every idle the plugin re-prompts you with a [forge:goal-continue] brief.
-   goal_check runs the checks; goal_complete re-runs EVERY check itself and needs one attestation per criterion.`
+   goal_check runs the checks; goal_complete re-runs EVERY check itself and needs one attestation per criterion. Its
+   dialog shows the user the host's last run: call it right after a goal_check that passed.`
 }
 
 function goalResultText(command: string, outcome: string): string {

@@ -18,7 +18,9 @@ import { GOAL_CLAIMS } from "./goal.claims"
 import { GOAL_DIR } from "./goal.paths"
 import { type GoalSnapshot, liveGoalFact } from "./goal.lifecycle"
 import type { GoalCheckRunner, GoalFiles } from "./goal.ports"
+import { NoGoalError } from "./goal.errors"
 import { goalOverview } from "./goal.report"
+import { GoalRuns, completionSummary, isShowableRun, showRunFirstText } from "./goal.runs"
 
 export interface GoalServiceDeps {
   lifecycle: Lifecycle<GoalMachine>
@@ -46,13 +48,6 @@ export interface GoalOutcome {
 /** Who asks: the user's own /goal command (its own decision, no dialog), or the model's tool call with its dialog. */
 export type GoalAsker = { by: "user" } | { by: "model"; confirm: Confirm }
 
-export class NoGoalError extends Error {
-  constructor(sessionId: string) {
-    super(`no live goal in this session (${sessionId}). Write one with goal_write (or /goal <objective>); /goal lists the queue.`)
-    this.name = "NoGoalError"
-  }
-}
-
 // Every goal tool and command goes through here: the machine decides, the document is written in the same step, and
 // only then the snapshot and the transition are committed. Nothing here re-decides a gate: a refusal is the machine's.
 
@@ -60,6 +55,8 @@ export class GoalService {
   readonly lifecycle: Lifecycle<GoalMachine>
   /** Why a goal's loop could not decide at its last deadline (set by the harness once its loop exists), for /goal. */
   stalledWhy: (goalPath: string) => string | undefined = () => undefined
+  /** The latest run of each goal's checks, and what each session's completion line showed of them. */
+  readonly runs = new GoalRuns()
   private readonly deps: GoalServiceDeps
   private readonly follower: GoalDocumentFollower
 
@@ -209,12 +206,17 @@ export class GoalService {
     const goal = await this.latestLive(sessionId)
     const { goalPath, revision, contract } = goal.context
     const run = await runGoalChecks({ runner: this.deps.checks, clock: this.deps.clock, contract, revision, items })
+    this.runs.record(goalPath, run)
     await this.dispatch(goalPath, { type: "goal.checked", entries: run.entries })
     return { goalPath, output: checkRunReport(goalPath, run, "advisory: goal_complete re-runs every check itself") }
   }
 
-  /** goal_complete: the host re-runs EVERY check, then the machine's completion gate, then the user's dialog. */
+  /**
+   * goal_complete: the host re-runs EVERY check, then the machine's completion gate, then the user's dialog. Where the
+   * call's line showed a run (goal.runs.ts), the dialog opens only on a line that showed a passing run of every check.
+   */
   async complete(sessionId: string, attestations: Attestation[], confirm: Confirm): Promise<GoalOutcome> {
+    const shown = this.runs.take(sessionId)
     const goal = await this.latestLive(sessionId)
     const { goalPath, revision, contract } = goal.context
     const refusedEarly: GoalEvent = { type: "goal.complete", run: { revision, results: [] }, attestations }
@@ -222,8 +224,11 @@ export class GoalService {
     // cannot complete whatever the checks say: ask its tags before spending minutes on them.
     if (!goal.hasTag("driving") || goal.hasTag("awaiting-user")) throw new GateRefusal("goal", "goal.complete", explainGoalRefusal(goal, refusedEarly))
     const run = await runGoalChecks({ runner: this.deps.checks, clock: this.deps.clock, contract, revision })
+    this.runs.record(goalPath, run)
     await this.dispatch(goalPath, { type: "goal.checked", entries: run.entries })
     const event: GoalEvent = { type: "goal.complete", run: { revision, results: run.entries.map((e) => ({ item: e.item, pass: e.pass })) }, attestations }
+    if (shown !== undefined && !isShowableRun(shown.run, revision, contract) && this.lifecycle.can(goalPath, event))
+      return { goalPath, output: showRunFirstText(goalPath, run, shown.tool) }
     let completing: GoalSnapshot
     try {
       completing = await this.dispatch(goalPath, event)
@@ -231,12 +236,8 @@ export class GoalService {
       if (!(error instanceof GateRefusal)) throw error
       throw new GateRefusal("goal", "goal.complete", `${error.message}\n\n${checkRunReport(goalPath, run, "the host's own run at the completion gate")}`)
     }
-    const dialog: DialogRequest = {
-      permission: "goal_complete",
-      subject: goalPath,
-      summary: `Complete goal "${contract.objective.split("\n", 1)[0]}"? The host re-ran all ${contract.checks.length} checks: every one passed. ${attestations.map((a) => `${a.criterion}: ${a.evidence}`).join("; ")}`,
-    }
-    if (!(await this.ask(completing, { by: "model", confirm }, dialog)))
+    const summary = completionSummary(contract.objective, run, attestations.map((a) => `${a.criterion}: ${a.evidence}`).join("; "))
+    if (!(await this.ask(completing, { by: "model", confirm }, { permission: "goal_complete", subject: goalPath, summary })))
       return { goalPath, output: `The user did not confirm the completion of ${goalPath}; it stays active. Ask what is missing.` }
     return { goalPath, output: `Goal completed: ${goalPath}. Every check passed in the host's own run (revision ${revision}).` }
   }

@@ -1,6 +1,7 @@
 import { activityKindOf } from "../../../machines/goal/goal.gates"
 import { pendingGoalDocumentNote } from "../../../machines/goal/goal.refusals"
 import { goalStatusOf } from "../../../machines/goal/goal.status"
+import { isShowableRun } from "../../../services/goal/goal.runs"
 import type { ForgeFragment, FragmentContext } from "../forge.fragment"
 import { goalCallFields } from "./goal.screen"
 import type { HostGoalsHandle } from "./goal.handle"
@@ -37,17 +38,28 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
     tools: createGoalTools({ access: ctx.access, goals: async () => (await goals.get()).service }),
     // A goal dialog says only "Call tool <key>": the line above it says which goal and what the user decides.
     screen({ tool, sessionID, args }) {
-      if (!(GOAL_TOOL_IDS as readonly string[]).includes(tool)) return undefined
-      const live = goals.current()?.service.liveFor(rootOf(sessionID))
-      const goal =
-        live === undefined
-          ? undefined
-          : {
-              goalPath: live.context.goalPath,
-              status: goalStatusOf(live.value),
-              turns: `${live.context.turnsUsed}/${live.context.limits.maxTurns}`,
-              checks: live.context.contract.checks,
-            }
+      const service = goals.current()?.service
+      const root = rootOf(sessionID)
+      const live = service?.liveFor(root)
+      // attempt_completion is the goal's completion only under a goal that drives the session.
+      const completes = tool === "goal_complete" || (tool === "attempt_completion" && live?.hasTag("driving") === true)
+      if (!completes && !(GOAL_TOOL_IDS as readonly string[]).includes(tool)) return undefined
+      if (service === undefined || live === undefined) return goalCallFields(tool, args, undefined)
+      const { goalPath, revision, contract } = live.context
+      const latest = service.runs.latestOf(goalPath) ?? null
+      // The completion call takes what its line showed: its dialog opens only on a line that showed a passing run.
+      if (completes) service.runs.show(root, { run: latest, tool })
+      const run =
+        latest === null
+          ? null
+          : { id: latest.run, entries: latest.entries, showable: isShowableRun(latest, revision, contract), current: latest.revision === revision }
+      const goal = {
+        goalPath,
+        status: goalStatusOf(live.value),
+        turns: `${live.context.turnsUsed}/${live.context.limits.maxTurns}`,
+        checks: contract.checks,
+        run,
+      }
       return goalCallFields(tool, args, goal)
     },
     hooks: {

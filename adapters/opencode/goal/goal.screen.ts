@@ -1,4 +1,6 @@
 import { CHECK_TIMEOUT_DEFAULT_S, type GoalCheckTerm, MAX_MINUTES_DEFAULT, MAX_TURNS_DEFAULT, NO_PROGRESS_LIMIT } from "../../../machines/goal/goal.gates"
+import type { CheckLogLine } from "../../../machines/goal/goal.gates"
+import { runEntryText } from "../../../services/goal/goal.runs"
 import { countOf } from "../../../services/text/count.text"
 import type { ScreenFields } from "../tool.screen"
 
@@ -15,6 +17,18 @@ export interface ScreenGoal {
   turns: string
   /** The checks of its contract, which a completion has the host re-run. */
   checks: readonly GoalCheckTerm[]
+  /** The latest run of its checks this process made, which a completion's line shows; null when none ran yet. */
+  run: ScreenRun | null
+}
+
+/** A run of a goal's checks, as a completion's line shows it. */
+export interface ScreenRun {
+  id: string
+  entries: readonly CheckLogLine[]
+  /** Whether it is a pass of every check of the contract as it stands: only such a run opens the completion dialog. */
+  showable: boolean
+  /** Whether it ran the contract's current revision. */
+  current: boolean
 }
 
 /** When an armed goal stops, as the goal loop decides it (docs/goals.md). */
@@ -35,14 +49,10 @@ export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | u
       if (!revise && a.arm !== false) fields.stops = STOP_RULE
       return fields
     case "goal_complete":
-      // The dialog opens only once the host's own run of every check passed: a failing check refuses the call first.
-      fields.decide = "complete: the host re-runs every check first, and this dialog opens only if every one passed"
-      if (goal !== undefined)
-        Object.assign(
-          fields,
-          checkFields(goal.checks.map((c) => (c.kind === "command" ? { command: c.command, timeout: c.timeoutS } : { file: c.file, text: c.text }))),
-        )
-      return Object.assign(fields, attestationFields(a.attestations))
+      return Object.assign(fields, completionFields(goal), attestationFields(a.attestations))
+    case "attempt_completion":
+      // Under a goal that drives the session, the result is the evidence for every criterion of its completion.
+      return Object.assign(fields, completionFields(goal))
     case "goal_resume":
       fields.decide = "resume: the session works on it by itself again"
       return fields
@@ -52,6 +62,30 @@ export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | u
     default:
       return fields
   }
+}
+
+/**
+ * What a completion's dialog decides on: the host's latest run, each check with its exit, time and verdict (the line is
+ * drawn before the call runs anything, so it shows the run before it). The dialog opens only where that run passed
+ * every check; the host runs them once more first. Without such a run the call answers with its own run instead.
+ */
+function completionFields(goal: ScreenGoal | undefined): ScreenFields {
+  const run = goal?.run ?? null
+  const fields: ScreenFields = {}
+  if (run?.showable === true) {
+    fields.decide = "complete: the host runs every check once more first, and this dialog opens only if each passes again"
+    fields.run = `${run.id} at ${run.entries.at(-1)?.at.replace(/\.\d+Z$/, "Z") ?? "?"}: every check passed`
+  } else {
+    fields.decide = `no dialog yet: ${run === null ? "no run of the checks to show" : "the last run is no pass of every check"}; the host runs every check now and answers, and the next call's dialog shows that run`
+    if (run !== null) fields.run = `${run.id}${run.current ? "" : " (of an earlier revision of the contract)"}`
+  }
+  if (run !== null) for (const entry of run.entries) fields[`ran ${entry.item}`] = runEntryText(entry)
+  else if (goal !== undefined)
+    Object.assign(
+      fields,
+      checkFields(goal.checks.map((c) => (c.kind === "command" ? { command: c.command, timeout: c.timeoutS } : { file: c.file, text: c.text }))),
+    )
+  return fields
 }
 
 /**

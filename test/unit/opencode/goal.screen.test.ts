@@ -10,6 +10,24 @@ const goal = {
     { kind: "command" as const, command: "npm test", timeoutS: 300 },
     { kind: "contains" as const, file: "CHANGELOG.md", text: "## Unreleased" },
   ],
+  run: null,
+}
+
+const entry = (item: number, pass: boolean, label: string, detail: string, ms: number) => ({
+  at: "2026-12-05T10:02:11.345Z",
+  run: "r1",
+  revision: 1,
+  item,
+  pass,
+  ms,
+  label,
+  detail,
+})
+const passed = {
+  id: "r1",
+  entries: [entry(1, true, "npm test", "exit code 0", 12_345), entry(2, true, "CHANGELOG.md :: ## Unreleased", "CHANGELOG.md contains the text", 2)],
+  showable: true,
+  current: true,
 }
 
 describe("what a goal call's TUI line shows", () => {
@@ -43,16 +61,45 @@ describe("what a goal call's TUI line shows", () => {
     expect(goalCallFields("goal_write", { revise: true, maxTurns: 40, maxTokens: 1000 }, goal).budgets).toBe("40 turns, 1,000 tokens (the others kept)")
   })
 
-  it("a completion: the goal, every check the host re-ran before its dialog opened, and every attestation with its evidence", () => {
+  it("a completion: the host's run its dialog decides on, each check with its exit, time and verdict, and every attestation", () => {
     const args = { attestations: [{ criterion: "zero failing tests", evidence: "npm test: 12 passed" }, { criterion: 3 }] }
-    expect(goalCallFields("goal_complete", args, goal)).toEqual({
+    expect(goalCallFields("goal_complete", args, { ...goal, run: passed })).toEqual({
       path: goal.goalPath,
       "at call": "active at turn 3/25",
-      decide: "complete: the host re-runs every check first, and this dialog opens only if every one passed",
-      "check 1": "`npm test` exits 0 within 300 s",
-      "check 2": "CHANGELOG.md contains ## Unreleased",
+      decide: "complete: the host runs every check once more first, and this dialog opens only if each passes again",
+      run: "r1 at 2026-12-05T10:02:11Z: every check passed",
+      "ran 1": "`npm test`: exit code 0, 12.3 s, PASS",
+      "ran 2": "`CHANGELOG.md :: ## Unreleased`: CHANGELOG.md contains the text, 0.0 s, PASS",
       "ATTEST 1": "zero failing tests — npm test: 12 passed",
     })
+    // attempt_completion under the goal shows the same run (its result is the evidence for every criterion).
+    expect(goalCallFields("attempt_completion", { result: "done" }, { ...goal, run: passed })).toMatchObject({
+      run: "r1 at 2026-12-05T10:02:11Z: every check passed",
+      "ran 1": "`npm test`: exit code 0, 12.3 s, PASS",
+    })
+  })
+
+  it("a completion with no passing run to show opens no dialog: the line says the host runs the checks and answers", () => {
+    expect(goalCallFields("goal_complete", {}, goal)).toEqual({
+      path: goal.goalPath,
+      "at call": "active at turn 3/25",
+      decide: "no dialog yet: no run of the checks to show; the host runs every check now and answers, and the next call's dialog shows that run",
+      "check 1": "`npm test` exits 0 within 300 s",
+      "check 2": "CHANGELOG.md contains ## Unreleased",
+    })
+    const failed = {
+      ...passed,
+      showable: false,
+      entries: [entry(1, true, "npm test", "exit code 0", 12_345), entry(2, false, "CHANGELOG.md :: ## Unreleased", "CHANGELOG.md lacks the text", 3)],
+    }
+    expect(goalCallFields("goal_complete", {}, { ...goal, run: failed })).toMatchObject({
+      decide: expect.stringMatching(/^no dialog yet: the last run is no pass of every check;/),
+      run: "r1",
+      "ran 2": "`CHANGELOG.md :: ## Unreleased`: CHANGELOG.md lacks the text, 0.0 s, FAIL",
+    })
+    expect(goalCallFields("goal_complete", {}, { ...goal, run: { ...passed, showable: false, current: false } }).run).toBe(
+      "r1 (of an earlier revision of the contract)",
+    )
   })
 
   it("a resume shows the turns used at the call, a discard says so, a pause or check names the goal", () => {

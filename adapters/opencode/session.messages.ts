@@ -1,4 +1,5 @@
 import type { PluginInput } from "@opencode-ai/plugin"
+import { isNoticePart } from "./forge.notice"
 
 // A session's messages as opencode lists them, reduced to what Forge reads of them. An entry that does not read
 // (no info object) is left out, never fatal for the whole list.
@@ -35,11 +36,12 @@ export async function messagesOf(client: PluginInput["client"], sessionId: strin
 
 /**
  * A user-role message the user never wrote: every part is text meant only for the model (`synthetic`: a goal brief, a
- * job's wake, opencode's own "continue" after a compaction) or a compaction marker. The TUI shows none as the user's.
+ * job's wake, opencode's own "continue" after a compaction), Forge's notice beside it (forge.notice.ts) or a
+ * compaction marker.
  */
 function isMachineMade(parts: unknown): boolean {
   if (!Array.isArray(parts) || parts.length === 0) return false
-  return parts.every((p) => isRecord(p) && ((p.type === "text" && p.synthetic === true) || p.type === "compaction"))
+  return parts.every((p) => isRecord(p) && ((p.type === "text" && p.synthetic === true) || isNoticePart(p) || p.type === "compaction"))
 }
 
 /**

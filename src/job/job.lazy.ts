@@ -1,4 +1,5 @@
 import type { DriverClaims } from "../../services/lifecycle/driver.claim"
+import { noticeParts } from "../../adapters/opencode/forge.notice"
 import { randomBytes } from "node:crypto"
 import type { PluginInput } from "@opencode-ai/plugin"
 import { currentHost, releaseHost } from "../../adapters/process/job.hosts"
@@ -63,13 +64,6 @@ export function createHostJobs(options: {
     removeItem: async (name) => (await keyValue()).removeItem(name),
     names: async (prefix) => (await keyValue()).names(prefix),
   }
-  /** Which job ended, for the user: a toast that cannot be shown (no TUI attached, a client without it) changes nothing. */
-  const toast = async (wake: string): Promise<void> => {
-    const news = (wake.split("\n", 1)[0] ?? "").replace(/^\[forge:[^\]]*\]\s*/, "")
-    try {
-      await options.client.tui.showToast({ body: { title: "Forge", message: news, variant: "info" } })
-    } catch {}
-  }
   const jobHost = currentHost()
   const lifecycles = options.host ?? new LifecycleHost({ repository: options.repository, clock: options.clock, log: options.log })
   const persistFailed = (what: string) => (error: unknown) => options.log.warn(`${what}: ${String(error)}`)
@@ -97,13 +91,12 @@ export function createHostJobs(options: {
       return result.data[sessionId] === undefined || result.data[sessionId].type === "idle"
     },
     wake: async (sessionId, text) => {
-      // A goal whose brief follows this idle carries the wake: one prompt per idle (the toast still tells the user).
-      if ((await options.carryWake?.(sessionId, text)) === true) return toast(text)
-      // The wake is for the model: synthetic, so the TUI does not show it as the user's message. A toast tells the
-      // user why the session starts working on its own.
-      const result = await options.client.session.promptAsync({ path: { id: sessionId }, body: { parts: [{ type: "text", text, synthetic: true }] } })
+      // A goal whose brief follows this idle carries the wake: one prompt per idle (the brief's notice names the job).
+      if ((await options.carryWake?.(sessionId, text)) === true) return
+      // The wake is for the model: synthetic, and Forge's notice beside it tells the user why the session starts
+      // working on its own (forge.notice.ts).
+      const result = await options.client.session.promptAsync({ path: { id: sessionId }, body: { parts: noticeParts(text) } })
       if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
-      await toast(text)
     },
   })
   const removeExitHandlers = installExitMatrix(() => supervisor.killAllNow())

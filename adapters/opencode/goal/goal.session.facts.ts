@@ -1,5 +1,6 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import type { GoalPrompter, SessionFacts } from "../../../services/goal/goal.ports"
+import { noticeParts } from "../forge.notice"
 import { lastSpeakerOf, messagesOf } from "../session.messages"
 
 // What the goal loop asks opencode about a session, and how it speaks into one.
@@ -30,17 +31,15 @@ export function createSessionFacts(client: PluginInput["client"], hasDraftPlan: 
   }
 }
 
-/** The loop's prompts go to the forge agent and are for the model: synthetic, so the TUI does not show them as the user's. */
+/**
+ * The loop's prompts go to the forge agent and are for the model: synthetic, with Forge's notice beside it, so the
+ * transcript shows why the turn started (forge.notice.ts) and never the brief as the user's words.
+ */
 export function createGoalPrompter(client: PluginInput["client"]): GoalPrompter {
   return {
     async send(sessionId, text) {
-      const result = await client.session.promptAsync({ path: { id: sessionId }, body: { agent: "forge", parts: [{ type: "text", text, synthetic: true }] } })
+      const result = await client.session.promptAsync({ path: { id: sessionId }, body: { agent: "forge", parts: noticeParts(text) } })
       if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
-      try {
-        await client.tui.showToast({
-          body: { title: "Forge goal", message: text.split("\n", 1)[0]?.replace(/^\[forge:[^\]]*\]\s*/, "") ?? "", variant: "info" },
-        })
-      } catch {}
     },
   }
 }

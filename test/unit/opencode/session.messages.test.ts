@@ -2,6 +2,7 @@ import type { PluginInput } from "@opencode-ai/plugin"
 import { describe, expect, it } from "vitest"
 import { messagesOf, userTurnsOf } from "../../../adapters/opencode/session.messages"
 import { createSessionFacts } from "../../../adapters/opencode/goal/goal.session.facts"
+import { noticeParts } from "../../../adapters/opencode/forge.notice"
 
 // The session's messages as opencode lists them: what Forge reads of them, on odd and hostile lists too.
 
@@ -21,10 +22,14 @@ describe("a session's user turns", () => {
     ])
   })
 
-  it("counts no text meant only for the model: a goal brief, a job wake, a compaction are no user turn", async () => {
+  it("counts no text meant only for the model: a goal brief, a job wake, a compaction, Forge's notices are no user turn", async () => {
     const client = clientOf([
       user("m1", 10),
       user("brief", 20, [{ type: "text", text: "[forge:goal-continue] ...", synthetic: true }]),
+      user("noticed brief", 21, noticeParts("[forge:goal-continue] Goal g.md — continuation turn 2 of 5.\nObjective: …")),
+      user("loop ending", 22, noticeParts("[forge:loop] Loop x completed.\n1 of 1 sections done in 3 passes.", true)),
+      // An ignored part with a notice mark of something else is the user's, as any ignored part without the mark.
+      user("not forge's", 23, [{ type: "text", text: "mine", ignored: true, metadata: { forge: "other" } }]),
       user("compaction", 25, [{ type: "compaction", auto: true }]),
       // A /goal command: its text is for the model, the part the user sees is theirs.
       user("command", 30, [
@@ -36,7 +41,7 @@ describe("a session's user turns", () => {
         { type: "file", url: "file:///a.ts" },
       ]),
     ])
-    expect((await userTurnsOf(client, "s")).map((t) => t.id)).toEqual(["m1", "command", "file"])
+    expect((await userTurnsOf(client, "s")).map((t) => t.id)).toEqual(["m1", "not forge's", "command", "file"])
   })
 
   it("skips entries it cannot read instead of failing the whole list", async () => {

@@ -133,6 +133,8 @@ export class SharedRecords<TMachine extends AnyStateMachine> {
     })
     if (decided === undefined) return this.require(instanceId)
     this.adopt(instanceId, decided.after, written?.revision)
+    // Stepped here: the instance is this process's, even where a refresh read the step's record before this adoption.
+    this.held(instanceId)
     if ((decided.after as AnyMachineSnapshot).status === "done") recorder.finished()
     return this.require(instanceId)
   }

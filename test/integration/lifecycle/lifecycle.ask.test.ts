@@ -9,6 +9,7 @@ import { stateToString } from "../../../machines/state.text"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import type { DialogRequest } from "../../../services/lifecycle/lifecycle.ports"
 import { LifecycleHost } from "../../../services/lifecycle/lifecycle.host"
+import { restoreLive } from "../../../services/lifecycle/lifecycle.restore.live"
 import { memoryLogger } from "../plan/plan.helpers"
 
 // The kernel's `ask`: the user's answer reaches the machine naming the dialog it answers, and the machine's
@@ -72,8 +73,15 @@ describe("the kernel's ask", () => {
   let failRing = false
   const rings: number[] = []
 
-  const process = () => {
-    const host = new LifecycleHost({ repository: async () => store.repository, clock: { now: () => 1_000 }, log: memoryLogger() })
+  /** A process on the database; `afterStep` runs after each step's commit, before the process adopts the step. */
+  const process = (afterStep?: (host: LifecycleHost) => Promise<void>) => {
+    const repository: LifecycleStore["repository"] = Object.create(store.repository)
+    repository.step = async (...args) => {
+      const written = await store.repository.step(...args)
+      await afterStep?.(host)
+      return written
+    }
+    const host: LifecycleHost = new LifecycleHost({ repository: async () => repository, clock: { now: () => 1_000 }, log: memoryLogger() })
     return host.define({
       machine: doorMachine,
       implementations: {
@@ -103,6 +111,21 @@ describe("the kernel's ask", () => {
   afterEach(async () => {
     await store.close()
     rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("a restore never takes up an instance this process stepped, even one its first look at the database read before the step was adopted", async () => {
+    // The process's first refresh lands between a step's commit and its adoption (a hook racing the start on a loaded
+    // machine): it reads the process's own new record as if another process had written it.
+    const door = process((host) => host.refresh())
+    await door.create("d", undefined)
+    await door.dispatch("d", { type: "door.open" })
+    const followedUp: string[] = []
+    const report = await restoreLive(door, store.repository, async (instanceId) => {
+      followedUp.push(instanceId)
+    })
+    expect(followedUp, "no restore follow-up (a goal's closes its dialog) for an instance this process holds").toEqual([])
+    expect(report.restored).toEqual([])
+    expect(door.snapshot("d")?.value).toBe("asking")
   })
 
   it("gives the machine the answer to the dialog it opened: an allow moves on, a reject goes back", async () => {

@@ -55,7 +55,7 @@ describe("goal document changes are decided by direction", () => {
     expect(lifecycle.snapshot(goalPath)?.context.pendingDocument).toBe("completed")
     expect(overview.user).toContain("the document says completed; confirm? /goal confirm (the goal stays active until you do)")
     const confirm = await runGoalCommand(service, "s1", "confirm")
-    expect(confirm.model).toContain("Call goal_complete now")
+    expect(confirm.model).toContain("Call goal_check, then goal_complete")
     expect(confirm.user).toContain("Confirm in the completion dialog")
     const done = await service.complete("s1", [{ criterion: "zero failing tests", evidence: "npm test: 3 passed" }], allow)
     expect(done.output).toContain("Goal completed")

@@ -270,6 +270,24 @@ describe.concurrent("e2e harness", () => {
     expect(problemsOf({ turns: [{ prompt: "x" }], expect: { userMessages: [{ shown: { contains: "x" } }] } })).toEqual([
       `expect.userMessages: "userMessages" needs "mode": "serve" or "tui" (run mode does not read the session's messages)`,
     ])
+    // A capture is a TUI turn's, taken once its screen holds, into docs/captures/<name>.txt.
+    expect(
+      problemsOf({
+        mode: "tui",
+        turns: [
+          { prompt: "x", capture: { name: "goal-arm", from: "⚙ goal_write [", to: "Allow once" } },
+          { prompt: "y", screen: { contains: "y" }, capture: { name: "Goal Arm", from: "", to: "Allow once", extra: 1 } },
+        ],
+      }),
+    ).toEqual([
+      "turns[1].capture.name: a capture's name is a slug ([a-z0-9-]): it names docs/captures/<name>.txt",
+      "turns[1].capture.from: Too small: expected string to have >=1 characters",
+      'turns[1].capture.extra: unknown key "extra"',
+      'turns[0].capture: "capture" needs a "screen" check on its turn: it is taken once the screen holds',
+    ])
+    expect(problemsOf({ mode: "serve", turns: [{ prompt: "x", capture: { name: "a", from: "b", to: "c" } }] })).toEqual([
+      'turns[0].capture: "capture" applies to TUI mode only',
+    ])
     const tui = parseScenario({ mode: "tui", turns: [{ keys: ["C-x", "M-Enter", "F12", "q", { text: "hi" }] }], expect: { screen: { matches: "hi$" } } })
     expect(tui.tui).toBeUndefined()
     expect(parseScenario({ mode: "tui", tui: { height: 30 }, turns: [{ prompt: "x" }] }).tui).toEqual({ width: 200, height: 30 })

@@ -167,6 +167,7 @@ function refineNotTui(s: ScenarioShape, ctx: z.RefinementCtx): void {
   s.turns.forEach((t, i) => {
     if (t.keys !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, "keys"], message: 'keys turns need "mode": "tui"' })
     if (t.screen !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, "screen"], message: '"screen" applies to TUI mode only' })
+    if (t.capture !== undefined) ctx.addIssue({ code: "custom", path: ["turns", i, "capture"], message: '"capture" applies to TUI mode only' })
   })
   if (s.expect.screen !== undefined) ctx.addIssue({ code: "custom", path: ["expect", "screen"], message: '"screen" applies to TUI mode only' })
 }
@@ -219,6 +220,13 @@ export const scenarioSchema = scenarioObject.superRefine((s, ctx) => {
           code: "custom",
           path: ["turns", i, "agent"],
           message: '"agent" cannot be passed in TUI mode; switch agents with a "keys" turn (e.g. "Tab")',
+        })
+      // A capture is taken once the turn's screen holds: without a screen check, the rows could be from before it.
+      if (t.capture !== undefined && t.screen === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["turns", i, "capture"],
+          message: '"capture" needs a "screen" check on its turn: it is taken once the screen holds',
         })
     })
   if (s.mode === "run" && s.expect.userMessages.length > 0)

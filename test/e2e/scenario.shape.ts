@@ -52,6 +52,13 @@ const tmuxKey = z
   )
 const keyItem = z.union([tmuxKey, z.strictObject({ text: z.string().min(1) })])
 
+/** A TUI turn's screen kept for the docs (tui-mode.capture.ts): its rows from the last showing `from` to the first after showing `to`. */
+const captureSpec = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "a capture's name is a slug ([a-z0-9-]): it names docs/captures/<name>.txt"),
+  from: z.string().min(1),
+  to: z.string().min(1),
+})
+
 const toolCall = z.strictObject({
   tool: z.string().min(1),
   args: jsonObject.default({}),
@@ -107,6 +114,7 @@ const turn = z
     restart: z.literal(true).optional(),
     keys: z.array(keyItem).min(1).optional(),
     screen: screenMatch.optional(),
+    capture: captureSpec.optional(),
     agent: z.string().min(1).optional(),
     auto: z.boolean().optional(),
     exitCode: z.int().min(0).optional(),

@@ -10,6 +10,7 @@ import { openEventStream, type EventStream } from "./opencode.events"
 import { sleep } from "./processes"
 import type { Turn } from "./scenario.schema"
 import { countUserMessages, createSessionReader } from "./session.messages"
+import { captureRegion, keepCapture } from "./tui-mode.capture"
 import { formatScreen, saveScreen, waitForScreen } from "./tui-mode.screen"
 import { startTui, stopTui, type RunningTui } from "./tui-mode.start"
 
@@ -119,6 +120,11 @@ export function createTuiModeDriver(ctx: DriverContext): Driver {
           ctx.check(`turn ${n} screen`, false, problems.join("; "))
           ctx.say(`  screen after turn ${n} (${problems.join("; ")}):`)
           ctx.say(formatScreen(screen))
+        } else if (turn.capture !== undefined) {
+          const region = captureRegion(screen, turn.capture, sandbox.root)
+          const problem = "problem" in region ? region.problem : keepCapture(turn.capture.name, region.text)
+          ctx.check(`turn ${n} capture ${turn.capture.name}`, problem === null, problem ?? "")
+          if ("problem" in region) ctx.say(formatScreen(screen))
         }
       } catch (err) {
         ctx.check(`turn ${n} screen`, false, (err as Error).message)

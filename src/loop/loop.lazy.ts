@@ -1,5 +1,10 @@
+import { readFileSync, statSync } from "node:fs"
+import path from "node:path"
 import type { PluginInput } from "@opencode-ai/plugin"
-import type { HostLoopsHandle } from "../../adapters/opencode/loop/loop.handle"
+import type { HostLoopsHandle, ScreenLoopPlan } from "../../adapters/opencode/loop/loop.handle"
+import type { HostPlansHandle } from "../../adapters/opencode/plan/plan.handle"
+import { sectionsOfPlan } from "../../services/loop/loop.sections"
+import { parsePlanDocument } from "../../services/plan/plan.document"
 import { createLoopSessions } from "../../adapters/opencode/loop/loop.sessions"
 import { GitLoopWorktrees } from "../../adapters/workspace/loop.worktrees"
 import type { DriverClaims } from "../../services/lifecycle/driver.claim"
@@ -26,6 +31,8 @@ export function createHostLoops(options: {
   host: LifecycleHost
   plans: PlanService
   planFiles: PlanFiles
+  /** The session's live plan, for loop_start's line. */
+  sessionPlan(sessionId: string): ScreenLoopPlan | undefined
   /** The workspace database's lifecycle records, for the restore. */
   repository: () => Promise<LifecycleRepository | undefined>
   /** The workspace's one driver claim (the composition's watch renews it and takes up loops whose driver ended). */
@@ -61,6 +68,7 @@ export function createHostLoops(options: {
   })
   return {
     service: built,
+    sessionPlan: options.sessionPlan,
     async restore() {
       const repository = await options.repository()
       if (repository === undefined) return { restored: [], problems: [] }
@@ -93,6 +101,7 @@ export const loopParts: LifecycleParts<"loop"> = {
       host: parts.host,
       plans: plans.service,
       planFiles: plans.files,
+      sessionPlan: (sessionId) => sessionPlanOf(parts.workspace, plans, sessionId),
       repository: parts.repository,
       claims: parts.claims,
     })
@@ -101,4 +110,26 @@ export const loopParts: LifecycleParts<"loop"> = {
     return loops
   },
   close: (loops) => loops.dispose(),
+}
+
+/** A plan document larger than this is not read for a tool line (its section count is left out). */
+const PLAN_LINE_READ_LIMIT = 1024 * 1024
+
+/**
+ * The session's live plan as loop_start's line shows it. The line is drawn before the call runs anything, so the
+ * document is read at once: a plan is a small local file, and a larger one is not read.
+ */
+function sessionPlanOf(workspace: string, plans: HostPlansHandle, sessionId: string): ScreenLoopPlan | undefined {
+  const planPath = plans.registry.liveFor(sessionId)
+  if (planPath === undefined) return undefined
+  const status = plans.service.statusOf(planPath)
+  try {
+    const file = path.join(workspace, planPath)
+    if (statSync(file).size > PLAN_LINE_READ_LIMIT) return { planPath, status, sections: null }
+    const text = readFileSync(file, "utf8")
+    const document = parsePlanDocument(text, planPath)
+    return { planPath, status, sections: sectionsOfPlan(text.slice(text.length - document.body.length), document.frontmatter.title).length }
+  } catch {
+    return { planPath, status, sections: null }
+  }
 }

@@ -13,7 +13,7 @@ const screen = [
   `${pad("  ┃  old line ⚙ goal_complete [path=a]")}Context`,
   `${pad("")}15 tokens`,
   `${pad(`     ⚙ goal_complete [path=.opencode/goal/2026-12-04-x.md, run=rmx9o8n89 at 2026-12-04T23:59:01Z: every check passed, dir=${ROOT}/project,`)}0% used`,
-  `${pad("       ran 1=`npm test`: exit code 0, 3.2 s, PASS, job=job_mx9o8n89_0a1b2c3d, ses_dbc5fff20ffeSRP5vRhZP0nTGo]")}$0.00 spent`,
+  `${pad("       ran 1=`npm test`: exit code 0, 3.2 s, PASS, job=job_mx9o8n89_0a1b2c3d, ses_dbc5fff20ffeSRP5vRhZP0nTGo, base 26b556887c25]")}$0.00 spent`,
   "",
   "",
   "",
@@ -29,7 +29,7 @@ describe("dialog captures", () => {
     expect(region).toEqual({
       text: [
         "     ⚙ goal_complete [path=.opencode/goal/2026-12-05-x.md, run=rmif3k2q0 at 2026-12-05T10:00:00Z: every check passed, dir=~/project,",
-        "       ran 1=`npm test`: exit code 0, 0.1 s, PASS, job=job_mif3k2q0_5e1f00d2, ses_5e1f00d2a8ffe1q0]",
+        "       ran 1=`npm test`: exit code 0, 0.1 s, PASS, job=job_mif3k2q0_5e1f00d2, ses_5e1f00d2a8ffe1q0, base 5e1f00d2a8ff]",
         "",
         "     ▣  Forge · Fake · 2.0s",
         "  ┃  △ Permission required",

@@ -1,6 +1,7 @@
 // A dialog's screen kept as text for the docs. A TUI turn's `capture` takes the rows from the last one that shows
 // `from` to the first one after it that shows `to`, cut left of opencode's sidebar, with what changes from run to run
-// (the temp folder, dates, times, run, job and session ids, short durations) made constant and blank rows collapsed.
+// (the temp folder, dates, times, commits, run, job and session ids, short durations) made constant and blank rows
+// collapsed.
 // It must equal docs/captures/<name>.txt, so a dialog whose screen changed fails its scenario until the capture is
 // taken again (FORGE_E2E_UPDATE_CAPTURES=1 writes it); `npm run captures` then copies it into the docs pages.
 import fs from "node:fs"
@@ -42,6 +43,8 @@ function constant(row: string, root: string): string {
     .replace(/\bjob_[0-9a-z]+_[0-9a-f]{8}\b/g, "job_mif3k2q0_5e1f00d2")
     .replace(/\bses_[0-9A-Za-z]{10,}\b/g, "ses_5e1f00d2a8ffe1q0")
     .replace(/\bmsg_[0-9A-Za-z]{10,}\b/g, "msg_243a00109001ZWohLKhTDI261F")
+    .replace(/\b[0-9a-f]{40}\b/g, "5e1f00d2a8ffe1005e1f00d2a8ffe1005e1f00d2")
+    .replace(/\b[0-9a-f]{12}\b/g, "5e1f00d2a8ff")
     .replace(/\b\d\.\d s\b/g, "0.1 s")
     .replace(/ · \d+(?:\.\d+)?s$/, " · 2.0s")
 }

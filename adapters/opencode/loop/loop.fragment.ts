@@ -20,8 +20,10 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
     // A loop tool's line says which loop and pass it acts for, and what a handoff hands off.
     screen({ tool, sessionID, args }) {
       if (!(LOOP_TOOL_IDS as readonly string[]).includes(tool)) return undefined
-      const screenLoop = loops.current()?.service.whereIs(ctx.tree.knownRootOf(sessionID) ?? sessionID)
-      return loopCallFields(tool, args, screenLoop)
+      const root = ctx.tree.knownRootOf(sessionID) ?? sessionID
+      const harness = loops.current()
+      const plan = tool === "loop_start" ? harness?.sessionPlan(root) : undefined
+      return loopCallFields(tool, args, harness?.service.whereIs(root), plan)
     },
     hooks: {
       // The loop's gate on its sessions' tools (the machine's answer): an auditor changes nothing, a coder works only

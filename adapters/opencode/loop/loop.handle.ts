@@ -1,9 +1,18 @@
 import type { LiveRestoreReport } from "../../../services/lifecycle/lifecycle.restore.live"
 import type { LoopService } from "../../../services/loop/loop.service"
 
+/** The plan a loop_start without an inline plan runs: its path, its status, and its sections (null: unreadable). */
+export interface ScreenLoopPlan {
+  planPath: string
+  status: string
+  sections: number | null
+}
+
 /** The loop harness as the plugin's hooks see it (built in src/loop/loop.lazy.ts, loaded on first use). */
 export interface HostLoopsHandle {
   service: LoopService
+  /** The session's live plan, as loop_start's line shows it (read at once: it is drawn before the call runs). */
+  sessionPlan(sessionId: string): ScreenLoopPlan | undefined
   /** Restores the workspace's running loops from their records and takes up the passes that were left. */
   restore(): Promise<LiveRestoreReport>
   dispose(): void

@@ -1,6 +1,7 @@
 import { DEFAULT_LOOP_ITERATIONS, LOOP_BRANCH_PREFIX, LOOP_WORKTREES_DIR, loopSlug } from "../../../services/loop/loop.start.defaults"
 import { countOf } from "../../../services/text/count.text"
 import type { ScreenFields } from "../tool.screen"
+import type { ScreenLoopPlan } from "./loop.handle"
 
 // What a loop tool's call shows on its TUI line (see tool.screen.ts): which loop it acts on; for a start, its plan,
 // budget and branch; and what a handoff hands off in counts (changes and checks of a coder, bugs and warnings of an auditor), so a clean audit reads apart from a
@@ -14,13 +15,13 @@ export interface ScreenLoop {
   section: string
 }
 
-export function loopCallFields(tool: string, args: unknown, loop: ScreenLoop | undefined): ScreenFields {
+export function loopCallFields(tool: string, args: unknown, loop: ScreenLoop | undefined, plan?: ScreenLoopPlan): ScreenFields {
   const a = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {}
   const fields: ScreenFields = loop === undefined ? {} : { loop: loop.loopName, phase: loop.phase, section: loop.section }
   const count = (key: string) => (Array.isArray(a[key]) ? (a[key] as unknown[]).length : undefined)
   if (tool === "loop_start") {
     const phases = typeof a.plan === "string" ? a.plan.split("\n").filter((l) => /^#+\s+phase\s+\d+/i.test(l.trim())).length : 0
-    fields.from = a.plan === undefined ? "the session's approved plan" : `given inline${phases > 0 ? `, ${countOf(phases, "section")}` : ""}`
+    fields.from = a.plan === undefined ? sessionPlanText(plan) : `given inline${phases > 0 ? `, ${countOf(phases, "section")}` : ""}`
     fields.budget =
       typeof a.maxIterations === "number"
         ? countOf(a.maxIterations, "pass", "passes")
@@ -47,4 +48,11 @@ export function loopCallFields(tool: string, args: unknown, loop: ScreenLoop | u
   }
   if (tool === "loop_adjust") fields.pending = `${countOf(count("sections") ?? 0, "section")} after this one`
   return fields
+}
+
+/** The session's plan as of the call: its path, its status (only an approved one runs) and its section count. */
+function sessionPlanText(plan: ScreenLoopPlan | undefined): string {
+  if (plan === undefined) return "the session's approved plan (it has none: the call is refused)"
+  const sections = plan.sections === null ? "its sections unread" : countOf(plan.sections, "section")
+  return `${plan.planPath} (${plan.status}, ${sections})`
 }

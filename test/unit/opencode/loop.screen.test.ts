@@ -24,10 +24,15 @@ describe("a loop tool's TUI line", () => {
       branch: `forge/loop/greet-better in ${path.join(".opencode", "forge", "worktrees")}/greet-better (greet-better-2, -3… when taken)`,
     })
     expect(loopCallFields("loop_start", { title: "t", name: "My Loop!" }, undefined)).toMatchObject({
-      from: "the session's approved plan",
+      from: "the session's approved plan (it has none: the call is refused)",
       budget: `${DEFAULT_LOOP_ITERATIONS} passes, more when the sections need them`,
       branch: expect.stringMatching(/^forge\/loop\/my-loop in /),
     })
+    const plan = { planPath: ".opencode/plan/2026-12-05-greeting.md", status: "approved", sections: 1 }
+    expect(loopCallFields("loop_start", { title: "t" }, undefined, plan).from).toBe(".opencode/plan/2026-12-05-greeting.md (approved, 1 section)")
+    expect(loopCallFields("loop_start", { title: "t" }, undefined, { ...plan, status: "draft", sections: null }).from).toBe(
+      ".opencode/plan/2026-12-05-greeting.md (draft, its sections unread)",
+    )
     expect(loopCallFields("loop_adjust", { sections: [{}], rationale: "r" }, loop).pending).toBe("1 section after this one")
     expect(loopCallFields("loop_adjust", { sections: [{}, {}], rationale: "r" }, loop).pending).toBe("2 sections after this one")
   })

@@ -7,6 +7,7 @@ import type { FileState } from "../../../services/files/journal.ports"
 import type { HostFilesHandle } from "./file.handle"
 import { FILE_TOOL_IDS, createFileTools } from "./file.tools"
 import { RewindPreviews, rewindCallFields } from "./rewind.previews"
+import { writeCallFields } from "./write.screen"
 import type { Lazy } from "../lazy"
 import { userTurnsOf } from "../session.messages"
 
@@ -45,8 +46,10 @@ export function fileFragment(ctx: FragmentContext, files: Lazy<HostFilesHandle>,
     toolIds: FILE_TOOL_IDS,
     // A written file's content: its line shows the size and first lines, never the whole body.
     bodies: { forge_write: ["content"] },
-    // A rewind's dialog says only "Call tool forge_rewind": its line lists the preview the user decides on.
+    // A rewind's dialog says only "Call tool forge_rewind": its line lists the preview the user decides on. A write
+    // over an existing file says what it replaces.
     screen({ tool, sessionID, args }) {
+      if (tool === "forge_write") return writeCallFields(args, workspace)
       if (tool !== "forge_rewind") return undefined
       return rewindCallFields(args, previews.find(sessionID, args), workspace)
     },

@@ -3,15 +3,12 @@ import path from "node:path"
 import { describe, expect, it } from "vitest"
 import { GOAL_DEBOUNCE_MS } from "../../../machines/goal/goal.gates"
 import type { GoalContext } from "../../../machines/goal/goal.machine"
-import { FsGoalFiles } from "../../../adapters/workspace/goal.files"
-import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
 import { restoreGoals } from "../../../services/goal/goal.restore"
 import { GOAL_DIR } from "../../../services/goal/goal.paths"
-import { GoalService } from "../../../services/goal/goal.service"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import type { SnapshotRecord } from "../../../services/lifecycle/lifecycle.ports"
-import { allow, memoryLogger, openRuntime, useRuntime } from "../plan/plan.helpers"
-import { ONE_CHECK_CONTRACT } from "./goal.contract.fixture"
+import { allow, openRuntime, useRuntime } from "../plan/plan.helpers"
+import { ONE_CHECK_CONTRACT, goalServiceOn } from "./goal.contract.fixture"
 
 // A goal's debounce is born with it and kept in its record. Records an older Forge wrote have none: a restart must
 // restore them as they were, their loop debounced by the default they always had. Nor do they have the facts the
@@ -19,19 +16,7 @@ import { ONE_CHECK_CONTRACT } from "./goal.contract.fixture"
 // Nor have they counted their dialogs: they restore with none counted.
 
 function goals(ctx: ReturnType<typeof useRuntime>, debounceMs?: number) {
-  const log = memoryLogger()
-  const files = new FsGoalFiles(ctx.ws.dir)
-  const lifecycle = defineGoalLifecycle(ctx.rt.host, { files, clock: ctx.ws.clock, log, prompter: { send: async () => {} } })
-  const service = new GoalService({
-    lifecycle,
-    files,
-    clock: ctx.ws.clock,
-    log,
-    hasDraftPlan: async () => false,
-    checks: { run: async () => ({ pass: true, summary: "exit code 0", outputTail: "" }) },
-    debounceMs,
-  })
-  return { lifecycle, service }
+  return goalServiceOn(ctx, { run: async () => ({ pass: true, summary: "exit code 0", outputTail: "" }) }, debounceMs)
 }
 
 /** A stored record's context as it was written (it may lack fields this version's contexts have). */

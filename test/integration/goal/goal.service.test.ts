@@ -3,30 +3,20 @@ import path from "node:path"
 import { describe, expect, it } from "vitest"
 import { FsGoalFiles } from "../../../adapters/workspace/goal.files"
 import { runGoalCommand } from "../../../services/goal/goal.command"
-import type { GoalContract } from "../../../services/goal/goal.contract"
 import { parseGoalDocument } from "../../../services/goal/goal.document"
 import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
 import type { CheckOutcome } from "../../../services/goal/goal.ports"
 import { GoalService } from "../../../services/goal/goal.service"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import { PLAN_BODY, allow, memoryLogger, openRuntime, useRuntime } from "../plan/plan.helpers"
+import { TWO_CHECK_CONTRACT } from "./goal.contract.fixture"
 import { handDrivenLoop } from "./goal.loop.helpers"
 import { ClaimBusyError, type DriverClaimStore } from "../../../services/lifecycle/driver.claim.ports"
 
 // The goal service over the real runtime: SQLite, the one lifecycle host, real documents, the plan service for the
 // draft-plan gate. Only the check runner is scripted (the real one is tested with real processes in goal.checks.test.ts).
 
-const CONTRACT: GoalContract = {
-  objective: "make the suite green",
-  success: ["zero failing tests"],
-  checks: [
-    { kind: "command", command: "npm test", timeoutS: 120 },
-    { kind: "contains", file: "CHANGELOG.md", text: "## Unreleased" },
-  ],
-  constraints: ["no dependency bumps"],
-  nonGoals: [],
-  budgets: { maxTurns: 5, maxMinutes: 30 },
-}
+const CONTRACT = { ...TWO_CHECK_CONTRACT, constraints: ["no dependency bumps"] }
 
 const fail = (summary: string, outputTail: string): CheckOutcome => ({ pass: false, summary, outputTail })
 const pass: CheckOutcome = { pass: true, summary: "exit code 0", outputTail: "" }

@@ -1,48 +1,24 @@
 import { describe, expect, it } from "vitest"
-import { FsGoalFiles } from "../../../adapters/workspace/goal.files"
-import type { GoalContract } from "../../../services/goal/goal.contract"
-import { defineGoalLifecycle } from "../../../services/goal/goal.lifecycle"
 import type { CheckOutcome } from "../../../services/goal/goal.ports"
-import { GoalService } from "../../../services/goal/goal.service"
 import { GateRefusal } from "../../../services/lifecycle/gate.refusal"
 import type { DialogRequest } from "../../../services/lifecycle/lifecycle.ports"
-import { allow, memoryLogger, useRuntime } from "../plan/plan.helpers"
+import { allow, useRuntime } from "../plan/plan.helpers"
+import { TWO_CHECK_CONTRACT, goalServiceOn } from "./goal.contract.fixture"
 
 // The completion dialog decides on the run its call's line showed (goal.runs.ts): opencode's TUI draws the line before
 // the call runs anything, and the dialog itself says only "Call tool goal_complete". The real service over SQLite; the
 // check runner is scripted.
 
-const CONTRACT: GoalContract = {
-  objective: "make the suite green",
-  success: ["zero failing tests"],
-  checks: [
-    { kind: "command", command: "npm test", timeoutS: 120 },
-    { kind: "contains", file: "CHANGELOG.md", text: "## Unreleased" },
-  ],
-  constraints: [],
-  nonGoals: [],
-  budgets: { maxTurns: 5, maxMinutes: 30 },
-}
 const ATTESTED = [{ criterion: "zero failing tests", evidence: "npm test: 12 passed" }]
 const pass: CheckOutcome = { pass: true, summary: "exit code 0", outputTail: "" }
 
 function harness(ctx: ReturnType<typeof useRuntime>) {
   const outcomes: CheckOutcome[] = []
   const counter = { runs: 0 }
-  const files = new FsGoalFiles(ctx.ws.dir)
-  const log = memoryLogger()
-  const lifecycle = defineGoalLifecycle(ctx.rt.host, { files, clock: ctx.ws.clock, log, prompter: { send: async () => {} } })
-  const service = new GoalService({
-    lifecycle,
-    files,
-    clock: ctx.ws.clock,
-    log,
-    hasDraftPlan: async () => false,
-    checks: {
-      run: async () => {
-        counter.runs += 1
-        return outcomes.shift() ?? pass
-      },
+  const { service } = goalServiceOn(ctx, {
+    run: async () => {
+      counter.runs += 1
+      return outcomes.shift() ?? pass
     },
   })
   const asked: DialogRequest[] = []
@@ -63,7 +39,7 @@ describe("the completion dialog shows the run its line showed", () => {
 
   it("a line with no run gets the host's run as the answer and no dialog; the next call's line shows it, the host runs every check again, and the dialog opens", async () => {
     const { service, counter, asked, confirm, drawLine } = harness(ctx)
-    const { goalPath } = await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    const { goalPath } = await service.write("s1", TWO_CHECK_CONTRACT, { by: "model", confirm: allow })
     drawLine()
     const first = await service.complete("s1", ATTESTED, confirm)
     expect(first.output).toContain(`Checks of ${goalPath} (revision 1, the host's own run): 2 of 2 passed.`)
@@ -82,7 +58,7 @@ describe("the completion dialog shows the run its line showed", () => {
 
   it("a line that showed a failing run, or one of an earlier revision, opens no dialog either; attempt_completion is named as the call to repeat", async () => {
     const { service, outcomes, asked, confirm, drawLine } = harness(ctx)
-    await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    await service.write("s1", TWO_CHECK_CONTRACT, { by: "model", confirm: allow })
     outcomes.push({ pass: false, summary: "exit code 1", outputTail: "1 failed" })
     await service.check("s1")
     drawLine("attempt_completion")
@@ -90,7 +66,7 @@ describe("the completion dialog shows the run its line showed", () => {
     expect(answered.output).toContain("Call attempt_completion again with the same arguments")
     expect(asked).toEqual([])
 
-    await service.revise("s1", { ...CONTRACT, checks: [{ kind: "command", command: "npm test", timeoutS: 60 }] }, {}, "goal_write")
+    await service.revise("s1", { ...TWO_CHECK_CONTRACT, checks: [{ kind: "command", command: "npm test", timeoutS: 60 }] }, {}, "goal_write")
     drawLine()
     const stale = await service.complete("s1", ATTESTED, confirm)
     expect(stale.output, "the run it showed was of revision 1").toContain("no passing run of every check of revision 2 to show")
@@ -100,7 +76,7 @@ describe("the completion dialog shows the run its line showed", () => {
 
   it("a line that showed a passing run still refuses when the host's run now fails, with that run's report", async () => {
     const { service, outcomes, asked, confirm, drawLine } = harness(ctx)
-    await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    await service.write("s1", TWO_CHECK_CONTRACT, { by: "model", confirm: allow })
     await service.check("s1")
     drawLine()
     outcomes.push({ pass: false, summary: "exit code 1", outputTail: "FAIL src/a.test.ts" })
@@ -112,14 +88,14 @@ describe("the completion dialog shows the run its line showed", () => {
 
   it("with no line drawn (a harness of its own), the dialog opens on the host's passing run, its words listing each check", async () => {
     const { service, asked, confirm } = harness(ctx)
-    await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    await service.write("s1", TWO_CHECK_CONTRACT, { by: "model", confirm: allow })
     expect((await service.complete("s1", ATTESTED, confirm)).output).toContain("Goal completed")
     expect(asked[0]?.summary).toContain("`CHANGELOG.md :: ## Unreleased`: exit code 0, 0.0 s, PASS. zero failing tests: npm test: 12 passed")
   })
 
   it("a line that showed no run still names a gate the attestations fail, rather than asking for another call", async () => {
     const { service, asked, confirm, drawLine } = harness(ctx)
-    await service.write("s1", CONTRACT, { by: "model", confirm: allow })
+    await service.write("s1", TWO_CHECK_CONTRACT, { by: "model", confirm: allow })
     drawLine()
     await expect(service.complete("s1", [], confirm)).rejects.toThrow(GateRefusal)
     expect(asked).toEqual([])

@@ -8,6 +8,9 @@ import { writeCallFields } from "../../../adapters/opencode/file/write.screen"
 // What a forge_write over an existing file shows on its TUI line, read from real files at once (the line is drawn
 // before the call runs): lines added and removed, and nothing read that could hang, leave the workspace or be huge.
 
+/** coreutils' mkfifo: Node has no call that makes a FIFO. */
+const MKFIFO = "mkfifo"
+
 const roots: string[] = []
 afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true })
@@ -48,7 +51,7 @@ describe("a forge_write line over an existing file", () => {
   it("never waits on a FIFO, and names a file too large to compare by its size", () => {
     const ws = workspace()
     const fifo = path.join(ws, "pipe")
-    execFileSync("mkfifo", [fifo])
+    execFileSync(MKFIFO, [fifo])
     expect(writeCallFields({ path: fifo, content: "x\n", overwrite: true }, ws)).toEqual({})
     const big = path.join(ws, "big.log")
     writeFileSync(big, "x".repeat(2 * 1024 * 1024))

@@ -89,6 +89,26 @@ export class GitLoopWorktrees implements LoopWorktrees {
     if (added.code !== 0) throw failed(added)
   }
 
+  async commitAll({ dir, branch }: LoopWorktree, message: string): Promise<string | null> {
+    const failed = (what: string, outcome: GitOutcome) => new Error(`could not ${what} in the worktree ${dir}${detail(outcome.stderr)}`)
+    // Only on the loop's own branch: a worktree a pass switched to another branch is not committed to.
+    const on = await this.git(["-C", dir, "symbolic-ref", "--quiet", "--short", "HEAD"])
+    if (on.code !== 0 || on.stdout.trim() !== branch)
+      throw new Error(`the worktree ${dir} is not on the branch ${branch} (it is on ${on.stdout.trim() || "a detached HEAD"})`)
+    const added = await this.git(["-C", dir, "add", "--all"])
+    if (added.code !== 0) throw failed("stage the changes", added)
+    const staged = await this.git(["-C", dir, "diff", "--cached", "--quiet"])
+    if (staged.code === 0) return null
+    if (staged.code !== 1) throw failed("tell what is staged", staged)
+    // The user's identity where the repository has one; Forge's otherwise. Never signed: a signing prompt would hang.
+    const identity = (await this.git(["-C", dir, "config", "user.email"])).code === 0 ? [] : ["-c", "user.name=Forge", "-c", "user.email=forge@localhost"]
+    const committed = await this.git([...identity, "-c", "commit.gpgsign=false", "-C", dir, "commit", "--quiet", "--no-verify", "-m", message])
+    if (committed.code !== 0) throw failed("commit", committed)
+    const hash = await this.git(["-C", dir, "rev-parse", "--short", "HEAD"])
+    if (hash.code !== 0) throw failed("read the new commit", hash)
+    return hash.stdout.trim()
+  }
+
   async branchFacts({ dir, branch, base }: LoopWorktree): Promise<LoopBranchFacts> {
     const range = `${base}..refs/heads/${branch}`
     const counted = await this.git(["rev-list", "--count", range])

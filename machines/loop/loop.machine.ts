@@ -20,13 +20,13 @@ export type {
 
 // The loop lifecycle: an approved plan executed section by section in a git worktree, each pass in a fresh session.
 // A coder implements the current section and hands off; an auditor checks it and hands off its findings: clean moves
-// to the next section (after the last one, to a final audit of the whole), a bug sends the section back to a coder.
+// to the next section (after the last one, to a final audit of the whole), the host committing the section's work on
+// the loop's branch first; a bug sends the section back to a coder.
 // Each phase runs one pass (loop.pass.machine.ts: a session opened, briefed, working until it hands off) and decides,
 // when the pass ends, where the loop goes. Only recorded handoffs advance the loop: the phase's current session records
 // one (`loop.handoff`, the last one of a turn wins) and it is applied once, when that session goes idle (`loop.idle`).
 // The loop never reads what a model says.
 
-/** Bumped whenever a change would make an older persisted snapshot unfit for this definition. */
 /**
  * Bumped whenever a change would make an older persisted snapshot unfit for this definition. 2: each phase's pass is
  * an invoked machine (its session's handoff and reminders live in the pass's snapshot); loop.upgrade.ts reads 1.
@@ -101,8 +101,8 @@ export const loopMachine = loopSetup.createMachine({
             src: "pass",
             input: ({ context }) => ({ phase: "auditing", iteration: context.iteration, maxIterations: context.maxIterations }),
             onDone: [
-              { guard: "isCleanAuditOfLastSection", target: "final_auditing", actions: ["completeSection", "applyHandoff"] },
-              { guard: "isCleanAudit", target: "coding", actions: ["completeSection", "applyHandoff"] },
+              { guard: "isCleanAuditOfLastSection", target: "final_auditing", actions: ["commitSection", "completeSection", "applyHandoff"] },
+              { guard: "isCleanAudit", target: "coding", actions: ["commitSection", "completeSection", "applyHandoff"] },
               { guard: "isHandedOff", target: "coding", actions: "applyHandoff" },
             ],
           },
@@ -123,7 +123,12 @@ export const loopMachine = loopSetup.createMachine({
               {
                 guard: "isCleanAudit",
                 target: "#loop.completed",
-                actions: ["applyHandoff", "noteCompleted", { type: "announce", params: { outcome: "completed" } }],
+                actions: [
+                  { type: "commitSection", params: { final: true } },
+                  "applyHandoff",
+                  "noteCompleted",
+                  { type: "announce", params: { outcome: "completed" } },
+                ],
               },
               { guard: "isHandedOff", target: "final_audit_fix", actions: "applyHandoff" },
             ],

@@ -131,6 +131,11 @@ export const loopSetup = setup({
     stopSession: () => {
       throw new Error("loop action stopSession not provided")
     },
+    // The host commits a section's work once its audit is clean (run with the context before completeSection), and
+    // what the final audit's fixes changed once it is clean (`final`).
+    commitSection: (_, _params?: { final: boolean }) => {
+      throw new Error("loop action commitSection not provided")
+    },
     announce: (_, _params: { outcome: LoopOutcome }) => {
       throw new Error("loop action announce not provided")
     },

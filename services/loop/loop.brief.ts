@@ -63,7 +63,7 @@ function lastHandoff(last: LoopHandoff | null, role: "coder" | "auditor"): strin
 
 function coderDuty(final: boolean): string[] {
   return [
-    `When ${final ? "the final audit's findings are fixed" : "the section is implemented and verified"}, commit your work on the loop's branch, then call loop_handoff with`,
+    `When ${final ? "the final audit's findings are fixed" : "the section is implemented and verified"}, leave your work in the worktree (do not commit: Forge commits it once its audit is clean), then call loop_handoff with`,
     "changes [{summary, reason}], deviations [{planItem, actual, reason}] and verification [{command, cwd (worktree-relative), outcome pass|fail|not-run, changedAfter}],",
     "and end your turn. The loop takes it from there: never call attempt_completion in a loop.",
   ]
@@ -119,5 +119,8 @@ function branchLines({ branch, dir, base }: LoopContext["worktree"], report: Loo
       : report.uncommitted === 0
         ? `Its worktree ${dir} has no uncommitted change.`
         : `Its worktree ${dir} has ${countOf(report.uncommitted, "path")} changed and not committed.`
-  return [commits, worktree]
+  // How to take the work, only where there is some: commands for the user to run, no claim about them.
+  const merge =
+    report.last === null ? [] : [`To take it into your checkout: git merge ${branch}; once merged, git worktree remove ${dir} and git branch -d ${branch}.`]
+  return [commits, worktree, ...merge]
 }

@@ -45,6 +45,14 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
           .stop(context.session)
           .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not stop ${context.session}: ${String(error)}`))
       },
+      // The host commits a clean section's work (`section N: <title>`), so the branch tells the story and no pass ever
+      // needs to write .git. A commit that fails is logged, never fails the audit: the ending says what git has.
+      commitSection: async ({ context }: EffectArgs<LoopMachine>, params?: { final: boolean }) => {
+        const message = commitMessage(context, params?.final === true)
+        await deps.worktrees
+          .commitAll(context.worktree, message)
+          .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not commit "${message}": ${errorText(error)}`))
+      },
       announce: async ({ context }: EffectArgs<LoopMachine>, { outcome }: { outcome: LoopOutcome }) => {
         const branch = await deps.worktrees.branchFacts(context.worktree).catch((error: unknown) => ({ unreadable: errorText(error) }))
         await deps.sessions
@@ -53,6 +61,11 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
       },
     },
   } satisfies Implementations<LoopMachine>
+}
+
+/** `section 2: Printer`, or `final audit: fixes` for what the final audit's coder passes changed. */
+export function commitMessage(context: LoopContext, final: boolean): string {
+  return final ? "final audit: fixes" : `section ${context.sectionIndex + 1}: ${context.sections[context.sectionIndex]?.title ?? ""}`
 }
 
 function errorText(error: unknown): string {

@@ -11,6 +11,11 @@ export interface LoopWorktrees {
   isTaken(loopName: string): Promise<boolean>
   /** Adds the worktree at `worktree.dir` on the new branch `worktree.branch`, from `worktree.base`. */
   create(worktree: LoopWorktree): Promise<void>
+  /**
+   * Commits everything the worktree holds uncommitted on the loop's branch, as `message`: the host's commit, never a
+   * pass's. Resolves the new commit's abbreviated hash, or null when there was nothing to commit; throws why not.
+   */
+  commitAll(worktree: LoopWorktree, message: string): Promise<string | null>
   /** What git says of a loop's branch and worktree now: throws why it cannot tell. */
   branchFacts(worktree: LoopWorktree): Promise<LoopBranchFacts>
 }

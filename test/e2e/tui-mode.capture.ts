@@ -43,6 +43,7 @@ function constant(row: string, root: string): string {
     .replace(/\bjob_[0-9a-z]+_[0-9a-f]{8}\b/g, "job_mif3k2q0_5e1f00d2")
     .replace(/\bses_[0-9A-Za-z]{10,}\b/g, "ses_5e1f00d2a8ffe1q0")
     .replace(/\bmsg_[0-9A-Za-z]{10,}\b/g, "msg_243a00109001ZWohLKhTDI261F")
+    .replace(/\b(the last is )[0-9a-f]{7,40}\b/g, "$1c0ffee")
     .replace(/\b[0-9a-f]{40}\b/g, "5e1f00d2a8ffe1005e1f00d2a8ffe1005e1f00d2")
     .replace(/\b[0-9a-f]{12}\b/g, "5e1f00d2a8ff")
     .replace(/\b\d\.\d s\b/g, "0.1 s")

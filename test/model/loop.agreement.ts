@@ -19,8 +19,9 @@ import { snapshotStateText } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { step } from "../../services/lifecycle/lifecycle.step"
 import { loopBriefText, loopEndText } from "../../services/loop/loop.brief"
+import { commitMessage } from "../../services/loop/loop.implementations"
 import type { LoopService } from "../../services/loop/loop.service"
-import { type FakeLoopSessions, RECORDED_BRANCH } from "./loop.fakes"
+import { type FakeLoopSessions, RECORDED_BRANCH, type RecordingWorktrees } from "./loop.fakes"
 import { type Actual, BRANCH, HOST, LOOP, TITLE, actual } from "./loop.world"
 import type { ModelStep } from "./model.template"
 
@@ -34,12 +35,15 @@ interface Effects {
   unsent: { session: string; text: string }[]
   stopped: string[]
   told: { session: string; text: string }[]
+  /** The host's commits of clean sections, by message. */
+  committed: string[]
 }
 
 /** What the SUT holds that the agreement looks at: its current process's service, opencode's sessions, what a restart left. */
 interface LoopSides {
   service: LoopService
   sessions: FakeLoopSessions
+  worktrees: RecordingWorktrees
   /** What the model's placeholders stand for now. */
   placeholders: Actual
   /** A restart found the loop finished: the new process does not hold it (its row is history). */
@@ -54,7 +58,7 @@ interface LoopSides {
 export class LoopExpectation {
   /** The steps' expected transition rows. */
   private readonly log: { event: string; to: string }[]
-  readonly effects: Effects = { opened: [], sent: [], unsent: [], stopped: [], told: [] }
+  readonly effects: Effects = { opened: [], sent: [], unsent: [], stopped: [], told: [], committed: [] }
   private reader: LifecycleStore | undefined
 
   constructor(
@@ -90,6 +94,9 @@ export class LoopExpectation {
           this.effects.sent.push({ session: context.session as string, text })
           break
         }
+        case "commitSection":
+          this.effects.committed.push(commitMessage(context, (action.params as { final?: boolean } | undefined)?.final === true))
+          break
         case "stopSession":
           if (context.session !== null) this.effects.stopped.push(context.session)
           break
@@ -119,7 +126,7 @@ export class LoopExpectation {
   }
 
   /** The service, the database and opencode all say what the model says. */
-  async agreesWith(model: Snapshot, { service, sessions, placeholders, forgotten }: LoopSides): Promise<void> {
+  async agreesWith(model: Snapshot, { service, sessions, worktrees, placeholders, forgotten }: LoopSides): Promise<void> {
     const live = model.hasTag("live")
     const context = actual(model.context, placeholders)
 
@@ -150,6 +157,8 @@ export class LoopExpectation {
     expect(sessions.unsent, "briefs that could not be sent").toEqual(this.effects.unsent)
     expect(sessions.stopped, "sessions stopped").toEqual(this.effects.stopped)
     expect(sessions.told, "what the host session was told").toEqual(this.effects.told)
+    // git.
+    expect(worktrees.commits, "the host's commits of clean sections").toEqual(this.effects.committed)
     if (loopPassOf(model)?.hasTag("opening") === true && !forgotten) expect(sessions.pending(), "a session being opened").toBeDefined()
 
     // The database, through a second connection as any other reader of the workspace would open it.

@@ -99,6 +99,12 @@ export class RecordingWorktrees implements LoopWorktrees {
     mkdirSync(worktree.dir, { recursive: true })
     this.created.push(worktree)
   }
+  /** The commits the host asked for, by message. */
+  readonly commits: string[] = []
+  async commitAll(_worktree: LoopWorktree, message: string): Promise<string | null> {
+    this.commits.push(message)
+    return `c0ffee${this.commits.length}`
+  }
   async branchFacts(): Promise<LoopBranchFacts> {
     return RECORDED_BRANCH
   }

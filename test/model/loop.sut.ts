@@ -350,7 +350,13 @@ export class LoopSut implements ModelSut<LoopModel> {
     const { service } = this.process
     await this.process.rt.host.idle()
     if (this.unborn) return this.expected.agreesUnborn(model, { service, sessions: this.sessions, others: this.others })
-    return this.expected.agreesWith(model, { service, sessions: this.sessions, placeholders: this.placeholders(), forgotten: this.forgotten })
+    return this.expected.agreesWith(model, {
+      service,
+      sessions: this.sessions,
+      worktrees: this.worktrees,
+      placeholders: this.placeholders(),
+      forgotten: this.forgotten,
+    })
   }
 
   /** What the model's placeholders stand for now. */

@@ -74,7 +74,9 @@ describe("loopBriefText", () => {
         "- warning: errors could name the column",
       ].join("\n"),
     )
-    expect(brief).toContain("When the section is implemented and verified, commit your work on the loop's branch, then call loop_handoff with")
+    expect(brief).toContain(
+      "When the section is implemented and verified, leave your work in the worktree (do not commit: Forge commits it once its audit is clean), then call loop_handoff with",
+    )
     expect(brief).not.toContain("Printer")
   })
 
@@ -150,7 +152,7 @@ describe("loopBriefText", () => {
     expect(lines(brief)[0]).toBe(`${LOOP_BRIEF_TAG} Loop ship-the-parser — final audit of the whole plan (pass 6 of at most 6, coder).`)
     expect(brief).toContain("### Section 2: Printer")
     expect(brief).toContain("- bug src/parser.ts:12: unary minus binds looser than multiplication")
-    expect(brief).toContain("When the final audit's findings are fixed, commit your work")
+    expect(brief).toContain("When the final audit's findings are fixed, leave your work in the worktree (do not commit")
   })
 
   it("reminds a pass whose turn ended without a handoff, counting the reminders", () => {
@@ -173,6 +175,7 @@ describe("loopEndText", () => {
       "2 of 2 sections done in 5 passes.",
       `The branch ${WORKTREE.branch} has 2 commits since 0123456789ab; the last is 9f8e7d6 "section 2: Printer".`,
       `Its worktree ${WORKTREE.dir} has no uncommitted change.`,
+      `To take it into your checkout: git merge ${WORKTREE.branch}; once merged, git worktree remove ${WORKTREE.dir} and git branch -d ${WORKTREE.branch}.`,
     ])
   })
 

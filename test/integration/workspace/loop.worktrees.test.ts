@@ -250,3 +250,59 @@ describe("branchFacts", () => {
     await expect(worktrees.branchFacts(worktree)).rejects.toThrow(/could not count the commits on forge\/loop\/deleted/)
   })
 })
+
+describe("commitAll", () => {
+  it("commits everything the worktree holds on the loop's branch, with the repository's identity or Forge's, and nothing when nothing changed", async () => {
+    const { root, base } = committedRepo()
+    const worktrees = new GitLoopWorktrees(root)
+    const worktree = { ...worktrees.placeFor("commits"), base }
+    await worktrees.create(worktree)
+    expect(await worktrees.commitAll(worktree, "section 1: Empty")).toBeNull()
+
+    writeFileSync(path.join(worktree.dir, "a.txt"), "a\n")
+    writeFileSync(path.join(worktree.dir, "hello.txt"), "changed\n")
+    // No identity anywhere (this machine's own global one hidden): Forge's.
+    const saved = { global: process.env.GIT_CONFIG_GLOBAL, system: process.env.GIT_CONFIG_NOSYSTEM }
+    process.env.GIT_CONFIG_GLOBAL = "/dev/null"
+    process.env.GIT_CONFIG_NOSYSTEM = "1"
+    let first: string | null
+    try {
+      first = await worktrees.commitAll(worktree, "section 1: Lexer")
+    } finally {
+      for (const [key, value] of [
+        ["GIT_CONFIG_GLOBAL", saved.global],
+        ["GIT_CONFIG_NOSYSTEM", saved.system],
+      ] as const)
+        if (value === undefined) delete process.env[key]
+        else process.env[key] = value
+    }
+    expect(first).toBe(git(worktree.dir, "rev-parse", "--short", "HEAD"))
+    expect(git(worktree.dir, "log", "-1", "--format=%s|%an")).toBe("section 1: Lexer|Forge")
+    expect(git(worktree.dir, "status", "--porcelain")).toBe("")
+    expect(git(root, "rev-parse", "HEAD"), "the main checkout stays where it was").toBe(base)
+
+    git(root, "config", "user.name", "Ada")
+    git(root, "config", "user.email", "ada@example.com")
+    rmSync(path.join(worktree.dir, "a.txt"))
+    await worktrees.commitAll(worktree, "section 2: Parser")
+    expect(git(worktree.dir, "log", "-1", "--format=%s|%an|%ae")).toBe("section 2: Parser|Ada|ada@example.com")
+    expect(await worktrees.branchFacts(worktree)).toMatchObject({ commits: 2, last: { subject: "section 2: Parser" }, uncommitted: 0 })
+  })
+
+  it("never commits to a branch the worktree was switched to, and runs none of the repository's hooks", async () => {
+    const { root, base } = committedRepo()
+    const worktrees = new GitLoopWorktrees(root)
+    const worktree = { ...worktrees.placeFor("switched"), base }
+    await worktrees.create(worktree)
+    const hooks = path.join(root, "hooks")
+    mkdirSync(hooks)
+    writeFileSync(path.join(hooks, "pre-commit"), "#!/bin/sh\nexit 1\n", { mode: 0o755 })
+    git(root, "config", "core.hooksPath", hooks)
+    writeFileSync(path.join(worktree.dir, "b.txt"), "b\n")
+    expect(await worktrees.commitAll(worktree, "section 1: Hooked")).toMatch(/^[0-9a-f]{7,}$/)
+
+    git(worktree.dir, "checkout", "-q", "-b", "elsewhere")
+    writeFileSync(path.join(worktree.dir, "c.txt"), "c\n")
+    await expect(worktrees.commitAll(worktree, "section 2: Elsewhere")).rejects.toThrow(/is not on the branch forge\/loop\/switched \(it is on elsewhere\)/)
+  })
+})

@@ -14,7 +14,7 @@ import type { DriverClaims } from "../lifecycle/driver.claim"
 /** The loop lifecycle's machine id: its instances' driver claims are kept under it. */
 export const LOOP_CLAIMS = "loop"
 import { sectionsOfPlan } from "./loop.sections"
-import { loopDetailText, loopLineText, loopStartedText } from "./loop.text"
+import { type SectionReadRequest, loopDetailText, loopLineText, loopStartedText, sectionReadText } from "./loop.text"
 
 export interface LoopServiceDeps {
   lifecycle: Lifecycle<LoopMachine>
@@ -142,6 +142,12 @@ export class LoopService {
     const loop = this.pick(name)
     const after = await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.cancel", reason: `cancelled: ${reason}`, session: callerSession })
     return `Loop ${after.context.loopName} cancelled. Its work stays on branch ${after.context.worktree.branch} (${after.context.worktree.dir}).`
+  }
+
+  /** section_read: a section of the caller's loop, or its pending ones; changes nothing. */
+  async sectionRead(sessionId: string, request: SectionReadRequest): Promise<string> {
+    if (request.sectionIndex !== undefined && request.pendingSuffix === true) throw new Error("section_read: give section_index or pending_suffix, not both.")
+    return sectionReadText((await this.requireLoopOf(sessionId, "section_read")).context, request)
   }
 
   /** loop_status: every loop in a line, or one in detail. */

@@ -44,3 +44,28 @@ function where(snapshot: LoopSnapshot): string {
   if (phase === undefined) return loopStatusOf(snapshot.value)
   return `running, ${phase} (${roleOfPhase(phase)})${loopPassOf(snapshot)?.hasTag("opening") === true ? ", opening its session" : ""}`
 }
+
+/** What section_read answers: one section, or the pending ones after the current section, as JSON (seed 000's shape). */
+export type SectionReadRequest = { sectionIndex?: number; pendingSuffix?: boolean }
+
+export function sectionReadText(context: LoopContext, request: SectionReadRequest): string {
+  const { sections, sectionIndex } = context
+  const shown = (index: number) => {
+    const section = sections[index]
+    return section === undefined ? undefined : { index, title: section.title, content: section.content, status: section.status }
+  }
+  if (request.pendingSuffix === true) {
+    const from = sectionIndex + 1
+    const pending = sections.flatMap((_, index) => (index >= from ? [shown(index)] : []))
+    return JSON.stringify({ from_index: from, sections: pending }, null, 2)
+  }
+  // Without an index: the lowest-index section not done (the last one once all are).
+  const undone = sections.findIndex((s) => s.status !== "done")
+  const index = request.sectionIndex ?? (undone === -1 ? sections.length - 1 : undone)
+  const section = shown(index)
+  if (section === undefined)
+    throw new Error(
+      `section_read: loop ${context.loopName} has ${sections.length} section${sections.length === 1 ? "" : "s"}, indexed 0 to ${sections.length - 1}; ${index} is none of them.`,
+    )
+  return JSON.stringify(section, null, 2)
+}

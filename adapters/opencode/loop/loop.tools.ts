@@ -93,6 +93,19 @@ export function createLoopTools(deps: LoopToolsDeps): Record<(typeof LOOP_TOOL_I
         return answer(await loops.handoff(session, args))
       },
     }),
+    section_read: forgeTool("section_read", {
+      description:
+        "A pass of a loop only: read its plan's sections and where they stand, changing nothing. Without arguments, the lowest-index section not done; section_index (0-based) names one; pending_suffix: true gives every section after the current one (from_index and each section's index, title, content, status), as an auditor checks before loop_adjust. Not both.",
+      args: {
+        section_index: z.number().int().min(0).max(MAX_LOOP_SECTIONS).optional().describe("0-based index of the section to read"),
+        pending_suffix: z.boolean().optional().describe("Every section after the current one, instead of one section"),
+      },
+      async execute(args, ctx) {
+        const { loops, session } = await open(ctx)
+        const output = await loops.sectionRead(session, { sectionIndex: args.section_index, pendingSuffix: args.pending_suffix })
+        return { output, title: `section_read${args.pending_suffix === true ? " (pending sections)" : ""}`, metadata: {} }
+      },
+    }),
     loop_adjust: forgeTool("loop_adjust", {
       description:
         "Auditor of a section audit only, before its handoff: replace every section after the one under audit with these (the whole pending suffix; an omitted one is dropped). Recorded with the rationale; never to weaken the plan.",

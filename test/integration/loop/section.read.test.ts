@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from "vitest"
+import type { HandoffFields } from "../../../services/loop/loop.handoff"
+import { FakeClock } from "../../model/goal.fakes"
+import { FakeLoopSessions, RecordingWorktrees } from "../../model/loop.fakes"
+import { type LoopProcess, openLoopProcess, processId } from "../../model/loop.process"
+import { HOST, LOOP, PLAN_BODY, PLAN_PATH, STRANGER, TITLE } from "../../model/loop.world"
+import { ramTempDir } from "../../temp.dir"
+
+// section_read over the real loop service and lifecycle (SQLite): a pass reads its loop's sections as JSON, and
+// nothing changes by it; a session that is no pass is refused.
+
+const CODED: HandoffFields = {
+  changes: [{ summary: "the parser", reason: "the section asks for it" }],
+  deviations: [],
+  verification: [{ command: "npm test", cwd: "", outcome: "pass", changedAfter: false }],
+}
+const CLEAN: HandoffFields = { findings: [], summary: { done: ["the parser"], deviations: [], followUps: [] } }
+
+const opened: LoopProcess[] = []
+afterEach(async () => {
+  for (const process of opened.splice(0)) await process.rt.close()
+})
+
+async function runningLoop() {
+  const dir = ramTempDir("forge-section-read-")
+  const sessions = new FakeLoopSessions()
+  const plans = { liveFor: async () => ({ planPath: PLAN_PATH, status: "approved", title: TITLE, body: PLAN_BODY }) }
+  const process = await openLoopProcess(dir, new FakeClock(Date.parse("2026-12-05T10:00:00.000Z")), sessions, plans, new RecordingWorktrees(dir), processId(1))
+  opened.push(process)
+  await process.service.start(HOST, { title: TITLE })
+  const settle = async () => {
+    for (let round = 0; round < 5; round++) {
+      await new Promise((resolve) => setImmediate(resolve))
+      await process.rt.host.idle()
+    }
+  }
+  const pass = async (session: string, fields?: HandoffFields) => {
+    if (sessions.pending() !== undefined) {
+      sessions.pending()?.resolve(session)
+      await settle()
+    }
+    if (fields === undefined) return
+    await process.service.handoff(session, fields)
+    await process.service.sessionIdle(session)
+    await settle()
+  }
+  return { service: process.service, pass }
+}
+
+describe("section_read", () => {
+  it("gives a pass the lowest section not done, a section by index, or the pending ones after the current, changing nothing", async () => {
+    const { service, pass } = await runningLoop()
+    await pass("ses_pass_1")
+    const before = service.lifecycle.snapshot(LOOP)
+    expect(JSON.parse(await service.sectionRead("ses_pass_1", {}))).toEqual({
+      index: 0,
+      title: "Parser",
+      content: expect.stringContaining("recursive-descent parser"),
+      status: "pending",
+    })
+    expect(JSON.parse(await service.sectionRead("ses_pass_1", { sectionIndex: 1 }))).toMatchObject({ index: 1, title: "Printer", status: "pending" })
+    expect(JSON.parse(await service.sectionRead("ses_pass_1", { pendingSuffix: true }))).toEqual({
+      from_index: 1,
+      sections: [{ index: 1, title: "Printer", content: expect.stringContaining("minimal parentheses"), status: "pending" }],
+    })
+    expect(service.lifecycle.snapshot(LOOP), "a read changes nothing").toBe(before)
+  })
+
+  it("after a clean audit: the next section is the lowest not done, and the first reads as done", async () => {
+    const { service, pass } = await runningLoop()
+    await pass("ses_pass_1", CODED)
+    await pass("ses_pass_2")
+    await expect(service.toolRefusal("ses_pass_2", "section_read", []), "the audit's write-ban lets a read through").resolves.toBeNull()
+    await pass("ses_pass_2", CLEAN)
+    await pass("ses_pass_3")
+    expect(JSON.parse(await service.sectionRead("ses_pass_3", {}))).toMatchObject({ index: 1, title: "Printer" })
+    expect(JSON.parse(await service.sectionRead("ses_pass_3", { sectionIndex: 0 }))).toMatchObject({ index: 0, status: "done" })
+    expect(JSON.parse(await service.sectionRead("ses_pass_3", { pendingSuffix: true }))).toEqual({ from_index: 2, sections: [] })
+  })
+
+  it("refuses both arguments at once, an index past the sections, and a session that is no pass of a loop", async () => {
+    const { service, pass } = await runningLoop()
+    await pass("ses_pass_1")
+    await expect(service.sectionRead("ses_pass_1", { sectionIndex: 0, pendingSuffix: true })).rejects.toThrow("give section_index or pending_suffix, not both")
+    await expect(service.sectionRead("ses_pass_1", { sectionIndex: 5 })).rejects.toThrow(`loop ${LOOP} has 2 sections, indexed 0 to 1; 5 is none of them`)
+    await expect(service.sectionRead(STRANGER, {})).rejects.toThrow(`section_read: this session (${STRANGER}) is not a pass of a running loop`)
+    await expect(service.toolRefusal("ses_pass_1", "section_read", []), "the coder's gate lets a read through").resolves.toBeNull()
+  })
+})

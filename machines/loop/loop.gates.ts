@@ -130,6 +130,12 @@ export function handoffProblems(phase: LoopPhase, handoff: LoopHandoff): string[
 }
 
 /** Where a loop stands when its auditor amends the pending sections. */
+/** What an amendment changes: the section under audit in place, the sections after it, or both. */
+export interface AdjustChange {
+  current?: LoopSectionPlan
+  pending?: readonly LoopSectionPlan[]
+}
+
 export interface AdjustStanding {
   sections: readonly LoopSection[]
   sectionIndex: number
@@ -140,11 +146,17 @@ export interface AdjustStanding {
 }
 
 /** What is wrong with an amendment of the pending sections. Empty when the auditor may make it. */
-export function adjustProblems(at: AdjustStanding, pending: readonly LoopSectionPlan[], rationale: string): string[] {
+export function adjustProblems(at: AdjustStanding, change: AdjustChange, rationale: string): string[] {
+  const { current } = change
+  const pending = change.pending ?? at.sections.slice(at.sectionIndex + 1)
   const total = at.sectionIndex + 1 + pending.length
   const needed = passesNeeded(pending.length)
   const left = at.maxIterations - at.iteration
   return [
+    ...(current === undefined && change.pending === undefined
+      ? ["an amendment changes the section under audit (currentSection), the sections after it (sections), or both"]
+      : []),
+    ...(current !== undefined && (current.title.trim() === "" || current.content.trim() === "") ? ["the section under audit needs a title and content"] : []),
     ...(rationale.trim() === "" ? ["an amendment needs its rationale"] : []),
     ...(total > MAX_LOOP_SECTIONS ? [`the plan would have ${total} sections (at most ${MAX_LOOP_SECTIONS})`] : []),
     ...(at.amendments >= MAX_LOOP_AMENDMENTS ? [`the loop has taken its ${MAX_LOOP_AMENDMENTS} amendments`] : []),

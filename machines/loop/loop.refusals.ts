@@ -32,7 +32,7 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
         if (phase !== "auditing") return `loop adjust gate: only the auditor of a section audit amends the pending sections; ${loop} is in its ${phase} phase.`
         if ((pass?.context.pending ?? null) !== null)
           return `loop adjust gate: the audit's handoff is recorded already; amend the sections before you hand off.`
-        return `loop adjust gate: ${adjustProblems({ ...context, amendments: context.amendments.length }, event.pending, event.rationale).join("; ")}.`
+        return `loop adjust gate: ${adjustProblems({ ...context, amendments: context.amendments.length }, event, event.rationale).join("; ")}.`
       }
       return `${loop} does not take this now (${phase}).`
     }

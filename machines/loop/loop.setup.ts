@@ -1,6 +1,15 @@
 import { mayDrive } from "../driver.claim"
 import { and, assertEvent, assign, emit, not, sendTo, setup } from "xstate"
-import { adjustProblems, isCleanAudit, type LoopHandoff, MAX_LOOP_SECTIONS, isFileChangingTool, passesNeeded, pathsOutsideWorktree } from "./loop.gates"
+import {
+  adjustProblems,
+  isCleanAudit,
+  type LoopHandoff,
+  type LoopSectionPlan,
+  MAX_LOOP_SECTIONS,
+  isFileChangingTool,
+  passesNeeded,
+  pathsOutsideWorktree,
+} from "./loop.gates"
 import { loopPassMachine } from "./loop.pass.machine"
 import type { LoopAmendment, LoopContext, LoopEmitted, LoopEvent, LoopInput, LoopOutcome, LoopPassOutput, LoopTag } from "./loop.types"
 
@@ -59,7 +68,7 @@ export const loopSetup = setup({
     isLastSection: ({ context }) => context.sectionIndex >= context.sections.length - 1,
     isAcceptableAdjust: ({ context, event }) => {
       assertEvent(event, "loop.adjust")
-      return adjustProblems({ ...context, amendments: context.amendments.length }, event.pending, event.rationale).length === 0
+      return adjustProblems({ ...context, amendments: context.amendments.length }, event, event.rationale).length === 0
     },
     // An auditor reads and runs checks in the worktree; it changes no file.
     canAuditUse: and([not("isFileChangingTool"), "isWithinWorktree"]),
@@ -97,14 +106,22 @@ export const loopSetup = setup({
     }),
     amendSections: assign(({ context, event }) => {
       assertEvent(event, "loop.adjust")
-      const kept = context.sections.slice(0, context.sectionIndex + 1)
-      const sections = [...kept, ...event.pending.map((s) => ({ title: s.title.trim(), content: s.content.trim(), status: "pending" as const }))]
+      const at = context.sectionIndex
+      const done = context.sections.slice(0, at)
+      const underAudit = context.sections[at]
+      // Edited in place: the section keeps its progress (its status); only its requirement changes.
+      const current = underAudit === undefined || event.current === undefined ? underAudit : { ...underAudit, ...plainSection(event.current) }
+      const pending =
+        event.pending === undefined ? context.sections.slice(at + 1) : event.pending.map((s) => ({ ...plainSection(s), status: "pending" as const }))
+      const sections = [...done, ...(current === undefined ? [] : [current]), ...pending]
       const amendment: LoopAmendment = {
         at: event.now,
-        section: context.sectionIndex + 1,
+        section: at + 1,
         rationale: event.rationale.trim(),
-        before: context.sections.slice(context.sectionIndex + 1).map((s) => s.title),
-        after: sections.slice(context.sectionIndex + 1).map((s) => s.title),
+        before: context.sections.slice(at + 1).map((s) => s.title),
+        after: sections.slice(at + 1).map((s) => s.title),
+        was: context.sections.slice(at).map(plainSection),
+        now: sections.slice(at).map(plainSection),
       }
       return { sections, amendments: [...context.amendments, amendment] }
     }),
@@ -141,3 +158,8 @@ export const loopSetup = setup({
     },
   },
 })
+
+/** A section's requirement alone, trimmed (no progress). */
+function plainSection(section: LoopSectionPlan): LoopSectionPlan {
+  return { title: section.title.trim(), content: section.content.trim() }
+}

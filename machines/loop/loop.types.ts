@@ -34,11 +34,18 @@ export interface LoopInput {
 
 export interface LoopAmendment {
   at: number
-  /** The section under audit when the auditor amended the pending ones. */
+  /** The section under audit when the auditor amended the plan (1-based). */
   section: number
   rationale: string
+  /** The titles of the sections after it, before and after the amendment. */
   before: string[]
   after: string[]
+  /**
+   * The sections from the one under audit on, whole, before and after the amendment. Records written before an
+   * amendment kept them have only the titles above.
+   */
+  was?: LoopSectionPlan[]
+  now?: LoopSectionPlan[]
 }
 
 export interface LoopContext extends Omit<LoopInput, "sections" | "driver"> {
@@ -101,7 +108,11 @@ export type LoopEvent =
   | { type: "loop.handoff"; session: string; handoff: LoopHandoff }
   | { type: "loop.idle"; session: string }
   /** The auditor of a section replaces the pending sections after it (the master plan stays as approved). */
-  | { type: "loop.adjust"; session: string; pending: LoopSectionPlan[]; rationale: string; now: number }
+  /**
+   * The auditor of a section audit amends the plan: `current` edits the section under audit in place (its progress
+   * kept), `pending` replaces every section after it; at least one of them.
+   */
+  | { type: "loop.adjust"; session: string; current?: LoopSectionPlan; pending?: LoopSectionPlan[]; rationale: string; now: number }
   /** `session`: the session that asks (null: the user, outside any session); a loop's own pass never cancels it. */
   | { type: "loop.cancel"; reason: string; session: string | null }
   | { type: "loop.fail"; reason: string }

@@ -75,7 +75,7 @@ function auditorDuty(phase: LoopPhase): string[] {
     `You change no file (file-changing tools are refused in an audit). Check the work against the plan: read the code, and run the checks with forge_shell, cwd in the worktree.`,
     "Then call loop_handoff with findings [{severity bug|warning, file, line, description}] (a bug sends the work back to a coder)",
     section
-      ? "and, when no bug remains, a summary {done, deviations, followUps}. Before handing off you may amend the sections still pending with loop_adjust (section_read {pending_suffix: true} shows them; with a rationale; never to weaken the plan)."
+      ? "and, when no bug remains, a summary {done, deviations, followUps}. Before handing off you may amend the plan with loop_adjust: currentSection edits this section in place (with a bug finding if the change needs code), sections replaces the ones after it (section_read {pending_suffix: true} shows them); with a rationale, never to weaken the plan."
       : "and, when no bug remains, optionally a summary {done, deviations, followUps}.",
     "Then end your turn: never call attempt_completion in a loop.",
   ]

@@ -58,7 +58,15 @@ export const loopContextSchema = z.strictObject({
   iteration: z.number().int().nonnegative(),
   last: loopHandoffSchema.nullable(),
   amendments: z.array(
-    z.strictObject({ at: z.number(), section: z.number().int().positive(), rationale: z.string(), before: z.array(z.string()), after: z.array(z.string()) }),
+    z.strictObject({
+      at: z.number(),
+      section: z.number().int().positive(),
+      rationale: z.string(),
+      before: z.array(z.string()),
+      after: z.array(z.string()),
+      was: z.array(z.strictObject({ title: z.string(), content: z.string() })).optional(),
+      now: z.array(z.strictObject({ title: z.string(), content: z.string() })).optional(),
+    }),
   ),
   reason: z.string().nullable(),
 }) satisfies z.ZodType<LoopContext>

@@ -1,4 +1,4 @@
-import { type LoopSectionPlan, passesNeeded, roleOfPhase } from "../../machines/loop/loop.gates"
+import { type AdjustChange, passesNeeded, roleOfPhase } from "../../machines/loop/loop.gates"
 import { type LoopEvent, type LoopInput, type LoopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import { GateRefusal } from "../lifecycle/gate.refusal"
@@ -121,19 +121,21 @@ export class LoopService {
     return `Handoff recorded${replaced ? " (it replaces the one recorded earlier this turn)" : ""} — end your turn now; make no further changes.`
   }
 
-  /** loop_adjust: the auditor of a section replaces the pending sections after it. */
-  async adjust(sessionId: string, pending: LoopSectionPlan[], rationale: string): Promise<string> {
+  /** loop_adjust: the auditor of a section edits the section under audit in place, replaces the ones after it, or both. */
+  async adjust(sessionId: string, change: AdjustChange, rationale: string): Promise<string> {
     const loop = await this.requireLoopOf(sessionId, "loop_adjust")
     const after = await this.lifecycle.dispatch(loop.context.loopName, {
       type: "loop.adjust",
       session: sessionId,
-      pending,
+      ...(change.current === undefined ? {} : { current: change.current }),
+      ...(change.pending === undefined ? {} : { pending: [...change.pending] }),
       rationale,
       now: this.deps.clock.now(),
     })
     const { sections, sectionIndex } = after.context
     const rest = sections.slice(sectionIndex + 1).map((s, i) => `${sectionIndex + i + 2}. ${s.title}`)
-    return `Sections amended (amendment ${after.context.amendments.length}). Pending after section ${sectionIndex + 1}: ${rest.length === 0 ? "none" : rest.join("; ")}.`
+    const edited = change.current === undefined ? "" : ` Section ${sectionIndex + 1} under audit now reads: ${sections[sectionIndex]?.title ?? ""}.`
+    return `Sections amended (amendment ${after.context.amendments.length}).${edited} Pending after section ${sectionIndex + 1}: ${rest.length === 0 ? "none" : rest.join("; ")}.`
   }
 
   /** loop_cancel from `callerSession` (null: the user): the named loop, or the only running one. */

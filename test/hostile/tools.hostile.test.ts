@@ -61,6 +61,7 @@ const SPECS: Record<string, ToolSpec> = {
   loop_cancel: { text: "reason", base: {} },
   loop_handoff: { text: "notes", base: { notes: "hostile" } },
   loop_adjust: { text: "rationale", base: { sections: [], rationale: "hostile" } },
+  section_read: { base: {} },
   forge_read: { path: "path", base: { path: "a.txt" } },
   forge_write: { text: "content", path: "path", base: { path: "new.txt", content: "new\n" } },
   forge_patch: { path: "path", base: { path: "a.txt", patches: [{ operation: "replace", search: "beta", content: "BETA" }] } },

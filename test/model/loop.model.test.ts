@@ -132,6 +132,15 @@ const dropPending = (session: string, rationale: string): LoopEvent => ({
   now: T_ADJUST,
 })
 
+/** The auditor edits the section under audit in place (its progress kept), the sections after it kept. */
+const editCurrent = (session: string): LoopEvent => ({
+  type: "loop.adjust",
+  session,
+  current: { title: "Parser", content: "Write the parser in src/parser.ts; unary minus binds tighter than multiplication." },
+  rationale: "The section left unary minus unsaid.",
+  now: T_ADJUST,
+})
+
 type Snapshot = SnapshotFrom<typeof loopMachine>
 
 /**
@@ -200,7 +209,7 @@ function eventsIn(state: Snapshot): LoopEvent[] {
     { type: "tool.use", tool: "forge_shell", paths: [path.dirname(OUTSIDE)] },
   ]
   if (phase === "auditing" && c.amendments.length === 0 && nudges === 0)
-    events.push(dropPending(current, "The printer moves to a plan of its own."), dropPending(current, "  "))
+    events.push(dropPending(current, "The printer moves to a plan of its own."), dropPending(current, "  "), editCurrent(current))
   if (phase === "coding") events.push(dropPending(current, "A coder may not amend."))
   if (first && nudges === 0 && pending === null) events.push(cancel, cancelFromPass(current), { type: "loop.fail", reason: NUDGE_FAILED })
   if (first && nudges === 0 && pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })

@@ -193,10 +193,13 @@ export class LoopSut implements ModelSut<LoopModel> {
         return service.sessionIdle(event.session)
       case "loop.adjust": {
         this.clock.at = event.now
-        const attempt = service.adjust(event.session, event.pending, event.rationale)
+        const attempt = service.adjust(event.session, { current: event.current, pending: event.pending }, event.rationale)
         if (!accepted) return expectRefusal(attempt, before, event)
+        const at = before.context.sectionIndex
+        const edited = event.current === undefined ? "" : ` Section ${at + 1} under audit now reads: ${event.current.title}.`
+        const pending = event.pending === undefined ? before.context.sections.slice(at + 1).map((s, i) => `${at + i + 2}. ${s.title}`) : []
         return void expect(await attempt, "the adjust's answer").toBe(
-          `Sections amended (amendment 1). Pending after section ${before.context.sectionIndex + 1}: none.`,
+          `Sections amended (amendment 1).${edited} Pending after section ${at + 1}: ${pending.length === 0 ? "none" : pending.join("; ")}.`,
         )
       }
       case "loop.cancel": {

@@ -111,7 +111,9 @@ describe("loopBriefText", () => {
     expect(brief).toContain("You change no file (file-changing tools are refused in an audit)")
     expect(brief).toContain("run the checks with forge_shell, cwd in the worktree")
     // Only a section audit amends the sections still pending, and it must summarize when clean.
-    expect(brief).toContain("a summary {done, deviations, followUps}. Before handing off you may amend the sections still pending with loop_adjust")
+    expect(brief).toContain(
+      "a summary {done, deviations, followUps}. Before handing off you may amend the plan with loop_adjust: currentSection edits this section in place",
+    )
   })
 
   it("shows a coder's handoff to an auditor only, and an audit's findings to a coder only", () => {

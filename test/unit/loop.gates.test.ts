@@ -121,40 +121,40 @@ describe("adjustProblems", () => {
   })
 
   it("keeps within the passes left (two per pending section and the final audit) and the amendments a loop takes", () => {
-    expect(adjustProblems(at(sections("pending", "pending"), 0, { iteration: 4, maxIterations: 9 }), plan(2), "why")).toEqual([])
-    expect(adjustProblems(at(sections("pending", "pending"), 0, { iteration: 5, maxIterations: 9 }), plan(2), "why")).toEqual([
+    expect(adjustProblems(at(sections("pending", "pending"), 0, { iteration: 4, maxIterations: 9 }), { pending: plan(2) }, "why")).toEqual([])
+    expect(adjustProblems(at(sections("pending", "pending"), 0, { iteration: 5, maxIterations: 9 }), { pending: plan(2) }, "why")).toEqual([
       "2 pending sections need 5 more passes and the loop has 4 left (maxIterations 9)",
     ])
     expect(passesNeeded(3)).toBe(7)
-    expect(adjustProblems(at(sections("pending"), 0, { amendments: MAX_LOOP_AMENDMENTS - 1 }), [], "why")).toEqual([])
-    expect(adjustProblems(at(sections("pending"), 0, { amendments: MAX_LOOP_AMENDMENTS }), [], "why")).toEqual([
+    expect(adjustProblems(at(sections("pending"), 0, { amendments: MAX_LOOP_AMENDMENTS - 1 }), { pending: [] }, "why")).toEqual([])
+    expect(adjustProblems(at(sections("pending"), 0, { amendments: MAX_LOOP_AMENDMENTS }), { pending: [] }, "why")).toEqual([
       `the loop has taken its ${MAX_LOOP_AMENDMENTS} amendments`,
     ])
   })
 
   it("takes a rationale and titled, written pending sections after the section under audit", () => {
-    expect(adjustProblems(at(sections("pending", "pending"), 0), plan(2), "split the printer")).toEqual([])
+    expect(adjustProblems(at(sections("pending", "pending"), 0), { pending: plan(2) }, "split the printer")).toEqual([])
     // Dropping every pending section is an amendment too: the section under audit becomes the last.
-    expect(adjustProblems(at(sections("done", "pending", "pending"), 1), [], "the rest moves to its own plan")).toEqual([])
+    expect(adjustProblems(at(sections("done", "pending", "pending"), 1), { pending: [] }, "the rest moves to its own plan")).toEqual([])
   })
 
   it("needs a rationale that is not blank", () => {
-    expect(adjustProblems(at(sections("pending", "pending"), 0), plan(1), "")).toEqual(["an amendment needs its rationale"])
-    expect(adjustProblems(at(sections("pending", "pending"), 0), plan(1), " \n\t")).toEqual(["an amendment needs its rationale"])
+    expect(adjustProblems(at(sections("pending", "pending"), 0), { pending: plan(1) }, "")).toEqual(["an amendment needs its rationale"])
+    expect(adjustProblems(at(sections("pending", "pending"), 0), { pending: plan(1) }, " \n\t")).toEqual(["an amendment needs its rationale"])
   })
 
   it("keeps the plan within MAX_LOOP_SECTIONS, counting the sections kept", () => {
-    expect(adjustProblems(at(sections("pending"), 0), plan(MAX_LOOP_SECTIONS - 1), "more")).toEqual([])
-    expect(adjustProblems(at(sections("pending"), 0), plan(MAX_LOOP_SECTIONS), "more")).toEqual([
+    expect(adjustProblems(at(sections("pending"), 0), { pending: plan(MAX_LOOP_SECTIONS - 1) }, "more")).toEqual([])
+    expect(adjustProblems(at(sections("pending"), 0), { pending: plan(MAX_LOOP_SECTIONS) }, "more")).toEqual([
       `the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`,
     ])
-    expect(adjustProblems(at(sections("done", "done", "pending"), 2), plan(MAX_LOOP_SECTIONS - 2), "more")).toEqual([
+    expect(adjustProblems(at(sections("done", "done", "pending"), 2), { pending: plan(MAX_LOOP_SECTIONS - 2) }, "more")).toEqual([
       `the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`,
     ])
   })
 
   it("refuses to amend after the section under audit is done", () => {
-    expect(adjustProblems(at(sections("done", "pending"), 0), plan(1), "late")).toEqual(["section 1 is done already"])
+    expect(adjustProblems(at(sections("done", "pending"), 0), { pending: plan(1) }, "late")).toEqual(["section 1 is done already"])
   })
 
   it("names each pending section without a title or content by its place", () => {
@@ -163,14 +163,14 @@ describe("adjustProblems", () => {
       { title: "  ", content: "x" },
       { title: "Docs", content: "" },
     ]
-    expect(adjustProblems(at(sections("pending", "pending"), 0), pending, "why")).toEqual([
+    expect(adjustProblems(at(sections("pending", "pending"), 0), { pending: pending }, "why")).toEqual([
       "pending section 2 needs a title and content",
       "pending section 3 needs a title and content",
     ])
   })
 
   it("says every problem at once, in order", () => {
-    expect(adjustProblems(at(sections("done"), 0), [...plan(MAX_LOOP_SECTIONS - 1), { title: "", content: "" }], "")).toEqual([
+    expect(adjustProblems(at(sections("done"), 0), { pending: [...plan(MAX_LOOP_SECTIONS - 1), { title: "", content: "" }] }, "")).toEqual([
       "an amendment needs its rationale",
       `the plan would have 25 sections (at most ${MAX_LOOP_SECTIONS})`,
       "section 1 is done already",

@@ -46,7 +46,14 @@ export function loopCallFields(tool: string, args: unknown, loop: ScreenLoop | u
     }
     return fields
   }
-  if (tool === "loop_adjust") fields.pending = `${countOf(count("sections") ?? 0, "section")} after this one`
+  if (tool === "loop_adjust") {
+    const current = a.currentSection
+    if (typeof current === "object" && current !== null && typeof (current as { title?: unknown }).title === "string")
+      fields.current = `edited in place: ${(current as { title: string }).title}`
+    const pending = count("sections")
+    if (pending !== undefined) fields.pending = `${countOf(pending, "section")} after this one`
+    else if (fields.current !== undefined) fields.pending = "kept"
+  }
   return fields
 }
 

@@ -108,14 +108,15 @@ export function createLoopTools(deps: LoopToolsDeps): Record<(typeof LOOP_TOOL_I
     }),
     loop_adjust: forgeTool("loop_adjust", {
       description:
-        "Auditor of a section audit only, before its handoff: replace every section after the one under audit with these (the whole pending suffix; an omitted one is dropped). Recorded with the rationale; never to weaken the plan.",
+        "Auditor of a section audit only, before its handoff: amend the plan, with a rationale, never to weaken it. currentSection edits the section under audit in place (its progress kept; if the change needs code, also hand off a bug finding so a coder does it); sections replaces every section after it (the whole pending suffix: an omitted one is dropped; read it first with section_read {pending_suffix: true}). One of them or both. Each amendment is recorded with the sections before and after it.",
       args: {
-        sections: z.array(section).max(MAX_LOOP_SECTIONS).describe("The new pending sections, in order"),
+        currentSection: section.optional().describe("The section under audit, as it now reads"),
+        sections: z.array(section).max(MAX_LOOP_SECTIONS).optional().describe("The new pending sections after it, in order"),
         rationale: text.describe("Why the plan changes"),
       },
       async execute(args, ctx) {
         const { loops, session } = await open(ctx)
-        return answer(await loops.adjust(session, args.sections, args.rationale))
+        return answer(await loops.adjust(session, { current: args.currentSection, pending: args.sections }, args.rationale))
       },
     }),
   }

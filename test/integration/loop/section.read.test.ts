@@ -6,8 +6,9 @@ import { type LoopProcess, openLoopProcess, processId } from "../../model/loop.p
 import { HOST, LOOP, PLAN_BODY, PLAN_PATH, STRANGER, TITLE } from "../../model/loop.world"
 import { ramTempDir } from "../../temp.dir"
 
-// section_read over the real loop service and lifecycle (SQLite): a pass reads its loop's sections as JSON, and
-// nothing changes by it; a session that is no pass is refused.
+// section_read and loop_adjust over the real loop service and lifecycle (SQLite): a pass reads its loop's sections as
+// JSON, and nothing changes by it; a session that is no pass is refused. The auditor edits the section under audit in
+// place, and each amendment keeps the sections before and after it.
 
 const CODED: HandoffFields = {
   changes: [{ summary: "the parser", reason: "the section asks for it" }],
@@ -85,5 +86,47 @@ describe("section_read", () => {
     await expect(service.sectionRead("ses_pass_1", { sectionIndex: 5 })).rejects.toThrow(`loop ${LOOP} has 2 sections, indexed 0 to 1; 5 is none of them`)
     await expect(service.sectionRead(STRANGER, {})).rejects.toThrow(`section_read: this session (${STRANGER}) is not a pass of a running loop`)
     await expect(service.toolRefusal("ses_pass_1", "section_read", []), "the coder's gate lets a read through").resolves.toBeNull()
+  })
+})
+
+describe("loop_adjust's currentSection", () => {
+  it("edits the section under audit in place, its progress kept, and the amendment keeps the sections before and after", async () => {
+    const { service, pass } = await runningLoop()
+    await pass("ses_pass_1", CODED)
+    await pass("ses_pass_2")
+    const answer = await service.adjust(
+      "ses_pass_2",
+      { current: { title: "Parser ", content: " Parse unary minus too. " } },
+      "the section left unary minus unsaid",
+    )
+    expect(answer).toBe("Sections amended (amendment 1). Section 1 under audit now reads: Parser. Pending after section 1: 2. Printer.")
+    expect(JSON.parse(await service.sectionRead("ses_pass_2", {}))).toEqual({ index: 0, title: "Parser", content: "Parse unary minus too.", status: "pending" })
+    const [amendment] = service.lifecycle.snapshot(LOOP)?.context.amendments ?? []
+    expect(amendment).toMatchObject({
+      section: 1,
+      rationale: "the section left unary minus unsaid",
+      before: ["Printer"],
+      after: ["Printer"],
+      was: [
+        { title: "Parser", content: expect.stringContaining("recursive-descent parser") },
+        { title: "Printer", content: expect.stringContaining("minimal parentheses") },
+      ],
+      now: [
+        { title: "Parser", content: "Parse unary minus too." },
+        { title: "Printer", content: expect.stringContaining("minimal parentheses") },
+      ],
+    })
+  })
+
+  it("refuses an amendment that changes nothing, or a section under audit without a title, naming the gate", async () => {
+    const { service, pass } = await runningLoop()
+    await pass("ses_pass_1", CODED)
+    await pass("ses_pass_2")
+    await expect(service.adjust("ses_pass_2", {}, "why")).rejects.toThrow(
+      "loop adjust gate: an amendment changes the section under audit (currentSection), the sections after it (sections), or both.",
+    )
+    await expect(service.adjust("ses_pass_2", { current: { title: " ", content: "x" } }, "why")).rejects.toThrow(
+      "loop adjust gate: the section under audit needs a title and content.",
+    )
   })
 })

@@ -35,6 +35,10 @@ describe("a loop tool's TUI line", () => {
     )
     expect(loopCallFields("loop_adjust", { sections: [{}], rationale: "r" }, loop).pending).toBe("1 section after this one")
     expect(loopCallFields("loop_adjust", { sections: [{}, {}], rationale: "r" }, loop).pending).toBe("2 sections after this one")
+    expect(loopCallFields("loop_adjust", { currentSection: { title: "Parser", content: "x" }, rationale: "r" }, loop)).toMatchObject({
+      current: "edited in place: Parser",
+      pending: "kept",
+    })
   })
 
   it("shows nothing it cannot read from hostile arguments", () => {

@@ -9,6 +9,7 @@ import type { ForgeComposition } from "./composition"
 import type { ModuleHandles, ModuleName } from "./forge.module"
 import { forgeFragments } from "./fragments"
 import { workersModule } from "./workers/workers.module"
+import { type CompositionHold, acquireComposition } from "./shared.compositions"
 import { workspaceRoot } from "./workspace.root"
 import { workspaceStoredState } from "./workspace.state"
 
@@ -32,10 +33,15 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
   // The workers are the host's, read at each config build before any workspace opens; every other module is built
   // with the workspace's composition, on first use.
   const workers = lazy(async () => (await workersModule.load()).create({ directory: input.directory, log }))
+  // Shared with the other plugin instances of this process on the workspace (shared.compositions.ts).
+  let hold: CompositionHold | undefined
   const core = lazy<ForgeComposition>(async () => {
-    const { composeForge } = await import("./composition")
-    const roster = { roster: async () => (await workers.get()).roster() }
-    return composeForge({ client: input.client, log, options, rawOptions, env: process.env, timings, workspace, directory: input.directory, shell, roster })
+    hold = acquireComposition(workspace, async () => {
+      const { composeForge } = await import("./composition")
+      const roster = { roster: async () => (await workers.get()).roster() }
+      return composeForge({ client: input.client, log, options, rawOptions, env: process.env, timings, workspace, directory: input.directory, shell, roster })
+    })
+    return hold.composition
   })
   // Every module's handle: the workers', or one the composition builds.
   const handleOf = <N extends ModuleName>(name: N): Lazy<ModuleHandles[N]> =>
@@ -58,7 +64,7 @@ const server: Plugin = async (input: PluginInput, rawOptions?: Record<string, un
     ...hooks,
     async dispose() {
       await hooks.dispose?.()
-      await core.current()?.close()
+      await hold?.release()
     },
   }
 }

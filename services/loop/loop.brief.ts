@@ -1,7 +1,9 @@
 import { hasBlockingFindings, type LoopHandoff, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop/loop.gates"
 import type { LoopBrief, LoopContext, LoopOutcome, LoopPassView } from "../../machines/loop/loop.machine"
 import type { LoopPhase } from "../../machines/loop/loop.gates"
+import { sep } from "node:path"
 import { countOf } from "../text/count.text"
+import { LOOP_WORKTREES_DIR } from "./loop.start.defaults"
 import type { LoopBranchFacts } from "./loop.ports"
 
 // What a loop tells its sessions: each pass's brief (the section, the worktree, what the last pass handed off) and
@@ -106,7 +108,14 @@ export function loopEndText(context: LoopContext, outcome: LoopOutcome, branch: 
   ].join("\n")
 }
 
-function branchLines({ branch, dir, base }: LoopContext["worktree"], report: LoopBranchReport): string[] {
+/** A loop's worktree as the ending names it: from the workspace root (where the user runs git), when it is there. */
+function shownWorktree(dir: string): string {
+  const at = dir.lastIndexOf(`${sep}${LOOP_WORKTREES_DIR}${sep}`)
+  return at < 0 ? dir : dir.slice(at + 1)
+}
+
+function branchLines({ branch, dir: absolute, base }: LoopContext["worktree"], report: LoopBranchReport): string[] {
+  const dir = shownWorktree(absolute)
   if ("unreadable" in report) return [`Forge could not read the branch ${branch} (worktree ${dir}): ${report.unreadable}.`]
   const from = base.slice(0, 12)
   const commits =
@@ -121,6 +130,6 @@ function branchLines({ branch, dir, base }: LoopContext["worktree"], report: Loo
         : `Its worktree ${dir} has ${countOf(report.uncommitted, "path")} changed and not committed.`
   // How to take the work, only where there is some: commands for the user to run, no claim about them.
   const merge =
-    report.last === null ? [] : [`To take it into your checkout: git merge ${branch}; once merged, git worktree remove ${dir} and git branch -d ${branch}.`]
+    report.last === null ? [] : [`To take it into your checkout: git merge ${branch}`, `Once merged: git worktree remove ${dir}; git branch -d ${branch}`]
   return [commits, worktree, ...merge]
 }

@@ -1,3 +1,4 @@
+import path from "node:path"
 import { existsSync } from "node:fs"
 import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
@@ -108,7 +109,9 @@ export class LoopExpectation {
           expect(text, "what git said of the branch").toContain(
             `The branch ${BRANCH} has 1 commit since ${this.worktree.base.slice(0, 12)}; the last is 5e1f00d`,
           )
-          expect(text).toContain(`Its worktree ${this.worktree.dir} has no uncommitted change.`)
+          expect(text, "the worktree named from the workspace root").toContain(
+            `Its worktree ${path.join(".opencode", "forge", "worktrees", LOOP)} has no uncommitted change.`,
+          )
           this.effects.told.push({ session: HOST, text })
           break
         }

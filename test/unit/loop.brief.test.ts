@@ -168,6 +168,8 @@ describe("loopBriefText", () => {
 })
 
 describe("loopEndText", () => {
+  /** The worktree as the ending names it: from the workspace root. */
+  const SHOWN = ".opencode/forge/worktrees/ship-the-parser"
   const committed = { commits: 2, last: { hash: "9f8e7d6", subject: "section 2: Printer" }, uncommitted: 0 }
 
   it("tells a completed loop's host what was done, in how many passes, and what git says of its branch", () => {
@@ -176,8 +178,9 @@ describe("loopEndText", () => {
       `${LOOP_BRIEF_TAG} Loop ship-the-parser completed: every section passed its audit and the final audit is clean.`,
       "2 of 2 sections done in 5 passes.",
       `The branch ${WORKTREE.branch} has 2 commits since 0123456789ab; the last is 9f8e7d6 "section 2: Printer".`,
-      `Its worktree ${WORKTREE.dir} has no uncommitted change.`,
-      `To take it into your checkout: git merge ${WORKTREE.branch}; once merged, git worktree remove ${WORKTREE.dir} and git branch -d ${WORKTREE.branch}.`,
+      `Its worktree ${SHOWN} has no uncommitted change.`,
+      `To take it into your checkout: git merge ${WORKTREE.branch}`,
+      `Once merged: git worktree remove ${SHOWN}; git branch -d ${WORKTREE.branch}`,
     ])
   })
 
@@ -186,17 +189,17 @@ describe("loopEndText", () => {
     expect(lines(text).slice(1)).toEqual([
       "0 of 2 sections done in 1 pass.",
       `Nothing was committed: the branch ${WORKTREE.branch} is still at 0123456789ab.`,
-      `Its worktree ${WORKTREE.dir} has 3 paths changed and not committed.`,
+      `Its worktree ${SHOWN} has 3 paths changed and not committed.`,
     ])
     expect(lines(loopEndText(contextWith({}), "cancelled", { commits: 1, last: { hash: "abc1234", subject: "wip" }, uncommitted: null }))[3]).toBe(
-      `Its worktree ${WORKTREE.dir} is gone.`,
+      `Its worktree ${SHOWN} is gone.`,
     )
   })
 
   it("claims nothing of the branch when git could not be read, and says why", () => {
     const text = loopEndText(contextWith({}), "errored", { unreadable: "git rev-list did not finish within 60 s (killed)" })
     expect(lines(text).slice(2)).toEqual([
-      `Forge could not read the branch ${WORKTREE.branch} (worktree ${WORKTREE.dir}): git rev-list did not finish within 60 s (killed).`,
+      `Forge could not read the branch ${WORKTREE.branch} (worktree ${SHOWN}): git rev-list did not finish within 60 s (killed).`,
     ])
     expect(text).not.toMatch(/commit|work is on/)
   })

@@ -208,12 +208,18 @@ describe("isTaken", () => {
   })
 })
 
+/** A repository with one commit and the loop `name`'s worktree made on it. */
+async function loopWorktree(name: string) {
+  const { root, base } = committedRepo()
+  const worktrees = new GitLoopWorktrees(root)
+  const worktree = { ...worktrees.placeFor(name), base }
+  await worktrees.create(worktree)
+  return { root, base, worktrees, worktree }
+}
+
 describe("branchFacts", () => {
   it("says nothing was committed on a fresh branch, then counts the commits made on it and the paths left uncommitted", async () => {
-    const { root, base } = committedRepo()
-    const worktrees = new GitLoopWorktrees(root)
-    const worktree = { ...worktrees.placeFor("facts"), base }
-    await worktrees.create(worktree)
+    const { root, worktrees, worktree } = await loopWorktree("facts")
     expect(await worktrees.branchFacts(worktree)).toEqual({ commits: 0, last: null, uncommitted: 0 })
 
     writeFileSync(path.join(worktree.dir, "a.txt"), "a\n")
@@ -235,10 +241,7 @@ describe("branchFacts", () => {
   })
 
   it("says the worktree is gone when its folder was removed, and still reads the branch", async () => {
-    const { root, base } = committedRepo()
-    const worktrees = new GitLoopWorktrees(root)
-    const worktree = { ...worktrees.placeFor("gone"), base }
-    await worktrees.create(worktree)
+    const { root, worktrees, worktree } = await loopWorktree("gone")
     git(root, "worktree", "remove", "--force", worktree.dir)
     expect(await worktrees.branchFacts(worktree)).toEqual({ commits: 0, last: null, uncommitted: null })
   })
@@ -253,10 +256,7 @@ describe("branchFacts", () => {
 
 describe("commitAll", () => {
   it("commits everything the worktree holds on the loop's branch, with the repository's identity or Forge's, and nothing when nothing changed", async () => {
-    const { root, base } = committedRepo()
-    const worktrees = new GitLoopWorktrees(root)
-    const worktree = { ...worktrees.placeFor("commits"), base }
-    await worktrees.create(worktree)
+    const { root, base, worktrees, worktree } = await loopWorktree("commits")
     expect(await worktrees.commitAll(worktree, "section 1: Empty")).toBeNull()
 
     writeFileSync(path.join(worktree.dir, "a.txt"), "a\n")
@@ -290,10 +290,7 @@ describe("commitAll", () => {
   })
 
   it("never commits to a branch the worktree was switched to, and runs none of the repository's hooks", async () => {
-    const { root, base } = committedRepo()
-    const worktrees = new GitLoopWorktrees(root)
-    const worktree = { ...worktrees.placeFor("switched"), base }
-    await worktrees.create(worktree)
+    const { root, worktrees, worktree } = await loopWorktree("switched")
     const hooks = path.join(root, "hooks")
     mkdirSync(hooks)
     writeFileSync(path.join(hooks, "pre-commit"), "#!/bin/sh\nexit 1\n", { mode: 0o755 })

@@ -18,7 +18,7 @@ export function completionFragment(ctx: FragmentContext, completions: Lazy<Compl
     tools: {
       attempt_completion: forgeTool("attempt_completion", {
         description:
-          "Present the result of the task when it is done. Under an active goal of this session it is the goal's completion: the host re-runs every check itself (any failure refuses) with your result as the evidence for each success criterion, then the user confirms in a dialog showing the host's last run (without a passing one it answers with its own run: call it again). Otherwise the result is recorded, and you then tell the user the result in a few lines and end your turn (the call itself does not end it).",
+          "Present the result of the task when it is done. Under an active goal of this session it is the goal's completion: the host re-runs every check itself (any failure refuses) with your result as the evidence for each success criterion, then the user confirms in a dialog showing the host's last run (without a passing one the completion gate refuses it with its own run: call it again). Otherwise the result is recorded, and you then tell the user the result in a few lines and end your turn (the call itself does not end it).",
         args: {
           result: z.string().trim().min(1).max(RESULT_MAX_CHARS).describe(`What was done, and what shows it (at most ${RESULT_MAX_CHARS} characters)`),
         },

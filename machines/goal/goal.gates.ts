@@ -241,6 +241,22 @@ export function isEveryCheckPassed({
   return true
 }
 
+/**
+ * Whether the user saw what the completion dialog asks them to decide on: the call's line showed a run that passed
+ * every check of the current revision. A harness that draws no line (`shown` absent) shows the run in the dialog.
+ */
+export function isShownRunPassed({
+  revision,
+  checkCount,
+  shown,
+}: {
+  revision: number
+  checkCount: number
+  shown: { run: { revision: number; results: readonly CheckRun[] } | null } | undefined
+}): boolean {
+  return shown === undefined || (shown.run !== null && isEveryCheckPassed({ revision, checkCount, run: shown.run }))
+}
+
 const SHELL_TOOLS: ReadonlySet<string> = new Set(["forge_shell", "bash", "shell"])
 const WRITE_TOOLS: ReadonlySet<string> = new Set([
   "write",

@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from "xstate"
-import { attestationCoverage, hasBudgetLeft, isDueAt, resumedLimits } from "./goal.gates"
+import { attestationCoverage, hasBudgetLeft, isDueAt, isShownRunPassed, resumedLimits } from "./goal.gates"
 import type { GoalEvent, goalMachine } from "./goal.machine"
 import { goalStatusOf } from "./goal.status"
 import { stateToString } from "../state.text"
@@ -60,6 +60,13 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
       if (coverage.missing.length > 0) reasons.push(`criteria without an attestation with evidence: ${coverage.missing.map((c) => `"${c}"`).join(", ")}`)
       if (coverage.duplicated.length > 0) reasons.push(`criteria attested more than once: ${coverage.duplicated.map((c) => `"${c}"`).join(", ")}`)
       if (coverage.unknown.length > 0) reasons.push(`attestations naming no criterion of the goal: ${coverage.unknown.map((c) => `"${c}"`).join(", ")}`)
+      const checkCount = context.contract.checks.length
+      if (reasons.length === 0 && !isShownRunPassed({ revision: context.revision, checkCount, shown: event.shown }))
+        return (
+          `completion gate: the user has not seen a passing run of every check of revision ${context.revision}: the completion dialog shows the run its call's line shows, ` +
+          `and this call's line ${event.shown?.run === null ? "had no run to show" : "showed a run that is no pass of every check of this revision"}. ` +
+          `This call's own run passed: call ${event.shown?.tool ?? "goal_complete"} again with the same arguments; its line shows this run, the host runs every check once more, and the user's dialog opens if each passes again.`
+        )
       return `completion gate: goal ${goal} is not complete — ${reasons.join("; ") || "it cannot complete now"}.`
     }
     case "goal.pause":

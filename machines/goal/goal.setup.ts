@@ -11,6 +11,7 @@ import {
   isDueAt,
   isEveryCheckPassed,
   isNoProgress,
+  isShownRunPassed,
   isTimeBudgetSpent,
   isTokenBudgetSpent,
   isTransportFailureLimit,
@@ -76,7 +77,12 @@ export const goalSetup = setup({
       assertEvent(event, "goal.complete")
       return hasOneAttestationPerCriterion({ criteria: context.contract.success, attestations: event.attestations })
     },
-    canComplete: and(["isEveryCheckPassed", "hasOneAttestationPerCriterion"]),
+    // The completion dialog shows the user the run the call's line showed: only a pass of every check opens it.
+    isShownRunPassed: ({ context, event }) => {
+      assertEvent(event, "goal.complete")
+      return isShownRunPassed({ revision: context.revision, checkCount: context.contract.checks.length, shown: event.shown })
+    },
+    canComplete: and(["isEveryCheckPassed", "hasOneAttestationPerCriterion", "isShownRunPassed"]),
     isDue: ({ context, event }) => {
       assertEvent(event, "loop.due")
       return isDueAt({ now: event.now, dueAt: context.dueAt })

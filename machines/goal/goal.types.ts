@@ -84,8 +84,16 @@ export type GoalEvent =
   | { type: "goal.discard"; by: GoalRequester; reason?: string }
   /** Check results the host ran (advisory or at the gate), for the Check Log. */
   | { type: "goal.checked"; entries: CheckLogLine[] }
-  /** Completion: the host's fresh run of every check, and the model's attestations. */
-  | { type: "goal.complete"; run: { revision: number; results: CheckRun[] }; attestations: Attestation[] }
+  /**
+   * Completion: the host's fresh run of every check, and the model's attestations. `shown`: the run the user saw on the
+   * call's line before its dialog (`run` null: none) and the call (`tool`); absent where a harness draws no line.
+   */
+  | {
+      type: "goal.complete"
+      run: { revision: number; results: CheckRun[] }
+      attestations: Attestation[]
+      shown?: { tool: string; run: { revision: number; results: CheckRun[] } | null }
+    }
   | { type: "goal.activity"; kind: keyof TurnActivity }
   /** The session went idle: the loop's debounce starts (or starts again). */
   | { type: "session.idle"; now: number }

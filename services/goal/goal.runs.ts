@@ -1,12 +1,12 @@
-import type { CheckLogLine, GoalTerms } from "../../machines/goal/goal.gates"
-import { type GoalCheckRun, checkRunReport } from "./goal.check.run"
+import type { CheckLogLine, CheckRun } from "../../machines/goal/goal.gates"
+import type { GoalCheckRun } from "./goal.check.run"
 
 // The runs of a goal's checks that the user decides a completion on. In opencode's TUI the completion dialog says
 // only "Call tool goal_complete", and the call's line is drawn before the call does anything: it can show a run that
 // happened before it, never the one it makes. So this keeps the latest run of each goal this process made, and the
-// run each session's latest completion line showed. A completion whose line showed no passing run of every check of
-// the current contract is answered with its own run instead of a dialog; the next call's line shows that run, and the
-// host runs every check once more before that dialog opens.
+// run each session's latest completion line showed. The completion gate refuses a call whose line showed no passing run
+// of every check of the current contract (the machine's isShownRunPassed), with the call's own run; the next call's
+// line shows that run, and the host runs every check once more before that dialog opens.
 
 /** What a session's completion line showed: the run (null when it had none), and the call to repeat. */
 export interface ShownRun {
@@ -39,23 +39,19 @@ export class GoalRuns {
   }
 }
 
-/** Whether a run may stand on a completion dialog: every check of the contract's current revision, each passed. */
-export function isShowableRun(run: GoalCheckRun | null, revision: number, contract: GoalTerms): boolean {
-  if (run === null || run.revision !== revision || run.entries.length !== contract.checks.length) return false
-  return run.entries.every((entry) => entry.pass)
+/** A run's results as the completion gate reads them. */
+export function resultsOf(run: GoalCheckRun): { revision: number; results: CheckRun[] } {
+  return { revision: run.revision, results: run.entries.map((entry) => ({ item: entry.item, pass: entry.pass })) }
+}
+
+/** What a completion call's line showed, as the completion gate reads it (the machine decides whether it passed). */
+export function shownOf(shown: ShownRun): { tool: string; run: { revision: number; results: CheckRun[] } | null } {
+  return { tool: shown.tool, run: shown.run === null ? null : resultsOf(shown.run) }
 }
 
 /** One check of a run as the user reads it: "`npm test`: exit code 0, 12.3 s, PASS" (a failure with its output's end). */
 export function runEntryText(entry: CheckLogLine): string {
   return `\`${entry.label}\`: ${entry.detail}, ${(entry.ms / 1000).toFixed(1)} s, ${entry.pass ? "PASS" : "FAIL"}`
-}
-
-/** The answer to a completion whose line showed no passing run: this run, and the call that opens the dialog. */
-export function showRunFirstText(goalPath: string, run: GoalCheckRun, tool: string): string {
-  return [
-    checkRunReport(goalPath, run, "the host's own run"),
-    `Every check passed, but the user has not seen this run: the completion dialog shows the run its call's line shows, and this call's line had no passing run of every check of revision ${run.revision} to show. Call ${tool} again with the same arguments: its line shows this run, the host runs every check once more, and the user's dialog opens if each passes again.`,
-  ].join("\n")
 }
 
 /** The completion dialog's words for a harness that shows them (opencode's TUI shows the line instead). */

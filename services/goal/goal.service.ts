@@ -20,7 +20,7 @@ import { type GoalSnapshot, liveGoalFact } from "./goal.lifecycle"
 import type { GoalCheckRunner, GoalFiles } from "./goal.ports"
 import { NoGoalError } from "./goal.errors"
 import { goalOverview } from "./goal.report"
-import { GoalRuns, completionSummary, isShowableRun, showRunFirstText } from "./goal.runs"
+import { GoalRuns, completionSummary, resultsOf, shownOf } from "./goal.runs"
 
 export interface GoalServiceDeps {
   lifecycle: Lifecycle<GoalMachine>
@@ -212,8 +212,8 @@ export class GoalService {
   }
 
   /**
-   * goal_complete: the host re-runs EVERY check, then the machine's completion gate, then the user's dialog. Where the
-   * call's line showed a run (goal.runs.ts), the dialog opens only on a line that showed a passing run of every check.
+   * goal_complete: the host re-runs EVERY check, then the machine's completion gate (which also asks that the call's
+   * line showed the user a passing run, goal.runs.ts), then the user's dialog.
    */
   async complete(sessionId: string, attestations: Attestation[], confirm: Confirm): Promise<GoalOutcome> {
     const shown = this.runs.take(sessionId)
@@ -226,9 +226,7 @@ export class GoalService {
     const run = await runGoalChecks({ runner: this.deps.checks, clock: this.deps.clock, contract, revision })
     this.runs.record(goalPath, run)
     await this.dispatch(goalPath, { type: "goal.checked", entries: run.entries })
-    const event: GoalEvent = { type: "goal.complete", run: { revision, results: run.entries.map((e) => ({ item: e.item, pass: e.pass })) }, attestations }
-    if (shown !== undefined && !isShowableRun(shown.run, revision, contract) && this.lifecycle.can(goalPath, event))
-      return { goalPath, output: showRunFirstText(goalPath, run, shown.tool) }
+    const event: GoalEvent = { type: "goal.complete", run: resultsOf(run), attestations, ...(shown === undefined ? {} : { shown: shownOf(shown) }) }
     let completing: GoalSnapshot
     try {
       completing = await this.dispatch(goalPath, event)

@@ -1,7 +1,8 @@
 import { activityKindOf } from "../../../machines/goal/goal.gates"
 import { pendingGoalDocumentNote } from "../../../machines/goal/goal.refusals"
 import { goalStatusOf } from "../../../machines/goal/goal.status"
-import { isShowableRun } from "../../../services/goal/goal.runs"
+import { isEveryCheckPassed } from "../../../machines/goal/goal.gates"
+import { resultsOf } from "../../../services/goal/goal.runs"
 import type { ForgeFragment, FragmentContext } from "../forge.fragment"
 import { goalCallFields } from "./goal.screen"
 import type { HostGoalsHandle } from "./goal.handle"
@@ -52,7 +53,12 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
       const run =
         latest === null
           ? null
-          : { id: latest.run, entries: latest.entries, showable: isShowableRun(latest, revision, contract), current: latest.revision === revision }
+          : {
+              id: latest.run,
+              entries: latest.entries,
+              showable: isEveryCheckPassed({ revision, checkCount: contract.checks.length, run: resultsOf(latest) }),
+              current: latest.revision === revision,
+            }
       const goal = {
         goalPath,
         status: goalStatusOf(live.value),

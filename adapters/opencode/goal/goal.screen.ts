@@ -67,7 +67,7 @@ export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | u
 /**
  * What a completion's dialog decides on: the host's latest run, each check with its exit, time and verdict (the line is
  * drawn before the call runs anything, so it shows the run before it). The dialog opens only where that run passed
- * every check; the host runs them once more first. Without such a run the call answers with its own run instead.
+ * every check; the host runs them once more first. Without such a run the completion gate refuses the call, with its own run.
  */
 function completionFields(goal: ScreenGoal | undefined): ScreenFields {
   const run = goal?.run ?? null
@@ -76,7 +76,7 @@ function completionFields(goal: ScreenGoal | undefined): ScreenFields {
     fields.decide = "complete: the host runs every check once more first, and this dialog opens only if each passes again"
     fields.run = `${run.id} at ${run.entries.at(-1)?.at.replace(/\.\d+Z$/, "Z") ?? "?"}: every check passed`
   } else {
-    fields.decide = `no dialog yet: ${run === null ? "no run of the checks to show" : "the last run is no pass of every check"}; the host runs every check now and answers, and the next call's dialog shows that run`
+    fields.decide = `no dialog yet: ${run === null ? "no run of the checks to show" : "the last run is no pass of every check"}; the host runs every check now and the completion gate refuses this call with that run, which the next call's dialog shows`
     if (run !== null) fields.run = `${run.id}${run.current ? "" : " (of an earlier revision of the contract)"}`
   }
   if (run !== null) for (const entry of run.entries) fields[`ran ${entry.item}`] = runEntryText(entry)

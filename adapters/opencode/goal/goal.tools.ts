@@ -125,7 +125,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
     }),
     goal_complete: forgeTool("goal_complete", {
       description:
-        "Finish the live goal. The host re-runs EVERY check itself; any failure (exit code, timeout, missing file or text, a path outside the workspace) refuses, listing each failing check with its output. It also needs exactly one attestation with evidence per success criterion. Then the user confirms in a dialog, which shows the host's last run of the checks: call it right after a goal_check that passed. Without such a run it answers with its own run and no dialog; call it again with the same arguments.",
+        "Finish the live goal. The host re-runs EVERY check itself; any failure (exit code, timeout, missing file or text, a path outside the workspace) refuses, listing each failing check with its output. It also needs exactly one attestation with evidence per success criterion. Then the user confirms in a dialog, which shows the host's last run of the checks: call it right after a goal_check that passed. Without such a run the completion gate refuses it, with its own run; call it again with the same arguments.",
       args: {
         attestations: z
           .array(

@@ -33,8 +33,8 @@ Goals (an objective the host verifies):
   user's dialog arms it. Then work toward it; each time you stop, a [forge:goal-continue] brief brings you back with
   the budget left and the checks that failed last. Make progress every turn (a write, a forge_shell run, goal_check).
 - goal_complete re-runs every check on the host and needs one attestation with evidence per success criterion: call
-  it right after a goal_check that passed (the user's dialog shows that run; without one, goal_complete answers with
-  its own run and opens the dialog only when called again). If you are blocked by something outside your reach, goal_pause with the blocker.
+  it right after a goal_check that passed (the user's dialog shows that run; without one, the completion gate refuses
+  goal_complete with its own run, and the next call opens the dialog). If you are blocked by something outside your reach, goal_pause with the blocker.
 - A [forge:goal-paused] message means the loop stopped: tell the user what is done, what remains, and stop.
 
 Crews (parallel subagent waves over a declared plan):

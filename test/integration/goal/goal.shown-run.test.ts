@@ -34,16 +34,29 @@ function harness(ctx: ReturnType<typeof useRuntime>) {
   return { service, outcomes, counter, asked, confirm, drawLine }
 }
 
+/** The error a call fails with (it must fail). */
+async function failure(call: Promise<unknown>): Promise<Error> {
+  try {
+    await call
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error("the call did not fail")
+}
+
 describe("the completion dialog shows the run its line showed", () => {
   const ctx = useRuntime()
 
-  it("a line with no run gets the host's run as the answer and no dialog; the next call's line shows it, the host runs every check again, and the dialog opens", async () => {
+  it("a line with no run is refused by the completion gate with the host's run and no dialog; the next call's line shows it, the host runs every check again, and the dialog opens", async () => {
     const { service, counter, asked, confirm, drawLine } = harness(ctx)
     const { goalPath } = await service.write("s1", TWO_CHECK_CONTRACT, { by: "model", confirm: allow })
     drawLine()
-    const first = await service.complete("s1", ATTESTED, confirm)
-    expect(first.output).toContain(`Checks of ${goalPath} (revision 1, the host's own run): 2 of 2 passed.`)
-    expect(first.output).toContain("Call goal_complete again with the same arguments: its line shows this run")
+    const first = await failure(service.complete("s1", ATTESTED, confirm))
+    expect(first).toBeInstanceOf(GateRefusal)
+    expect(first.message).toContain(`Checks of ${goalPath} (revision 1, the host's own run at the completion gate): 2 of 2 passed.`)
+    expect(first.message).toContain("completion gate: the user has not seen a passing run of every check of revision 1")
+    expect(first.message).toContain("this call's line had no run to show")
+    expect(first.message).toContain("call goal_complete again with the same arguments; its line shows this run")
     expect(asked, "no dialog on a line that showed no run").toEqual([])
     expect(counter.runs).toBe(2)
     expect(service.liveFor("s1")?.hasTag("driving"), "the goal still drives").toBe(true)
@@ -56,20 +69,21 @@ describe("the completion dialog shows the run its line showed", () => {
     expect(asked[0]?.summary).toMatch(/^Complete goal "make the suite green"\? The host ran all 2 checks \(run r\w+\): `npm test`: exit code 0, 0\.0 s, PASS; /)
   })
 
-  it("a line that showed a failing run, or one of an earlier revision, opens no dialog either; attempt_completion is named as the call to repeat", async () => {
+  it("a line that showed a failing run, or one of an earlier revision, are refused too; attempt_completion is named as the call to repeat", async () => {
     const { service, outcomes, asked, confirm, drawLine } = harness(ctx)
     await service.write("s1", TWO_CHECK_CONTRACT, { by: "model", confirm: allow })
     outcomes.push({ pass: false, summary: "exit code 1", outputTail: "1 failed" })
     await service.check("s1")
     drawLine("attempt_completion")
-    const answered = await service.complete("s1", ATTESTED, confirm)
-    expect(answered.output).toContain("Call attempt_completion again with the same arguments")
+    const answered = await failure(service.complete("s1", ATTESTED, confirm))
+    expect(answered.message).toContain("this call's line showed a run that is no pass of every check of this revision")
+    expect(answered.message).toContain("call attempt_completion again with the same arguments")
     expect(asked).toEqual([])
 
     await service.revise("s1", { ...TWO_CHECK_CONTRACT, checks: [{ kind: "command", command: "npm test", timeoutS: 60 }] }, {}, "goal_write")
     drawLine()
-    const stale = await service.complete("s1", ATTESTED, confirm)
-    expect(stale.output, "the run it showed was of revision 1").toContain("no passing run of every check of revision 2 to show")
+    const stale = await failure(service.complete("s1", ATTESTED, confirm))
+    expect(stale.message, "the run it showed was of revision 1").toContain("the user has not seen a passing run of every check of revision 2")
     drawLine()
     expect((await service.complete("s1", ATTESTED, confirm)).output).toContain("Goal completed")
   })

@@ -2,6 +2,8 @@
 // criterion, then the user's dialog decides.
 import { describe, expect, it } from "vitest"
 import type { Attestation } from "../../../machines/goal/goal.gates"
+import type { GoalEvent } from "../../../machines/goal/goal.machine"
+import { explainGoalRefusal } from "../../../machines/goal/goal.refusals"
 import { MINUTE, T0, allow, reject } from "./goal.fixtures"
 import {
   active,
@@ -19,7 +21,41 @@ import {
   start,
 } from "./goal.machine.helpers"
 
+type Complete = Extract<GoalEvent, { type: "goal.complete" }>
+/** A completion whose call's line showed `shown`. */
+const shownTo = (shown: Complete["shown"], fields: Parameters<typeof complete>[0] = {}): GoalEvent => ({ ...(complete(fields) as Complete), shown })
+
 describe("completion gate", () => {
+  it("opens the dialog only when the call's line showed the user a passing run of every check of this revision", () => {
+    const working = active()
+    const passed = { revision: 1, results: allPass(2) }
+    expect(working.can(shownTo({ tool: "goal_complete", run: passed }))).toBe(true)
+    // A harness that draws no line shows the run in the dialog's words.
+    expect(working.can(complete())).toBe(true)
+    expectRefused(working, shownTo({ tool: "goal_complete", run: null }))
+    expectRefused(
+      working,
+      shownTo({
+        tool: "goal_complete",
+        run: {
+          revision: 1,
+          results: [
+            { item: 1, pass: true },
+            { item: 2, pass: false },
+          ],
+        },
+      }),
+    )
+    expectRefused(working, shownTo({ tool: "attempt_completion", run: { ...passed, revision: 0 } }))
+    expect(explainGoalRefusal(working, shownTo({ tool: "attempt_completion", run: null }))).toMatch(
+      /^completion gate: the user has not seen a passing run of every check of revision 1: .*this call's line had no run to show\. This call's own run passed: call attempt_completion again/,
+    )
+    // A failing gate of its own is named first: another call would not help.
+    expect(explainGoalRefusal(working, shownTo({ tool: "goal_complete", run: null }, { attestations: [] }))).toMatch(
+      /^completion gate: goal .* is not complete — criteria without an attestation/,
+    )
+  })
+
   it("accepts every check passed for this revision and one attestation per criterion, then waits on the dialog", () => {
     const working = active()
     expect(effectsOf(working, complete())).toEqual([])

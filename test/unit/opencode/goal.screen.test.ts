@@ -79,11 +79,12 @@ describe("what a goal call's TUI line shows", () => {
     })
   })
 
-  it("a completion with no passing run to show opens no dialog: the line says the host runs the checks and answers", () => {
+  it("a completion with no passing run to show opens no dialog: the line says the host runs the checks and the gate refuses the call", () => {
     expect(goalCallFields("goal_complete", {}, goal)).toEqual({
       path: goal.goalPath,
       "at call": "active at turn 3/25",
-      decide: "no dialog yet: no run of the checks to show; the host runs every check now and answers, and the next call's dialog shows that run",
+      decide:
+        "no dialog yet: no run of the checks to show; the host runs every check now and the completion gate refuses this call with that run, which the next call's dialog shows",
       "check 1": "`npm test` exits 0 within 300 s",
       "check 2": "CHANGELOG.md contains ## Unreleased",
     })

@@ -106,7 +106,7 @@ export const loopParts: LifecycleParts<"loop"> = {
       claims: parts.claims,
     })
     // After a loop the plan stays approved with its tasks unticked: /plan says which loop ran it and what comes next.
-    plans.notes.add("loop", (planPath) => loopPlanNotes(loops.service.lifecycle, planPath))
+    plans.notes.add("loop", (planPaths) => loopPlanNotes(loops.service.lifecycle, planPaths))
     return loops
   },
   close: (loops) => loops.dispose(),

@@ -36,11 +36,11 @@ async function subcommandText(plans: HostPlansHandle, session: string, argument:
   if (argument === "" || argument === "list") {
     const { plans: overview, unreadable } = await plans.queries.overview()
     if (overview.length === 0 && unreadable.length === 0) return nothing("There are no unfinished plans in this workspace. Start one with /plan <task>.")
-    const notes = await Promise.all(overview.map((p) => plans.notes.for(p.planPath)))
+    const notes = await plans.notes.forPlans(overview.map((p) => p.planPath))
     const listing = [
-      ...overview.flatMap((p, i) => [
+      ...overview.flatMap((p) => [
         `- ${p.planPath} [${statusLabel(p)}] ${p.ticked}/${p.tasks} tasks — ${p.title}${p.session === session ? " (this session)" : ""}`,
-        ...(notes[i] ?? []).map((note) => `  ${note}`),
+        ...(notes.get(p.planPath) ?? []).map((note) => `  ${note}`),
       ]),
       ...unreadable.map((u) => `- ${u.planPath} [unreadable] ${u.error}`),
     ].join("\n")
@@ -52,7 +52,7 @@ async function subcommandText(plans: HostPlansHandle, session: string, argument:
     if (target === undefined) return nothing("There is no unfinished plan to resume. Start one with /plan <task>.")
     const from = current === undefined ? (await plans.service.bind(session, target)).from : null
     const status = plans.service.statusOf(target)
-    const notes = await plans.notes.for(target)
+    const notes = (await plans.notes.forPlans([target])).get(target) ?? []
     return {
       model: planResumeText(target, status, await plans.queries.read(session, { path: target }), from, notes),
       user: [`/plan resume`, `Resumed ${target} (${status}) in this session.`, ...notes].join("\n"),

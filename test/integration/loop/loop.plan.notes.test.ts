@@ -25,24 +25,29 @@ async function loopProcess(): Promise<LoopProcess> {
   return process
 }
 
+/** What the loops say about one plan. */
+const notesOf = async (service: LoopProcess["service"], planPath: string) => (await loopPlanNotes(service.lifecycle, [planPath])).get(planPath) ?? []
+
 describe("loopPlanNotes", () => {
   it("says nothing of a plan no loop ran", async () => {
     const { service } = await loopProcess()
-    expect(await loopPlanNotes(service.lifecycle, PLAN_PATH)).toEqual([])
+    expect(await notesOf(service, PLAN_PATH)).toEqual([])
   })
 
   it("names the loop running the plan, then how it ended, why, and what comes next", async () => {
     const { service, rt } = await loopProcess()
     await service.start(HOST, { title: TITLE })
-    const running = await loopPlanNotes(service.lifecycle, PLAN_PATH)
+    const running = await notesOf(service, PLAN_PATH)
     expect(running).toEqual([
       `loop ${LOOP}: running, coding (coder), opening its session — 0/2 sections done, pass 1/15 (section 1): loop_status ${LOOP} shows where it stands, loop_cancel stops it`,
     ])
-    expect(await loopPlanNotes(service.lifecycle, ".opencode/plan/another.md")).toEqual([])
+    expect(await notesOf(service, ".opencode/plan/another.md")).toEqual([])
+    const both = await loopPlanNotes(service.lifecycle, [PLAN_PATH, ".opencode/plan/another.md"])
+    expect([...both.keys()], "one read answers for every plan; a plan no loop ran is left out").toEqual([PLAN_PATH])
 
     await service.cancel(HOST, LOOP, "the user wants to do it by hand")
     await rt.host.idle()
-    expect(await loopPlanNotes(service.lifecycle, PLAN_PATH)).toEqual([
+    expect(await notesOf(service, PLAN_PATH)).toEqual([
       `loop ${LOOP} cancelled at 2026-12-05T10:00:00.000Z (cancelled: the user wants to do it by hand), 0 of 2 sections done; what it did is on branch forge/loop/${LOOP}. Next: loop_status ${LOOP} says more; run the plan again with loop_start, or carry on in a session.`,
     ])
   })
@@ -51,11 +56,13 @@ describe("loopPlanNotes", () => {
 describe("PlanNotes", () => {
   it("joins every source's lines in the order they were added, and names a source that fails instead of failing", async () => {
     const notes = new PlanNotes()
-    notes.add("loop", async (planPath) => [`a loop ran ${planPath}`])
+    notes.add("loop", async (planPaths) => new Map(planPaths.map((planPath) => [planPath, [`a loop ran ${planPath}`]])))
     notes.add("crew", async () => {
       throw new Error("database is locked")
     })
-    notes.add("goal", async () => [])
-    expect(await notes.for("p.md")).toEqual(["a loop ran p.md", "(the crew notes could not be read: database is locked)"])
+    notes.add("goal", async () => new Map())
+    const all = await notes.forPlans(["p.md", "q.md"])
+    expect(all.get("p.md")).toEqual(["a loop ran p.md", "(the crew notes could not be read: database is locked)"])
+    expect(all.get("q.md")).toEqual(["a loop ran q.md", "(the crew notes could not be read: database is locked)"])
   })
 })

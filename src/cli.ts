@@ -6,6 +6,7 @@ import { SqliteDriverClaimStore } from "../adapters/storage/driver.claim.reposit
 import { existsSync } from "node:fs"
 import path from "node:path"
 import { parseArgs } from "node:util"
+import { findBwrap, probeBwrap } from "../adapters/sandbox/bwrap.probe"
 import { databasePath } from "../adapters/storage/database.path"
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 
@@ -14,7 +15,8 @@ import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 const USAGE = `usage: forgecharts <command> [workspace]
 
 commands:
-  status [workspace]            live and finished lifecycle instances (default workspace: the current folder)
+  status [workspace]            whether the loop sandbox starts here, then live and finished lifecycle instances
+                                (default workspace: the current folder)
   log [workspace] [--machine m] [--instance id] [--session id]
                                 the transition log, oldest first
   db [workspace]                print the path of the workspace's database
@@ -40,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`forgecharts: unknown command "${command}"\n\n${USAGE}`)
     return 2
   }
+  if (command === "status") process.stdout.write(`${await sandboxLine()}\n`)
   if (!existsSync(databasePath(workspace))) {
     // Inspection never creates state: no database means Forge has not run in this workspace.
     process.stdout.write(`no Forge database in ${workspace} (expected ${databasePath(workspace)})\n`)
@@ -85,6 +88,14 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await store.close()
   }
+}
+
+/** Whether a loop's passes can be confined on this machine (loop_start refuses while they cannot), and why not. */
+async function sandboxLine(): Promise<string> {
+  const bwrap = findBwrap()
+  const problem = await probeBwrap(bwrap)
+  if (problem === null) return `loop sandbox: bubblewrap starts here (${bwrap})`
+  return `loop sandbox: cannot start here: ${problem}. loop_start refuses until bubblewrap works (apt install bubblewrap) or the plugin option loop.sandbox is "off"`
 }
 
 /** A job is driven by the opencode process that runs it (its host, in its record) while that process runs. */

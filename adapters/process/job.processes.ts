@@ -5,6 +5,7 @@ import { readExitStatus } from "./job.shim"
 import { spawnJob } from "./job.spawn"
 import { logSize, readNew, readTail, readWindowLines, watchGrowth } from "./log.reader"
 import { createPatternMatcher } from "./pattern.matcher"
+import { sandboxedShell } from "./sandboxed.shell"
 import { type ResolvedShell, resolveShell } from "./shell.resolver"
 import { killJobTree, killJobTreeNow } from "./job.tree.kill"
 import { isHostAlive, isSameProcessAt } from "./job.hosts"
@@ -33,7 +34,7 @@ export function createJobProcesses(options: JobProcessesOptions = {}): JobProces
         logFile: request.logFile,
         marker: request.jobId,
         fenced: request.fenced,
-        shell,
+        shell: request.sandbox === null ? shell : sandboxedShell(shell, request.sandbox),
         containment: options.containment,
         perl: options.perl,
       }),

@@ -1,6 +1,7 @@
 import type { SnapshotFrom } from "xstate"
 import type { LoopPhase } from "./loop.gates"
 import type { LoopPassMachine } from "./loop.pass.machine"
+import { type ShellConfinement, confinementOf } from "./loop.sandbox"
 import { loopSetup } from "./loop.setup"
 
 export type {
@@ -29,9 +30,10 @@ export type {
 
 /**
  * Bumped whenever a change would make an older persisted snapshot unfit for this definition. 2: each phase's pass is
- * an invoked machine (its session's handoff and reminders live in the pass's snapshot); loop.upgrade.ts reads 1.
+ * an invoked machine (its session's handoff and reminders live in the pass's snapshot). 3: a loop records its sandbox.
+ * loop.upgrade.ts reads 1 and 2.
  */
-export const LOOP_MACHINE_VERSION = "2"
+export const LOOP_MACHINE_VERSION = "3"
 
 export const loopMachine = loopSetup.createMachine({
   id: "loop",
@@ -178,4 +180,11 @@ export function loopPhaseOf(value: unknown): LoopPhase | undefined {
 export function loopPassOf(snapshot: LoopSnapshot): LoopPassSnapshot | undefined {
   const pass = (snapshot.children as { pass?: { getSnapshot(): unknown } }).pass
   return snapshot.status === "active" ? (pass?.getSnapshot() as LoopPassSnapshot | undefined) : undefined
+}
+
+/** How the running loop confines a shell of `session` (one of its passes' sessions), or null when it does not. */
+export function loopShellConfinement(snapshot: LoopSnapshot, session: string): ShellConfinement | null {
+  if (!snapshot.hasTag("live")) return null
+  const { sandbox, worktree, sessions, session: current } = snapshot.context
+  return confinementOf({ sandbox, worktree: worktree.dir, sessions, current, writeBan: snapshot.hasTag("write-ban") }, session)
 }

@@ -2,6 +2,7 @@ import { drivenElsewhereText } from "../driver.claim"
 import type { SnapshotFrom } from "xstate"
 import { adjustProblems, handoffProblems, isFileChangingTool, MAX_LOOP_SECTIONS, passesNeeded, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
 import { type LoopEvent, type loopMachine, loopPassOf, loopPhaseOf } from "./loop.machine"
+import { isSandboxReady } from "./loop.sandbox"
 import { loopStatusOf } from "./loop.status"
 
 type LoopSnapshot = SnapshotFrom<typeof loopMachine>
@@ -73,12 +74,22 @@ export function loopCompletionRefusal(snapshot: LoopSnapshot): string {
 
 /** Why the birth gate refused a loop (the machine's first step ended in `refused`). */
 export function explainLoopBirthRefusal(snapshot: LoopSnapshot): string {
-  const { askedFrom, planPath, planStatus, sections, maxIterations } = snapshot.context
+  const { askedFrom, planPath, planStatus, sections, maxIterations, sandbox } = snapshot.context
   if (askedFrom !== null) return `loop_start is refused inside loop ${askedFrom}: a running loop never starts another. Finish this phase with loop_handoff.`
+  if (!isSandboxReady(sandbox)) return loopSandboxRefusal(sandbox.problem ?? "it did not start")
   if (planPath !== null && planStatus !== "approved")
     return `loop_start: the plan ${planPath} is ${planStatus ?? "unreadable"}; a loop executes only an approved plan. Approve it first (plan_approve), or give the plan inline.`
   if (sections.length === 0) return "loop_start: the plan has no section to execute (write its work under `## Phase N: Title` headings, or give it some text)."
   if (sections.length <= MAX_LOOP_SECTIONS && maxIterations < passesNeeded(sections.length))
     return `loop_start: ${sections.length} sections need at least ${passesNeeded(sections.length)} passes (a coder and an auditor each, then the final audit); maxIterations is ${maxIterations}. Give a larger maxIterations.`
   return `loop_start: the plan has ${sections.length} sections; a loop takes at most ${MAX_LOOP_SECTIONS}. Merge some phases first.`
+}
+
+/** The loop sandbox gate's refusal: why the sandbox cannot start, how to make it start, and how to turn it off. */
+export function loopSandboxRefusal(problem: string): string {
+  return (
+    `loop sandbox gate: every shell of a loop's passes runs in a bubblewrap sandbox, and it cannot start here: ${problem}. ` +
+    "Install bubblewrap (Debian and Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap), or turn the sandbox off with the " +
+    'plugin option "loop.sandbox": "off" to run the passes\' shells unconfined. Nothing was started.'
+  )
 }

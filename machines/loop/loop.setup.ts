@@ -11,6 +11,7 @@ import {
   pathsOutsideWorktree,
 } from "./loop.gates"
 import { loopPassMachine } from "./loop.pass.machine"
+import { isSandboxReady } from "./loop.sandbox"
 import type { LoopAmendment, LoopContext, LoopEmitted, LoopEvent, LoopInput, LoopOutcome, LoopPassOutput, LoopTag } from "./loop.types"
 
 // The loop machine's named guards (each calls a pure predicate of loop.gates.ts) and actions: context updates, and the
@@ -42,11 +43,13 @@ export const loopSetup = setup({
     hasSections: ({ context }) => context.sections.length > 0 && context.sections.length <= MAX_LOOP_SECTIONS,
     hasEnoughPasses: ({ context }) => context.maxIterations >= passesNeeded(context.sections.length),
     isAskedFromOutsideLoops: ({ context }) => context.askedFrom === null,
+    // Fail-closed: a loop whose sandbox cannot start here does not start; it never runs its passes unconfined.
+    isSandboxReady: ({ context }) => isSandboxReady(context.sandbox),
     isCancelFromOutside: ({ context, event }) => {
       assertEvent(event, "loop.cancel")
       return event.session === null || !context.sessions.includes(event.session)
     },
-    canStart: and(["isApprovedPlan", "hasSections", "hasEnoughPasses", "isAskedFromOutsideLoops"]),
+    canStart: and(["isApprovedPlan", "hasSections", "hasEnoughPasses", "isAskedFromOutsideLoops", "isSandboxReady"]),
     // One process drives a loop: the driver claim's live holder, else the first that takes it over.
     canTakeOver: ({ event }) => {
       assertEvent(event, "loop.restored")

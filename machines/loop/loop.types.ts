@@ -1,5 +1,6 @@
 import type { DriverFacts } from "../driver.claim"
 import type { LoopHandoff, LoopPhase, LoopSection, LoopSectionPlan } from "./loop.gates"
+import type { LoopSandbox } from "./loop.sandbox"
 
 // The loop machine's data: what a loop starts from, what it holds, what it is told, and what its effects are asked.
 
@@ -27,6 +28,8 @@ export interface LoopInput {
   sections: LoopSectionPlan[]
   /** Passes (sessions opened) the loop may spend before it ends as errored. */
   maxIterations: number
+  /** What confines the passes' shells, with the birth fact of whether it can start here. */
+  sandbox: LoopSandbox
   startedAt: number
   /** The opencode process that starts the loop: it drives the first pass. */
   driver: string

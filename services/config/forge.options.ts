@@ -17,6 +17,9 @@ const optionSchemas = {
     .default(600_000),
   // The undo journal's size (each version's bytes, once); past it the oldest turns are pruned first.
   "files.journalMaxMB": z.number().int().min(1).default(256),
+  // Every shell of a loop's passes runs in a bubblewrap sandbox; "off" runs them unconfined (an invalid value keeps it on).
+  "loop.sandbox": z.enum(["bwrap", "off"]).default("bwrap"),
+  "loop.network": z.boolean().default(false),
 } as const
 
 type OptionKey = keyof typeof optionSchemas
@@ -26,6 +29,7 @@ export interface ForgeOptions {
   jobs: { mode: OptionValues["jobs.mode"]; keepBuiltinShell: boolean; survive: OptionValues["jobs.survive"] }
   watchdog: { mode: OptionValues["watchdog.mode"]; stallMs: number }
   files: { journalMaxMB: number }
+  loop: { sandbox: OptionValues["loop.sandbox"]; network: boolean }
 }
 
 export interface ParsedOptions {
@@ -80,6 +84,7 @@ export function parseForgeOptions(raw: unknown): ParsedOptions {
       jobs: { mode: v["jobs.mode"], keepBuiltinShell: v["jobs.keepBuiltinShell"], survive: v["jobs.survive"] },
       watchdog: { mode: v["watchdog.mode"], stallMs: v["watchdog.stallMs"] },
       files: { journalMaxMB: v["files.journalMaxMB"] },
+      loop: { sandbox: v["loop.sandbox"], network: v["loop.network"] },
     },
     warnings,
   }

@@ -15,6 +15,8 @@ export interface SpawnRequest {
   logFile: string
   /** Fenced jobs die with the host on every path; survive-mode jobs are not fenced. */
   fenced: boolean
+  /** The sandbox command line the shell runs inside, or null: unconfined. */
+  sandbox: readonly string[] | null
 }
 
 export interface RunningProcess {

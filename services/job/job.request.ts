@@ -30,12 +30,18 @@ export interface ShellRequest {
   background: boolean
   survive: boolean
   notify: boolean
+  /** The sandbox command line the command runs inside (a loop pass's shells: bwrap and its options), or null. */
+  sandbox: readonly string[] | null
 }
 
 export type SurvivePolicy = "never" | "always" | "deny"
 
 /** Validates and completes forge_shell arguments; `resolveCwd` makes a relative cwd absolute and checks it exists. */
-export function toShellRequest(raw: unknown, defaults: { cwd: string; survive: SurvivePolicy }, resolveCwd: (cwd: string) => string): ShellRequest {
+export function toShellRequest(
+  raw: unknown,
+  defaults: { cwd: string; survive: SurvivePolicy; sandbox?: readonly string[] | null },
+  resolveCwd: (cwd: string) => string,
+): ShellRequest {
   const parsed = shellRequestSchema.safeParse(raw)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
@@ -55,6 +61,7 @@ export function toShellRequest(raw: unknown, defaults: { cwd: string; survive: S
     background: args.run_in_background ?? false,
     survive: defaults.survive === "deny" ? false : (args.survive ?? defaults.survive === "always"),
     notify: args.notify ?? true,
+    sandbox: defaults.sandbox ?? null,
   }
 }
 

@@ -76,7 +76,14 @@ export class JobSupervisor {
     await this.deps.logs.rotate(new Set(this.jobs.keys())).catch((error: unknown) => this.deps.log.warn(`job log rotation failed: ${String(error)}`))
     let spawned: RunningProcess
     try {
-      spawned = await this.deps.processes.spawn({ jobId, command: request.command, cwd: request.cwd, logFile, fenced: !request.survive })
+      spawned = await this.deps.processes.spawn({
+        jobId,
+        command: request.command,
+        cwd: request.cwd,
+        logFile,
+        fenced: !request.survive,
+        sandbox: request.sandbox,
+      })
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       // Final: the job leaves with its machine (see watch).

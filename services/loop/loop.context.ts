@@ -49,6 +49,7 @@ export const loopContextSchema = z.strictObject({
   askedFrom: z.string().nullable(),
   worktree: z.strictObject({ dir: z.string().min(1), branch: z.string().min(1), base: z.string().min(1) }),
   maxIterations: z.number().int().positive(),
+  sandbox: z.strictObject({ mode: z.enum(["bwrap", "off"]), network: z.boolean(), problem: z.string().nullable() }),
   startedAt: z.number(),
   sections: z.array(section).min(1),
   sectionIndex: z.number().int().nonnegative(),

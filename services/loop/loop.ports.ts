@@ -1,4 +1,5 @@
 import type { LoopWorktree } from "../../machines/loop/loop.machine"
+import type { LoopSandboxMode } from "../../machines/loop/loop.sandbox"
 
 // What the loop harness needs from the world: a git worktree per loop, and sessions to run its passes in.
 
@@ -57,4 +58,13 @@ export interface LoopPlan {
 export interface LoopPlans {
   /** The session's live plan, read now; undefined when it has none. */
   liveFor(sessionId: string): Promise<LoopPlan | undefined>
+}
+
+/** The sandbox a loop's shells run in: as the user chose it, and whether it starts on this machine. */
+export interface LoopSandboxes {
+  readonly mode: LoopSandboxMode
+  /** Whether a sandboxed shell reaches the network. */
+  readonly network: boolean
+  /** Why the sandbox cannot start here now (tried for real), or null when it starts. */
+  problem(): Promise<string | null>
 }

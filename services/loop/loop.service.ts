@@ -1,5 +1,6 @@
 import { type AdjustChange, passesNeeded, roleOfPhase } from "../../machines/loop/loop.gates"
-import { type LoopEvent, type LoopInput, type LoopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
+import { type LoopEvent, type LoopInput, type LoopMachine, loopPassOf, loopPhaseOf, loopShellConfinement } from "../../machines/loop/loop.machine"
+import type { LoopSandbox, ShellConfinement } from "../../machines/loop/loop.sandbox"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
@@ -7,7 +8,7 @@ import { explainLoopRefusal } from "../../machines/loop/loop.refusals"
 import { DEFAULT_LOOP_ITERATIONS, loopSlug } from "./loop.start.defaults"
 import { type HandoffFields, handoffFrom } from "./loop.handoff"
 import type { LoopSnapshot } from "./loop.lifecycle"
-import type { LoopPlans, LoopSessions, LoopWorktrees } from "./loop.ports"
+import type { LoopPlans, LoopSandboxes, LoopSessions, LoopWorktrees } from "./loop.ports"
 import { type DriverFacts, driverLineText, mayDrive } from "../../machines/driver.claim"
 import type { DriverClaims } from "../lifecycle/driver.claim"
 
@@ -21,6 +22,7 @@ export interface LoopServiceDeps {
   worktrees: LoopWorktrees
   sessions: LoopSessions
   plans: LoopPlans
+  sandboxes: LoopSandboxes
   /** The workspace's one driver claim: the process that starts a loop holds it; a dead holder's loop is taken over. */
   claims: DriverClaims
   clock: Clock
@@ -70,6 +72,15 @@ export class LoopService {
     return loop.can(event) ? null : explainLoopRefusal(loop, event)
   }
 
+  /**
+   * How a shell of a session is confined (the machine's answer): null when the session is no running loop's, or the
+   * loop's sandbox is off. Synchronous and in memory: opencode asks it as a shell starts.
+   */
+  shellConfinement(sessionId: string): ShellConfinement | null {
+    const loop = this.loopOf(sessionId)
+    return loop === undefined ? null : loopShellConfinement(loop, sessionId)
+  }
+
   /** Where the running loop a session belongs to stands, for a tool's line: its name, phase and section. */
   whereIs(sessionId: string): { loopName: string; phase: string; section: string } | undefined {
     const loop = this.loopOf(sessionId)
@@ -97,6 +108,7 @@ export class LoopService {
       sections,
       // By default room for every section to be done over once.
       maxIterations: request.maxIterations ?? Math.max(DEFAULT_LOOP_ITERATIONS, passesNeeded(sections.length) + sections.length),
+      sandbox: await this.sandboxFacts(),
       startedAt: this.deps.clock.now(),
       driver: this.deps.claims.me,
     }
@@ -109,6 +121,12 @@ export class LoopService {
     const worktree = { ...this.deps.worktrees.placeFor(loopName), base }
     const started = await this.lifecycle.create(loopName, { ...born, loopName, worktree })
     return loopStartedText(started.context)
+  }
+
+  /** The sandbox a new loop gets: the user's choice, and whether it starts here (tried only when it is on). */
+  private async sandboxFacts(): Promise<LoopSandbox> {
+    const { mode, network } = this.deps.sandboxes
+    return { mode, network, problem: mode === "off" ? null : await this.deps.sandboxes.problem() }
   }
 
   /** loop_handoff: the phase session's record, applied when its turn ends (the last one of a turn wins). */

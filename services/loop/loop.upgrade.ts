@@ -1,5 +1,6 @@
 import { LOOP_MACHINE_VERSION } from "../../machines/loop/loop.machine"
 import { loopPassMachine } from "../../machines/loop/loop.pass.machine"
+import { DEFAULT_LOOP_SANDBOX } from "../../machines/loop/loop.sandbox"
 import type { PersistedChild, PersistedShape } from "../lifecycle/lifecycle.definition"
 import { loopPassContextSchema } from "./loop.context"
 
@@ -7,6 +8,7 @@ import { loopPassContextSchema } from "./loop.context"
 // every record). Version 1 ran each phase's pass inline: `{ running: { <phase>: "opening" | "working" } }`, with the
 // session's handoff and reminders in the loop's context. Version 2 invokes the pass machine: the phase is the loop's
 // state, and the pass (its state, handoff, reminders) is the invoked child `pass`, built here from what version 1 kept.
+// Version 3 records the loop's sandbox: an older loop gets the default (on, offline), never an unconfined one.
 
 /** The fields of a version 1 context that are the pass's own in version 2. */
 interface V1PassFields {
@@ -18,7 +20,17 @@ interface V1PassFields {
 
 export function upgradeLoopRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
   if (fromVersion === LOOP_MACHINE_VERSION) return persisted
+  if (fromVersion === "2") return withSandbox(persisted)
   if (fromVersion !== "1") throw new Error(`no upgrade from loop machine version ${fromVersion}`)
+  return withSandbox(passOfVersion1(persisted))
+}
+
+function withSandbox(persisted: PersistedShape): PersistedShape {
+  if (typeof persisted.context !== "object" || persisted.context === null || "sandbox" in persisted.context) return persisted
+  return { ...persisted, context: { ...persisted.context, sandbox: DEFAULT_LOOP_SANDBOX } }
+}
+
+function passOfVersion1(persisted: PersistedShape): PersistedShape {
   if (typeof persisted.context !== "object" || persisted.context === null) return persisted
   const { pending, nudges, ...loop } = persisted.context as Record<string, unknown> & V1PassFields
   const running = typeof persisted.value === "object" ? persisted.value.running : undefined

@@ -56,6 +56,8 @@ export function createHostJobs(options: {
   carryWake?: (sessionId: string, text: string) => Promise<boolean>
   /** The workspace's one driver claim: which process takes up a dead host's job. */
   claims?: DriverClaims
+  /** The sandbox command line a root session's commands run inside (its loop's); without it every job is unconfined. */
+  sandboxOf?: (sessionId: string) => readonly string[] | null
 }): HostJobs {
   const keyValue = options.keyValue
   const storage: StoreStorage | undefined = keyValue && {
@@ -114,7 +116,8 @@ export function createHostJobs(options: {
     if (outcome.takenOver.length > 0)
       options.log.info(`took over ${outcome.takenOver.length} finished job(s) whose opencode process ended, their result still owed`)
   }
-  return { supervisor, ledger, registry, shellFamily: processes.shellFamily(), takeOverLeft, uninstall }
+  const sandboxOf = options.sandboxOf ?? (() => null)
+  return { supervisor, sandboxOf, ledger, registry, shellFamily: processes.shellFamily(), takeOverLeft, uninstall }
 }
 
 /** The job lifecycle's lazy part. */
@@ -131,6 +134,8 @@ export const jobParts: LifecycleParts<"job"> = {
     createHostJobs({
       // A job's wake due on a goal's idle rides with the goal's brief (the goal module is built by the time a wake is due).
       carryWake: (sessionId, text) => parts.handle("goal").loop.carryWake(sessionId, text),
+      // A loop pass's commands run in its loop's sandbox (the loop module is built by the time a command runs).
+      sandboxOf: (sessionId) => parts.handle("loop").sandboxArgv(sessionId),
       client: parts.client,
       log: parts.log,
       clock: parts.clock,

@@ -10,6 +10,11 @@ export const jobModule: LifecycleModule<"job"> = {
   toolIds: JOB_TOOL_IDS,
   commands: [],
   fragment: (context, jobs, start) =>
-    jobFragment(context, { supervisor: mapLazy(jobs, (h) => h.supervisor), shellFamily: start.shellFamily, repository: start.repository }),
+    jobFragment(context, {
+      supervisor: mapLazy(jobs, (h) => h.supervisor),
+      sandboxOf: mapLazy(jobs, (h) => (sessionId: string) => h.sandboxOf(sessionId)),
+      shellFamily: start.shellFamily,
+      repository: start.repository,
+    }),
   load: async () => (await import("./job.lazy")).jobParts,
 }

@@ -7,6 +7,7 @@ import { sectionsOfPlan } from "../../services/loop/loop.sections"
 import { parsePlanDocument } from "../../services/plan/plan.document"
 import { createLoopSessions } from "../../adapters/opencode/loop/loop.sessions"
 import { GitLoopWorktrees } from "../../adapters/workspace/loop.worktrees"
+import { BwrapSandboxes } from "../../adapters/sandbox/loop.sandboxes"
 import type { DriverClaims } from "../../services/lifecycle/driver.claim"
 import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../../services/lifecycle/lifecycle.ports"
@@ -37,6 +38,7 @@ export function createHostLoops(options: {
   repository: () => Promise<LifecycleRepository | undefined>
   /** The workspace's one driver claim (the composition's watch renews it and takes up loops whose driver ended). */
   claims: DriverClaims
+  sandboxes: BwrapSandboxes
 }): HostLoopsHandle {
   const worktrees = new GitLoopWorktrees(options.workspace)
   const sessions = createLoopSessions(options.client)
@@ -54,6 +56,7 @@ export function createHostLoops(options: {
     worktrees,
     sessions,
     plans: loopPlansOf(options.plans, options.planFiles),
+    sandboxes: options.sandboxes,
     claims: options.claims,
     clock: options.clock,
     log: options.log,
@@ -69,6 +72,10 @@ export function createHostLoops(options: {
   return {
     service: built,
     sessionPlan: options.sessionPlan,
+    sandboxArgv(sessionId) {
+      const confinement = built.shellConfinement(sessionId)
+      return confinement === null ? null : options.sandboxes.argvFor(confinement)
+    },
     async restore() {
       const repository = await options.repository()
       if (repository === undefined) return { restored: [], problems: [] }
@@ -104,6 +111,7 @@ export const loopParts: LifecycleParts<"loop"> = {
       sessionPlan: (sessionId) => sessionPlanOf(parts.workspace, plans, sessionId),
       repository: parts.repository,
       claims: parts.claims,
+      sandboxes: new BwrapSandboxes({ mode: parts.options.loop.sandbox, network: parts.options.loop.network, workspace: parts.workspace }),
     })
     // After a loop the plan stays approved with its tasks unticked: /plan says which loop ran it and what comes next.
     plans.notes.add("loop", (planPaths) => loopPlanNotes(loops.service.lifecycle, planPaths))

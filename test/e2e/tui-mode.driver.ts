@@ -115,7 +115,16 @@ export function createTuiModeDriver(ctx: DriverContext): Driver {
     let ok = true
     if (turn.screen) {
       try {
-        const { screen, problems } = await waitForScreen(capture, turn.screen, deadline)
+        // A dialog is drawn over a few frames: a capture waits until its rows are on the screen too.
+        const spec = turn.capture
+        const region =
+          spec === undefined
+            ? undefined
+            : (s: string) => {
+                const found = captureRegion(s, spec, sandbox.root)
+                return "problem" in found ? `capture ${spec.name}: ${found.problem}` : null
+              }
+        const { screen, problems } = await waitForScreen(capture, turn.screen, deadline, region)
         if (problems.length > 0) {
           ctx.check(`turn ${n} screen`, false, problems.join("; "))
           ctx.say(`  screen after turn ${n} (${problems.join("; ")}):`)

@@ -9,13 +9,21 @@ import type { TextMatch } from "./scenario.schema"
 const POLL_MS = 200
 
 /**
- * Captures the screen until it satisfies `match` or `deadline` passes; resolves with the last capture and what it
- * still lacked (empty when it held). A capture that fails (the TUI is gone) ends the wait with that failure.
+ * Captures the screen until it satisfies `match` (and `also`, what else it must show, when given) or `deadline`
+ * passes; resolves with the last capture and what it still lacked (empty when it held). A capture that fails (the TUI
+ * is gone) ends the wait with that failure.
  */
-export async function waitForScreen(capture: () => Promise<string>, match: TextMatch, deadline: number): Promise<{ screen: string; problems: string[] }> {
+export async function waitForScreen(
+  capture: () => Promise<string>,
+  match: TextMatch,
+  deadline: number,
+  also?: (screen: string) => string | null,
+): Promise<{ screen: string; problems: string[] }> {
   for (;;) {
     const screen = await capture()
-    const problems = textProblems(screen, match)
+    const lacking = textProblems(screen, match)
+    const more = lacking.length === 0 ? (also?.(screen) ?? null) : null
+    const problems = more === null ? lacking : [more]
     if (problems.length === 0 || Date.now() >= deadline) return { screen, problems }
     await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))
   }

@@ -38,6 +38,7 @@ function requestOf(input: JobInput): ShellRequest {
     maxWaitMs: input.maxWaitMs,
     background: input.background,
     survive: input.survive,
+    sandbox: null,
     notify: input.notify,
   }
 }

@@ -149,6 +149,15 @@ export class LoopExpectation {
       expect(await service.status(undefined), "loop_status").toMatch(statusLine(model))
     }
     for (const session of model.context.sessions) expect(service.loopOf(session)?.context.loopName, `the loop of ${session}`).toBe(live ? LOOP : undefined)
+    // The sandbox of each session's shells: only the current coder's writes its worktree; a loop that ended confines none.
+    const phase = loopPhaseOf(model.value)
+    for (const session of [...model.context.sessions, "ses_of_no_loop"]) {
+      const writable = session === model.context.session && phase !== undefined && roleOfPhase(phase) === "coder"
+      const confined = live && model.context.sessions.includes(session)
+      expect(service.shellConfinement(session), `the sandbox of ${session}`).toEqual(
+        confined ? { worktree: this.worktree.dir, writable, network: false } : null,
+      )
+    }
     expect(existsSync(this.worktree.dir), "the worktree stays").toBe(true)
 
     // opencode.

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs"
 import path from "node:path"
 import type { LoopWorktree } from "../../machines/loop/loop.machine"
-import type { LoopBranchFacts, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
+import type { LoopBranchFacts, LoopSandboxes, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
 
 // The loop harness's edges for the model test: opencode's sessions, whose openings the SUT settles, and git's
 // worktrees, recorded. Everything between them (service, lifecycle host, SQLite) is the real thing.
@@ -112,3 +112,6 @@ export class RecordingWorktrees implements LoopWorktrees {
 
 /** What git says of every recorded loop's branch when it ends: one commit, nothing left uncommitted. */
 export const RECORDED_BRANCH: LoopBranchFacts = { commits: 1, last: { hash: "5e1f00d", subject: "section 1: Parser" }, uncommitted: 0 }
+
+/** A loop sandbox that starts (the sandbox itself is tested with real bubblewrap in test/integration/sandbox). */
+export const SANDBOX_READY: LoopSandboxes = { mode: "bwrap", network: false, problem: async () => null }

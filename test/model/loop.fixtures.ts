@@ -26,6 +26,7 @@ export const inputFor = (overrides: Partial<LoopInput>): LoopInput => ({
   worktree: MODEL_WORKTREE,
   sections: SECTIONS,
   maxIterations: MAX_PASSES,
+  sandbox: { mode: "bwrap", network: false, problem: null },
   startedAt: T0,
   driver: MODEL_DRIVER,
   ...overrides,

@@ -84,6 +84,10 @@ const configs = [
   { name: "refused: asked from inside another loop", input: inputFor({ hostSession: OUTER_SESSION, askedFrom: OUTER_LOOP }) },
   { name: "refused: the plan has no section", input: inputFor({ planPath: null, planStatus: null, sections: [] }) },
   { name: "refused: a budget too small for the sections", input: inputFor({ maxIterations: 4 }) },
+  {
+    name: "refused: the sandbox cannot start here",
+    input: inputFor({ sandbox: { mode: "bwrap", network: false, problem: "bwrap is not installed (no bwrap on PATH)" } }),
+  },
 ]
 
 /** A clean section audit: a warning only, and its summary. */

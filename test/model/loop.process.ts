@@ -1,7 +1,7 @@
 import { SqliteDriverClaimStore } from "../../adapters/storage/driver.claim.repository"
 import { DriverClaims } from "../../services/lifecycle/driver.claim"
 import { defineLoopLifecycle } from "../../services/loop/loop.lifecycle"
-import type { LoopPlans, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
+import type { LoopPlans, LoopSandboxes, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
 import { LoopService } from "../../services/loop/loop.service"
 import { type OpenedWorkspace, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
@@ -34,6 +34,7 @@ export async function openLoopProcess(
   sessions: LoopSessions,
   plans: LoopPlans,
   worktrees: LoopWorktrees,
+  sandboxes: LoopSandboxes,
   id: string,
   /** Which other processes still run (by default none: an earlier process of the SUT was closed before this one). */
   isAlive: (holder: string) => boolean = () => false,
@@ -51,7 +52,7 @@ export async function openLoopProcess(
   })
   let service: LoopService | undefined
   const lifecycle = defineLoopLifecycle(workspace.host, { worktrees, sessions, report: (loopName, event) => service?.report(loopName, event), driver: id, log })
-  service = new LoopService({ lifecycle, worktrees, sessions, plans, claims, clock, log })
+  service = new LoopService({ lifecycle, worktrees, sessions, plans, sandboxes, claims, clock, log })
   const rt = await opened
   return { rt, service, id, claims }
 }

@@ -9,7 +9,7 @@ import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { initialStep } from "../../services/lifecycle/lifecycle.step"
 import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
 import type { HandoffFields } from "../../services/loop/loop.handoff"
-import type { LoopPlan, LoopPlans } from "../../services/loop/loop.ports"
+import type { LoopPlan, LoopPlans, LoopSandboxes } from "../../services/loop/loop.ports"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
 import { FakeClock } from "./goal.fakes"
@@ -83,6 +83,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     private readonly sessions: FakeLoopSessions,
     private readonly plans: LoopPlans,
     private readonly worktrees: RecordingWorktrees,
+    private readonly sandboxes: LoopSandboxes,
     private process: LoopProcess,
     private readonly worktree: LoopWorktree,
     first: Snapshot,
@@ -101,8 +102,10 @@ export class LoopSut implements ModelSut<LoopModel> {
     const plan: LoopPlan | undefined =
       input.planPath === null ? undefined : { planPath: input.planPath, status: input.planStatus ?? "unreadable", title: TITLE, body: PLAN_BODY }
     const plans: LoopPlans = { liveFor: async () => plan }
-    const process = await openLoopProcess(dir, clock, sessions, plans, worktrees, processId(1))
-    const sut = new LoopSut(dir, clock, sessions, plans, worktrees, process, worktree, initialStep(loopMachine, input).snapshot as Snapshot)
+    // The sandbox as the config's birth fact has it: on and able to start, or unable to start here.
+    const sandboxes: LoopSandboxes = { mode: input.sandbox.mode, network: input.sandbox.network, problem: async () => input.sandbox.problem }
+    const process = await openLoopProcess(dir, clock, sessions, plans, worktrees, sandboxes, processId(1))
+    const sut = new LoopSut(dir, clock, sessions, plans, worktrees, sandboxes, process, worktree, initialStep(loopMachine, input).snapshot as Snapshot)
     await sut.begin(input)
     return sut
   }
@@ -274,7 +277,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     await this.process.rt.close()
     this.sessions.orphanAll()
     this.generation += 1
-    this.process = await openLoopProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, processId(this.generation))
+    this.process = await openLoopProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, this.sandboxes, processId(this.generation))
     const report = await restoreLive(this.process.service.lifecycle, this.process.rt.repository)
     expect(report.problems, "restore problems").toEqual([])
     const running = before.status === "active" ? [LOOP] : []
@@ -292,7 +295,9 @@ export class LoopSut implements ModelSut<LoopModel> {
     const first = this.process
     await first.claims.renew()
     const alive = new Set([first.id])
-    const neighbour = await openLoopProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, NEIGHBOUR_ID, (holder) => alive.has(holder))
+    const neighbour = await openLoopProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, this.sandboxes, NEIGHBOUR_ID, (holder) =>
+      alive.has(holder),
+    )
     const seen: { step: string; driver: string | null | undefined; openings: number }[] = []
     const look = (step: string) =>
       seen.push({ step, driver: neighbour.service.lifecycle.snapshot(LOOP)?.context.driver, openings: this.sessions.openings.length })
@@ -324,7 +329,16 @@ export class LoopSut implements ModelSut<LoopModel> {
     const driver = this.process.id
     // The live driver renews its claim (its driver watch does, every few seconds), whatever time the model's steps took.
     await this.process.claims.renew()
-    const neighbour = await openLoopProcess(this.dir, this.clock, this.sessions, this.plans, this.worktrees, NEIGHBOUR_ID, (holder) => holder === driver)
+    const neighbour = await openLoopProcess(
+      this.dir,
+      this.clock,
+      this.sessions,
+      this.plans,
+      this.worktrees,
+      this.sandboxes,
+      NEIGHBOUR_ID,
+      (holder) => holder === driver,
+    )
     try {
       const report = await restoreLive(neighbour.service.lifecycle, neighbour.rt.repository)
       expect(report.problems, "restore problems").toEqual([])

@@ -21,6 +21,7 @@ const input: LoopInput = {
     { title: "Printer", content: "Print with minimal parentheses in src/printer.ts." },
   ],
   maxIterations: 6,
+  sandbox: { mode: "bwrap", network: false, problem: null },
   startedAt: 0,
   driver: "opencode-1",
 }

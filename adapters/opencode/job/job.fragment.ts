@@ -10,6 +10,8 @@ import { refuseSurviveWithoutDatabase } from "./job.tools.storage"
 export interface JobFragmentDeps {
   /** The job supervisor of this host process, built on first use; the shell family its commands run under. */
   supervisor: Lazy<JobSupervisor>
+  /** The sandbox command line of a root session's commands (its loop's), built with the supervisor. */
+  sandboxOf: Lazy<(sessionId: string) => readonly string[] | null>
   shellFamily: string
   /** The workspace database's lifecycle records (the runtime's, or its stand-in's), for the restore step. */
   repository: () => Promise<LifecycleRepository | undefined>
@@ -27,6 +29,7 @@ export function jobFragment(ctx: FragmentContext, deps: JobFragmentDeps): ForgeF
     options: ctx.options,
     supervisor: () => supervisor.get(),
     rootOf: (id) => ctx.tree.rootOf(id),
+    sandboxOf: async (id) => (await deps.sandboxOf.get())(await ctx.tree.rootOf(id)),
     shellFamily: deps.shellFamily,
   })
   const storageTrouble = async () => (await ctx.runtime())?.storageTrouble

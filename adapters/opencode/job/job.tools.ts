@@ -20,6 +20,8 @@ export interface JobToolsDeps {
   supervisor: () => Promise<JobSupervisor>
   /** The root of the calling session's tree, for handoff. */
   rootOf: (sessionId: string) => Promise<string>
+  /** The sandbox command line a session's commands run inside (a loop pass's), or null: unconfined. */
+  sandboxOf: (sessionId: string) => Promise<readonly string[] | null>
   /** The interpreter family commands run under, named in the tool description. */
   shellFamily: string
 }
@@ -65,7 +67,8 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
       },
       async execute(args, ctx) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
-        const request = toShellRequest(args, { cwd: ctx.directory, survive: deps.options.jobs.survive }, (cwd) => resolveCwd(ctx.directory, cwd))
+        const sandbox = await deps.sandboxOf(ctx.sessionID)
+        const request = toShellRequest(args, { cwd: ctx.directory, survive: deps.options.jobs.survive, sandbox }, (cwd) => resolveCwd(ctx.directory, cwd))
         await askOutsideCwd(request.cwd, ctx)
         await ctx.ask({
           permission: "forge_shell",

@@ -5,6 +5,9 @@ import type { Lazy } from "../lazy"
 import { loopCallPaths } from "./loop.call.paths"
 import { loopCallFields } from "./loop.screen"
 import { createLoopTools } from "./loop.tools"
+import { LoopShell, loopBashRefusal } from "./loop.shell"
+import { sandboxEnv } from "../../sandbox/shell.shim"
+import type { LiveConfig } from "../config.hook"
 
 interface SessionEvent {
   type: string
@@ -13,6 +16,7 @@ interface SessionEvent {
 
 /** The loop lifecycle's part of the plugin: its tools, the audit's write-ban, the passes' idles, and its restore. */
 export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>): ForgeFragment {
+  const shell = new LoopShell({ mode: ctx.options.loop.sandbox, log: ctx.log })
   return {
     id: "loop",
     toolIds: LOOP_TOOL_IDS,
@@ -26,6 +30,21 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
       return loopCallFields(tool, args, harness?.service.whereIs(root), plan)
     },
     hooks: {
+      // opencode's shell becomes Forge's shim: a pass's bash runs in its loop's sandbox, every other one as before.
+      async config(cfg) {
+        await shell.configure(cfg as LiveConfig)
+      },
+
+      // A shell of a loop's session (a pass, or a subagent of one) is put inside the sandbox its loop's machine says.
+      async "shell.env"(input, output) {
+        if (input.sessionID === undefined || ctx.holdsNoLifecycleYet(input.sessionID)) return
+        if ((await ctx.runtime()) === undefined) return
+        const harness = await loops.get()
+        const root = ctx.tree.knownRootOf(input.sessionID) ?? (await ctx.tree.rootOf(input.sessionID))
+        const argv = harness.sandboxArgv(root)
+        if (argv !== null) Object.assign(output.env, sandboxEnv(argv))
+      },
+
       // The loop's gate on its sessions' tools (the machine's answer): an auditor changes nothing, a coder works only
       // in the worktree. A subagent of a pass is held to its pass's gate.
       async "tool.execute.before"(input, output) {
@@ -43,6 +62,9 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
           return
         }
         if (refusal !== null) throw new Error(refusal)
+        // Fail-closed: a confined session's bash runs only through Forge's shim; without it, it does not run.
+        const trouble = input.tool === "bash" && harness.sandboxArgv(session) !== null ? shell.trouble() : null
+        if (trouble !== null) throw new Error(loopBashRefusal(harness.service.loopOf(session)?.context.loopName ?? "", trouble))
       },
 
       // A pass's turn ended: its loop applies the recorded handoff (opencode says idle twice; the second is this one).

@@ -13,6 +13,11 @@ export interface HostLoopsHandle {
   service: LoopService
   /** The session's live plan, as loop_start's line shows it (read at once: it is drawn before the call runs). */
   sessionPlan(sessionId: string): ScreenLoopPlan | undefined
+  /**
+   * The bubblewrap command line a shell of the (root) session runs in, as its loop's machine confines it; null when
+   * the session is no running loop's or the loop's sandbox is off.
+   */
+  sandboxArgv(sessionId: string): string[] | null
   /** Restores the workspace's running loops from their records and takes up the passes that were left. */
   restore(): Promise<LiveRestoreReport>
   dispose(): void

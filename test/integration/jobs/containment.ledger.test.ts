@@ -19,7 +19,7 @@ async function runTwoJobs(processes: ReturnType<typeof createJobProcesses>): Pro
   const ledger = new JobLedger()
   const recording = withContainmentLedger(processes, ledger, { now: () => Date.now() }, memoryLogger())
   for (const jobId of ["job_a", "job_b"]) {
-    const running = await recording.spawn({ jobId, command: "exit 0", cwd: dir, logFile: path.join(dir, `${jobId}.log`), fenced: false })
+    const running = await recording.spawn({ jobId, command: "exit 0", cwd: dir, logFile: path.join(dir, `${jobId}.log`), fenced: false, sandbox: null })
     await running.exited
   }
   return ledger

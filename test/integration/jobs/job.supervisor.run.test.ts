@@ -161,7 +161,13 @@ describe("job supervisor with real processes", () => {
 
   it("the survivor cap refuses a survive job at its birth, in forge_shell's answer, and leaves nothing of it behind", async () => {
     const capped = newSupervisor({ maxSurvivors: 1 })
-    const tools = createJobTools({ options: defaultForgeOptions, supervisor: async () => capped, rootOf: async (id) => id, shellFamily: "POSIX sh" })
+    const tools = createJobTools({
+      options: defaultForgeOptions,
+      supervisor: async () => capped,
+      rootOf: async (id) => id,
+      sandboxOf: async () => null,
+      shellFamily: "POSIX sh",
+    })
     const shell = (raw: unknown) => callRaw(tools.forge_shell, raw, toolContext("s1", dir))
     const { store } = world.current()
     const survivor = jobIdOf(await capped.run("s1", request({ command: "sleep 30", run_in_background: true, survive: true })))

@@ -30,7 +30,13 @@ describe("job tools parse their raw arguments at the boundary", () => {
       logDir: path.join(dir, "logs"),
       repository: async () => undefined,
     })
-    tools = createJobTools({ options: defaultForgeOptions, supervisor: async () => hostJobs.supervisor, rootOf: async (id) => id, shellFamily: "POSIX sh" })
+    tools = createJobTools({
+      options: defaultForgeOptions,
+      supervisor: async () => hostJobs.supervisor,
+      rootOf: async (id) => id,
+      sandboxOf: async () => null,
+      shellFamily: "POSIX sh",
+    })
   })
   afterEach(async () => {
     await hostJobs.supervisor.dispose?.()

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { loopPlanNotes } from "../../../services/loop/loop.plan.notes"
 import { PlanNotes } from "../../../services/plan/plan.notes"
 import { FakeClock } from "../../model/goal.fakes"
-import { FakeLoopSessions, RecordingWorktrees } from "../../model/loop.fakes"
+import { FakeLoopSessions, RecordingWorktrees, SANDBOX_READY } from "../../model/loop.fakes"
 import { type LoopProcess, openLoopProcess, processId } from "../../model/loop.process"
 import { HOST, LOOP, PLAN_BODY, PLAN_PATH, TITLE } from "../../model/loop.world"
 import { ramTempDir } from "../../temp.dir"
@@ -20,7 +20,7 @@ async function loopProcess(): Promise<LoopProcess> {
   const dir = ramTempDir("forge-loop-notes-")
   const clock = new FakeClock(Date.parse("2026-12-05T10:00:00.000Z"))
   const plans = { liveFor: async () => ({ planPath: PLAN_PATH, status: "approved", title: TITLE, body: PLAN_BODY }) }
-  const process = await openLoopProcess(dir, clock, new FakeLoopSessions(), plans, new RecordingWorktrees(dir), processId(1))
+  const process = await openLoopProcess(dir, clock, new FakeLoopSessions(), plans, new RecordingWorktrees(dir), SANDBOX_READY, processId(1))
   opened.push(process)
   return process
 }

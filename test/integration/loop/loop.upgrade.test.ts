@@ -7,7 +7,7 @@ import { upgradeLoopRecord } from "../../../services/loop/loop.upgrade"
 import type { HandoffFields } from "../../../services/loop/loop.handoff"
 import { ramTempDir } from "../../temp.dir"
 import { FakeClock } from "../../model/goal.fakes"
-import { FakeLoopSessions, RecordingWorktrees } from "../../model/loop.fakes"
+import { FakeLoopSessions, RecordingWorktrees, SANDBOX_READY } from "../../model/loop.fakes"
 import { type LoopProcess, openLoopProcess, processId } from "../../model/loop.process"
 import { seedMigratedDatabase } from "../../model/migrated.database"
 import { LOOP, PLAN_BODY, PLAN_PATH, TITLE } from "../../model/loop.world"
@@ -39,7 +39,7 @@ async function workspaceWith(record: Fixture): Promise<{ process: LoopProcess; s
   const clock = new FakeClock(Date.parse("2026-12-04T20:00:00.000Z"))
   const sessions = new FakeLoopSessions()
   const plans = { liveFor: async () => ({ planPath: PLAN_PATH, status: "approved", title: TITLE, body: PLAN_BODY }) }
-  const process = await openLoopProcess(dir, clock, sessions, plans, new RecordingWorktrees(dir), processId(2))
+  const process = await openLoopProcess(dir, clock, sessions, plans, new RecordingWorktrees(dir), SANDBOX_READY, processId(2))
   await process.rt.repository.saveSnapshot({
     machineId: "loop",
     machineVersion: record.machineVersion,

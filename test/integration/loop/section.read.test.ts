@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest"
 import type { HandoffFields } from "../../../services/loop/loop.handoff"
 import { FakeClock } from "../../model/goal.fakes"
-import { FakeLoopSessions, RecordingWorktrees } from "../../model/loop.fakes"
+import { FakeLoopSessions, RecordingWorktrees, SANDBOX_READY } from "../../model/loop.fakes"
 import { type LoopProcess, openLoopProcess, processId } from "../../model/loop.process"
 import { HOST, LOOP, PLAN_BODY, PLAN_PATH, STRANGER, TITLE } from "../../model/loop.world"
 import { ramTempDir } from "../../temp.dir"
@@ -26,7 +26,15 @@ async function runningLoop() {
   const dir = ramTempDir("forge-section-read-")
   const sessions = new FakeLoopSessions()
   const plans = { liveFor: async () => ({ planPath: PLAN_PATH, status: "approved", title: TITLE, body: PLAN_BODY }) }
-  const process = await openLoopProcess(dir, new FakeClock(Date.parse("2026-12-05T10:00:00.000Z")), sessions, plans, new RecordingWorktrees(dir), processId(1))
+  const process = await openLoopProcess(
+    dir,
+    new FakeClock(Date.parse("2026-12-05T10:00:00.000Z")),
+    sessions,
+    plans,
+    new RecordingWorktrees(dir),
+    SANDBOX_READY,
+    processId(1),
+  )
   opened.push(process)
   await process.service.start(HOST, { title: TITLE })
   const settle = async () => {

@@ -22,6 +22,7 @@ it("spawns, watches, reads, matches and kills through the JobProcesses port", as
     cwd: temp.dir,
     logFile,
     fenced: true,
+    sandbox: null,
   })
   janitor.add(running.pid)
   expect(await waitFor(() => grown.length > 0 && pidsWithEnv(JOB_ID_VAR, jobId).length === 3, 10_000)).toBe(true)

@@ -8,7 +8,15 @@ describe("plugin options", () => {
       jobs: { mode: "auto", keepBuiltinShell: false, survive: "never" },
       watchdog: { mode: "kill", stallMs: 600_000 },
       files: { journalMaxMB: 256 },
+      loop: { sandbox: "bwrap", network: false },
     })
+  })
+
+  it("the loop sandbox is on and offline by default; an invalid value keeps it on, never off", () => {
+    expect(parseForgeOptions({ loop: { sandbox: "off", network: true } }).options.loop).toEqual({ sandbox: "off", network: true })
+    const { options, warnings } = parseForgeOptions({ loop: { sandbox: false } })
+    expect(options.loop.sandbox).toBe("bwrap")
+    expect(warnings[0]).toMatch(/^option loop\.sandbox: false is invalid .*using the default "bwrap"$/)
   })
 
   it("the journal's bound is a whole number of MB from 1; anything else falls back, named", () => {

@@ -5,6 +5,7 @@
 import { mkdirSync } from "node:fs"
 import path from "node:path"
 import { SqliteDriverClaimStore } from "../adapters/storage/driver.claim.repository"
+import { SqliteLoopReviews } from "../adapters/storage/review.repository"
 import { DriverClaims } from "../services/lifecycle/driver.claim"
 import type { Logger } from "../services/lifecycle/lifecycle.ports"
 import type { HandoffFields } from "../services/loop/loop.handoff"
@@ -93,7 +94,15 @@ export async function measureHandoffs(dir: string): Promise<string> {
     const sessions = new InstantSessions()
     const worktrees = worktreesIn(dir)
     let service: LoopService | undefined
-    const lifecycle = defineLoopLifecycle(workspace.host, { worktrees, sessions, report: (name, event) => service?.report(name, event), driver: DRIVER, log: quiet })
+    const lifecycle = defineLoopLifecycle(workspace.host, {
+      worktrees,
+      sessions,
+      reviews: new SqliteLoopReviews(async () => opened.connection),
+      clock: systemClock,
+      report: (name, event) => service?.report(name, event),
+      driver: DRIVER,
+      log: quiet,
+    })
     service = new LoopService({
       lifecycle,
       worktrees,

@@ -116,4 +116,15 @@ export const migrations: readonly EmbeddedMigration[] = [
       "CREATE TABLE `driver_claims` (\n\t`machine_id` text NOT NULL,\n\t`instance_id` text NOT NULL,\n\t`holder` text NOT NULL,\n\t`until` integer NOT NULL,\n\tPRIMARY KEY(`machine_id`, `instance_id`)\n);",
     ],
   },
+  {
+    tag: "0011_review_findings",
+    folderMillis: 1796439737803,
+    hash: "dca786449114c6e2155e0e9d78959ccb6221940bd65f4f87230b8654221aacd0",
+    sql: [
+      "CREATE TABLE `review_audits` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`loop_name` text NOT NULL,\n\t`section` integer NOT NULL,\n\t`pass` integer NOT NULL,\n\t`session_id` text NOT NULL,\n\t`outcome` text NOT NULL,\n\t`coder_handoff` text,\n\t`findings_before` text NOT NULL,\n\t`findings_after` text NOT NULL,\n\t`at` integer NOT NULL\n);",
+      "CREATE INDEX `review_audits_loop_idx` ON `review_audits` (`loop_name`,`id`);",
+      "CREATE TABLE `review_findings` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`loop_name` text NOT NULL,\n\t`section` integer NOT NULL,\n\t`file` text NOT NULL,\n\t`line` integer NOT NULL,\n\t`severity` text NOT NULL,\n\t`description` text NOT NULL,\n\t`scenario` text,\n\t`session_id` text NOT NULL,\n\t`created_at` integer NOT NULL\n);",
+      "CREATE UNIQUE INDEX `review_findings_place_idx` ON `review_findings` (`loop_name`,`section`,`file`,`line`);",
+    ],
+  },
 ]

@@ -112,8 +112,11 @@ export function isCleanAudit(handoff: LoopHandoff | null): boolean {
   return handoff?.role === "auditor" && !hasBlockingFindings(handoff.findings)
 }
 
-/** What is wrong with a handoff for a phase. Empty when the phase's session may record it. */
-export function handoffProblems(phase: LoopPhase, handoff: LoopHandoff): string[] {
+/**
+ * What is wrong with a handoff for a phase. Empty when the phase's session may record it. `openBugs`: the bug findings
+ * recorded and still open in the audit's scope (review_write), which block the audit as the handoff's own do.
+ */
+export function handoffProblems(phase: LoopPhase, handoff: LoopHandoff, openBugs = 0): string[] {
   const role = roleOfPhase(phase)
   if (handoff.role !== role) return [`the ${phase} phase takes the ${role}'s handoff, not the ${handoff.role}'s`]
   if (handoff.role === "coder") {
@@ -122,8 +125,13 @@ export function handoffProblems(phase: LoopPhase, handoff: LoopHandoff): string[
       ...(handoff.verification.length === 0 ? ["a coder handoff names at least one verification (command, cwd, outcome)"] : []),
     ]
   }
-  const blocking = hasBlockingFindings(handoff.findings)
-  if (blocking && handoff.summary !== null) return ["a summary is forbidden while bug findings remain: the section is not done"]
+  const blocking = hasBlockingFindings(handoff.findings) || openBugs > 0
+  if (blocking && handoff.summary !== null)
+    return [
+      openBugs > 0
+        ? `a summary is forbidden while bug findings remain (${openBugs} recorded and open: review_read lists them; review_delete the fixed ones)`
+        : "a summary is forbidden while bug findings remain: the section is not done",
+    ]
   if (!blocking && phase === "auditing" && handoff.summary === null) return ["a clean section audit needs its summary (done, deviations, followUps)"]
   if (handoff.summary !== null && handoff.summary.done.length === 0) return ["a summary names at least one thing done"]
   return []

@@ -4,6 +4,8 @@ import type { LoopPassMachine } from "./loop.pass.machine"
 import { type ShellConfinement, confinementOf } from "./loop.sandbox"
 import { loopSetup } from "./loop.setup"
 
+export { auditOutcomeOf, scopeOf as findingScopeOf } from "./loop.setup"
+
 export type {
   LoopAmendment,
   LoopBrief,
@@ -30,7 +32,7 @@ export type {
 
 /**
  * Bumped whenever a change would make an older persisted snapshot unfit for this definition. 2: each phase's pass is
- * an invoked machine (its session's handoff and reminders live in the pass's snapshot). 3: a loop records its sandbox.
+ * an invoked machine (its session's handoff and reminders live in the pass's snapshot). 3: a loop records its sandbox and its review findings.
  * loop.upgrade.ts reads 1 and 2.
  */
 export const LOOP_MACHINE_VERSION = "3"
@@ -48,6 +50,9 @@ export const loopMachine = loopSetup.createMachine({
     iteration: 0,
     last: null,
     amendments: [],
+    findings: [],
+    auditBefore: [],
+    recurring: {},
     reason: null,
   }),
   initial: "starting",
@@ -73,7 +78,7 @@ export const loopMachine = loopSetup.createMachine({
         // The pass's session: recorded here (every session the loop opened), briefed by the pass.
         "loop.session.opened": { actions: ["recordSession", "forwardToPass"] },
         "loop.session.failed": { actions: "forwardToPass" },
-        "loop.handoff": { guard: "isFromCurrentSession", actions: "forwardToPass" },
+        "loop.handoff": { guard: "isFromCurrentSession", actions: "forwardHandoff" },
         "loop.idle": { guard: "isFromCurrentSession", actions: "forwardToPass" },
         // A pass that ends without a handoff ends the loop, whatever its phase.
         "xstate.done.actor.pass": [
@@ -97,26 +102,32 @@ export const loopMachine = loopSetup.createMachine({
         // An auditor checks the section just coded, read-only; it alone may amend the sections still pending.
         auditing: {
           tags: ["write-ban"],
-          entry: "startPass",
+          entry: ["startPass", "noteAuditStart"],
           invoke: {
             id: "pass",
             src: "pass",
             input: ({ context }) => ({ phase: "auditing", iteration: context.iteration, maxIterations: context.maxIterations }),
             onDone: [
-              { guard: "isCleanAuditOfLastSection", target: "final_auditing", actions: ["commitSection", "completeSection", "applyHandoff"] },
-              { guard: "isCleanAudit", target: "coding", actions: ["commitSection", "completeSection", "applyHandoff"] },
-              { guard: "isHandedOff", target: "coding", actions: "applyHandoff" },
+              {
+                guard: "isCleanAuditOfLastSection",
+                target: "final_auditing",
+                actions: ["countRecurring", "recordAudit", "commitSection", "completeSection", "applyHandoff"],
+              },
+              { guard: "isCleanAudit", target: "coding", actions: ["countRecurring", "recordAudit", "commitSection", "completeSection", "applyHandoff"] },
+              { guard: "isHandedOff", target: "coding", actions: ["countRecurring", "recordAudit", "applyHandoff"] },
             ],
           },
           on: {
             "tool.use": { guard: "canAuditUse", actions: "permitTool" },
             "loop.adjust": { guard: "canAdjust", actions: ["amendSections", "forwardToPass"] },
+            "loop.review.write": { guard: "canReviewWrite", actions: ["addFinding", "forwardToPass", "storeFindings"] },
+            "loop.review.delete": { guard: "canReviewDelete", actions: ["removeFinding", "forwardToPass", "storeFindings"] },
           },
         },
         // Every section is done: an auditor checks the whole worktree against the whole plan.
         final_auditing: {
           tags: ["write-ban"],
-          entry: "startPass",
+          entry: ["startPass", "noteAuditStart"],
           invoke: {
             id: "pass",
             src: "pass",
@@ -126,16 +137,22 @@ export const loopMachine = loopSetup.createMachine({
                 guard: "isCleanAudit",
                 target: "#loop.completed",
                 actions: [
+                  "countRecurring",
+                  "recordAudit",
                   { type: "commitSection", params: { final: true } },
                   "applyHandoff",
                   "noteCompleted",
                   { type: "announce", params: { outcome: "completed" } },
                 ],
               },
-              { guard: "isHandedOff", target: "final_audit_fix", actions: "applyHandoff" },
+              { guard: "isHandedOff", target: "final_audit_fix", actions: ["countRecurring", "recordAudit", "applyHandoff"] },
             ],
           },
-          on: { "tool.use": { guard: "canAuditUse", actions: "permitTool" } },
+          on: {
+            "tool.use": { guard: "canAuditUse", actions: "permitTool" },
+            "loop.review.write": { guard: "canReviewWrite", actions: ["addFinding", "forwardToPass", "storeFindings"] },
+            "loop.review.delete": { guard: "canReviewDelete", actions: ["removeFinding", "forwardToPass", "storeFindings"] },
+          },
         },
         // The final audit found bugs: a coder fixes them, then the final audit runs again.
         final_audit_fix: {

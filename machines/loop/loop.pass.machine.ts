@@ -21,12 +21,14 @@ const loopPassSetup = setup({
     // The handoff gate's record half: only the phase role's well-formed record.
     canRecordHandoff: ({ context, event }) => {
       assertEvent(event, "loop.handoff")
-      return handoffProblems(context.phase, event.handoff).length === 0
+      return handoffProblems(context.phase, event.handoff, event.openBugs ?? 0).length === 0
     },
     hasPendingHandoff: ({ context }) => context.pending !== null,
     hasNudgesLeft: ({ context }) => context.nudges < MAX_LOOP_NUDGES,
     // An auditor amends the pending sections before its handoff, never after.
     canAdjust: not("hasPendingHandoff"),
+    // The same for its findings: recorded or deleted before its handoff, never after.
+    canReview: not("hasPendingHandoff"),
   },
   actions: {
     holdHandoff: assign(({ event }) => {
@@ -75,6 +77,8 @@ export const loopPassMachine = loopPassSetup.createMachine({
       on: {
         "loop.handoff": { guard: "canRecordHandoff", actions: "holdHandoff" },
         "loop.adjust": { guard: "canAdjust", target: "working" },
+        "loop.review.write": { guard: "canReview", target: "working" },
+        "loop.review.delete": { guard: "canReview", target: "working" },
         "loop.idle": [
           // The turn ends: its handoff is applied, or (none recorded) it is reminded, a bounded number of times, or stalls.
           { guard: "hasPendingHandoff", target: "handedOff" },

@@ -1,7 +1,8 @@
 import { drivenElsewhereText } from "../driver.claim"
 import type { SnapshotFrom } from "xstate"
 import { adjustProblems, handoffProblems, isFileChangingTool, MAX_LOOP_SECTIONS, passesNeeded, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
-import { type LoopEvent, type loopMachine, loopPassOf, loopPhaseOf } from "./loop.machine"
+import { type LoopEvent, findingScopeOf, type loopMachine, loopPassOf, loopPhaseOf } from "./loop.machine"
+import { CROSS_SECTION, openBugs } from "./loop.findings"
 import { isSandboxReady } from "./loop.sandbox"
 import { loopStatusOf } from "./loop.status"
 
@@ -26,7 +27,7 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
       if (event.session !== context.session)
         return `loop handoff gate: only ${loop}'s current ${phase} session (${context.session}) may call ${tool}; this session is not it.`
       if (event.type === "loop.handoff" && phase !== undefined) {
-        const problems = handoffProblems(phase, event.handoff)
+        const problems = handoffProblems(phase, event.handoff, openBugs(context.findings, findingScopeOf(context)))
         return `loop handoff gate: ${loop} is in its ${phase} phase (the ${roleOfPhase(phase)}'s turn): ${problems.join("; ")}.`
       }
       if (event.type === "loop.adjust") {
@@ -36,6 +37,20 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
         return `loop adjust gate: ${adjustProblems({ ...context, amendments: context.amendments.length }, event, event.rationale).join("; ")}.`
       }
       return `${loop} does not take this now (${phase}).`
+    }
+    case "loop.review.write":
+    case "loop.review.delete": {
+      const tool = event.type === "loop.review.write" ? "review_write" : "review_delete"
+      const place = `${"finding" in event ? event.finding.file : event.file}:${"finding" in event ? event.finding.line : event.line}`
+      if (phase !== "auditing" && phase !== "final_auditing")
+        return `loop review gate: ${loop} is in its ${phase} phase; only its auditor records or deletes findings (a coder fixes them, and the next audit deletes what is fixed).`
+      if (context.session === null || pass?.hasTag("working") !== true || event.session !== context.session)
+        return `loop review gate: only ${loop}'s current ${phase} session calls ${tool}, once it runs; this session is not it.`
+      if ((pass?.context.pending ?? null) !== null)
+        return `loop review gate: the audit's handoff is recorded already; record or delete findings before you hand off.`
+      return event.type === "loop.review.write"
+        ? `loop review gate: a finding at ${place} of ${sectionName(event.finding.section)} is open already: delete it with review_delete first, or give another line.`
+        : `loop review gate: ${loop} has no open finding at ${place} of ${sectionName(event.section)} (review_read lists the open ones).`
     }
     case "loop.cancel":
       return `${loop}: a loop's own pass does not cancel it. Record this pass with loop_handoff and end your turn; the user (or the session that started the loop) cancels it.`
@@ -92,4 +107,9 @@ export function loopSandboxRefusal(problem: string): string {
     "Install bubblewrap (Debian and Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap), or turn the sandbox off with the " +
     'plugin option "loop.sandbox": "off" to run the passes\' shells unconfined. Nothing was started.'
   )
+}
+
+/** A finding's section as a refusal names it. */
+function sectionName(section: number): string {
+  return section === CROSS_SECTION ? "no one section (cross-section)" : `section ${section + 1}`
 }

@@ -12,6 +12,7 @@ import {
 } from "./loop.gates"
 import { loopPassMachine } from "./loop.pass.machine"
 import { isSandboxReady } from "./loop.sandbox"
+import { CROSS_SECTION, type FindingScope, type LoopOpenFinding, auditFindings, openBugs, placeOf, recurringAfter } from "./loop.findings"
 import type { LoopAmendment, LoopContext, LoopEmitted, LoopEvent, LoopInput, LoopOutcome, LoopPassOutput, LoopTag } from "./loop.types"
 
 // The loop machine's named guards (each calls a pure predicate of loop.gates.ts) and actions: context updates, and the
@@ -21,6 +22,23 @@ import type { LoopAmendment, LoopContext, LoopEmitted, LoopEvent, LoopInput, Loo
 /** The output of the pass that just ended, when the event is its end. */
 function passEnd(event: { type: string }): LoopPassOutput | undefined {
   return event.type === "xstate.done.actor.pass" && "output" in event ? (event.output as LoopPassOutput) : undefined
+}
+
+/** Where the loop's audit stands: its section, or (every section done) the final audit of the whole plan. */
+export function scopeOf(context: LoopContext): FindingScope {
+  return { section: context.sectionIndex, final: context.sections.every((s) => s.status === "done") }
+}
+
+/**
+ * What an audit that just ended found, for its history: the section it audited (CROSS_SECTION for the final audit),
+ * whether it is clean, and the findings in its scope with the ones its handoff named. Null when no audit ended.
+ */
+export function auditOutcomeOf(context: LoopContext, event: { type: string }): { section: number; clean: boolean; found: LoopOpenFinding[] } | null {
+  const handoff = handedOff(event)
+  if (handoff?.role !== "auditor") return null
+  const scope = scopeOf(context)
+  const found = auditFindings(context.findings, handoff.findings, scope)
+  return { section: scope.final ? CROSS_SECTION : scope.section, clean: !found.some((f) => f.severity === "bug"), found }
 }
 
 /** The handoff of the pass that just ended (null: it ended without one). */
@@ -57,7 +75,7 @@ export const loopSetup = setup({
     },
     // Only the current session's events reach its pass: the pass never asks whose session an event came from.
     isFromCurrentSession: ({ context, event }) => {
-      assertEvent(event, ["loop.handoff", "loop.idle", "loop.adjust"])
+      assertEvent(event, ["loop.handoff", "loop.idle", "loop.adjust", "loop.review.write", "loop.review.delete"])
       return context.session !== null && event.session === context.session
     },
     isFileChangingTool: ({ event }) => {
@@ -79,7 +97,21 @@ export const loopSetup = setup({
     canAdjust: and(["isFromCurrentSession", "isAcceptableAdjust"]),
     // How the phase's pass ended: its handoff (applied once, as it ends), or why the loop cannot go on.
     isHandedOff: ({ event }) => passEnd(event)?.end === "handedOff",
-    isCleanAudit: ({ event }) => passEnd(event)?.end === "handedOff" && isCleanAudit(handedOff(event)),
+    // Clean: the handoff names no bug, and no recorded bug in the audit's scope is open (the clean-audit gate).
+    isCleanAudit: ({ context, event }) =>
+      passEnd(event)?.end === "handedOff" && isCleanAudit(handedOff(event)) && openBugs(context.findings, scopeOf(context)) === 0,
+    // One finding per place: a second one there is refused until the first is deleted.
+    isNewFindingPlace: ({ context, event }) => {
+      assertEvent(event, "loop.review.write")
+      return !context.findings.some((f) => placeOf(f) === placeOf(event.finding))
+    },
+    hasFindingAt: ({ context, event }) => {
+      assertEvent(event, "loop.review.delete")
+      return context.findings.some((f) => placeOf(f) === placeOf(event))
+    },
+    // An audit's session records and deletes findings (before its handoff: its pass's gate); a coder never does.
+    canReviewWrite: and(["isFromCurrentSession", "isNewFindingPlace"]),
+    canReviewDelete: and(["isFromCurrentSession", "hasFindingAt"]),
     isCleanAuditOfLastSection: and(["isCleanAudit", "isLastSection"]),
     hasPassFailed: ({ event }) => passEnd(event)?.end === "failed",
     isOutOfIterations: ({ event }) => passEnd(event)?.end === "outOfIterations",
@@ -102,6 +134,28 @@ export const loopSetup = setup({
     }),
     // The events of the current pass go on to it: its gates take them or not (the host asks both machines).
     forwardToPass: sendTo("pass", ({ event }) => event),
+    // A handoff goes on with the loop's count of the bugs open in the audit's scope: the pass's gate weighs its summary.
+    forwardHandoff: sendTo("pass", ({ context, event }) => {
+      assertEvent(event, "loop.handoff")
+      return { ...event, openBugs: openBugs(context.findings, scopeOf(context)) }
+    }),
+    addFinding: assign(({ context, event }) => {
+      assertEvent(event, "loop.review.write")
+      return { findings: [...context.findings, event.finding] }
+    }),
+    removeFinding: assign(({ context, event }) => {
+      assertEvent(event, "loop.review.delete")
+      return { findings: context.findings.filter((f) => placeOf(f) !== placeOf(event)) }
+    }),
+    noteAuditStart: assign({ auditBefore: ({ context }) => context.findings }),
+    // A dirty audit counts the places of its bugs (the recurring ones), a clean one clears the count.
+    countRecurring: assign({
+      recurring: ({ context, event }) => {
+        const handoff = handedOff(event)
+        const found = auditFindings(context.findings, handoff?.role === "auditor" ? handoff.findings : [], scopeOf(context))
+        return recurringAfter(context.recurring, found)
+      },
+    }),
     applyHandoff: assign({ last: ({ event }) => handedOff(event) }),
     completeSection: assign(({ context }) => {
       const sections = context.sections.map((s, i) => (i === context.sectionIndex ? { ...s, status: "done" as const } : s))
@@ -143,6 +197,15 @@ export const loopSetup = setup({
       return { reason: `stalled: the session ended ${end?.end === "stalled" ? end.nudges + 1 : 1} turns without a handoff` }
     }),
     noteCompleted: assign({ reason: "completed" }),
+    // Placeholders: each harness provides them (createLoopImplementations). storeFindings keeps the loop's open findings
+    // where review_read finds them; recordAudit keeps each audit in the loop's audit history (run before applyHandoff:
+    // `last` is still the coder's handoff it checked).
+    storeFindings: () => {
+      throw new Error("loop action storeFindings not provided")
+    },
+    recordAudit: () => {
+      throw new Error("loop action recordAudit not provided")
+    },
     // Placeholders: each harness provides them (createLoopImplementations). createWorktree is awaited before the loop
     // is recorded. The pass declares the session's own (opening, briefs).
     createWorktree: () => {

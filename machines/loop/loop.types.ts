@@ -1,5 +1,6 @@
 import type { DriverFacts } from "../driver.claim"
 import type { LoopHandoff, LoopPhase, LoopSection, LoopSectionPlan } from "./loop.gates"
+import type { LoopOpenFinding } from "./loop.findings"
 import type { LoopSandbox } from "./loop.sandbox"
 
 // The loop machine's data: what a loop starts from, what it holds, what it is told, and what its effects are asked.
@@ -73,6 +74,12 @@ export interface LoopContext extends Omit<LoopInput, "sections" | "driver"> {
   /** The last applied handoff: what the next pass's brief carries (a coder's changes, an auditor's findings). */
   last: LoopHandoff | null
   amendments: LoopAmendment[]
+  /** The review findings open in the loop: recorded by an auditor, open until an auditor deletes them. */
+  findings: LoopOpenFinding[]
+  /** The open findings when the current (or last) audit started: its history's "before". */
+  auditBefore: LoopOpenFinding[]
+  /** For each bug's place, how many consecutive dirty audits found it (a clean audit clears it). */
+  recurring: Record<string, number>
   /** Why the loop ended, once it has. */
   reason: string | null
 }
@@ -107,8 +114,15 @@ export type LoopEvent =
   /** `driver`: the opencode process that opened the session (it runs the pass, and sees its idle). */
   | { type: "loop.session.opened"; session: string; driver: string }
   | { type: "loop.session.failed"; error: string }
-  /** A phase session records its handoff; it is applied when that session goes idle. */
-  | { type: "loop.handoff"; session: string; handoff: LoopHandoff }
+  /**
+   * A phase session records its handoff; it is applied when that session goes idle. `openBugs` is the loop's own
+   * count, added as it hands the event on to its pass (the bugs open in the audit's scope): never the sender's.
+   */
+  | { type: "loop.handoff"; session: string; handoff: LoopHandoff; openBugs?: number }
+  /** The auditor records a finding (review_write), before its handoff. */
+  | { type: "loop.review.write"; session: string; finding: LoopOpenFinding }
+  /** The auditor deletes a finding that is fixed (review_delete), before its handoff. */
+  | { type: "loop.review.delete"; session: string; section: number; file: string; line: number }
   | { type: "loop.idle"; session: string }
   /** The auditor of a section replaces the pending sections after it (the master plan stays as approved). */
   /**
@@ -136,7 +150,17 @@ export type LoopEmitted = { type: "tool.permitted"; tool: string }
 /** The events a pass takes: the ones the loop hands on to it, each of the current pass's session or about it. */
 export type LoopPassEvent = Extract<
   LoopEvent,
-  { type: "loop.session.opened" | "loop.session.failed" | "loop.handoff" | "loop.idle" | "loop.adjust" | "loop.restored" }
+  {
+    type:
+      | "loop.session.opened"
+      | "loop.session.failed"
+      | "loop.handoff"
+      | "loop.idle"
+      | "loop.adjust"
+      | "loop.review.write"
+      | "loop.review.delete"
+      | "loop.restored"
+  }
 >
 
 /** The loop's tags; `opening` and `working` are its pass's (loopPassOf reads them). */

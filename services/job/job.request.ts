@@ -2,6 +2,7 @@ import * as z from "zod"
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_WAIT_MS, MAX_WAIT_CAP_MS } from "../../machines/job/job.gates"
 import type { JobBirthFacts, JobHost, JobInput } from "../../machines/job/job.machine"
 import { type SuccessPattern, parseSuccessPattern } from "./success.pattern"
+import type { SpawnRequest } from "./job.ports"
 
 // forge_shell's arguments arrive raw (opencode applies no zod defaults), so defaults and bounds are applied here.
 
@@ -82,4 +83,9 @@ export function jobInputOf(request: ShellRequest, job: { jobId: string; sessionI
     notify: request.notify,
     survive: request.survive,
   }
+}
+
+/** What the processes port is asked to start for a request: fenced unless it survives, in its sandbox if it has one. */
+export function spawnRequestOf(jobId: string, request: ShellRequest, logFile: string): SpawnRequest {
+  return { jobId, command: request.command, cwd: request.cwd, logFile, fenced: !request.survive, sandbox: request.sandbox }
 }

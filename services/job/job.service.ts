@@ -13,7 +13,7 @@ import { type LiveJob, liveSurvivorsOf, newLiveJob, quiesce, releaseGrowthWaiter
 import { scanJobOutput } from "./output.scan"
 import type { RunningProcess } from "./job.ports"
 import { formatJobResult, formatLogPage, killReply, listRow } from "./job.report"
-import { type ShellRequest, jobInputOf } from "./job.request"
+import { type ShellRequest, jobInputOf, spawnRequestOf } from "./job.request"
 import { type JobRestoreOutcome, carryOutFate, drivenByHost, isRunningElsewhere, restoredFateOf, restoredJobEvent } from "./job.restore"
 import type { JobSupervisorDeps } from "./job.supervisor.deps"
 import { JOB_CLAIMS } from "./job.claims"
@@ -76,14 +76,7 @@ export class JobSupervisor {
     await this.deps.logs.rotate(new Set(this.jobs.keys())).catch((error: unknown) => this.deps.log.warn(`job log rotation failed: ${String(error)}`))
     let spawned: RunningProcess
     try {
-      spawned = await this.deps.processes.spawn({
-        jobId,
-        command: request.command,
-        cwd: request.cwd,
-        logFile,
-        fenced: !request.survive,
-        sandbox: request.sandbox,
-      })
+      spawned = await this.deps.processes.spawn(spawnRequestOf(jobId, request, logFile))
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       // Final: the job leaves with its machine (see watch).

@@ -1,5 +1,6 @@
-import { hasBlockingFindings, type LoopHandoff, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop/loop.gates"
-import type { LoopBrief, LoopContext, LoopOutcome, LoopPassView } from "../../machines/loop/loop.machine"
+import { type LoopOpenFinding, auditFindings, placeOf } from "../../machines/loop/loop.findings"
+import { MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop/loop.gates"
+import { type LoopBrief, type LoopContext, type LoopOutcome, type LoopPassView, findingScopeOf } from "../../machines/loop/loop.machine"
 import type { LoopPhase } from "../../machines/loop/loop.gates"
 import { sep } from "node:path"
 import { countOf } from "../text/count.text"
@@ -27,7 +28,7 @@ export function loopBriefText(context: LoopPassView, phase: LoopPhase, brief: Lo
     "",
     ...(final ? wholePlan(context) : [`## Section ${sectionIndex + 1}: ${section?.title ?? ""}`, "", section?.content ?? ""]),
     "",
-    ...lastHandoff(context.last, role),
+    ...lastHandoff(context, role),
     ...(role === "coder" ? coderDuty(final) : auditorDuty(phase)),
   ]
   return lines.join("\n")
@@ -37,15 +38,17 @@ function wholePlan(context: LoopContext): string[] {
   return ["## The plan", "", ...context.sections.flatMap((s, i) => [`### Section ${i + 1}: ${s.title}`, "", s.content, ""])]
 }
 
-function lastHandoff(last: LoopHandoff | null, role: "coder" | "auditor"): string[] {
+function lastHandoff(context: LoopContext, role: "coder" | "auditor"): string[] {
+  const { last } = context
   if (last === null) return []
   if (last.role === "auditor") {
     // Only a dirty audit sends work back: a clean one's warnings stay with its section.
-    if (role !== "coder" || !hasBlockingFindings(last.findings)) return []
+    const found = auditFindings(context.findings, last.findings, findingScopeOf(context))
+    if (role !== "coder" || !found.some((f) => f.severity === "bug")) return []
     return [
       "## Findings of the last audit (fix every bug; weigh each warning)",
       "",
-      ...last.findings.map((f) => `- ${f.severity}${f.file === null ? "" : ` ${f.file}${f.line === null ? "" : `:${f.line}`}`}: ${f.description}`),
+      ...found.map((f) => findingLine(f, context.recurring[placeOf(f)] ?? 0)),
       "",
     ]
   }
@@ -63,6 +66,13 @@ function lastHandoff(last: LoopHandoff | null, role: "coder" | "auditor"): strin
   ]
 }
 
+function findingLine(f: LoopOpenFinding, recurring: number): string {
+  const place = f.file === "" ? "" : ` ${f.file}${f.line === 0 ? "" : `:${f.line}`}`
+  const again = recurring >= 2 ? ` (RECURRING: found in ${recurring} audits in a row; fix the cause, not the symptom)` : ""
+  const scenario = f.scenario === null ? "" : ` Scenario: ${f.scenario}`
+  return `- ${f.severity}${place}: ${f.description}${again}${scenario}`
+}
+
 function coderDuty(final: boolean): string[] {
   return [
     `When ${final ? "the final audit's findings are fixed" : "the section is implemented and verified"}, leave your work in the worktree (do not commit: Forge commits it once its audit is clean), then call loop_handoff with`,
@@ -75,7 +85,8 @@ function auditorDuty(phase: LoopPhase): string[] {
   const section = phase === "auditing"
   return [
     `You change no file (file-changing tools are refused in an audit). Check the work against the plan: read the code, and run the checks with forge_shell, cwd in the worktree.`,
-    "Then call loop_handoff with findings [{severity bug|warning, file, line, description}] (a bug sends the work back to a coder)",
+    "Record each finding with review_write {file, line, severity bug|warning, description, scenario} (a bug sends the work back to a coder and stays open until deleted); review_read lists the open ones in your scope, with the earlier audits' (attempts: true). Delete each one that is fixed with review_delete: a coder never does.",
+    "Then call loop_handoff (findings may also be named there, for this audit only)",
     section
       ? "and, when no bug remains, a summary {done, deviations, followUps}. Before handing off you may amend the plan with loop_adjust: currentSection edits this section in place (with a bug finding if the change needs code), sections replaces the ones after it (section_read {pending_suffix: true} shows them); with a rationale, never to weaken the plan."
       : "and, when no bug remains, optionally a summary {done, deviations, followUps}.",

@@ -38,6 +38,15 @@ export const loopHandoffSchema = z.discriminatedUnion("role", [
   }),
 ])
 
+const openFindingSchema = z.strictObject({
+  section: z.number().int().min(-1),
+  file: z.string(),
+  line: z.number().int().nonnegative(),
+  severity: z.enum(["bug", "warning"]),
+  description: text,
+  scenario: z.string().nullable(),
+})
+
 const section = z.strictObject({ title: text, content: text, status: z.enum(["pending", "done"]) })
 
 export const loopContextSchema = z.strictObject({
@@ -69,6 +78,9 @@ export const loopContextSchema = z.strictObject({
       now: z.array(z.strictObject({ title: z.string(), content: z.string() })).optional(),
     }),
   ),
+  findings: z.array(openFindingSchema),
+  auditBefore: z.array(openFindingSchema),
+  recurring: z.record(z.string(), z.number().int().positive()),
   reason: z.string().nullable(),
 }) satisfies z.ZodType<LoopContext>
 

@@ -1,9 +1,17 @@
 import type { LoopPhase, LoopRole } from "../../machines/loop/loop.gates"
-import type { LoopBrief, LoopContext, LoopEvent, LoopMachine, LoopOutcome, LoopPassView } from "../../machines/loop/loop.machine"
+import {
+  type LoopBrief,
+  type LoopContext,
+  type LoopEvent,
+  type LoopMachine,
+  type LoopOutcome,
+  type LoopPassView,
+  auditOutcomeOf,
+} from "../../machines/loop/loop.machine"
 import type { EffectArgs, Implementations } from "../lifecycle/lifecycle.definition"
-import type { Logger } from "../lifecycle/lifecycle.ports"
+import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import { loopBriefText, loopEndText } from "./loop.brief"
-import type { LoopSessions, LoopWorktrees } from "./loop.ports"
+import type { LoopReviews, LoopSessions, LoopWorktrees } from "./loop.ports"
 
 // The loop machine's effects, supplied by the harness. The worktree is made before a new loop is recorded (a loop
 // whose worktree failed never exists); a session is opened in the background and reported back as an event, so the
@@ -17,6 +25,9 @@ export interface LoopImplementationDeps {
   report: (loopName: string, event: LoopEvent) => void
   /** This process, as the driver of the sessions it opens. */
   driver: string
+  /** Where the open findings and the audit history are kept. */
+  reviews: LoopReviews
+  clock: Clock
   log: Logger
 }
 
@@ -52,6 +63,32 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
         await deps.worktrees
           .commitAll(context.worktree, message)
           .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not commit "${message}": ${errorText(error)}`))
+      },
+      // The loop's open findings, kept where review_read reads them. Written after the step (the step itself holds the
+      // workspace database), in order; the loop's own record is what decides, so a failure is logged.
+      storeFindings: ({ context }: EffectArgs<LoopMachine>) => {
+        deps.reviews
+          .store(context.loopName, context.findings, context.session ?? "", deps.clock.now())
+          .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not keep its findings for review_read: ${errorText(error)}`))
+      },
+      // Each audit is kept, after the step as above: the coder's handoff it checked, its outcome, the findings before
+      // and after.
+      recordAudit: ({ context, event }: EffectArgs<LoopMachine>) => {
+        const audit = auditOutcomeOf(context, event)
+        if (audit === null) return
+        deps.reviews
+          .recordAudit({
+            loopName: context.loopName,
+            section: audit.section,
+            pass: context.iteration,
+            sessionId: context.session ?? "",
+            outcome: audit.clean ? "clean" : "dirty",
+            coderHandoff: context.last?.role === "coder" ? context.last : null,
+            before: context.auditBefore,
+            after: audit.found,
+            at: deps.clock.now(),
+          })
+          .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not keep audit ${context.iteration} in its history: ${errorText(error)}`))
       },
       announce: async ({ context }: EffectArgs<LoopMachine>, { outcome }: { outcome: LoopOutcome }) => {
         const branch = await deps.worktrees.branchFacts(context.worktree).catch((error: unknown) => ({ unreadable: errorText(error) }))

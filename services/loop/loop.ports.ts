@@ -1,5 +1,7 @@
 import type { LoopWorktree } from "../../machines/loop/loop.machine"
 import type { LoopSandboxMode } from "../../machines/loop/loop.sandbox"
+import type { LoopOpenFinding } from "../../machines/loop/loop.findings"
+import type { LoopHandoff } from "../../machines/loop/loop.gates"
 
 // What the loop harness needs from the world: a git worktree per loop, and sessions to run its passes in.
 
@@ -67,4 +69,48 @@ export interface LoopSandboxes {
   readonly network: boolean
   /** Why the sandbox cannot start here now (tried for real), or null when it starts. */
   problem(): Promise<string | null>
+}
+
+/** One audit of a loop, as its history keeps it. */
+export interface LoopAuditEntry {
+  loopName: string
+  /** The section audited (0-based), or CROSS_SECTION (-1) for the final audit. */
+  section: number
+  pass: number
+  sessionId: string
+  outcome: "clean" | "dirty"
+  /** The coder's handoff the audit checked (null: none). */
+  coderHandoff: LoopHandoff | null
+  /** The open findings when the audit started, and the ones in its scope when it handed off (its handoff's included). */
+  before: LoopOpenFinding[]
+  after: LoopOpenFinding[]
+  at: number
+}
+
+/** A stored finding: a loop's ("" for the workspace's own review, outside every loop), with when and who wrote it. */
+export interface StoredFinding extends LoopOpenFinding {
+  id: number
+  loopName: string
+  sessionId: string
+  createdAt: number
+}
+
+/** A stored audit, with its id (the history pages backwards by id). */
+export interface StoredAudit extends LoopAuditEntry {
+  id: number
+}
+
+/** Where the review findings and the loops' audit history are kept (the workspace database). */
+export interface LoopReviews {
+  /** Makes the loop's stored open findings `findings` (those gone are deleted, new ones added as `sessionId`'s, now). */
+  store(loopName: string, findings: readonly LoopOpenFinding[], sessionId: string, at: number): Promise<void>
+  /** A finding of the workspace's own review (outside every loop); throws when one is open at its place. */
+  add(finding: LoopOpenFinding, sessionId: string, at: number): Promise<void>
+  /** Deletes the workspace's own finding at a place; false when there is none. */
+  remove(place: { file: string; line: number }): Promise<boolean>
+  /** The stored findings of a loop ("" : the workspace's own), oldest first. */
+  findings(loopName: string): Promise<StoredFinding[]>
+  recordAudit(entry: LoopAuditEntry): Promise<void>
+  /** A loop's audits, newest first: at most `limit`, older than `beforeId` when given. */
+  audits(loopName: string, limit: number, beforeId?: number): Promise<StoredAudit[]>
 }

@@ -8,7 +8,8 @@ import { loopPassContextSchema } from "./loop.context"
 // every record). Version 1 ran each phase's pass inline: `{ running: { <phase>: "opening" | "working" } }`, with the
 // session's handoff and reminders in the loop's context. Version 2 invokes the pass machine: the phase is the loop's
 // state, and the pass (its state, handoff, reminders) is the invoked child `pass`, built here from what version 1 kept.
-// Version 3 records the loop's sandbox: an older loop gets the default (on, offline), never an unconfined one.
+// Version 3 records the loop's sandbox (an older loop gets the default: on, offline, never an unconfined one) and
+// its review findings (none were recorded before).
 
 /** The fields of a version 1 context that are the pass's own in version 2. */
 interface V1PassFields {
@@ -27,7 +28,8 @@ export function upgradeLoopRecord(persisted: PersistedShape, fromVersion: string
 
 function withSandbox(persisted: PersistedShape): PersistedShape {
   if (typeof persisted.context !== "object" || persisted.context === null || "sandbox" in persisted.context) return persisted
-  return { ...persisted, context: { ...persisted.context, sandbox: DEFAULT_LOOP_SANDBOX } }
+  // Findings were a handoff's only: a dirty audit's still reach the next coder through `last`; none is recorded.
+  return { ...persisted, context: { ...persisted.context, sandbox: DEFAULT_LOOP_SANDBOX, findings: [], auditBefore: [], recurring: {} } }
 }
 
 function passOfVersion1(persisted: PersistedShape): PersistedShape {

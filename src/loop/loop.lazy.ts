@@ -8,6 +8,8 @@ import { parsePlanDocument } from "../../services/plan/plan.document"
 import { createLoopSessions } from "../../adapters/opencode/loop/loop.sessions"
 import { GitLoopWorktrees } from "../../adapters/workspace/loop.worktrees"
 import { BwrapSandboxes } from "../../adapters/sandbox/loop.sandboxes"
+import { SqliteLoopReviews } from "../../adapters/storage/review.repository"
+import type { LoopReviews } from "../../services/loop/loop.ports"
 import type { DriverClaims } from "../../services/lifecycle/driver.claim"
 import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../../services/lifecycle/lifecycle.ports"
@@ -16,6 +18,7 @@ import { defineLoopLifecycle } from "../../services/loop/loop.lifecycle"
 import { loopPlanNotes } from "../../services/loop/loop.plan.notes"
 import { loopPlansOf } from "../../services/loop/loop.plans"
 import { LOOP_CLAIMS, LoopService } from "../../services/loop/loop.service"
+import { LoopReviewService } from "../../services/loop/loop.review"
 import type { PlanFiles } from "../../services/plan/plan.ports"
 import type { PlanService } from "../../services/plan/plan.service"
 import { loopMachine } from "../../machines/loop/loop.machine"
@@ -39,6 +42,7 @@ export function createHostLoops(options: {
   /** The workspace's one driver claim (the composition's watch renews it and takes up loops whose driver ended). */
   claims: DriverClaims
   sandboxes: BwrapSandboxes
+  reviews: LoopReviews
 }): HostLoopsHandle {
   const worktrees = new GitLoopWorktrees(options.workspace)
   const sessions = createLoopSessions(options.client)
@@ -47,6 +51,8 @@ export function createHostLoops(options: {
   const lifecycle = defineLoopLifecycle(options.host, {
     worktrees,
     sessions,
+    reviews: options.reviews,
+    clock: options.clock,
     report: (loopName, event) => service?.report(loopName, event),
     driver: options.claims.me,
     log: options.log,
@@ -71,6 +77,7 @@ export function createHostLoops(options: {
   })
   return {
     service: built,
+    reviews: new LoopReviewService(built, options.reviews, options.clock),
     sessionPlan: options.sessionPlan,
     sandboxArgv(sessionId) {
       const confinement = built.shellConfinement(sessionId)
@@ -111,6 +118,7 @@ export const loopParts: LifecycleParts<"loop"> = {
       sessionPlan: (sessionId) => sessionPlanOf(parts.workspace, plans, sessionId),
       repository: parts.repository,
       claims: parts.claims,
+      reviews: new SqliteLoopReviews(() => parts.database.connection()),
       sandboxes: new BwrapSandboxes({ mode: parts.options.loop.sandbox, network: parts.options.loop.network, workspace: parts.workspace }),
     })
     // After a loop the plan stays approved with its tasks unticked: /plan says which loop ran it and what comes next.

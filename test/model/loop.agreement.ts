@@ -4,6 +4,7 @@ import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { hasBlockingFindings, roleOfPhase } from "../../machines/loop/loop.gates"
+import { placeOf } from "../../machines/loop/loop.findings"
 import {
   type LoopBrief,
   type LoopEvent,
@@ -11,6 +12,7 @@ import {
   type LoopPassView,
   type LoopWorktree,
   loopMachine,
+  auditOutcomeOf,
   loopPassOf,
   loopPhaseOf,
 } from "../../machines/loop/loop.machine"
@@ -22,6 +24,7 @@ import { step } from "../../services/lifecycle/lifecycle.step"
 import { loopBriefText, loopEndText } from "../../services/loop/loop.brief"
 import { commitMessage } from "../../services/loop/loop.implementations"
 import type { LoopService } from "../../services/loop/loop.service"
+import type { LoopReviews } from "../../services/loop/loop.ports"
 import { type FakeLoopSessions, RECORDED_BRANCH, type RecordingWorktrees } from "./loop.fakes"
 import { type Actual, BRANCH, HOST, LOOP, TITLE, actual } from "./loop.world"
 import type { ModelStep } from "./model.template"
@@ -38,11 +41,14 @@ interface Effects {
   told: { session: string; text: string }[]
   /** The host's commits of clean sections, by message. */
   committed: string[]
+  /** Each audit as its history keeps it: the section (-1: final), its outcome and the places of its findings. */
+  audits: { section: number; outcome: "clean" | "dirty"; after: string[] }[]
 }
 
 /** What the SUT holds that the agreement looks at: its current process's service, opencode's sessions, what a restart left. */
 interface LoopSides {
   service: LoopService
+  reviews: LoopReviews
   sessions: FakeLoopSessions
   worktrees: RecordingWorktrees
   /** What the model's placeholders stand for now. */
@@ -59,7 +65,7 @@ interface LoopSides {
 export class LoopExpectation {
   /** The steps' expected transition rows. */
   private readonly log: { event: string; to: string }[]
-  readonly effects: Effects = { opened: [], sent: [], unsent: [], stopped: [], told: [], committed: [] }
+  readonly effects: Effects = { opened: [], sent: [], unsent: [], stopped: [], told: [], committed: [], audits: [] }
   private reader: LifecycleStore | undefined
 
   constructor(
@@ -101,6 +107,11 @@ export class LoopExpectation {
         case "stopSession":
           if (context.session !== null) this.effects.stopped.push(context.session)
           break
+        case "recordAudit": {
+          const audit = auditOutcomeOf(context, (action.info as { event: { type: string } }).event)
+          if (audit !== null) this.effects.audits.push({ section: audit.section, outcome: audit.clean ? "clean" : "dirty", after: audit.found.map(placeOf) })
+          break
+        }
         case "announce": {
           const { outcome } = action.params as { outcome: LoopOutcome }
           const text = loopEndText(context, outcome, RECORDED_BRANCH)
@@ -129,7 +140,7 @@ export class LoopExpectation {
   }
 
   /** The service, the database and opencode all say what the model says. */
-  async agreesWith(model: Snapshot, { service, sessions, worktrees, placeholders, forgotten }: LoopSides): Promise<void> {
+  async agreesWith(model: Snapshot, { service, reviews, sessions, worktrees, placeholders, forgotten }: LoopSides): Promise<void> {
     const live = model.hasTag("live")
     const context = actual(model.context, placeholders)
 
@@ -171,6 +182,13 @@ export class LoopExpectation {
     expect(sessions.told, "what the host session was told").toEqual(this.effects.told)
     // git.
     expect(worktrees.commits, "the host's commits of clean sections").toEqual(this.effects.committed)
+    // The database: the loop's open findings where review_read finds them, and every audit in its history.
+    expect((await reviews.findings(LOOP)).map(placeOf), "the stored open findings").toEqual(model.context.findings.map(placeOf))
+    const history = (await reviews.audits(LOOP, 100)).reverse()
+    expect(
+      history.map((a) => ({ section: a.section, outcome: a.outcome, after: a.after.map(placeOf) })),
+      "the audit history",
+    ).toEqual(this.effects.audits)
     if (loopPassOf(model)?.hasTag("opening") === true && !forgotten) expect(sessions.pending(), "a session being opened").toBeDefined()
 
     // The database, through a second connection as any other reader of the workspace would open it.

@@ -145,6 +145,23 @@ const editCurrent = (session: string): LoopEvent => ({
   now: T_ADJUST,
 })
 
+/** The auditor records a bug (review_write): it stays open, and blocks every audit of its scope, until deleted. */
+const RECORDED = {
+  file: "src/printer.ts",
+  line: 7,
+  severity: "bug",
+  description: "a - (b - c) prints as a - b - c",
+  scenario: "print(parse('1-(2-3)'))",
+} as const
+const recordBug = (session: string, section: number): LoopEvent => ({ type: "loop.review.write", session, finding: { ...RECORDED, section } })
+const deleteFinding = (session: string, f: { section: number; file: string; line: number }): LoopEvent => ({
+  type: "loop.review.delete",
+  session,
+  section: f.section,
+  file: f.file,
+  line: f.line,
+})
+
 type Snapshot = SnapshotFrom<typeof loopMachine>
 
 /**
@@ -215,6 +232,18 @@ function eventsIn(state: Snapshot): LoopEvent[] {
   if (phase === "auditing" && c.amendments.length === 0 && nudges === 0)
     events.push(dropPending(current, "The printer moves to a plan of its own."), dropPending(current, "  "), editCurrent(current))
   if (phase === "coding") events.push(dropPending(current, "A coder may not amend."))
+  // Findings as records: the auditor records one on its first visit and deletes what is open (a later audit can only
+  // go clean once it does); a second one at the same place, one from an earlier pass, one after the handoff, a delete
+  // of what is not there and a coder's delete are refused.
+  const audit = phase === "auditing" || phase === "final_auditing"
+  const section = phase === "final_auditing" ? -1 : c.sectionIndex
+  if (audit) events.push(...c.findings.map((f) => deleteFinding(current, f)))
+  if (audit && first && nudges === 0 && pending === null && c.findings.length === 0) events.push(recordBug(current, section))
+  if (audit && first && nudges === 0 && pending === null && c.findings.length > 0)
+    events.push(recordBug(current, section), deleteFinding(current, { ...RECORDED, section, line: 99 }))
+  if (audit && first && nudges === 0 && previous !== undefined && c.findings.length === 0) events.push(recordBug(previous, section))
+  if (audit && first && pending !== null && c.findings.length === 0) events.push(recordBug(current, section))
+  if (phase === "coding" && first && nudges === 0) events.push(deleteFinding(current, { ...RECORDED, section: c.sectionIndex }))
   if (first && nudges === 0 && pending === null) events.push(cancel, cancelFromPass(current), { type: "loop.fail", reason: NUDGE_FAILED })
   if (first && nudges === 0 && pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })
   events.push(restored)
@@ -258,12 +287,13 @@ describeModel({
   configs,
   events: eventsIn,
   start: startLoopSut,
-  // One extension set per state value (the pass's included, and whether its session's handoff is recorded: the pass's
-  // adjust gate reads it), from the first path that reaches it: every probe a state takes (the refusals above all);
+  // One extension set per state value (the pass's included, whether its session's handoff is recorded: the pass's
+  // adjust and review gates read it, and whether a finding is open: the review gate's delete needs one), from the first
+  // path that reaches it: every probe a state takes (the refusals above all);
   // what depends on the rest of the context (reminders left, the last section, the budget) has paths of its own.
   extensionKey: (state) => {
     const pass = loopPassOf(state)
-    return JSON.stringify([state.value, pass?.value ?? null, (pass?.context.pending ?? null) !== null])
+    return JSON.stringify([state.value, pass?.value ?? null, (pass?.context.pending ?? null) !== null, state.context.findings.length > 0])
   },
   limit: 20_000,
 })

@@ -1,7 +1,8 @@
 import { SqliteDriverClaimStore } from "../../adapters/storage/driver.claim.repository"
+import { SqliteLoopReviews } from "../../adapters/storage/review.repository"
 import { DriverClaims } from "../../services/lifecycle/driver.claim"
 import { defineLoopLifecycle } from "../../services/loop/loop.lifecycle"
-import type { LoopPlans, LoopSandboxes, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
+import type { LoopPlans, LoopReviews, LoopSandboxes, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
 import { LoopService } from "../../services/loop/loop.service"
 import { type OpenedWorkspace, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
@@ -23,6 +24,8 @@ export interface LoopProcess {
   id: string
   /** Its driver claims (renewed by the test where the process's driver watch would). */
   claims: DriverClaims
+  /** Where its loops keep their open findings and audit history (the workspace database). */
+  reviews: LoopReviews
 }
 
 /**
@@ -51,8 +54,17 @@ export async function openLoopProcess(
     log,
   })
   let service: LoopService | undefined
-  const lifecycle = defineLoopLifecycle(workspace.host, { worktrees, sessions, report: (loopName, event) => service?.report(loopName, event), driver: id, log })
+  const reviews = new SqliteLoopReviews(async () => (await opened).connection)
+  const lifecycle = defineLoopLifecycle(workspace.host, {
+    worktrees,
+    sessions,
+    reviews,
+    clock,
+    report: (loopName, event) => service?.report(loopName, event),
+    driver: id,
+    log,
+  })
   service = new LoopService({ lifecycle, worktrees, sessions, plans, sandboxes, claims, clock, log })
   const rt = await opened
-  return { rt, service, id, claims }
+  return { rt, service, id, claims, reviews }
 }

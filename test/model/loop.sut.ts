@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs"
 import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
-import type { LoopHandoff } from "../../machines/loop/loop.gates"
 import { type LoopEvent, type LoopInput, type LoopWorktree, loopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
 import { explainLoopBirthRefusal, explainLoopRefusal } from "../../machines/loop/loop.refusals"
 import { snapshotStateText } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { initialStep } from "../../services/lifecycle/lifecycle.step"
 import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
-import type { HandoffFields } from "../../services/loop/loop.handoff"
+import { LoopReviewService } from "../../services/loop/loop.review"
+import { applyReview, fieldsOf } from "./loop.sut.tools"
 import type { LoopPlan, LoopPlans, LoopSandboxes } from "../../services/loop/loop.ports"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
@@ -38,22 +38,6 @@ import type { ModelStep, ModelSut } from "./model.template"
 
 type LoopModel = typeof loopMachine
 type Snapshot = SnapshotFrom<LoopModel>
-
-/** The handoff the tool's arguments make: loop_handoff's fields that `handoffFrom` turns into `handoff`. */
-export function fieldsOf(handoff: LoopHandoff): HandoffFields {
-  const notes = handoff.notes === null ? {} : { notes: handoff.notes }
-  if (handoff.role === "coder") return { changes: handoff.changes, deviations: handoff.deviations, verification: handoff.verification, ...notes }
-  return {
-    findings: handoff.findings.map(({ severity, file, line, description }) => ({
-      severity,
-      description,
-      ...(file === null ? {} : { file }),
-      ...(line === null ? {} : { line }),
-    })),
-    ...(handoff.summary === null ? {} : { summary: handoff.summary }),
-    ...notes,
-  }
-}
 
 /**
  * The one factory of the loop SUT: the real LoopService on the workspace's one LifecycleHost (SQLite in a temp
@@ -194,6 +178,9 @@ export class LoopSut implements ModelSut<LoopModel> {
       }
       case "loop.idle":
         return service.sessionIdle(event.session)
+      case "loop.review.write":
+      case "loop.review.delete":
+        return applyReview(new LoopReviewService(service, this.process.reviews, this.clock), event, before, accepted)
       case "loop.adjust": {
         this.clock.at = event.now
         const attempt = service.adjust(event.session, { current: event.current, pending: event.pending }, event.rationale)
@@ -369,6 +356,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     if (this.unborn) return this.expected.agreesUnborn(model, { service, sessions: this.sessions, others: this.others })
     return this.expected.agreesWith(model, {
       service,
+      reviews: this.process.reviews,
       sessions: this.sessions,
       worktrees: this.worktrees,
       placeholders: this.placeholders(),

@@ -5,6 +5,7 @@ import type { Lazy } from "../lazy"
 import { loopCallPaths } from "./loop.call.paths"
 import { loopCallFields } from "./loop.screen"
 import { createLoopTools } from "./loop.tools"
+import { createReviewTools } from "./review.tools"
 import { LoopShell, loopBashRefusal } from "./loop.shell"
 import { sandboxEnv } from "../../sandbox/shell.shim"
 import type { LiveConfig } from "../config.hook"
@@ -20,7 +21,10 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
   return {
     id: "loop",
     toolIds: LOOP_TOOL_IDS,
-    tools: createLoopTools({ access: ctx.access, loops: async () => (await loops.get()).service }),
+    tools: {
+      ...createLoopTools({ access: ctx.access, loops: async () => (await loops.get()).service }),
+      ...createReviewTools({ access: ctx.access, reviews: async () => (await loops.get()).reviews }),
+    },
     // A loop tool's line says which loop and pass it acts for, and what a handoff hands off.
     screen({ tool, sessionID, args }) {
       if (!(LOOP_TOOL_IDS as readonly string[]).includes(tool)) return undefined

@@ -1,4 +1,5 @@
 import type { LiveRestoreReport } from "../../../services/lifecycle/lifecycle.restore.live"
+import type { LoopReviewService } from "../../../services/loop/loop.review"
 import type { LoopService } from "../../../services/loop/loop.service"
 
 /** The plan a loop_start without an inline plan runs: its path, its status, and its sections (null: unreadable). */
@@ -11,6 +12,8 @@ export interface ScreenLoopPlan {
 /** The loop harness as the plugin's hooks see it (built in src/loop/loop.lazy.ts, loaded on first use). */
 export interface HostLoopsHandle {
   service: LoopService
+  /** review_write, review_read and review_delete. */
+  reviews: LoopReviewService
   /** The session's live plan, as loop_start's line shows it (read at once: it is drawn before the call runs). */
   sessionPlan(sessionId: string): ScreenLoopPlan | undefined
   /**

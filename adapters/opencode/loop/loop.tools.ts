@@ -1,6 +1,6 @@
 import type { ToolContext, ToolDefinition } from "@opencode-ai/plugin"
 import * as z from "zod"
-import { LOOP_TOOL_IDS } from "../../../machines/agent.partition"
+import { LOOP_TOOL_IDS, type REVIEW_TOOL_IDS } from "../../../machines/agent.partition"
 import { MAX_LOOP_SECTIONS } from "../../../machines/loop/loop.gates"
 import type { LoopService } from "../../../services/loop/loop.service"
 import type { ForgeRuntimeAccess } from "../runtime.access"
@@ -42,7 +42,7 @@ export interface LoopToolsDeps {
   loops: () => Promise<LoopService>
 }
 
-export function createLoopTools(deps: LoopToolsDeps): Record<(typeof LOOP_TOOL_IDS)[number], ToolDefinition> {
+export function createLoopTools(deps: LoopToolsDeps): Record<Exclude<(typeof LOOP_TOOL_IDS)[number], (typeof REVIEW_TOOL_IDS)[number]>, ToolDefinition> {
   const open = async (ctx: ToolContext) => {
     const { session } = await deps.access.forTool(ctx)
     return { loops: await deps.loops(), session }

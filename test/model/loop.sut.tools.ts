@@ -1,0 +1,55 @@
+import { expect } from "vitest"
+import type { SnapshotFrom } from "xstate"
+import type { LoopHandoff } from "../../machines/loop/loop.gates"
+import type { LoopEvent, loopMachine } from "../../machines/loop/loop.machine"
+import type { HandoffFields } from "../../services/loop/loop.handoff"
+import type { LoopReviewService } from "../../services/loop/loop.review"
+import { expectRefusal } from "./loop.agreement"
+import { LOOP } from "./loop.world"
+
+// The loop tools' arguments as the loop SUT gives them for the model's events.
+
+/** The handoff the tool's arguments make: loop_handoff's fields that `handoffFrom` turns into `handoff`. */
+export function fieldsOf(handoff: LoopHandoff): HandoffFields {
+  const notes = handoff.notes === null ? {} : { notes: handoff.notes }
+  if (handoff.role === "coder") return { changes: handoff.changes, deviations: handoff.deviations, verification: handoff.verification, ...notes }
+  return {
+    findings: handoff.findings.map(({ severity, file, line, description }) => ({
+      severity,
+      description,
+      ...(file === null ? {} : { file }),
+      ...(line === null ? {} : { line }),
+    })),
+    ...(handoff.summary === null ? {} : { summary: handoff.summary }),
+    ...notes,
+  }
+}
+
+/**
+ * loop.review.write / loop.review.delete as the loop SUT produces them: review_write / review_delete from a pass of
+ * the loop, the section named as the model's event names it; the machine's review gate accepts or refuses alike.
+ */
+export async function applyReview(
+  reviews: LoopReviewService,
+  event: Extract<LoopEvent, { type: "loop.review.write" | "loop.review.delete" }>,
+  before: SnapshotFrom<typeof loopMachine>,
+  accepted: boolean,
+): Promise<void> {
+  const place = event.type === "loop.review.write" ? event.finding : event
+  const section = place.section === -1 ? { crossSection: true } : { sectionIndex: place.section }
+  const attempt =
+    event.type === "loop.review.write"
+      ? reviews.write(event.session, {
+          file: event.finding.file,
+          line: event.finding.line,
+          severity: event.finding.severity,
+          description: event.finding.description,
+          ...(event.finding.scenario === null ? {} : { scenario: event.finding.scenario }),
+          ...section,
+        })
+      : reviews.delete(event.session, { file: event.file, line: event.line, ...section })
+  if (!accepted) return expectRefusal(attempt, before, event)
+  const answer = await attempt
+  if (event.type === "loop.review.write") expect(answer, "review_write's answer").toMatch(new RegExp(`^Finding recorded for loop ${LOOP}, `))
+  else expect(answer, "review_delete's answer").toMatch(new RegExp(`^Finding at ${event.file}:${event.line} of .* deleted\\.`))
+}

@@ -11,7 +11,16 @@ export const CREW_TOOL_IDS = ["crew_begin", "crew_close"] as const
 /** The loop tools: start, status and cancel for the session that runs loops; handoff and adjust for a loop's passes. */
 /** The review findings' tools: a loop's auditor records and deletes findings; anyone reads them. */
 export const REVIEW_TOOL_IDS = ["review_write", "review_read", "review_delete"] as const
-export const LOOP_TOOL_IDS = ["loop_start", "loop_status", "loop_cancel", "loop_handoff", "loop_adjust", "section_read", ...REVIEW_TOOL_IDS] as const
+export const LOOP_TOOL_IDS = [
+  "loop_start",
+  "loop_status",
+  "loop_cancel",
+  "loop_handoff",
+  "loop_complete",
+  "loop_adjust",
+  "section_read",
+  ...REVIEW_TOOL_IDS,
+] as const
 /** The forge file tools: the forge family's own read, write, patch, remove, undo, rewind, search and fetch. */
 export const FILE_TOOL_IDS = ["forge_read", "forge_write", "forge_patch", "forge_remove", "forge_undo", "forge_rewind", "forge_search", "forge_fetch"] as const
 /** The file tools that change files: a read-only worker has them denied. */

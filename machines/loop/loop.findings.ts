@@ -3,6 +3,9 @@
 // clean gate: a section audit is clean only when no bug in its scope is open, the findings its handoff names included.
 import type { LoopFinding } from "./loop.gates"
 
+/** A page of a loop's audit history holds at most this many audits (review_read {attempts}). */
+export const MAX_AUDITS_PAGE = 100
+
 /** A section of the plan (0-based), or `CROSS_SECTION` for a finding that spans sections. */
 export const CROSS_SECTION = -1
 

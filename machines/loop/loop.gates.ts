@@ -8,9 +8,9 @@ export const MAX_LOOP_NUDGES = 2
 /** Amendments a loop takes in all: each one is kept in its record. */
 export const MAX_LOOP_AMENDMENTS = 10
 
-/** The fewest passes a loop of `sections` still to do needs: a coder and an auditor per section, then the final audit. */
+/** The fewest passes a loop of `sections` still to do needs: a coder and an auditor per section, the final audit, the post-action. */
 export function passesNeeded(sections: number): number {
-  return 2 * sections + 1
+  return 2 * sections + 2
 }
 
 /** Tools that change files: an auditor may read and run checks, never change a file. */
@@ -33,8 +33,8 @@ export function isFileChangingTool(tool: string): boolean {
   return FILE_CHANGING_TOOLS.has(tool) || tool.includes("patch")
 }
 
-export type LoopPhase = "coding" | "auditing" | "final_auditing" | "final_audit_fix"
-export type LoopRole = "coder" | "auditor"
+export type LoopPhase = "coding" | "auditing" | "final_auditing" | "final_audit_fix" | "post_action"
+export type LoopRole = "coder" | "auditor" | "post_action"
 
 export interface LoopSectionPlan {
   title: string
@@ -96,9 +96,21 @@ export interface AuditorHandoff {
   notes: string | null
 }
 
-export type LoopHandoff = CoderHandoff | AuditorHandoff
+/** How the post-action pass ends the loop (loop_complete): its only exit. */
+export interface PostActionHandoff {
+  role: "post_action"
+  /** completed and completed_with_issues complete the loop; failed ends it as errored. */
+  outcome: "completed" | "completed_with_issues" | "failed"
+  /** What the pass did. */
+  steps: string[]
+  followUps: string[]
+  notes: string | null
+}
+
+export type LoopHandoff = CoderHandoff | AuditorHandoff | PostActionHandoff
 
 export function roleOfPhase(phase: LoopPhase): LoopRole {
+  if (phase === "post_action") return "post_action"
   return phase === "coding" || phase === "final_audit_fix" ? "coder" : "auditor"
 }
 
@@ -118,7 +130,12 @@ export function isCleanAudit(handoff: LoopHandoff | null): boolean {
  */
 export function handoffProblems(phase: LoopPhase, handoff: LoopHandoff, openBugs = 0): string[] {
   const role = roleOfPhase(phase)
+  if (role === "post_action" && handoff.role !== role)
+    return ["the post-action pass ends only with loop_complete {outcome, steps, followUps?, notes?}: loop_handoff is refused here"]
+  if (handoff.role === "post_action" && role !== "post_action")
+    return [`loop_complete is the post-action pass's exit only; in the ${phase} phase record the ${role}'s work with loop_handoff`]
   if (handoff.role !== role) return [`the ${phase} phase takes the ${role}'s handoff, not the ${handoff.role}'s`]
+  if (handoff.role === "post_action") return handoff.steps.length === 0 ? ["loop_complete names at least one step done"] : []
   if (handoff.role === "coder") {
     return [
       ...(handoff.changes.length === 0 ? ["a coder handoff names at least one change (summary and reason)"] : []),

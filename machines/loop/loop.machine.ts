@@ -23,8 +23,9 @@ export type {
 
 // The loop lifecycle: an approved plan executed section by section in a git worktree, each pass in a fresh session.
 // A coder implements the current section and hands off; an auditor checks it and hands off its findings: clean moves
-// to the next section (after the last one, to a final audit of the whole), the host committing the section's work on
-// the loop's branch first; a bug sends the section back to a coder.
+// to the next section (after the last one, to a final audit of the whole, then a post-action pass that ends the loop
+// with loop_complete), the host committing the section's work on the loop's branch first; a bug sends the section
+// back to a coder.
 // Each phase runs one pass (loop.pass.machine.ts: a session opened, briefed, working until it hands off) and decides,
 // when the pass ends, where the loop goes. Only recorded handoffs advance the loop: the phase's current session records
 // one (`loop.handoff`, the last one of a turn wins) and it is applied once, when that session goes idle (`loop.idle`).
@@ -135,15 +136,8 @@ export const loopMachine = loopSetup.createMachine({
             onDone: [
               {
                 guard: "isCleanAudit",
-                target: "#loop.completed",
-                actions: [
-                  "countRecurring",
-                  "recordAudit",
-                  { type: "commitSection", params: { final: true } },
-                  "applyHandoff",
-                  "noteCompleted",
-                  { type: "announce", params: { outcome: "completed" } },
-                ],
+                target: "post_action",
+                actions: ["countRecurring", "recordAudit", { type: "commitSection", params: { final: true } }, "applyHandoff"],
               },
               { guard: "isHandedOff", target: "final_audit_fix", actions: ["countRecurring", "recordAudit", "applyHandoff"] },
             ],
@@ -153,6 +147,34 @@ export const loopMachine = loopSetup.createMachine({
             "loop.review.write": { guard: "canReviewWrite", actions: ["addFinding", "forwardToPass", "storeFindings"] },
             "loop.review.delete": { guard: "canReviewDelete", actions: ["removeFinding", "forwardToPass", "storeFindings"] },
           },
+        },
+        // The final audit is clean: a last pass wraps the loop up (its checks, what to follow up), not audited. Its only
+        // exit is loop_complete: completed (with issues or not) completes the loop, failed ends it as errored.
+        post_action: {
+          entry: "startPass",
+          invoke: {
+            id: "pass",
+            src: "pass",
+            input: ({ context }) => ({ phase: "post_action", iteration: context.iteration, maxIterations: context.maxIterations }),
+            onDone: [
+              {
+                guard: "isPostActionFailed",
+                target: "#loop.errored",
+                actions: ["applyHandoff", "notePostActionFailed", { type: "announce", params: { outcome: "errored" } }],
+              },
+              {
+                guard: "isHandedOff",
+                target: "#loop.completed",
+                actions: [
+                  { type: "commitSection", params: { final: true, post: true } },
+                  "applyHandoff",
+                  "noteCompleted",
+                  { type: "announce", params: { outcome: "completed" } },
+                ],
+              },
+            ],
+          },
+          on: { "tool.use": { guard: "isWithinWorktree", actions: "permitTool" } },
         },
         // The final audit found bugs: a coder fixes them, then the final audit runs again.
         final_audit_fix: {

@@ -114,6 +114,10 @@ export const loopSetup = setup({
     canReviewDelete: and(["isFromCurrentSession", "hasFindingAt"]),
     isCleanAuditOfLastSection: and(["isCleanAudit", "isLastSection"]),
     hasPassFailed: ({ event }) => passEnd(event)?.end === "failed",
+    isPostActionFailed: ({ event }) => {
+      const handoff = handedOff(event)
+      return handoff?.role === "post_action" && handoff.outcome === "failed"
+    },
     isOutOfIterations: ({ event }) => passEnd(event)?.end === "outOfIterations",
   },
   actions: {
@@ -196,7 +200,18 @@ export const loopSetup = setup({
       const end = passEnd(event)
       return { reason: `stalled: the session ended ${end?.end === "stalled" ? end.nudges + 1 : 1} turns without a handoff` }
     }),
-    noteCompleted: assign({ reason: "completed" }),
+    noteCompleted: assign({
+      reason: ({ event }) => {
+        const handoff = handedOff(event)
+        return handoff?.role === "post_action" && handoff.outcome === "completed_with_issues" ? "completed_with_issues" : "completed"
+      },
+    }),
+    notePostActionFailed: assign({
+      reason: ({ event }) => {
+        const handoff = handedOff(event)
+        return `post_action_failed: ${handoff?.role === "post_action" ? (handoff.notes ?? handoff.steps.join("; ")) : "no record"}`
+      },
+    }),
     // Placeholders: each harness provides them (createLoopImplementations). storeFindings keeps the loop's open findings
     // where review_read finds them; recordAudit keeps each audit in the loop's audit history (run before applyHandoff:
     // `last` is still the coder's handoff it checked).
@@ -216,7 +231,7 @@ export const loopSetup = setup({
     },
     // The host commits a section's work once its audit is clean (run with the context before completeSection), and
     // what the final audit's fixes changed once it is clean (`final`).
-    commitSection: (_, _params?: { final: boolean }) => {
+    commitSection: (_, _params?: { final: boolean; post?: boolean }) => {
       throw new Error("loop action commitSection not provided")
     },
     announce: (_, _params: { outcome: LoopOutcome }) => {

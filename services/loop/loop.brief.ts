@@ -1,5 +1,5 @@
 import { type LoopOpenFinding, auditFindings, placeOf } from "../../machines/loop/loop.findings"
-import { MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop/loop.gates"
+import { type LoopRole, MAX_LOOP_NUDGES, roleOfPhase } from "../../machines/loop/loop.gates"
 import { type LoopBrief, type LoopContext, type LoopOutcome, type LoopPassView, findingScopeOf } from "../../machines/loop/loop.machine"
 import type { LoopPhase } from "../../machines/loop/loop.gates"
 import { sep } from "node:path"
@@ -19,8 +19,13 @@ export function loopBriefText(context: LoopPassView, phase: LoopPhase, brief: Lo
   const { sections, sectionIndex, worktree } = context
   const role = roleOfPhase(phase)
   const section = sections[sectionIndex]
-  const final = phase === "final_auditing" || phase === "final_audit_fix"
-  const what = final ? "final audit of the whole plan" : `section ${sectionIndex + 1} of ${sections.length}: ${section?.title ?? ""}`
+  const final = phase === "final_auditing" || phase === "final_audit_fix" || phase === "post_action"
+  const what =
+    phase === "post_action"
+      ? "post-action: the plan is done and audited"
+      : final
+        ? "final audit of the whole plan"
+        : `section ${sectionIndex + 1} of ${sections.length}: ${section?.title ?? ""}`
   const lines = [
     `${LOOP_BRIEF_TAG} Loop ${context.loopName} — ${what} (pass ${context.iteration} of at most ${context.maxIterations}, ${role}).`,
     "",
@@ -29,7 +34,7 @@ export function loopBriefText(context: LoopPassView, phase: LoopPhase, brief: Lo
     ...(final ? wholePlan(context) : [`## Section ${sectionIndex + 1}: ${section?.title ?? ""}`, "", section?.content ?? ""]),
     "",
     ...lastHandoff(context, role),
-    ...(role === "coder" ? coderDuty(final) : auditorDuty(phase)),
+    ...(role === "coder" ? coderDuty(final) : role === "auditor" ? auditorDuty(phase) : postActionDuty()),
   ]
   return lines.join("\n")
 }
@@ -38,7 +43,7 @@ function wholePlan(context: LoopContext): string[] {
   return ["## The plan", "", ...context.sections.flatMap((s, i) => [`### Section ${i + 1}: ${s.title}`, "", s.content, ""])]
 }
 
-function lastHandoff(context: LoopContext, role: "coder" | "auditor"): string[] {
+function lastHandoff(context: LoopContext, role: LoopRole): string[] {
   const { last } = context
   if (last === null) return []
   if (last.role === "auditor") {
@@ -52,7 +57,7 @@ function lastHandoff(context: LoopContext, role: "coder" | "auditor"): string[] 
       "",
     ]
   }
-  if (role !== "auditor") return []
+  if (role !== "auditor" || last.role !== "coder") return []
   return [
     "## The coder's handoff",
     "",
@@ -94,11 +99,30 @@ function auditorDuty(phase: LoopPhase): string[] {
   ]
 }
 
+function postActionDuty(): string[] {
+  return [
+    "Every section passed its audit and the final audit is clean; nobody audits this pass. Wrap the loop up in the worktree: make sure it builds and its checks pass (with forge_shell, cwd in the worktree), and leave your work there uncommitted (Forge commits it).",
+    "Then end the loop with loop_complete {outcome completed|completed_with_issues|failed, steps [what you did], followUps, notes} and end your turn: loop_handoff is refused here, and attempt_completion in any loop.",
+  ]
+}
+
 function nudgeText(context: LoopPassView, phase: LoopPhase): string {
   return [
     `${LOOP_BRIEF_TAG} Loop ${context.loopName}: your turn ended without a handoff (reminder ${context.nudges} of ${MAX_LOOP_NUDGES}; after that the loop stalls).`,
-    `Finish the ${phase} work in ${context.worktree.dir}, call loop_handoff with the ${roleOfPhase(phase)}'s record, and end your turn.`,
+    phase === "post_action"
+      ? `Finish the post-action in ${context.worktree.dir}, call loop_complete {outcome, steps}, and end your turn.`
+      : `Finish the ${phase} work in ${context.worktree.dir}, call loop_handoff with the ${roleOfPhase(phase)}'s record, and end your turn.`,
   ].join("\n")
+}
+
+/** What the post-action pass said it did, when the loop ended with it. */
+function postActionLines(last: LoopContext["last"]): string[] {
+  if (last?.role !== "post_action") return []
+  return [
+    `Post-action (${last.outcome}): ${last.steps.join("; ")}.`,
+    ...(last.followUps.length === 0 ? [] : [`Follow-ups: ${last.followUps.join("; ")}.`]),
+    ...(last.notes === null ? [] : [`Notes: ${last.notes}`]),
+  ]
 }
 
 /** What git said of the loop's branch and worktree when it ended, or why it could not say. */
@@ -111,10 +135,12 @@ export type LoopBranchReport = LoopBranchFacts | { unreadable: string }
  */
 export function loopEndText(context: LoopContext, outcome: LoopOutcome, branch: LoopBranchReport): string {
   const done = context.sections.filter((s) => s.status === "done").length
-  const why = outcome === "completed" ? "every section passed its audit and the final audit is clean" : (context.reason ?? "no reason recorded")
+  const issues = context.reason === "completed_with_issues" ? ", with issues the post-action names" : ""
+  const why = outcome === "completed" ? `every section passed its audit and the final audit is clean${issues}` : (context.reason ?? "no reason recorded")
   return [
     `${LOOP_BRIEF_TAG} Loop ${context.loopName} ${outcome}: ${why}.`,
     `${done} of ${context.sections.length} sections done in ${countOf(context.iteration, "pass", "passes")}.`,
+    ...postActionLines(context.last),
     ...branchLines(context.worktree, branch),
   ].join("\n")
 }

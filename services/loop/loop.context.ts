@@ -36,6 +36,13 @@ export const loopHandoffSchema = z.discriminatedUnion("role", [
     summary: loopAuditSummarySchema.nullable(),
     notes: z.string().nullable(),
   }),
+  z.strictObject({
+    role: z.literal("post_action"),
+    outcome: z.enum(["completed", "completed_with_issues", "failed"]),
+    steps: z.array(text),
+    followUps: z.array(text),
+    notes: z.string().nullable(),
+  }),
 ])
 
 const openFindingSchema = z.strictObject({
@@ -86,7 +93,7 @@ export const loopContextSchema = z.strictObject({
 
 /** A pass's own context (the pass machine's, invoked by the phase as `pass`). */
 export const loopPassContextSchema = z.strictObject({
-  phase: z.enum(["coding", "auditing", "final_auditing", "final_audit_fix"]),
+  phase: z.enum(["coding", "auditing", "final_auditing", "final_audit_fix", "post_action"]),
   iteration: z.number().int().positive(),
   maxIterations: z.number().int().positive(),
   pending: loopHandoffSchema.nullable(),

@@ -1,4 +1,4 @@
-import type { LoopHandoff, LoopRole } from "../../machines/loop/loop.gates"
+import type { LoopHandoff, LoopRole, PostActionHandoff } from "../../machines/loop/loop.gates"
 
 // loop_handoff declares both roles' fields; the role comes from the fields given, or the phase's when none is. The
 // machine then decides whether the phase takes that role's record (a coder's record in an audit is its refusal).
@@ -18,7 +18,8 @@ export function handoffFrom(fields: HandoffFields, phaseRole: LoopRole): LoopHan
   const auditor = fields.findings !== undefined || fields.summary !== undefined
   if (coder && auditor)
     throw new Error("loop_handoff: give the coder's fields (changes, deviations, verification) or the auditor's (findings, summary), not both.")
-  const role: LoopRole = coder ? "coder" : auditor ? "auditor" : phaseRole
+  // loop_handoff makes a coder's or an auditor's record; in the post-action phase the machine refuses it for loop_complete.
+  const role = coder ? "coder" : auditor ? "auditor" : phaseRole === "post_action" ? "coder" : phaseRole
   const notes = fields.notes?.trim() || null
   if (role === "coder") {
     return {
@@ -43,4 +44,17 @@ export function handoffFrom(fields: HandoffFields, phaseRole: LoopRole): LoopHan
         : { done: fields.summary.done, deviations: fields.summary.deviations ?? [], followUps: fields.summary.followUps ?? [] },
     notes,
   }
+}
+
+/** loop_complete's arguments after their schema. */
+export interface CompleteFields {
+  outcome: "completed" | "completed_with_issues" | "failed"
+  steps: string[]
+  followUps?: string[]
+  notes?: string
+}
+
+/** The post-action pass's record: how it ends the loop. */
+export function completionFrom(fields: CompleteFields): PostActionHandoff {
+  return { role: "post_action", outcome: fields.outcome, steps: fields.steps, followUps: fields.followUps ?? [], notes: fields.notes?.trim() || null }
 }

@@ -58,8 +58,8 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
       },
       // The host commits a clean section's work (`section N: <title>`), so the branch tells the story and no pass ever
       // needs to write .git. A commit that fails is logged, never fails the audit: the ending says what git has.
-      commitSection: async ({ context }: EffectArgs<LoopMachine>, params?: { final: boolean }) => {
-        const message = commitMessage(context, params?.final === true)
+      commitSection: async ({ context }: EffectArgs<LoopMachine>, params?: { final: boolean; post?: boolean }) => {
+        const message = commitMessage(context, params?.final === true, params?.post === true)
         await deps.worktrees
           .commitAll(context.worktree, message)
           .catch((error: unknown) => deps.log.warn(`loop ${context.loopName}: could not commit "${message}": ${errorText(error)}`))
@@ -100,8 +100,12 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
   } satisfies Implementations<LoopMachine>
 }
 
-/** `section 2: Printer`, or `final audit: fixes` for what the final audit's coder passes changed. */
-export function commitMessage(context: LoopContext, final: boolean): string {
+/**
+ * `section 2: Printer`, `final audit: fixes` for what the final audit's coder passes changed, or `post-action: wrap-up`
+ * for what the post-action pass changed.
+ */
+export function commitMessage(context: LoopContext, final: boolean, post = false): string {
+  if (post) return "post-action: wrap-up"
   return final ? "final audit: fixes" : `section ${context.sectionIndex + 1}: ${context.sections[context.sectionIndex]?.title ?? ""}`
 }
 

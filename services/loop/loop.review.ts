@@ -37,8 +37,6 @@ export interface ReviewReadRequest {
   beforeId?: number
 }
 
-/** Audit-history pages: at most this many audits (and this many by default). */
-export const MAX_AUDITS_PAGE = 100
 const DEFAULT_AUDITS_PAGE = 20
 
 export class LoopReviewService {

@@ -6,7 +6,7 @@ import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import { explainLoopRefusal } from "../../machines/loop/loop.refusals"
 import { DEFAULT_LOOP_ITERATIONS, loopSlug } from "./loop.start.defaults"
-import { type HandoffFields, handoffFrom } from "./loop.handoff"
+import { type CompleteFields, type HandoffFields, completionFrom, handoffFrom } from "./loop.handoff"
 import type { LoopSnapshot } from "./loop.lifecycle"
 import type { LoopPlans, LoopSandboxes, LoopSessions, LoopWorktrees } from "./loop.ports"
 import { type DriverFacts, driverLineText, mayDrive } from "../../machines/driver.claim"
@@ -137,6 +137,13 @@ export class LoopService {
     const replaced = (loopPassOf(loop)?.context.pending ?? null) !== null && loop.context.session === sessionId
     await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.handoff", session: sessionId, handoff })
     return `Handoff recorded${replaced ? " (it replaces the one recorded earlier this turn)" : ""} — end your turn now; make no further changes.`
+  }
+
+  /** loop_complete: the post-action pass's record, applied when its turn ends; the loop ends with it. */
+  async complete(sessionId: string, fields: CompleteFields): Promise<string> {
+    const loop = await this.requireLoopOf(sessionId, "loop_complete")
+    await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.handoff", session: sessionId, handoff: completionFrom(fields) })
+    return `Completion recorded (${fields.outcome}) — end your turn now; the loop ends when it does.`
   }
 
   /** loop_adjust: the auditor of a section edits the section under audit in place, replaces the ones after it, or both. */

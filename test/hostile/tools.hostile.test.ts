@@ -62,6 +62,7 @@ const SPECS: Record<string, ToolSpec> = {
   loop_handoff: { text: "notes", base: { notes: "hostile" } },
   loop_adjust: { text: "rationale", base: { sections: [], rationale: "hostile" } },
   section_read: { base: {} },
+  loop_complete: { text: "notes", base: { outcome: "completed", steps: ["wrapped up"], notes: "hostile" } },
   review_write: { text: "description", path: "file", base: { file: "a.txt", line: 1, severity: "warning", description: "hostile" } },
   review_read: { text: "loopName", pattern: "pattern", base: {} },
   review_delete: { path: "file", base: { file: "a.txt", line: 1 } },

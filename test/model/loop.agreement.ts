@@ -101,9 +101,11 @@ export class LoopExpectation {
           this.effects.sent.push({ session: context.session as string, text })
           break
         }
-        case "commitSection":
-          this.effects.committed.push(commitMessage(context, (action.params as { final?: boolean } | undefined)?.final === true))
+        case "commitSection": {
+          const params = action.params as { final?: boolean; post?: boolean } | undefined
+          this.effects.committed.push(commitMessage(context, params?.final === true, params?.post === true))
           break
+        }
         case "stopSession":
           if (context.session !== null) this.effects.stopped.push(context.session)
           break
@@ -163,7 +165,8 @@ export class LoopExpectation {
     // The sandbox of each session's shells: only the current coder's writes its worktree; a loop that ended confines none.
     const phase = loopPhaseOf(model.value)
     for (const session of [...model.context.sessions, "ses_of_no_loop"]) {
-      const writable = session === model.context.session && phase !== undefined && roleOfPhase(phase) === "coder"
+      // The coder's and the post-action's shells write the worktree; an audit's never.
+      const writable = session === model.context.session && phase !== undefined && roleOfPhase(phase) !== "auditor"
       const confined = live && model.context.sessions.includes(session)
       expect(service.shellConfinement(session), `the sandbox of ${session}`).toEqual(
         confined ? { worktree: this.worktree.dir, writable, network: false } : null,
@@ -268,10 +271,13 @@ function expectBrief(text: string, context: LoopPassView, phase: Parameters<type
     return
   }
   const section = context.sections[context.sectionIndex]
-  const final = phase === "final_auditing" || phase === "final_audit_fix"
+  const final = phase === "final_auditing" || phase === "final_audit_fix" || phase === "post_action"
   expect(first, "the brief names its pass and role").toContain(`pass ${context.iteration} of at most ${context.maxIterations}, ${roleOfPhase(phase)}`)
+  if (phase === "post_action") expect(text, "the post-action's only exit is loop_complete").toContain("end the loop with loop_complete")
   if (final) {
-    expect(first, "a final pass covers the whole plan").toContain("final audit of the whole plan")
+    expect(first, "a final pass covers the whole plan").toContain(
+      phase === "post_action" ? "post-action: the plan is done and audited" : "final audit of the whole plan",
+    )
     for (const s of context.sections) expect(text, "a final pass lists every section").toContain(`${s.title}\n\n${s.content}`)
   } else {
     expect(first, "the brief names its section").toContain(`section ${context.sectionIndex + 1} of ${context.sections.length}: ${section?.title}`)

@@ -8,7 +8,7 @@ import { HOST, LOOP, MODEL_DRIVER, MODEL_WORKTREE, PLAN_PATH, TITLE } from "./lo
 /** When every model loop starts. */
 export const T0 = Date.parse("2026-11-30T03:00:00.000Z")
 /** The budget the main config explores in full. */
-export const MAX_PASSES = 5
+export const MAX_PASSES = 6
 
 export const SECTIONS: LoopInput["sections"] = [
   { title: "Parser", content: "Write a recursive-descent parser for `+ - * /` and parentheses in src/parser.ts.\n\n### Notes\nKeep the lexer as it is." },

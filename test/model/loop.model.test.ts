@@ -65,10 +65,11 @@ import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "./mod
  * (eventsIn reads the context only). The audits a walk finds dirty: every one, none, or only the first.
  */
 const WALKS = {
-  [T0 + 1]: { name: "the coder's fifth pass leaves no pass for its audit", maxIterations: 5, dirty: "every" },
-  [T0 + 2]: { name: "a dirty final audit at the fifth pass leaves none for its fix", maxIterations: 5, dirty: "final" },
+  [T0 + 1]: { name: "the coder's seventh pass leaves no pass for its audit", maxIterations: 7, dirty: "every" },
+  [T0 + 2]: { name: "the fix of a dirty final audit takes the sixth pass and leaves none for the final audit", maxIterations: 6, dirty: "final" },
   [T0 + 3]: { name: "a dirty audit at the sixth pass leaves none for its fix", maxIterations: 6, dirty: "every" },
   [T0 + 4]: { name: "the last section's audit at the sixth pass leaves none for the final audit", maxIterations: 6, dirty: "first" },
+  [T0 + 5]: { name: "a clean final audit at the seventh pass leaves none for the post-action", maxIterations: 7, dirty: "first" },
 } as const satisfies Record<number, { name: string; maxIterations: number; dirty: "every" | "final" | "first" }>
 /** When the auditor amends the pending sections. */
 const T_ADJUST = T0 + 3_600_000
@@ -106,6 +107,21 @@ const BUG: LoopHandoff = {
   summary: null,
   notes: "Add a test for -2*3.",
 }
+/** The post-action's exit (loop_complete): the loop completes, or ends as errored. */
+const COMPLETE: LoopHandoff = {
+  role: "post_action",
+  outcome: "completed_with_issues",
+  steps: ["ran npm test on the branch"],
+  followUps: ["name the column in errors"],
+  notes: null,
+}
+const POST_FAILED: LoopHandoff = {
+  role: "post_action",
+  outcome: "failed",
+  steps: ["npm test fails on the branch"],
+  followUps: [],
+  notes: "the build is broken",
+}
 /** Malformed: a summary while a bug remains. */
 const BUG_WITH_SUMMARY: LoopHandoff = { ...BUG, summary: { done: ["most of it"], deviations: [], followUps: [] } }
 
@@ -115,6 +131,7 @@ const RECORDS = {
   auditing: { valid: [CLEAN, BUG], refused: [BARE, CODED] },
   final_auditing: { valid: [BARE, BUG], refused: [BUG_WITH_SUMMARY, CODED] },
   final_audit_fix: { valid: [CODED], refused: [UNVERIFIED, BUG] },
+  post_action: { valid: [COMPLETE, POST_FAILED], refused: [CODED, BARE] },
 } as const
 
 const cancel: LoopEvent = { type: "loop.cancel", reason: "cancelled: the plan changed", session: null }
@@ -258,7 +275,8 @@ function budgetWalk(state: Snapshot, phase: Phase, dirty: "every" | "final" | "f
   const current = c.session as string
   if ((pass?.context.pending ?? null) !== null) return [{ type: "loop.idle", session: current }]
   const isDirty = phase === "final_auditing" ? dirty === "final" : phase === "auditing" && (dirty === "every" || (dirty === "first" && c.iteration === 2))
-  const handoff = phase === "coding" || phase === "final_audit_fix" ? CODED : isDirty ? BUG : phase === "final_auditing" ? BARE : CLEAN
+  const handoff =
+    phase === "post_action" ? COMPLETE : phase === "coding" || phase === "final_audit_fix" ? CODED : isDirty ? BUG : phase === "final_auditing" ? BARE : CLEAN
   return [{ type: "loop.handoff", session: current, handoff }]
 }
 

@@ -1,8 +1,8 @@
 import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
-import type { LoopHandoff } from "../../machines/loop/loop.gates"
+import type { LoopHandoff, PostActionHandoff } from "../../machines/loop/loop.gates"
 import type { LoopEvent, loopMachine } from "../../machines/loop/loop.machine"
-import type { HandoffFields } from "../../services/loop/loop.handoff"
+import type { CompleteFields, HandoffFields } from "../../services/loop/loop.handoff"
 import type { LoopReviewService } from "../../services/loop/loop.review"
 import { expectRefusal } from "./loop.agreement"
 import { LOOP } from "./loop.world"
@@ -13,6 +13,7 @@ import { LOOP } from "./loop.world"
 export function fieldsOf(handoff: LoopHandoff): HandoffFields {
   const notes = handoff.notes === null ? {} : { notes: handoff.notes }
   if (handoff.role === "coder") return { changes: handoff.changes, deviations: handoff.deviations, verification: handoff.verification, ...notes }
+  if (handoff.role === "post_action") throw new Error("a post-action record is loop_complete's (completeFieldsOf), not loop_handoff's")
   return {
     findings: handoff.findings.map(({ severity, file, line, description }) => ({
       severity,
@@ -23,6 +24,11 @@ export function fieldsOf(handoff: LoopHandoff): HandoffFields {
     ...(handoff.summary === null ? {} : { summary: handoff.summary }),
     ...notes,
   }
+}
+
+/** loop_complete's arguments for a post-action record. */
+export function completeFieldsOf(handoff: PostActionHandoff): CompleteFields {
+  return { outcome: handoff.outcome, steps: handoff.steps, followUps: handoff.followUps, ...(handoff.notes === null ? {} : { notes: handoff.notes }) }
 }
 
 /**

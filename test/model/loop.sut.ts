@@ -8,7 +8,7 @@ import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { initialStep } from "../../services/lifecycle/lifecycle.step"
 import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
 import { LoopReviewService } from "../../services/loop/loop.review"
-import { applyReview, fieldsOf } from "./loop.sut.tools"
+import { applyReview, completeFieldsOf, fieldsOf } from "./loop.sut.tools"
 import type { LoopPlan, LoopPlans, LoopSandboxes } from "../../services/loop/loop.ports"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
@@ -168,9 +168,16 @@ export class LoopSut implements ModelSut<LoopModel> {
         return opening.resolve(event.session)
       }
       case "loop.handoff": {
-        const attempt = service.handoff(event.session, fieldsOf(event.handoff))
-        if (finished || event.session === STRANGER) return expectNotAPass(attempt, event.session, "loop_handoff")
+        // The post-action's record is loop_complete's; every other record is loop_handoff's.
+        const { handoff } = event
+        const complete = handoff.role === "post_action"
+        const attempt = complete ? service.complete(event.session, completeFieldsOf(handoff)) : service.handoff(event.session, fieldsOf(handoff))
+        if (finished || event.session === STRANGER) return expectNotAPass(attempt, event.session, complete ? "loop_complete" : "loop_handoff")
         if (!accepted) return expectRefusal(attempt, before, event)
+        if (complete)
+          return void expect(await attempt, "loop_complete's answer").toMatch(
+            /^Completion recorded \((completed|completed_with_issues|failed)\) — end your turn now/,
+          )
         const replaced = (loopPassOf(before)?.context.pending ?? null) !== null
         return void expect(await attempt, "the handoff's answer").toBe(
           `Handoff recorded${replaced ? " (it replaces the one recorded earlier this turn)" : ""} — end your turn now; make no further changes.`,

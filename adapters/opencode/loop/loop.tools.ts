@@ -93,6 +93,20 @@ export function createLoopTools(deps: LoopToolsDeps): Record<Exclude<(typeof LOO
         return answer(await loops.handoff(session, args))
       },
     }),
+    loop_complete: forgeTool("loop_complete", {
+      description:
+        "The post-action pass of a loop only (after the final audit is clean): end the loop with what the pass did. outcome completed or completed_with_issues completes the loop; failed ends it as errored. It is that pass's only exit (loop_handoff is refused there), and refused in every other phase. Applied when your turn ends.",
+      args: {
+        outcome: z.enum(["completed", "completed_with_issues", "failed"]).describe("How the loop ends"),
+        steps: z.array(text).min(1).max(100).describe("What this pass did"),
+        followUps: z.array(text).max(100).optional().describe("What is left for later"),
+        notes: text.optional(),
+      },
+      async execute(args, ctx) {
+        const { loops, session } = await open(ctx)
+        return answer(await loops.complete(session, args))
+      },
+    }),
     section_read: forgeTool("section_read", {
       description:
         "A pass of a loop only: read its plan's sections and where they stand, changing nothing. Without arguments, the lowest-index section not done; section_index (0-based) names one; pending_suffix: true gives every section after the current one (from_index and each section's index, title, content, status), as an auditor checks before loop_adjust. Not both.",

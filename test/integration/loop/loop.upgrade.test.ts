@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { LOOP_MACHINE_VERSION, loopPassOf } from "../../../machines/loop/loop.machine"
 import { restoreLive } from "../../../services/lifecycle/lifecycle.restore.live"
 import { upgradeLoopRecord } from "../../../services/loop/loop.upgrade"
-import type { HandoffFields } from "../../../services/loop/loop.handoff"
+import type { CompleteFields, HandoffFields } from "../../../services/loop/loop.handoff"
 import { ramTempDir } from "../../temp.dir"
 import { FakeClock } from "../../model/goal.fakes"
 import { FakeLoopSessions, RecordingWorktrees, SANDBOX_READY } from "../../model/loop.fakes"
@@ -31,6 +31,7 @@ const CODED: HandoffFields = {
 }
 const CLEAN: HandoffFields = { findings: [], summary: { done: ["the section is implemented"], deviations: [], followUps: [] } }
 const FINAL: HandoffFields = { findings: [] }
+const WRAPPED: CompleteFields = { outcome: "completed", steps: ["ran the checks on the branch"] }
 
 /** A workspace whose database holds the fixture's record, and a process of today's code opened on it. */
 async function workspaceWith(record: Fixture): Promise<{ process: LoopProcess; sessions: FakeLoopSessions }> {
@@ -61,11 +62,12 @@ async function settle(process: LoopProcess): Promise<void> {
   }
 }
 
-/** Opens the session the loop waits for, hands off its record and ends its turn. */
-async function pass(process: LoopProcess, sessions: FakeLoopSessions, session: string, fields: HandoffFields): Promise<void> {
+/** Opens the session the loop waits for, hands off its record (loop_complete's for the post-action) and ends its turn. */
+async function pass(process: LoopProcess, sessions: FakeLoopSessions, session: string, fields: HandoffFields | CompleteFields): Promise<void> {
   sessions.pending()?.resolve(session)
   await settle(process)
-  await process.service.handoff(session, fields)
+  if ("outcome" in fields) await process.service.complete(session, fields)
+  else await process.service.handoff(session, fields)
   await process.service.sessionIdle(session)
   await settle(process)
 }
@@ -103,9 +105,10 @@ describe("loop records of version 1", () => {
       await pass(process, sessions, "ses_pass_3", CODED)
       await pass(process, sessions, "ses_pass_4", CLEAN)
       await pass(process, sessions, "ses_pass_5", FINAL)
+      await pass(process, sessions, "ses_pass_6", WRAPPED)
       const done = process.service.lifecycle.snapshot(LOOP)
       expect(done?.value).toBe("completed")
-      expect(done?.context).toMatchObject({ iteration: 5, sessions: ["ses_pass_1", "ses_pass_2", "ses_pass_3", "ses_pass_4", "ses_pass_5"] })
+      expect(done?.context).toMatchObject({ iteration: 6, sessions: ["ses_pass_1", "ses_pass_2", "ses_pass_3", "ses_pass_4", "ses_pass_5", "ses_pass_6"] })
       expect(sessions.told.at(-1)?.text).toContain(`Loop ${LOOP} completed`)
       const row = await process.rt.repository.getSnapshot("loop", LOOP)
       expect(row?.machineVersion).toBe(LOOP_MACHINE_VERSION)
@@ -128,10 +131,11 @@ describe("loop records of version 1", () => {
       await pass(process, sessions, "ses_pass_3", CODED)
       await pass(process, sessions, "ses_pass_4", CLEAN)
       await pass(process, sessions, "ses_pass_5", FINAL)
+      await pass(process, sessions, "ses_pass_6", WRAPPED)
       const done = process.service.lifecycle.snapshot(LOOP)
       expect(done?.value).toBe("completed")
-      expect(done?.context.iteration).toBe(5)
-      expect(sessions.sent.map((s) => s.session)).toEqual(["ses_pass_1", "ses_pass_2", "ses_pass_3", "ses_pass_4", "ses_pass_5"])
+      expect(done?.context.iteration).toBe(6)
+      expect(sessions.sent.map((s) => s.session)).toEqual(["ses_pass_1", "ses_pass_2", "ses_pass_3", "ses_pass_4", "ses_pass_5", "ses_pass_6"])
     } finally {
       await process.rt.close()
     }

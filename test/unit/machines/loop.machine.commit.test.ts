@@ -12,6 +12,7 @@ import { MODEL_DRIVER } from "../../model/loop.world"
 
 const CLEAN: LoopHandoff = { role: "auditor", findings: [], summary: { done: ["done"], deviations: [], followUps: [] }, notes: null }
 const FINAL_CLEAN: LoopHandoff = { role: "auditor", findings: [], summary: null, notes: null }
+const WRAPPED: LoopHandoff = { role: "post_action", outcome: "completed", steps: ["ran the checks"], followUps: [], notes: null }
 const BUG: LoopHandoff = { role: "auditor", findings: [{ severity: "bug", file: "a.ts", line: 1, description: "wrong" }], summary: null, notes: null }
 
 /** Runs one pass: its session opens, hands off `handoff` and goes idle. Resolves the snapshot and the idle's effects. */
@@ -38,8 +39,8 @@ const commits = (requested: RequestedEffect[]) =>
     .map((effect) => ({ params: effect.params, section: (effect.info as { context: { sectionIndex: number } }).context.sectionIndex }))
 
 describe("the loop's commits", () => {
-  it("a clean section audit commits that section, a dirty one nothing, and a clean final audit the final fixes", () => {
-    let { snapshot } = initialStep(loopMachine, inputFor({ maxIterations: 9 }))
+  it("a clean section audit commits that section, a dirty one nothing, a clean final audit the final fixes, and the post-action its own", () => {
+    let { snapshot } = initialStep(loopMachine, inputFor({ maxIterations: 10 }))
     const coded = pass(snapshot, "s1", CODED)
     expect(commits(coded.requested), "a coder's handoff commits nothing").toEqual([])
     const dirty = pass(coded.snapshot, "s2", BUG)
@@ -52,9 +53,12 @@ describe("the loop's commits", () => {
     expect(commits(last.requested), "the last section").toEqual([{ params: undefined, section: 1 }])
     const fixing = pass(last.snapshot, "s7", BUG)
     expect(commits(fixing.requested)).toEqual([])
-    const done = pass(pass(fixing.snapshot, "s8", CODED).snapshot, "s9", FINAL_CLEAN)
+    const wrapUp = pass(pass(fixing.snapshot, "s8", CODED).snapshot, "s9", FINAL_CLEAN)
+    expect(wrapUp.snapshot.value).toEqual({ running: "post_action" })
+    expect(commits(wrapUp.requested), "the final audit's fixes").toEqual([{ params: { final: true }, section: 1 }])
+    const done = pass(wrapUp.snapshot, "s10", WRAPPED)
     expect(done.snapshot.value).toBe("completed")
-    expect(commits(done.requested), "the final audit's fixes, before the ending is announced").toEqual([{ params: { final: true }, section: 1 }])
+    expect(commits(done.requested), "the post-action's work, before the ending is announced").toEqual([{ params: { final: true, post: true }, section: 1 }])
     expect(done.requested.map((effect) => effect.type).indexOf("commitSection")).toBeLessThan(done.requested.map((effect) => effect.type).indexOf("announce"))
   })
 })

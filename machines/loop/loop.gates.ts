@@ -28,6 +28,29 @@ const FILE_CHANGING_TOOLS: ReadonlySet<string> = new Set([
   "forge_rewind",
 ])
 
+/**
+ * Tools a loop's sessions never use: plan authoring (the loop runs its plan; the session's plan is the user's), loop
+ * management (a pass neither starts, lists nor cancels loops), and questions to the user (a loop runs unattended:
+ * what it would ask goes in its handoff's notes or a finding).
+ */
+const LOOP_SESSION_DENIED_TOOLS: ReadonlySet<string> = new Set([
+  "plan_write",
+  "plan_edit",
+  "plan_approve",
+  "plan_tick",
+  "plan_close",
+  "plan_discard",
+  "loop_start",
+  "loop_status",
+  "loop_cancel",
+  "question",
+])
+
+/** Whether a loop's session is denied a tool whatever its phase. */
+export function isDeniedInLoop(tool: string): boolean {
+  return LOOP_SESSION_DENIED_TOOLS.has(tool)
+}
+
 /** Whether a tool changes files (any tool named like a patch tool counts). */
 export function isFileChangingTool(tool: string): boolean {
   return FILE_CHANGING_TOOLS.has(tool) || tool.includes("patch")

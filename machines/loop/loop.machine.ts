@@ -98,7 +98,7 @@ export const loopMachine = loopSetup.createMachine({
             input: ({ context }) => ({ phase: "coding", iteration: context.iteration, maxIterations: context.maxIterations }),
             onDone: { guard: "isHandedOff", target: "auditing", actions: "applyHandoff" },
           },
-          on: { "tool.use": { guard: "isWithinWorktree", actions: "permitTool" } },
+          on: { "tool.use": { guard: "canWorkerUse", actions: "permitTool" } },
         },
         // An auditor checks the section just coded, read-only; it alone may amend the sections still pending.
         auditing: {
@@ -174,7 +174,7 @@ export const loopMachine = loopSetup.createMachine({
               },
             ],
           },
-          on: { "tool.use": { guard: "isWithinWorktree", actions: "permitTool" } },
+          on: { "tool.use": { guard: "canWorkerUse", actions: "permitTool" } },
         },
         // The final audit found bugs: a coder fixes them, then the final audit runs again.
         final_audit_fix: {
@@ -185,7 +185,7 @@ export const loopMachine = loopSetup.createMachine({
             input: ({ context }) => ({ phase: "final_audit_fix", iteration: context.iteration, maxIterations: context.maxIterations }),
             onDone: { guard: "isHandedOff", target: "final_auditing", actions: "applyHandoff" },
           },
-          on: { "tool.use": { guard: "isWithinWorktree", actions: "permitTool" } },
+          on: { "tool.use": { guard: "canWorkerUse", actions: "permitTool" } },
         },
       },
     },

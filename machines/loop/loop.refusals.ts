@@ -1,6 +1,6 @@
 import { drivenElsewhereText } from "../driver.claim"
 import type { SnapshotFrom } from "xstate"
-import { adjustProblems, handoffProblems, isFileChangingTool, MAX_LOOP_SECTIONS, passesNeeded, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
+import { adjustProblems, handoffProblems, isDeniedInLoop, isFileChangingTool, MAX_LOOP_SECTIONS, passesNeeded, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
 import { type LoopEvent, findingScopeOf, type loopMachine, loopPassOf, loopPhaseOf } from "./loop.machine"
 import { CROSS_SECTION, openBugs } from "./loop.findings"
 import { isSandboxReady } from "./loop.sandbox"
@@ -62,6 +62,11 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
     case "loop.restored":
       return `loop driver gate: ${drivenElsewhereText(`${loop}'s ${phase} pass`, event.driver) ?? `${loop}'s ${phase} pass is driven by another process`}`
     case "tool.use": {
+      if (isDeniedInLoop(event.tool))
+        return (
+          `loop session gate: "${event.tool}" is not used inside loop ${context.loopName}'s passes: plan authoring, loop management and questions to the user are for the session that runs the loop. ` +
+          "A loop runs unattended: put what you would ask or propose in your handoff's notes (or a finding), and finish this pass."
+        )
       const outside = pathsOutsideWorktree(event.paths, context.worktree.dir)
       if ((phase === "auditing" || phase === "final_auditing") && isFileChangingTool(event.tool))
         return (

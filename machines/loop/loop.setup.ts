@@ -6,6 +6,7 @@ import {
   type LoopHandoff,
   type LoopSectionPlan,
   MAX_LOOP_SECTIONS,
+  isDeniedInLoop,
   isFileChangingTool,
   passesNeeded,
   pathsOutsideWorktree,
@@ -92,7 +93,13 @@ export const loopSetup = setup({
       return adjustProblems({ ...context, amendments: context.amendments.length }, event, event.rationale).length === 0
     },
     // An auditor reads and runs checks in the worktree; it changes no file.
-    canAuditUse: and([not("isFileChangingTool"), "isWithinWorktree"]),
+    canAuditUse: and([not("isDeniedInLoop"), not("isFileChangingTool"), "isWithinWorktree"]),
+    // A coder (and the post-action) works in the worktree, with the tools a loop's session may use.
+    canWorkerUse: and([not("isDeniedInLoop"), "isWithinWorktree"]),
+    isDeniedInLoop: ({ event }) => {
+      assertEvent(event, "tool.use")
+      return isDeniedInLoop(event.tool)
+    },
     // Only the auditor of a section audit amends the pending sections (before its handoff: its pass's gate).
     canAdjust: and(["isFromCurrentSession", "isAcceptableAdjust"]),
     // How the phase's pass ended: its handoff (applied once, as it ends), or why the loop cannot go on.

@@ -50,7 +50,8 @@ import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "./mod
 //   (lifecycle.restore of each running record) and `service.resumeAll()`, which takes the loop over (the machine's
 //   driver gate: the recorded driver is gone). The sessions still run their turns. With NEIGHBOUR_DRIVER, a second
 //   process starts beside the live driver and does the same: the gate leaves the loop to the live one.
-// - tool.use is never sent: the loop's gate on its passes' tools (the audit's write-ban, the coder's worktree) asks
+// - tool.use is never sent: the loop's gate on its passes' tools (the audit's write-ban, the coder's worktree, the tools
+//   no pass uses: plan authoring, loop management, questions to the user) asks
 //   `can()` (`service.toolRefusal` for the current pass); the SUT replays it as that question, and coverage counts it
 //   like a sent event.
 //
@@ -245,6 +246,9 @@ function eventsIn(state: Snapshot): LoopEvent[] {
     writeInWorktree,
     { type: "tool.use", tool: "forge_write", paths: [OUTSIDE] },
     { type: "tool.use", tool: "forge_shell", paths: [path.dirname(OUTSIDE)] },
+    // A pass asks the user, or writes a plan of its own: denied in every phase.
+    { type: "tool.use", tool: "question", paths: [] },
+    { type: "tool.use", tool: "plan_write", paths: [] },
   ]
   if (phase === "auditing" && c.amendments.length === 0 && nudges === 0)
     events.push(dropPending(current, "The printer moves to a plan of its own."), dropPending(current, "  "), editCurrent(current))

@@ -12,6 +12,7 @@ import {
   handoffProblems,
   hasBlockingFindings,
   isCleanAudit,
+  isDeniedInLoop,
   isFileChangingTool,
   passesNeeded,
   roleOfPhase,
@@ -34,11 +35,11 @@ const coder = (overrides: Partial<CoderHandoff> = {}): CoderHandoff => ({
 const summary = { done: ["the parser reads the grammar"], deviations: [], followUps: [] }
 const auditor = (overrides: Partial<AuditorHandoff> = {}): AuditorHandoff => ({ role: "auditor", findings: [], summary, notes: null, ...overrides })
 
-const PHASES: LoopPhase[] = ["coding", "auditing", "final_auditing", "final_audit_fix"]
+const PHASES: LoopPhase[] = ["coding", "auditing", "final_auditing", "final_audit_fix", "post_action"]
 
 describe("roleOfPhase", () => {
-  it("a coder codes a section and fixes the final audit's findings; an auditor audits a section and the whole", () => {
-    expect(PHASES.map(roleOfPhase)).toEqual(["coder", "auditor", "auditor", "coder"])
+  it("a coder codes a section and fixes the final audit's findings; an auditor audits a section and the whole; the post-action wraps up", () => {
+    expect(PHASES.map(roleOfPhase)).toEqual(["coder", "auditor", "auditor", "coder", "post_action"])
   })
 })
 
@@ -185,5 +186,14 @@ describe("isFileChangingTool", () => {
       expect(isFileChangingTool(tool), tool).toBe(true)
     for (const tool of ["read", "grep", "forge_read", "forge_search", "forge_shell", "bash", "task", "loop_handoff"])
       expect(isFileChangingTool(tool), tool).toBe(false)
+  })
+})
+
+describe("the tools a loop's sessions never use", () => {
+  it("denies plan authoring, loop management and questions to the user; reading the plan and working are theirs", () => {
+    for (const tool of ["plan_write", "plan_edit", "plan_approve", "plan_close", "loop_start", "loop_status", "loop_cancel", "question"])
+      expect(isDeniedInLoop(tool), tool).toBe(true)
+    for (const tool of ["plan_read", "forge_shell", "bash", "forge_write", "review_write", "loop_handoff", "loop_complete", "section_read", "task"])
+      expect(isDeniedInLoop(tool), tool).toBe(false)
   })
 })

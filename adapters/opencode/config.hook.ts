@@ -5,6 +5,7 @@ import { CREW_COMMAND_DESCRIPTION } from "./prompts/crew.command"
 import { FORGE_AGENT_DESCRIPTION, FORGE_AGENT_PROMPT } from "./prompts/forge.agent.prompt"
 import { GOAL_COMMAND_DESCRIPTION } from "./prompts/goal.command"
 import { PLAN_COMMAND_DESCRIPTION, PLAN_COMMAND_TEMPLATE } from "./prompts/plan.command"
+import { REVIEW_COMMAND_DESCRIPTION, REVIEW_COMMAND_TEMPLATE, REVIEW_PLAN_COMMAND_DESCRIPTION, REVIEW_PLAN_COMMAND_TEMPLATE } from "./prompts/review.command"
 
 /** The permission keys whose dialogs are gates: forced to "ask" so only a user can pass them. */
 export const DIALOG_PERMISSIONS = [
@@ -81,6 +82,10 @@ export function applyForgeConfig(cfg: LiveConfig, toolIds: readonly string[], op
   if (cfg.command.goal === undefined) cfg.command.goal = { description: GOAL_COMMAND_DESCRIPTION, template: "[forge:goal] $ARGUMENTS", agent: FORGE_AGENT }
   // /crew's turn text is written by its command hook too (the crew discipline with the roster, or the setup guidance).
   if (cfg.command.crew === undefined) cfg.command.crew = { description: CREW_COMMAND_DESCRIPTION, template: "[forge:crew] $ARGUMENTS", agent: FORGE_AGENT }
+  // /review and /review-plan run inline in the session (no subtask): the forge agent reviews and stores findings.
+  if (cfg.command.review === undefined) cfg.command.review = { description: REVIEW_COMMAND_DESCRIPTION, template: REVIEW_COMMAND_TEMPLATE, agent: FORGE_AGENT }
+  if (cfg.command["review-plan"] === undefined)
+    cfg.command["review-plan"] = { description: REVIEW_PLAN_COMMAND_DESCRIPTION, template: REVIEW_PLAN_COMMAND_TEMPLATE, agent: FORGE_AGENT }
   const dialogs = Object.fromEntries(
     DIALOG_PERMISSIONS.filter((key) => !isExplicitDeny(cfg.permission, key) && (key !== "forge_shell" || isSupervisorEnabled(options))).map((key) => [
       key,

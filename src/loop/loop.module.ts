@@ -7,7 +7,7 @@ export const loopModule: LifecycleModule<"loop"> = {
   kind: "lifecycle",
   name: "loop",
   toolIds: LOOP_TOOL_IDS,
-  commands: [],
+  commands: ["review", "review-plan"],
   fragment: (context, loops) => loopFragment(context, loops),
   load: async () => (await import("./loop.lazy")).loopParts,
 }

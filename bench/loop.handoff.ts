@@ -42,6 +42,9 @@ class InstantSessions implements LoopSessions {
   }
   async stop(): Promise<void> {}
   async tell(): Promise<void> {}
+  async busyUnder(): Promise<string[]> {
+    return []
+  }
   async isIdle(): Promise<boolean> {
     return true
   }

@@ -79,7 +79,7 @@ export const loopMachine = loopSetup.createMachine({
         // The pass's session: recorded here (every session the loop opened), briefed by the pass.
         "loop.session.opened": { actions: ["recordSession", "forwardToPass"] },
         "loop.session.failed": { actions: "forwardToPass" },
-        "loop.handoff": { guard: "isFromCurrentSession", actions: "forwardHandoff" },
+        "loop.handoff": { guard: "canHandOff", actions: "forwardHandoff" },
         "loop.idle": { guard: "isFromCurrentSession", actions: "forwardToPass" },
         // A pass that ends without a handoff ends the loop, whatever its phase.
         "xstate.done.actor.pass": [

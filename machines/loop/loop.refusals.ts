@@ -35,6 +35,8 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
         return `${loop} is opening its next ${phase} session: ${tool} is taken only from the phase's session, once it runs.`
       if (event.session !== context.session)
         return `loop handoff gate: only ${loop}'s current ${phase} session (${context.session}) may call ${tool}; this session is not it.`
+      if (event.type === "loop.handoff" && (event.busy ?? []).length > 0)
+        return `loop handoff gate: ${loop}'s pass still has sessions working: ${(event.busy ?? []).join(", ")} (its subagents, busy or retrying). Wait until they finish, then call ${tool} again.`
       if (event.type === "loop.handoff" && phase !== undefined) {
         const problems = handoffProblems(phase, event.handoff, openBugs(context.findings, findingScopeOf(context)))
         return `loop handoff gate: ${loop} is in its ${phase} phase (the ${roleOfPhase(phase)}'s turn): ${problems.join("; ")}.`

@@ -107,6 +107,12 @@ export const loopSetup = setup({
     // Clean: the handoff names no bug, and no recorded bug in the audit's scope is open (the clean-audit gate).
     isCleanAudit: ({ context, event }) =>
       passEnd(event)?.end === "handedOff" && isCleanAudit(handedOff(event)) && openBugs(context.findings, scopeOf(context)) === 0,
+    // A handoff waits for the pass's subagents: their work would land after the record that describes the pass.
+    hasNoBusySession: ({ event }) => {
+      assertEvent(event, "loop.handoff")
+      return (event.busy ?? []).length === 0
+    },
+    canHandOff: and(["isFromCurrentSession", "hasNoBusySession"]),
     // One finding per place: a second one there is refused until the first is deleted.
     isNewFindingPlace: ({ context, event }) => {
       assertEvent(event, "loop.review.write")

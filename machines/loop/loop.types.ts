@@ -118,7 +118,14 @@ export type LoopEvent =
    * A phase session records its handoff; it is applied when that session goes idle. `openBugs` is the loop's own
    * count, added as it hands the event on to its pass (the bugs open in the audit's scope): never the sender's.
    */
-  | { type: "loop.handoff"; session: string; handoff: LoopHandoff; openBugs?: number }
+  | {
+      type: "loop.handoff"
+      session: string
+      handoff: LoopHandoff
+      openBugs?: number
+      /** The pass's other sessions still working (its subagents, busy or retrying) as the host read them: none may be. */
+      busy?: string[]
+    }
   /** The auditor records a finding (review_write), before its handoff. */
   | { type: "loop.review.write"; session: string; finding: LoopOpenFinding }
   /** The auditor deletes a finding that is fixed (review_delete), before its handoff. */

@@ -45,6 +45,8 @@ export interface LoopSessions {
   tell(sessionId: string, text: string): Promise<void>
   /** Whether the session runs nothing (after a restart: whether its idle must be taken as given). */
   isIdle(sessionId: string): Promise<boolean>
+  /** The sessions under a session (its subagents, theirs in turn) that are busy or retrying now. */
+  busyUnder(sessionId: string): Promise<string[]>
 }
 
 /** The approved plan a loop executes: the session's live plan document as it stands. */

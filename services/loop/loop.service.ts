@@ -135,14 +135,24 @@ export class LoopService {
     const phase = loopPhaseOf(loop.value)
     const handoff = handoffFrom(fields, phase === undefined ? "coder" : roleOfPhase(phase))
     const replaced = (loopPassOf(loop)?.context.pending ?? null) !== null && loop.context.session === sessionId
-    await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.handoff", session: sessionId, handoff })
+    const busy = await this.busyUnder(sessionId)
+    await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.handoff", session: sessionId, handoff, busy })
     return `Handoff recorded${replaced ? " (it replaces the one recorded earlier this turn)" : ""} — end your turn now; make no further changes.`
+  }
+
+  /** The pass's subagents still working; when opencode cannot say, none (the loop is not stopped by Forge's trouble). */
+  private async busyUnder(sessionId: string): Promise<string[]> {
+    return this.deps.sessions.busyUnder(sessionId).catch((error: unknown) => {
+      this.deps.log.warn(`loop handoff: could not read which sessions under ${sessionId} still work: ${String(error)}`)
+      return []
+    })
   }
 
   /** loop_complete: the post-action pass's record, applied when its turn ends; the loop ends with it. */
   async complete(sessionId: string, fields: CompleteFields): Promise<string> {
     const loop = await this.requireLoopOf(sessionId, "loop_complete")
-    await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.handoff", session: sessionId, handoff: completionFrom(fields) })
+    const busy = await this.busyUnder(sessionId)
+    await this.lifecycle.dispatch(loop.context.loopName, { type: "loop.handoff", session: sessionId, handoff: completionFrom(fields), busy })
     return `Completion recorded (${fields.outcome}) — end your turn now; the loop ends when it does.`
   }
 

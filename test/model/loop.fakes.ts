@@ -70,6 +70,11 @@ export class FakeLoopSessions implements LoopSessions {
   }
 
   /** After a restart a pass's session still runs its turn: the restore takes no idle as given. */
+  /** The subagents a session has working now, as a test sets them (none by default). */
+  readonly busy = new Map<string, string[]>()
+  async busyUnder(session: string): Promise<string[]> {
+    return this.busy.get(session) ?? []
+  }
   async isIdle(_session: string): Promise<boolean> {
     return false
   }

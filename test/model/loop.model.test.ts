@@ -266,6 +266,8 @@ function eventsIn(state: Snapshot): LoopEvent[] {
   if (audit && first && pending !== null && c.findings.length === 0) events.push(recordBug(current, section))
   if (phase === "coding" && first && nudges === 0) events.push(deleteFinding(current, { ...RECORDED, section: c.sectionIndex }))
   if (first && nudges === 0 && pending === null) events.push(cancel, cancelFromPass(current), { type: "loop.fail", reason: NUDGE_FAILED })
+  // A handoff while a subagent of the pass still works: refused, naming it.
+  if (first && nudges === 0 && pending === null) events.push({ type: "loop.handoff", session: current, handoff: valid[0], busy: ["ses_subagent_1"] })
   if (first && nudges === 0 && pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })
   events.push(restored)
   if (first && nudges === 0) events.push(besideDriver)

@@ -171,7 +171,11 @@ export class LoopSut implements ModelSut<LoopModel> {
         // The post-action's record is loop_complete's; every other record is loop_handoff's.
         const { handoff } = event
         const complete = handoff.role === "post_action"
+        // The pass's subagents still at work, as opencode would report them when the handoff is made.
+        if (event.busy !== undefined) this.sessions.busy.set(event.session, event.busy)
         const attempt = complete ? service.complete(event.session, completeFieldsOf(handoff)) : service.handoff(event.session, fieldsOf(handoff))
+        await attempt.catch(() => undefined)
+        this.sessions.busy.delete(event.session)
         if (finished || event.session === STRANGER) return expectNotAPass(attempt, event.session, complete ? "loop_complete" : "loop_handoff")
         if (!accepted) return expectRefusal(attempt, before, event)
         if (complete)

@@ -7,6 +7,9 @@ import { noticeParts } from "../forge.notice"
 // never the brief, as the turn's start), and the user told in the session that started the loop without a model turn
 // following (as the forge agent's, so a goal of that session still finds the forge agent its last speaker).
 
+/** How far down a pass's subagents are looked for when it hands off. */
+const MAX_SUBAGENT_DEPTH = 4
+
 export function createLoopSessions(client: PluginInput["client"]): LoopSessions {
   return {
     async open(title) {
@@ -25,6 +28,30 @@ export function createLoopSessions(client: PluginInput["client"]): LoopSessions 
     async tell(sessionId, text) {
       const result = await client.session.promptAsync({ path: { id: sessionId }, body: { noReply: true, agent: "forge", parts: noticeParts(text, true) } })
       if (result.error) throw new Error(`promptAsync failed: ${JSON.stringify(result.error)}`)
+    },
+    async busyUnder(sessionId) {
+      const status = await client.session.status()
+      if (status.error || status.data === undefined) throw new Error(`session.status failed: ${JSON.stringify(status.error)}`)
+      const working = new Set(
+        Object.entries(status.data)
+          .filter(([, s]) => s.type !== "idle")
+          .map(([id]) => id),
+      )
+      if (working.size === 0) return []
+      // The pass's subagents, and theirs, a few levels down (a task's task): the ones that still work.
+      const busy: string[] = []
+      let level = [sessionId]
+      for (let depth = 0; depth < MAX_SUBAGENT_DEPTH && level.length > 0; depth++) {
+        const next: string[] = []
+        for (const parent of level) {
+          const children = await client.session.children({ path: { id: parent } })
+          if (children.error || children.data === undefined) throw new Error(`session.children failed: ${JSON.stringify(children.error)}`)
+          next.push(...children.data.map((child) => child.id))
+        }
+        busy.push(...next.filter((id) => working.has(id)))
+        level = next
+      }
+      return busy
     },
     async isIdle(sessionId) {
       const result = await client.session.status()

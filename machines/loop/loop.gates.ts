@@ -5,6 +5,8 @@
 export const MAX_LOOP_SECTIONS = 24
 /** Turns a phase session may end without a handoff before the loop stalls: each one is answered with a reminder. */
 export const MAX_LOOP_NUDGES = 2
+/** Errors in a row a pass's session may have (no handoff recorded between them) before the loop ends as errored. */
+export const MAX_LOOP_ERRORS = 3
 /** Amendments a loop takes in all: each one is kept in its record. */
 export const MAX_LOOP_AMENDMENTS = 10
 

@@ -81,9 +81,11 @@ export const loopMachine = loopSetup.createMachine({
         "loop.session.failed": { actions: "forwardToPass" },
         "loop.handoff": { guard: "canHandOff", actions: "forwardHandoff" },
         "loop.idle": { guard: "isFromCurrentSession", actions: "forwardToPass" },
+        "loop.session.error": { guard: "isFromCurrentSession", actions: "forwardToPass" },
         // A pass that ends without a handoff ends the loop, whatever its phase.
         "xstate.done.actor.pass": [
           { guard: "hasPassFailed", target: "errored", actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }] },
+          { guard: "hasPassErrored", target: "errored", actions: ["noteErrors", { type: "announce", params: { outcome: "errored" } }] },
           { guard: "isOutOfIterations", target: "errored", actions: ["noteOutOfIterations", { type: "announce", params: { outcome: "errored" } }] },
           { target: "stalled", actions: ["noteStalled", { type: "announce", params: { outcome: "stalled" } }] },
         ],

@@ -1,5 +1,5 @@
 import { assertEvent, assign, not, setup } from "xstate"
-import { handoffProblems, type LoopRole, MAX_LOOP_NUDGES, roleOfPhase } from "./loop.gates"
+import { handoffProblems, type LoopRole, MAX_LOOP_ERRORS, MAX_LOOP_NUDGES, roleOfPhase } from "./loop.gates"
 import type { LoopBrief, LoopPassContext, LoopPassEvent, LoopPassInput, LoopPassOutput, LoopPassTag } from "./loop.types"
 
 // One pass of a loop phase: a fresh session is opened for the phase's role, briefed, and works until it hands off
@@ -25,6 +25,8 @@ const loopPassSetup = setup({
     },
     hasPendingHandoff: ({ context }) => context.pending !== null,
     hasNudgesLeft: ({ context }) => context.nudges < MAX_LOOP_NUDGES,
+    // The error budget: the third error in a row (no handoff recorded between them) ends the pass.
+    isErrorBudgetSpent: ({ context }) => context.errors + 1 >= MAX_LOOP_ERRORS,
     // An auditor amends the pending sections before its handoff, never after.
     canAdjust: not("hasPendingHandoff"),
     // The same for its findings: recorded or deleted before its handoff, never after.
@@ -33,8 +35,9 @@ const loopPassSetup = setup({
   actions: {
     holdHandoff: assign(({ event }) => {
       assertEvent(event, "loop.handoff")
-      return { pending: event.handoff }
+      return { pending: event.handoff, errors: 0 }
     }),
+    countError: assign({ errors: ({ context }) => context.errors + 1 }),
     countNudge: assign({ nudges: ({ context }) => context.nudges + 1 }),
     // Placeholders: the loop's implementations run them (createLoopImplementations), with the loop's context.
     openSession: (_, _params: { role: LoopRole }) => {
@@ -51,7 +54,7 @@ const loopPassSetup = setup({
 
 export const loopPassMachine = loopPassSetup.createMachine({
   id: "loopPass",
-  context: ({ input }) => ({ ...input, pending: null, nudges: 0 }),
+  context: ({ input }) => ({ ...input, pending: null, nudges: 0, errors: 0 }),
   initial: "starting",
   states: {
     // The loop's budget: a pass it has no room for ends before any session is opened.
@@ -85,6 +88,7 @@ export const loopPassMachine = loopPassSetup.createMachine({
           { guard: "hasNudgesLeft", actions: ["countNudge", { type: "sendBrief", params: ({ context }) => ({ brief: "nudge", phase: context.phase }) }] },
           { target: "stalled", actions: "stopSession" },
         ],
+        "loop.session.error": [{ guard: "isErrorBudgetSpent", target: "errored", actions: "stopSession" }, { actions: "countError" }],
         // Taken over while its session runs: the session goes on, nothing to open again.
         "loop.restored": { target: "working" },
       },
@@ -100,6 +104,13 @@ export const loopPassMachine = loopPassSetup.createMachine({
     },
     outOfIterations: { type: "final", output: { end: "outOfIterations" } },
     stalled: { type: "final", output: ({ context }) => ({ end: "stalled", nudges: context.nudges }) },
+    errored: {
+      type: "final",
+      output: ({ context, event }) => {
+        assertEvent(event, "loop.session.error")
+        return { end: "errors", count: context.errors + 1, error: event.error }
+      },
+    },
   },
   // The final state's output, as the phase's `onDone` reads it.
   output: ({ event }) => event.output as LoopPassOutput,

@@ -89,6 +89,7 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
         "Use a path under the worktree (for forge_shell, set cwd to it)."
       )
     }
+    case "loop.session.error":
     case "loop.idle":
       return `${loop}: the idle of a session that is not its current one changes nothing.`
   }

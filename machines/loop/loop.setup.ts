@@ -76,7 +76,7 @@ export const loopSetup = setup({
     },
     // Only the current session's events reach its pass: the pass never asks whose session an event came from.
     isFromCurrentSession: ({ context, event }) => {
-      assertEvent(event, ["loop.handoff", "loop.idle", "loop.adjust", "loop.review.write", "loop.review.delete"])
+      assertEvent(event, ["loop.handoff", "loop.idle", "loop.session.error", "loop.adjust", "loop.review.write", "loop.review.delete"])
       return context.session !== null && event.session === context.session
     },
     isFileChangingTool: ({ event }) => {
@@ -127,6 +127,7 @@ export const loopSetup = setup({
     canReviewDelete: and(["isFromCurrentSession", "hasFindingAt"]),
     isCleanAuditOfLastSection: and(["isCleanAudit", "isLastSection"]),
     hasPassFailed: ({ event }) => passEnd(event)?.end === "failed",
+    hasPassErrored: ({ event }) => passEnd(event)?.end === "errors",
     isPostActionFailed: ({ event }) => {
       const handoff = handedOff(event)
       return handoff?.role === "post_action" && handoff.outcome === "failed"
@@ -202,6 +203,10 @@ export const loopSetup = setup({
     recordReason: assign(({ event }) => {
       assertEvent(event, ["loop.cancel", "loop.fail"])
       return { reason: event.reason }
+    }),
+    noteErrors: assign(({ event }) => {
+      const end = passEnd(event)
+      return { reason: end?.end === "errors" ? `errors: ${end.count} session errors in a row; the last: ${end.error}` : "errors" }
     }),
     recordSessionFailure: assign(({ event }) => {
       const end = passEnd(event)

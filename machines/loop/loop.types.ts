@@ -98,6 +98,8 @@ export interface LoopPassContext extends LoopPassInput {
   pending: LoopHandoff | null
   /** Turns the current session ended without a handoff. */
   nudges: number
+  /** Errors of the current session since its last handoff record (three in a row end the loop). */
+  errors: number
 }
 
 /** What a pass's effects see: the loop's context with the pass's own over it (lifecycle.step.ts runs them so). */
@@ -109,6 +111,7 @@ export type LoopPassOutput =
   | { end: "failed"; error: string }
   | { end: "outOfIterations" }
   | { end: "stalled"; nudges: number }
+  | { end: "errors"; count: number; error: string }
 
 export type LoopEvent =
   /** `driver`: the opencode process that opened the session (it runs the pass, and sees its idle). */
@@ -131,6 +134,8 @@ export type LoopEvent =
   /** The auditor deletes a finding that is fixed (review_delete), before its handoff. */
   | { type: "loop.review.delete"; session: string; section: number; file: string; line: number }
   | { type: "loop.idle"; session: string }
+  /** opencode reported an error of the session's turn (a provider failure, an aborted stream). */
+  | { type: "loop.session.error"; session: string; error: string }
   /** The auditor of a section replaces the pending sections after it (the master plan stays as approved). */
   /**
    * The auditor of a section audit amends the plan: `current` edits the section under audit in place (its progress
@@ -163,6 +168,7 @@ export type LoopPassEvent = Extract<
       | "loop.session.failed"
       | "loop.handoff"
       | "loop.idle"
+      | "loop.session.error"
       | "loop.adjust"
       | "loop.review.write"
       | "loop.review.delete"

@@ -98,6 +98,7 @@ export const loopPassContextSchema = z.strictObject({
   maxIterations: z.number().int().positive(),
   pending: loopHandoffSchema.nullable(),
   nudges: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
 }) satisfies z.ZodType<LoopPassContext>
 
 /** Null when the persisted context of the loop's pass fits the pass machine, else what is wrong with it. */

@@ -208,6 +208,13 @@ export class LoopService {
     return ` — ${driverLineText(claim, holderAlive, now)}`
   }
 
+  /** opencode reported an error of a session's turn: its pass counts it (three in a row end the loop as errored). */
+  async sessionError(sessionId: string, error: string): Promise<void> {
+    const loop = this.loopOf(sessionId)
+    if (loop === undefined || loop.context.session !== sessionId) return
+    await this.step(loop.context.loopName, { type: "loop.session.error", session: sessionId, error })
+  }
+
   /** A session went idle: its loop applies the recorded handoff (or reminds it once more, or stalls). */
   async sessionIdle(sessionId: string): Promise<void> {
     const loop = this.loopOf(sessionId)

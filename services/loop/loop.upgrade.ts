@@ -29,7 +29,16 @@ export function upgradeLoopRecord(persisted: PersistedShape, fromVersion: string
 function withSandbox(persisted: PersistedShape): PersistedShape {
   if (typeof persisted.context !== "object" || persisted.context === null || "sandbox" in persisted.context) return persisted
   // Findings were a handoff's only: a dirty audit's still reach the next coder through `last`; none is recorded.
-  return { ...persisted, context: { ...persisted.context, sandbox: DEFAULT_LOOP_SANDBOX, findings: [], auditBefore: [], recurring: {} } }
+  const context = { ...persisted.context, sandbox: DEFAULT_LOOP_SANDBOX, findings: [], auditBefore: [], recurring: {} }
+  return { ...persisted, context, children: withErrorCount(persisted.children) }
+}
+
+/** A pass of version 2 counted no errors: it starts at none. */
+function withErrorCount(children: PersistedShape["children"]): PersistedShape["children"] {
+  const pass = children?.pass
+  const snapshot = pass?.snapshot as { context?: Record<string, unknown> } | undefined
+  if (pass === undefined || snapshot?.context === undefined || "errors" in snapshot.context) return children
+  return { ...children, pass: { ...pass, snapshot: { ...snapshot, context: { ...snapshot.context, errors: 0 } } as PersistedChild["snapshot"] } }
 }
 
 function passOfVersion1(persisted: PersistedShape): PersistedShape {
@@ -42,7 +51,7 @@ function passOfVersion1(persisted: PersistedShape): PersistedShape {
   if (phase === undefined || (step !== "opening" && step !== "working"))
     throw new Error(`a version 1 loop in ${JSON.stringify(running)} has no pass to carry over`)
   const fields = persisted.context as V1PassFields
-  const passContext = loopPassContextSchema.parse({ phase, iteration: fields.iteration, maxIterations: fields.maxIterations, pending, nudges })
+  const passContext = loopPassContextSchema.parse({ phase, iteration: fields.iteration, maxIterations: fields.maxIterations, pending, nudges, errors: 0 })
   // Resolved by the pass machine itself, so the child is exactly what version 2 persists.
   const pass = loopPassMachine.resolveState({ value: step, context: passContext })
   const child: PersistedChild = { snapshot: loopPassMachine.getPersistedSnapshot(pass) as PersistedChild["snapshot"], src: "pass", syncSnapshot: false }

@@ -266,6 +266,12 @@ function eventsIn(state: Snapshot): LoopEvent[] {
   if (audit && first && pending !== null && c.findings.length === 0) events.push(recordBug(current, section))
   if (phase === "coding" && first && nudges === 0) events.push(deleteFinding(current, { ...RECORDED, section: c.sectionIndex }))
   if (first && nudges === 0 && pending === null) events.push(cancel, cancelFromPass(current), { type: "loop.fail", reason: NUDGE_FAILED })
+  // opencode reports errors of the pass's turn: counted, the third in a row ends the loop (explored in the first coder
+  // pass); an earlier pass's session's error is not the loop's (the first audit, once).
+  if (first && pending === null && nudges === 0 && phase === "coding")
+    events.push({ type: "loop.session.error", session: current, error: "APIError: provider returned 500" })
+  if (first && pending === null && nudges === 0 && phase === "auditing" && previous !== undefined && c.findings.length === 0)
+    events.push({ type: "loop.session.error", session: previous, error: "APIError: provider returned 500" })
   // A handoff while a subagent of the pass still works: refused, naming it.
   if (first && nudges === 0 && pending === null) events.push({ type: "loop.handoff", session: current, handoff: valid[0], busy: ["ses_subagent_1"] })
   if (first && nudges === 0 && pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })

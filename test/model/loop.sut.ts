@@ -189,6 +189,8 @@ export class LoopSut implements ModelSut<LoopModel> {
       }
       case "loop.idle":
         return service.sessionIdle(event.session)
+      case "loop.session.error":
+        return service.sessionError(event.session, event.error)
       case "loop.review.write":
       case "loop.review.delete":
         return applyReview(new LoopReviewService(service, this.process.reviews, this.clock), event, before, accepted)

@@ -33,6 +33,7 @@ const contextWith = (changes: Partial<LoopPassView>): LoopPassView => ({
   phase: "coding",
   pending: null,
   nudges: 0,
+  errors: 0,
   ...changes,
 })
 

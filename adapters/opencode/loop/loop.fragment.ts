@@ -12,7 +12,15 @@ import type { LiveConfig } from "../config.hook"
 
 interface SessionEvent {
   type: string
-  properties?: { sessionID?: string }
+  properties?: { sessionID?: string; error?: unknown }
+}
+
+/** opencode's session error ({name, data: {message}}) in a line. */
+function sessionErrorText(error: unknown): string {
+  const e = error as { name?: unknown; data?: { message?: unknown } } | undefined
+  const message = typeof e?.data?.message === "string" ? e.data.message : undefined
+  const name = typeof e?.name === "string" ? e.name : "error"
+  return message === undefined ? name : `${name}: ${message}`.slice(0, 500)
 }
 
 /** The loop lifecycle's part of the plugin: its tools, the audit's write-ban, the passes' idles, and its restore. */
@@ -72,11 +80,14 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
       },
 
       // A pass's turn ended: its loop applies the recorded handoff (opencode says idle twice; the second is this one).
+      // An error of a pass's turn is counted by its pass (three in a row end the loop).
       async event({ event }) {
         const harness = loops.current()
         const e = event as SessionEvent
-        if (harness === undefined || e.type !== "session.idle" || e.properties?.sessionID === undefined) return
-        await harness.service.sessionIdle(e.properties.sessionID)
+        const session = e.properties?.sessionID
+        if (harness === undefined || session === undefined) return
+        if (e.type === "session.idle") await harness.service.sessionIdle(session)
+        else if (e.type === "session.error") await harness.service.sessionError(session, sessionErrorText(e.properties?.error))
       },
     },
 

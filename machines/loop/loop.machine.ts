@@ -82,10 +82,12 @@ export const loopMachine = loopSetup.createMachine({
         "loop.handoff": { guard: "canHandOff", actions: "forwardHandoff" },
         "loop.idle": { guard: "isFromCurrentSession", actions: "forwardToPass" },
         "loop.session.error": { guard: "isFromCurrentSession", actions: "forwardToPass" },
+        "loop.session.silent": { guard: "isFromCurrentSession", actions: "forwardToPass" },
         // A pass that ends without a handoff ends the loop, whatever its phase.
         "xstate.done.actor.pass": [
           { guard: "hasPassFailed", target: "errored", actions: ["recordSessionFailure", { type: "announce", params: { outcome: "errored" } }] },
           { guard: "hasPassErrored", target: "errored", actions: ["noteErrors", { type: "announce", params: { outcome: "errored" } }] },
+          { guard: "wasPassSilent", target: "stalled", actions: ["noteSilence", { type: "announce", params: { outcome: "stalled" } }] },
           { guard: "isOutOfIterations", target: "errored", actions: ["noteOutOfIterations", { type: "announce", params: { outcome: "errored" } }] },
           { target: "stalled", actions: ["noteStalled", { type: "announce", params: { outcome: "stalled" } }] },
         ],

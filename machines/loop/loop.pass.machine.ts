@@ -89,6 +89,8 @@ export const loopPassMachine = loopPassSetup.createMachine({
           { target: "stalled", actions: "stopSession" },
         ],
         "loop.session.error": [{ guard: "isErrorBudgetSpent", target: "errored", actions: "stopSession" }, { actions: "countError" }],
+        // Silent past the stall timeout while it works: a hung turn; the session is stopped and the loop stalls.
+        "loop.session.silent": { target: "silent", actions: "stopSession" },
         // Taken over while its session runs: the session goes on, nothing to open again.
         "loop.restored": { target: "working" },
       },
@@ -104,6 +106,13 @@ export const loopPassMachine = loopPassSetup.createMachine({
     },
     outOfIterations: { type: "final", output: { end: "outOfIterations" } },
     stalled: { type: "final", output: ({ context }) => ({ end: "stalled", nudges: context.nudges }) },
+    silent: {
+      type: "final",
+      output: ({ event }) => {
+        assertEvent(event, "loop.session.silent")
+        return { end: "silent", silentMs: event.silentMs }
+      },
+    },
     errored: {
       type: "final",
       output: ({ context, event }) => {

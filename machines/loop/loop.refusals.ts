@@ -90,6 +90,7 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
       )
     }
     case "loop.session.error":
+    case "loop.session.silent":
     case "loop.idle":
       return `${loop}: the idle of a session that is not its current one changes nothing.`
   }

@@ -76,7 +76,7 @@ export const loopSetup = setup({
     },
     // Only the current session's events reach its pass: the pass never asks whose session an event came from.
     isFromCurrentSession: ({ context, event }) => {
-      assertEvent(event, ["loop.handoff", "loop.idle", "loop.session.error", "loop.adjust", "loop.review.write", "loop.review.delete"])
+      assertEvent(event, ["loop.handoff", "loop.idle", "loop.session.error", "loop.session.silent", "loop.adjust", "loop.review.write", "loop.review.delete"])
       return context.session !== null && event.session === context.session
     },
     isFileChangingTool: ({ event }) => {
@@ -128,6 +128,7 @@ export const loopSetup = setup({
     isCleanAuditOfLastSection: and(["isCleanAudit", "isLastSection"]),
     hasPassFailed: ({ event }) => passEnd(event)?.end === "failed",
     hasPassErrored: ({ event }) => passEnd(event)?.end === "errors",
+    wasPassSilent: ({ event }) => passEnd(event)?.end === "silent",
     isPostActionFailed: ({ event }) => {
       const handoff = handedOff(event)
       return handoff?.role === "post_action" && handoff.outcome === "failed"
@@ -203,6 +204,11 @@ export const loopSetup = setup({
     recordReason: assign(({ event }) => {
       assertEvent(event, ["loop.cancel", "loop.fail"])
       return { reason: event.reason }
+    }),
+    noteSilence: assign(({ event }) => {
+      const end = passEnd(event)
+      const minutes = end?.end === "silent" ? Math.round(end.silentMs / 60_000) : 0
+      return { reason: `stall_timeout: the pass's session worked without a sign of life for ${minutes} min` }
     }),
     noteErrors: assign(({ event }) => {
       const end = passEnd(event)

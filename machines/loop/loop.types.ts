@@ -112,6 +112,7 @@ export type LoopPassOutput =
   | { end: "outOfIterations" }
   | { end: "stalled"; nudges: number }
   | { end: "errors"; count: number; error: string }
+  | { end: "silent"; silentMs: number }
 
 export type LoopEvent =
   /** `driver`: the opencode process that opened the session (it runs the pass, and sees its idle). */
@@ -136,6 +137,8 @@ export type LoopEvent =
   | { type: "loop.idle"; session: string }
   /** opencode reported an error of the session's turn (a provider failure, an aborted stream). */
   | { type: "loop.session.error"; session: string; error: string }
+  /** The session has worked without a sign of life for `silentMs`, past the loop's stall timeout (the host's watch). */
+  | { type: "loop.session.silent"; session: string; silentMs: number }
   /** The auditor of a section replaces the pending sections after it (the master plan stays as approved). */
   /**
    * The auditor of a section audit amends the plan: `current` edits the section under audit in place (its progress
@@ -169,6 +172,7 @@ export type LoopPassEvent = Extract<
       | "loop.handoff"
       | "loop.idle"
       | "loop.session.error"
+      | "loop.session.silent"
       | "loop.adjust"
       | "loop.review.write"
       | "loop.review.delete"

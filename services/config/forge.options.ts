@@ -20,6 +20,13 @@ const optionSchemas = {
   // Every shell of a loop's passes runs in a bubblewrap sandbox; "off" runs them unconfined (an invalid value keeps it on).
   "loop.sandbox": z.enum(["bwrap", "off"]).default("bwrap"),
   "loop.network": z.boolean().default(false),
+  // A working pass's session silent this long stalls its loop; under a minute would stop honest work: raised to it.
+  "loop.stallMs": z
+    .number()
+    .int()
+    .positive()
+    .transform((ms) => Math.max(ms, 60_000))
+    .default(900_000),
 } as const
 
 type OptionKey = keyof typeof optionSchemas
@@ -29,7 +36,7 @@ export interface ForgeOptions {
   jobs: { mode: OptionValues["jobs.mode"]; keepBuiltinShell: boolean; survive: OptionValues["jobs.survive"] }
   watchdog: { mode: OptionValues["watchdog.mode"]; stallMs: number }
   files: { journalMaxMB: number }
-  loop: { sandbox: OptionValues["loop.sandbox"]; network: boolean }
+  loop: { sandbox: OptionValues["loop.sandbox"]; network: boolean; stallMs: number }
 }
 
 export interface ParsedOptions {
@@ -84,7 +91,7 @@ export function parseForgeOptions(raw: unknown): ParsedOptions {
       jobs: { mode: v["jobs.mode"], keepBuiltinShell: v["jobs.keepBuiltinShell"], survive: v["jobs.survive"] },
       watchdog: { mode: v["watchdog.mode"], stallMs: v["watchdog.stallMs"] },
       files: { journalMaxMB: v["files.journalMaxMB"] },
-      loop: { sandbox: v["loop.sandbox"], network: v["loop.network"] },
+      loop: { sandbox: v["loop.sandbox"], network: v["loop.network"], stallMs: v["loop.stallMs"] },
     },
     warnings,
   }

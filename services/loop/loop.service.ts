@@ -11,6 +11,7 @@ import type { LoopSnapshot } from "./loop.lifecycle"
 import type { LoopPlans, LoopSandboxes, LoopSessions, LoopWorktrees } from "./loop.ports"
 import { type DriverFacts, driverLineText, mayDrive } from "../../machines/driver.claim"
 import type { DriverClaims } from "../lifecycle/driver.claim"
+import { LoopStallWatch } from "./loop.stall"
 
 /** The loop lifecycle's machine id: its instances' driver claims are kept under it. */
 export const LOOP_CLAIMS = "loop"
@@ -27,7 +28,12 @@ export interface LoopServiceDeps {
   claims: DriverClaims
   clock: Clock
   log: Logger
+  /** How long a working pass's session may show no sign of life before its loop stalls (default 15 min). */
+  stallMs?: number
 }
+
+/** A working pass's session silent this long stalls its loop, unless the loop.stallMs option says otherwise. */
+export const DEFAULT_LOOP_STALL_MS = 15 * 60_000
 
 /** loop_start's arguments after their schema. */
 export interface LoopStartRequest {
@@ -44,9 +50,11 @@ export interface LoopStartRequest {
 export class LoopService {
   readonly lifecycle: Lifecycle<LoopMachine>
   private takingOver: Promise<void> = Promise.resolve()
+  private readonly stall: LoopStallWatch
 
   constructor(private readonly deps: LoopServiceDeps) {
     this.lifecycle = deps.lifecycle
+    this.stall = new LoopStallWatch(deps.stallMs ?? DEFAULT_LOOP_STALL_MS)
   }
 
   async refresh(): Promise<void> {
@@ -206,6 +214,27 @@ export class LoopService {
     if (!loop.hasTag("live")) return ""
     const { claim, holderAlive, now } = await this.deps.claims.facts(LOOP_CLAIMS, loop.context.loopName)
     return ` — ${driverLineText(claim, holderAlive, now)}`
+  }
+
+  /** A sign of life of a session (any of its events): the stall watch counts a working pass's silence from it. */
+  noteActivity(sessionId: string): void {
+    if (this.loopOf(sessionId)?.context.session === sessionId) this.stall.note(sessionId, this.deps.clock.now())
+  }
+
+  /**
+   * The stall watch's look: each working pass this process drives whose session has been silent past the stall
+   * timeout is reported to its loop (which stops the session and stalls).
+   */
+  async checkSilence(): Promise<void> {
+    await this.refresh()
+    const working = [...this.lifecycle.instances()]
+      .map(([, loop]) => loop)
+      .filter((loop) => loop.hasTag("live") && loop.context.driver === this.deps.claims.me && loopPassOf(loop)?.hasTag("working") === true)
+    const sessions = working.flatMap((loop) => (loop.context.session === null ? [] : [loop.context.session]))
+    for (const { session, silentMs } of this.stall.silent(sessions, this.deps.clock.now())) {
+      const loop = this.loopOf(session)
+      if (loop !== undefined) await this.step(loop.context.loopName, { type: "loop.session.silent", session, silentMs })
+    }
   }
 
   /** opencode reported an error of a session's turn: its pass counts it (three in a row end the loop as errored). */

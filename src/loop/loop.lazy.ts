@@ -43,6 +43,8 @@ export function createHostLoops(options: {
   claims: DriverClaims
   sandboxes: BwrapSandboxes
   reviews: LoopReviews
+  /** How long a working pass's session may be silent before its loop stalls. */
+  stallMs: number
 }): HostLoopsHandle {
   const worktrees = new GitLoopWorktrees(options.workspace)
   const sessions = createLoopSessions(options.client)
@@ -63,11 +65,18 @@ export function createHostLoops(options: {
     sessions,
     plans: loopPlansOf(options.plans, options.planFiles),
     sandboxes: options.sandboxes,
+    stallMs: options.stallMs,
     claims: options.claims,
     clock: options.clock,
     log: options.log,
   })
   const built = service
+  // The stall watch looks a few times per timeout (at most every 30 s); it never keeps the process alive.
+  const stallWatch = setInterval(
+    () => void built.checkSilence().catch((error: unknown) => options.log.warn(`loop stall watch: ${String(error)}`)),
+    Math.min(30_000, Math.max(1_000, Math.floor(options.stallMs / 4))),
+  )
+  stallWatch.unref?.()
   // A loop that ended needs no driver: its claim goes at once.
   const stopObserving = lifecycle.observe((loopName, snapshot) => {
     if (!snapshot.hasTag("live"))
@@ -91,7 +100,10 @@ export function createHostLoops(options: {
       await built.resumeAll()
       return report
     },
-    dispose: () => stopObserving(),
+    dispose: () => {
+      clearInterval(stallWatch)
+      stopObserving()
+    },
   }
 }
 
@@ -119,6 +131,7 @@ export const loopParts: LifecycleParts<"loop"> = {
       repository: parts.repository,
       claims: parts.claims,
       reviews: new SqliteLoopReviews(() => parts.database.connection()),
+      stallMs: parts.options.loop.stallMs,
       sandboxes: new BwrapSandboxes({ mode: parts.options.loop.sandbox, network: parts.options.loop.network, workspace: parts.workspace }),
     })
     // After a loop the plan stays approved with its tasks unticked: /plan says which loop ran it and what comes next.

@@ -270,8 +270,14 @@ function eventsIn(state: Snapshot): LoopEvent[] {
   // pass); an earlier pass's session's error is not the loop's (the first audit, once).
   if (first && pending === null && nudges === 0 && phase === "coding")
     events.push({ type: "loop.session.error", session: current, error: "APIError: provider returned 500" })
+  // The stall watch finds the pass's session silent past the stall timeout (16 minutes of 15): the loop stalls.
+  if (first && pending === null && nudges === 0 && phase === "coding") events.push({ type: "loop.session.silent", session: current, silentMs: 16 * 60_000 })
   if (first && pending === null && nudges === 0 && phase === "auditing" && previous !== undefined && c.findings.length === 0)
-    events.push({ type: "loop.session.error", session: previous, error: "APIError: provider returned 500" })
+    events.push(
+      { type: "loop.session.error", session: previous, error: "APIError: provider returned 500" },
+      // A watch's late report for a pass the loop has moved past: refused.
+      { type: "loop.session.silent", session: previous, silentMs: 16 * 60_000 },
+    )
   // A handoff while a subagent of the pass still works: refused, naming it.
   if (first && nudges === 0 && pending === null) events.push({ type: "loop.handoff", session: current, handoff: valid[0], busy: ["ses_subagent_1"] })
   if (first && nudges === 0 && pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })

@@ -4,6 +4,8 @@ import type { LoopHandoff, PostActionHandoff } from "../../machines/loop/loop.ga
 import type { LoopEvent, loopMachine } from "../../machines/loop/loop.machine"
 import type { CompleteFields, HandoffFields } from "../../services/loop/loop.handoff"
 import type { LoopReviewService } from "../../services/loop/loop.review"
+import type { LoopService } from "../../services/loop/loop.service"
+import type { FakeClock } from "./goal.fakes"
 import { expectRefusal } from "./loop.agreement"
 import { LOOP } from "./loop.world"
 
@@ -58,4 +60,20 @@ export async function applyReview(
   const answer = await attempt
   if (event.type === "loop.review.write") expect(answer, "review_write's answer").toMatch(new RegExp(`^Finding recorded for loop ${LOOP}, `))
   else expect(answer, "review_delete's answer").toMatch(new RegExp(`^Finding at ${event.file}:${event.line} of .* deleted\\.`))
+}
+
+/**
+ * loop.session.silent as the loop SUT produces it: the current pass's last sign of life, then the stall watch's look
+ * once the clock has moved past the timeout; for a pass the loop has moved past, the watch's report arriving late.
+ */
+export async function applySilence(
+  service: LoopService,
+  clock: FakeClock,
+  event: Extract<LoopEvent, { type: "loop.session.silent" }>,
+  before: SnapshotFrom<typeof loopMachine>,
+): Promise<void> {
+  if (event.session !== before.context.session) return service.report(LOOP, event)
+  service.noteActivity(event.session)
+  clock.at += event.silentMs
+  await service.checkSilence()
 }

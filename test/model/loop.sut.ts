@@ -8,7 +8,7 @@ import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { initialStep } from "../../services/lifecycle/lifecycle.step"
 import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
 import { LoopReviewService } from "../../services/loop/loop.review"
-import { applyReview, completeFieldsOf, fieldsOf } from "./loop.sut.tools"
+import { applyReview, applySilence, completeFieldsOf, fieldsOf } from "./loop.sut.tools"
 import type { LoopPlan, LoopPlans, LoopSandboxes } from "../../services/loop/loop.ports"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
@@ -191,6 +191,8 @@ export class LoopSut implements ModelSut<LoopModel> {
         return service.sessionIdle(event.session)
       case "loop.session.error":
         return service.sessionError(event.session, event.error)
+      case "loop.session.silent":
+        return applySilence(service, this.clock, event, before)
       case "loop.review.write":
       case "loop.review.delete":
         return applyReview(new LoopReviewService(service, this.process.reviews, this.clock), event, before, accepted)

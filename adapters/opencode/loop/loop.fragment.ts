@@ -12,7 +12,7 @@ import type { LiveConfig } from "../config.hook"
 
 interface SessionEvent {
   type: string
-  properties?: { sessionID?: string; error?: unknown }
+  properties?: { sessionID?: string; error?: unknown; part?: { sessionID?: string }; info?: { sessionID?: string } }
 }
 
 /** opencode's session error ({name, data: {message}}) in a line. */
@@ -84,8 +84,10 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
       async event({ event }) {
         const harness = loops.current()
         const e = event as SessionEvent
-        const session = e.properties?.sessionID
+        const session = e.properties?.sessionID ?? e.properties?.part?.sessionID ?? e.properties?.info?.sessionID
         if (harness === undefined || session === undefined) return
+        // Every event of a pass's session is a sign of life for the stall watch.
+        harness.service.noteActivity(session)
         if (e.type === "session.idle") await harness.service.sessionIdle(session)
         else if (e.type === "session.error") await harness.service.sessionError(session, sessionErrorText(e.properties?.error))
       },

@@ -8,12 +8,13 @@ describe("plugin options", () => {
       jobs: { mode: "auto", keepBuiltinShell: false, survive: "never" },
       watchdog: { mode: "kill", stallMs: 600_000 },
       files: { journalMaxMB: 256 },
-      loop: { sandbox: "bwrap", network: false },
+      loop: { sandbox: "bwrap", network: false, stallMs: 900_000 },
     })
   })
 
   it("the loop sandbox is on and offline by default; an invalid value keeps it on, never off", () => {
-    expect(parseForgeOptions({ loop: { sandbox: "off", network: true } }).options.loop).toEqual({ sandbox: "off", network: true })
+    expect(parseForgeOptions({ loop: { sandbox: "off", network: true } }).options.loop).toEqual({ sandbox: "off", network: true, stallMs: 900_000 })
+    expect(parseForgeOptions({ loop: { stallMs: 1_000 } }).options.loop.stallMs, "a stall timeout under a minute is raised to it").toBe(60_000)
     const { options, warnings } = parseForgeOptions({ loop: { sandbox: false } })
     expect(options.loop.sandbox).toBe("bwrap")
     expect(warnings[0]).toMatch(/^option loop\.sandbox: false is invalid .*using the default "bwrap"$/)

@@ -136,6 +136,7 @@ export function createLoopTools(deps: LoopToolsDeps): Record<Exclude<(typeof LOO
   }
 }
 
-function answer(output: string): ForgeToolResult {
+/** A loop tool's result: the answer, its first line the tool's title. */
+export function answer(output: string): ForgeToolResult {
   return { output, title: screenText(output.split("\n", 1)[0] ?? "", 120), metadata: {} }
 }

@@ -6,8 +6,8 @@ import { MAX_AUDITS_PAGE } from "../../../machines/loop/loop.findings"
 import type { LoopReviewService } from "../../../services/loop/loop.review"
 import { boundedText } from "../arg.limits"
 import type { ForgeRuntimeAccess } from "../runtime.access"
-import { type ForgeToolResult, forgeTool } from "../tool.args"
-import { screenText } from "../tool.screen"
+import { forgeTool } from "../tool.args"
+import { answer } from "./loop.tools"
 
 // The review tools: findings as records. In a loop's pass they are the loop's (its auditor writes and deletes them;
 // the audit's clean gate reads them); anywhere else they are the workspace's own review.
@@ -79,8 +79,4 @@ export function createReviewTools(deps: ReviewToolsDeps): Record<(typeof REVIEW_
       },
     }),
   }
-}
-
-function answer(output: string): ForgeToolResult {
-  return { output, title: screenText(output.split("\n", 1)[0] ?? "", 120), metadata: {} }
 }

@@ -1,11 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { HandoffFields } from "../../../services/loop/loop.handoff"
-import { LoopReviewService } from "../../../services/loop/loop.review"
-import { FakeClock } from "../../model/goal.fakes"
-import { FakeLoopSessions, RecordingWorktrees, SANDBOX_READY } from "../../model/loop.fakes"
-import { type LoopProcess, openLoopProcess, processId } from "../../model/loop.process"
-import { HOST, LOOP, PLAN_BODY, PLAN_PATH, TITLE } from "../../model/loop.world"
-import { ramTempDir } from "../../temp.dir"
+import type { LoopReviewService } from "../../../services/loop/loop.review"
+import { HOST, LOOP } from "../../model/loop.world"
+import { loopWorkspace, runningLoop } from "./running.loop"
 
 // Review findings as records over the real loop service and the workspace database: the scope a pass reads, the
 // clean-audit gate on recorded bugs, the coder's brief naming a recurring bug, the audit history paged backwards, a
@@ -16,54 +13,12 @@ const BARE: HandoffFields = { findings: [] }
 const CLEAN: HandoffFields = { findings: [], summary: { done: ["the parser"] } }
 const BUG = { file: "src/parser.ts", line: 12, severity: "bug", description: "unary minus binds too loosely" } as const
 
-const opened: LoopProcess[] = []
-afterEach(async () => {
-  for (const process of opened.splice(0)) await process.rt.close()
-})
-
-async function workspace() {
-  const dir = ramTempDir("forge-review-")
-  const sessions = new FakeLoopSessions()
-  const clock = new FakeClock(Date.parse("2026-12-05T10:00:00.000Z"))
-  const plans = { liveFor: async () => ({ planPath: PLAN_PATH, status: "approved", title: TITLE, body: PLAN_BODY }) }
-  const open = async (n: number) => {
-    const process = await openLoopProcess(dir, clock, sessions, plans, new RecordingWorktrees(dir), SANDBOX_READY, processId(n))
-    opened.push(process)
-    return { process, reviews: new LoopReviewService(process.service, process.reviews, clock) }
-  }
-  return { sessions, open }
-}
-
-async function runningLoop() {
-  const { sessions, open } = await workspace()
-  const { process, reviews } = await open(1)
-  await process.service.start(HOST, { title: TITLE, maxIterations: 12 })
-  const settle = async () => {
-    for (let round = 0; round < 5; round++) {
-      await new Promise((resolve) => setImmediate(resolve))
-      await process.rt.host.idle()
-    }
-  }
-  /** The next pass's session opened as `session`, then (with fields) its handoff applied. */
-  const pass = async (session: string, fields?: HandoffFields) => {
-    if (sessions.pending() !== undefined) {
-      sessions.pending()?.resolve(session)
-      await settle()
-    }
-    if (fields === undefined) return
-    await process.service.handoff(session, fields)
-    await process.service.sessionIdle(session)
-    await settle()
-  }
-  return { process, reviews, sessions, pass, settle, open }
-}
-
 const findingsOf = async (reviews: LoopReviewService, session: string, request = {}) =>
   (JSON.parse(await reviews.read(session, request)) as { findings: { file: string; line: number; section: number | string }[] }).findings
 
 describe("review findings", () => {
   it("a recorded bug blocks the audit until an auditor deletes it; the coder is told, and never deletes it", async () => {
-    const { process, reviews, sessions, pass } = await runningLoop()
+    const { process, reviews, sessions, pass } = await runningLoop("forge-review-", 12)
     await pass("ses_1", CODED)
     await pass("ses_2")
     expect(await reviews.write("ses_2", { ...BUG, scenario: "parse('-2*3')" })).toBe(
@@ -96,7 +51,7 @@ describe("review findings", () => {
   })
 
   it("a pass reads its audit's scope: its section and the earlier ones and the cross-section findings, not a later section's", async () => {
-    const { reviews, pass } = await runningLoop()
+    const { reviews, pass } = await runningLoop("forge-review-", 12)
     await pass("ses_1", CODED)
     await pass("ses_2")
     await reviews.write("ses_2", { ...BUG, severity: "warning" })
@@ -117,7 +72,7 @@ describe("review findings", () => {
   })
 
   it("keeps every audit, paged backwards, and the findings and history through a restart", async () => {
-    const { process, reviews, pass, open, settle } = await runningLoop()
+    const { process, reviews, pass, open, close, settle } = await runningLoop("forge-review-", 12)
     await pass("ses_1", CODED)
     await pass("ses_2")
     await reviews.write("ses_2", BUG)
@@ -137,14 +92,13 @@ describe("review findings", () => {
     const oldest = JSON.parse(await reviews.read(HOST, { loopName: LOOP, attempts: true, limit: 5, beforeId: older.nextBeforeId }))
     expect(oldest).toEqual({ loop: LOOP, attempts: [], nextBeforeId: null })
     // Another process on the same workspace (opencode restarted) reads the same history and findings.
-    await process.rt.close()
-    opened.splice(opened.indexOf(process), 1)
+    await close(process)
     const again = await open(2)
     expect(JSON.parse(await again.reviews.read(HOST, { loopName: LOOP, attempts: true })).attempts).toHaveLength(2)
   })
 
   it("outside every loop: the workspace's own review, one finding per place, deleted by anyone", async () => {
-    const { open } = await workspace()
+    const { open } = loopWorkspace("forge-review-")
     const { reviews } = await open(1)
     expect(await reviews.write("ses_user", { file: "src/a.ts", line: 4, severity: "bug", description: "off by one" })).toBe(
       "Finding recorded in the workspace's review: bug src/a.ts:4 — off by one.",

@@ -1,10 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { HandoffFields } from "../../../services/loop/loop.handoff"
-import { FakeClock } from "../../model/goal.fakes"
-import { FakeLoopSessions, RecordingWorktrees, SANDBOX_READY } from "../../model/loop.fakes"
-import { type LoopProcess, openLoopProcess, processId } from "../../model/loop.process"
-import { HOST, LOOP, PLAN_BODY, PLAN_PATH, STRANGER, TITLE } from "../../model/loop.world"
-import { ramTempDir } from "../../temp.dir"
+import { LOOP, STRANGER } from "../../model/loop.world"
+import { runningLoop } from "./running.loop"
 
 // section_read and loop_adjust over the real loop service and lifecycle (SQLite): a pass reads its loop's sections as
 // JSON, and nothing changes by it; a session that is no pass is refused. The auditor edits the section under audit in
@@ -17,48 +14,9 @@ const CODED: HandoffFields = {
 }
 const CLEAN: HandoffFields = { findings: [], summary: { done: ["the parser"], deviations: [], followUps: [] } }
 
-const opened: LoopProcess[] = []
-afterEach(async () => {
-  for (const process of opened.splice(0)) await process.rt.close()
-})
-
-async function runningLoop() {
-  const dir = ramTempDir("forge-section-read-")
-  const sessions = new FakeLoopSessions()
-  const plans = { liveFor: async () => ({ planPath: PLAN_PATH, status: "approved", title: TITLE, body: PLAN_BODY }) }
-  const process = await openLoopProcess(
-    dir,
-    new FakeClock(Date.parse("2026-12-05T10:00:00.000Z")),
-    sessions,
-    plans,
-    new RecordingWorktrees(dir),
-    SANDBOX_READY,
-    processId(1),
-  )
-  opened.push(process)
-  await process.service.start(HOST, { title: TITLE })
-  const settle = async () => {
-    for (let round = 0; round < 5; round++) {
-      await new Promise((resolve) => setImmediate(resolve))
-      await process.rt.host.idle()
-    }
-  }
-  const pass = async (session: string, fields?: HandoffFields) => {
-    if (sessions.pending() !== undefined) {
-      sessions.pending()?.resolve(session)
-      await settle()
-    }
-    if (fields === undefined) return
-    await process.service.handoff(session, fields)
-    await process.service.sessionIdle(session)
-    await settle()
-  }
-  return { service: process.service, pass }
-}
-
 describe("section_read", () => {
   it("gives a pass the lowest section not done, a section by index, or the pending ones after the current, changing nothing", async () => {
-    const { service, pass } = await runningLoop()
+    const { service, pass } = await runningLoop("forge-section-read-")
     await pass("ses_pass_1")
     const before = service.lifecycle.snapshot(LOOP)
     expect(JSON.parse(await service.sectionRead("ses_pass_1", {}))).toEqual({
@@ -76,7 +34,7 @@ describe("section_read", () => {
   })
 
   it("after a clean audit: the next section is the lowest not done, and the first reads as done", async () => {
-    const { service, pass } = await runningLoop()
+    const { service, pass } = await runningLoop("forge-section-read-")
     await pass("ses_pass_1", CODED)
     await pass("ses_pass_2")
     await expect(service.toolRefusal("ses_pass_2", "section_read", []), "the audit's write-ban lets a read through").resolves.toBeNull()
@@ -88,7 +46,7 @@ describe("section_read", () => {
   })
 
   it("refuses both arguments at once, an index past the sections, and a session that is no pass of a loop", async () => {
-    const { service, pass } = await runningLoop()
+    const { service, pass } = await runningLoop("forge-section-read-")
     await pass("ses_pass_1")
     await expect(service.sectionRead("ses_pass_1", { sectionIndex: 0, pendingSuffix: true })).rejects.toThrow("give section_index or pending_suffix, not both")
     await expect(service.sectionRead("ses_pass_1", { sectionIndex: 5 })).rejects.toThrow(`loop ${LOOP} has 2 sections, indexed 0 to 1; 5 is none of them`)
@@ -99,7 +57,7 @@ describe("section_read", () => {
 
 describe("loop_adjust's currentSection", () => {
   it("edits the section under audit in place, its progress kept, and the amendment keeps the sections before and after", async () => {
-    const { service, pass } = await runningLoop()
+    const { service, pass } = await runningLoop("forge-section-read-")
     await pass("ses_pass_1", CODED)
     await pass("ses_pass_2")
     const answer = await service.adjust(
@@ -127,7 +85,7 @@ describe("loop_adjust's currentSection", () => {
   })
 
   it("refuses an amendment that changes nothing, or a section under audit without a title, naming the gate", async () => {
-    const { service, pass } = await runningLoop()
+    const { service, pass } = await runningLoop("forge-section-read-")
     await pass("ses_pass_1", CODED)
     await pass("ses_pass_2")
     await expect(service.adjust("ses_pass_2", {}, "why")).rejects.toThrow(

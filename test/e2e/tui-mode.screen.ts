@@ -10,8 +10,9 @@ const POLL_MS = 200
 
 /**
  * Captures the screen until it satisfies `match` (and `also`, what else it must show, when given) or `deadline`
- * passes; resolves with the last capture and what it still lacked (empty when it held). A capture that fails (the TUI
- * is gone) ends the wait with that failure.
+ * passes; resolves with the last capture and what it still lacked (empty when it held). A wait that runs out resolves
+ * with the last capture that showed anything: a redraw caught half-way (a blank pane) says nothing of the screen. A
+ * capture that fails (the TUI is gone) ends the wait with that failure.
  */
 export async function waitForScreen(
   capture: () => Promise<string>,
@@ -19,12 +20,15 @@ export async function waitForScreen(
   deadline: number,
   also?: (screen: string) => string | null,
 ): Promise<{ screen: string; problems: string[] }> {
+  let drawn: string | undefined
   for (;;) {
     const screen = await capture()
+    if (screen.trim() !== "") drawn = screen
     const lacking = textProblems(screen, match)
     const more = lacking.length === 0 ? (also?.(screen) ?? null) : null
     const problems = more === null ? lacking : [more]
-    if (problems.length === 0 || Date.now() >= deadline) return { screen, problems }
+    if (problems.length === 0) return { screen, problems }
+    if (Date.now() >= deadline) return { screen: drawn ?? screen, problems }
     await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())))
   }
 }

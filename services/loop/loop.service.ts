@@ -1,5 +1,14 @@
 import { type AdjustChange, passesNeeded, roleOfPhase } from "../../machines/loop/loop.gates"
-import { type LoopEvent, type LoopInput, type LoopMachine, loopPassOf, loopPhaseOf, loopShellConfinement } from "../../machines/loop/loop.machine"
+import {
+  type LoopEvent,
+  type LoopInput,
+  type LoopMachine,
+  findingScopeOf,
+  loopPassOf,
+  loopPhaseOf,
+  loopShellConfinement,
+} from "../../machines/loop/loop.machine"
+import { openBugs } from "../../machines/loop/loop.findings"
 import type { LoopSandbox, ShellConfinement } from "../../machines/loop/loop.sandbox"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import { GateRefusal } from "../lifecycle/gate.refusal"
@@ -90,11 +99,12 @@ export class LoopService {
   }
 
   /** Where the running loop a session belongs to stands, for a tool's line: its name, phase and section. */
-  whereIs(sessionId: string): { loopName: string; phase: string; section: string } | undefined {
+  whereIs(sessionId: string): { loopName: string; phase: string; section: string; openBugs: number } | undefined {
     const loop = this.loopOf(sessionId)
     if (loop === undefined) return undefined
-    const { loopName, sectionIndex, sections } = loop.context
-    return { loopName, phase: loopPhaseOf(loop.value) ?? "", section: `${sectionIndex + 1} of ${sections.length}` }
+    const { loopName, sectionIndex, sections, findings } = loop.context
+    const phase = loopPhaseOf(loop.value) ?? ""
+    return { loopName, phase, section: `${sectionIndex + 1} of ${sections.length}`, openBugs: openBugs(findings, findingScopeOf(loop.context)) }
   }
 
   /** loop_start: the plan's sections in a new git worktree, the first coder session opened. */

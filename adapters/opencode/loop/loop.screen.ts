@@ -13,11 +13,14 @@ export interface ScreenLoop {
   /** "coding", "auditing", ... */
   phase: string
   section: string
+  /** Bugs recorded (review_write) and open in the audit's scope as the call starts: they block an audit too. */
+  openBugs: number
 }
 
 export function loopCallFields(tool: string, args: unknown, loop: ScreenLoop | undefined, plan?: ScreenLoopPlan): ScreenFields {
   const a = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {}
   const fields: ScreenFields = loop === undefined ? {} : { loop: loop.loopName, phase: loop.phase, section: loop.section }
+  const recorded = loop?.openBugs ?? 0
   const count = (key: string) => (Array.isArray(a[key]) ? (a[key] as unknown[]).length : undefined)
   if (tool === "loop_start") {
     const phases = typeof a.plan === "string" ? a.plan.split("\n").filter((l) => /^#+\s+phase\s+\d+/i.test(l.trim())).length : 0
@@ -37,12 +40,19 @@ export function loopCallFields(tool: string, args: unknown, loop: ScreenLoop | u
     const changes = count("changes")
     const checks = count("verification")
     if (changes !== undefined || checks !== undefined) fields.handoff = `coder: ${countOf(changes ?? 0, "change")}, ${countOf(checks ?? 0, "check")}`
-    const findings = Array.isArray(a.findings) ? (a.findings as { severity?: unknown }[]) : undefined
+    // An auditor's handoff names findings, a summary, or neither (its recorded findings speak for it).
+    const findings = Array.isArray(a.findings)
+      ? (a.findings as { severity?: unknown }[])
+      : changes === undefined && checks === undefined && loop?.phase.includes("audit") === true
+        ? []
+        : undefined
     if (findings !== undefined) {
       const bugs = findings.filter((f) => f?.severity === "bug").length
       const warnings = findings.filter((f) => f?.severity === "warning").length
-      // Clean only when every finding reads as one (the tool refuses the others).
-      fields.handoff = `auditor: ${countOf(bugs, "bug")}, ${countOf(warnings, "warning")}${bugs === 0 && bugs + warnings === findings.length ? " (clean)" : ""}`
+      // Clean only when every finding reads as one (the tool refuses the others) and no recorded bug is open.
+      const open = recorded === 0 ? "" : `, ${countOf(recorded, "recorded bug")} open`
+      const clean = bugs === 0 && recorded === 0 && bugs + warnings === findings.length ? " (clean)" : ""
+      fields.handoff = `auditor: ${countOf(bugs, "bug")}, ${countOf(warnings, "warning")}${open}${clean}`
     }
     return fields
   }

@@ -3,7 +3,7 @@ import path from "node:path"
 import { loopCallFields } from "../../../adapters/opencode/loop/loop.screen"
 import { DEFAULT_LOOP_ITERATIONS } from "../../../services/loop/loop.start.defaults"
 
-const loop = { loopName: "greeting", phase: "auditing", section: "1 of 2" }
+const loop = { loopName: "greeting", phase: "auditing", section: "1 of 2", openBugs: 0 }
 
 describe("a loop tool's TUI line", () => {
   it("says which loop and pass a call acts for, and what a handoff hands off in counts", () => {
@@ -15,6 +15,8 @@ describe("a loop tool's TUI line", () => {
     })
     expect(loopCallFields("loop_handoff", { findings: [{ severity: "bug" }, { severity: "warning" }] }, loop).handoff).toBe("auditor: 1 bug, 1 warning")
     expect(loopCallFields("loop_handoff", { findings: [], summary: { done: ["x"] } }, loop).handoff).toBe("auditor: 0 bugs, 0 warnings (clean)")
+    // A bug recorded with review_write and still open blocks the audit: the line says so, and never "clean".
+    expect(loopCallFields("loop_handoff", {}, { ...loop, openBugs: 1 }).handoff).toBe("auditor: 0 bugs, 0 warnings, 1 recorded bug open")
   })
 
   it("says where a start's plan comes from, its budget and branch, and how many sections an amendment leaves", () => {

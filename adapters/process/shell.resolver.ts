@@ -42,7 +42,8 @@ const POSIX_FAMILIES: Record<string, ShellFamily> = {
   posh: "sh",
 }
 
-function isExecutableFile(file: string): boolean {
+/** Whether `file` is a regular file this process may execute. */
+export function isExecutableFile(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false
     accessSync(file, constants.X_OK)
@@ -56,11 +57,12 @@ function shell(file: string, family: ShellFamily): ResolvedShell {
   return { path: file, family, argv: (command) => ["-c", command] }
 }
 
-function bashOnPath(pathVariable: string | undefined): string | undefined {
+/** The first executable `name` on PATH (absolute), or undefined. */
+export function executableOnPath(name: string, pathVariable: string | undefined): string | undefined {
   for (const dir of (pathVariable ?? "").split(path.delimiter)) {
-    // An empty or relative PATH entry means "the current directory": never pick an interpreter from there.
+    // An empty or relative PATH entry means "the current directory": never pick a program from there.
     if (!dir || !path.isAbsolute(dir)) continue
-    const candidate = path.join(dir, "bash")
+    const candidate = path.join(dir, name)
     if (isExecutableFile(candidate)) return candidate
   }
   return undefined
@@ -76,7 +78,7 @@ export function resolveShell(env: ShellEnvironment = process.env, locations: She
   const loginUsable = login !== undefined && isExecutableFile(login)
 
   if (login && loginUsable && loginFamily === "bash") return shell(login, "bash")
-  const bash = bashOnPath(env.PATH) ?? locations.bash.find(isExecutableFile)
+  const bash = executableOnPath("bash", env.PATH) ?? locations.bash.find(isExecutableFile)
   if (bash) return shell(bash, "bash")
   if (login && loginUsable && loginFamily) return shell(login, loginFamily)
   return shell(locations.sh, "sh")

@@ -1,23 +1,14 @@
 // Whether bubblewrap starts on this machine: tried for real with the namespaces a loop's sandbox uses, because a bwrap
 // that is installed may still be refused (no user namespaces in a container, a setuid-less build, a hardened kernel).
 import { spawn } from "node:child_process"
-import { accessSync, constants } from "node:fs"
-import path from "node:path"
+import { executableOnPath } from "../process/shell.resolver"
 
 const PROBE_TIMEOUT_MS = 10_000
 const BWRAP = "bwrap"
 
 /** The bwrap on PATH (absolute), or undefined when there is none. */
 export function findBwrap(pathVariable: string | undefined = process.env.PATH): string | undefined {
-  for (const dir of (pathVariable ?? "").split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue
-    const candidate = path.join(dir, BWRAP)
-    try {
-      accessSync(candidate, constants.X_OK)
-      return candidate
-    } catch {}
-  }
-  return undefined
+  return executableOnPath(BWRAP, pathVariable)
 }
 
 /** Why bubblewrap cannot confine a shell here, or null when it can: `bwrap` runs `true` inside every new namespace. */

@@ -4,35 +4,15 @@
 // carries. The shim reads the variable from its own environment, which opencode sets before any command runs, so the
 // command cannot drop it. And it never falls back: a sandbox that does not start fails the command.
 import { createHash } from "node:crypto"
-import { accessSync, constants, statSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import os from "node:os"
 import path from "node:path"
+import { executableOnPath, isExecutableFile } from "../process/shell.resolver"
 import { writeFileAtomic } from "../workspace/atomic.write"
 import { SANDBOX_VAR, shellQuote } from "./bwrap.argv"
 
 /** opencode's shells that its bash tool refuses to run (it falls back to bash then). */
 const REFUSED_SHELLS = new Set(["fish", "nu"])
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
-
-function onPath(name: string, pathVariable: string | undefined): string | undefined {
-  for (const dir of (pathVariable ?? "").split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue
-    const candidate = path.join(dir, name)
-    try {
-      accessSync(candidate, constants.X_OK)
-      if (isFile(candidate)) return candidate
-    } catch {}
-  }
-  return undefined
-}
 
 /**
  * The shell opencode's bash tool would run without Forge: its `shell` setting, else $SHELL, when that is a shell it
@@ -41,10 +21,10 @@ function onPath(name: string, pathVariable: string | undefined): string | undefi
 export function opencodeShell(configured: string | undefined, env: { SHELL?: string | undefined; PATH?: string | undefined } = process.env): string {
   const wanted = configured ?? env.SHELL
   if (wanted && !REFUSED_SHELLS.has(path.basename(wanted).toLowerCase())) {
-    const found = path.isAbsolute(wanted) ? (isFile(wanted) ? wanted : undefined) : onPath(wanted, env.PATH)
+    const found = path.isAbsolute(wanted) ? (isExecutableFile(wanted) ? wanted : undefined) : executableOnPath(wanted, env.PATH)
     if (found !== undefined) return found
   }
-  return onPath("bash", env.PATH) ?? "/bin/sh"
+  return executableOnPath("bash", env.PATH) ?? "/bin/sh"
 }
 
 /** The shim's text: the real shell as it is, or inside the sandbox the environment names. */

@@ -60,7 +60,7 @@ export class LoopReviewService {
       session: sessionId,
       finding: { ...finding, section },
     })
-    const open = openBugs(after.context.findings, scopeOf(after))
+    const open = openBugs(after.context.findings, findingScopeOf(after.context))
     return `Finding recorded for loop ${loop.context.loopName}, ${sectionText(section)}: ${findingLine(finding)}. Bugs open in this audit's scope: ${open}.`
   }
 
@@ -74,7 +74,7 @@ export class LoopReviewService {
     }
     const section = sectionOf(loop, request, "review_delete")
     const after = await this.loops.lifecycle.dispatch(loop.context.loopName, { type: "loop.review.delete", session: sessionId, section, ...place })
-    return `Finding at ${place.file}:${place.line} of ${sectionText(section)} deleted. Bugs open in this audit's scope: ${openBugs(after.context.findings, scopeOf(after))}.`
+    return `Finding at ${place.file}:${place.line} of ${sectionText(section)} deleted. Bugs open in this audit's scope: ${openBugs(after.context.findings, findingScopeOf(after.context))}.`
   }
 
   /** The open findings in the caller's scope (or as asked), or a page of a loop's audit history; JSON. */
@@ -85,7 +85,7 @@ export class LoopReviewService {
       throw new Error(`review_read: no loop named ${request.loopName} in this workspace (loop_status lists them).`)
     if (request.attempts === true) return this.attempts(loopName, request)
     // A loop's own pass reads its audit's scope; everyone else reads the whole loop.
-    const scope = own !== undefined && own.context.loopName === loopName && request.allSections !== true ? scopeOf(own) : undefined
+    const scope = own !== undefined && own.context.loopName === loopName && request.allSections !== true ? findingScopeOf(own.context) : undefined
     const pattern = request.pattern?.toLowerCase()
     const file = request.file === undefined ? undefined : normalFile(request.file)
     const findings = (await this.reviews.findings(loopName)).filter(
@@ -140,13 +140,8 @@ function sectionOf(loop: LoopSnapshot, request: { sectionIndex?: number; crossSe
       throw new Error(`${tool}: sectionIndex ${request.sectionIndex} is past the plan's ${sections.length} sections (0-based).`)
     return request.sectionIndex
   }
-  const scope = scopeOf(loop)
+  const scope = findingScopeOf(loop.context)
   return scope.final ? CROSS_SECTION : scope.section
-}
-
-/** The audit's scope, as the loop machine's gate reads it. */
-function scopeOf(loop: LoopSnapshot): FindingScope {
-  return findingScopeOf(loop.context)
 }
 
 function scopeText(scope: FindingScope): string {

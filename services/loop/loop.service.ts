@@ -70,6 +70,12 @@ export class LoopService {
     await this.lifecycle.refresh()
   }
 
+  /** Whether any loop of the workspace runs, as this process knows it: without one no session is a pass. */
+  hasLiveLoop(): boolean {
+    for (const [, snapshot] of this.lifecycle.instances()) if (snapshot.hasTag("live")) return true
+    return false
+  }
+
   /** The running loop a session belongs to (any of its passes), as this process knows it. */
   loopOf(sessionId: string): LoopSnapshot | undefined {
     for (const [, snapshot] of this.lifecycle.instances()) if (snapshot.hasTag("live") && snapshot.context.sessions.includes(sessionId)) return snapshot

@@ -52,6 +52,8 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
         if (input.sessionID === undefined || ctx.holdsNoLifecycleYet(input.sessionID)) return
         if ((await ctx.runtime()) === undefined) return
         const harness = await loops.get()
+        // Every shell of every session asks: with no loop running, no session's root is looked up.
+        if (!harness.service.hasLiveLoop()) return
         const root = ctx.tree.knownRootOf(input.sessionID) ?? (await ctx.tree.rootOf(input.sessionID))
         const argv = harness.sandboxArgv(root)
         if (argv !== null) Object.assign(output.env, sandboxEnv(argv))

@@ -3,6 +3,7 @@ import { snapshotStateText } from "../../machines/state.text"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { StepWrite } from "./lifecycle.ports"
 import { snapshotRecordOf } from "./lifecycle.record"
+import { resolveRecord } from "./lifecycle.restore"
 
 // What one lifecycle writes: each step as its snapshot row and transition row (committed now, queued, or handed to a
 // shared step's transaction), and the retention of finished instances' records.
@@ -16,6 +17,17 @@ export class LifecycleRecorder<TMachine extends AnyStateMachine> {
     private readonly definition: LifecycleDefinition<TMachine>,
     private readonly kernel: LifecycleKernel,
   ) {}
+
+  /** The finished instances, newest first, as their records say: resolved, never run; a record that no longer fits is left out. */
+  async finishedRecords(): Promise<{ snapshot: SnapshotFrom<TMachine>; updatedAt: number }[]> {
+    const records = await this.kernel.finished(this.definition.machine.id)
+    return records
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .flatMap((record) => {
+        const resolved = resolveRecord(this.definition, record)
+        return "problem" in resolved ? [] : [{ snapshot: resolved.snapshot, updatedAt: record.updatedAt }]
+      })
+  }
 
   /** The rows one step writes, stamped now. */
   write(instanceId: string, typed: SnapshotFrom<TMachine>, from: string, event: string): StepWrite {

@@ -18,9 +18,9 @@ export type FollowTarget<TMachine extends AnyStateMachine> = { value: StateValue
 type Listener<TMachine extends AnyStateMachine> = (snapshot: SnapshotFrom<TMachine>) => void
 
 // The instances of one lifecycle on the host. Every step is computed first, purely (lifecycle.step.ts: `transition`, and
-// the steps of the machines it invokes); the effects
-// the machine asked for run from that result (the actors run an inert copy of the machine, so nothing runs twice),
-// and the snapshot and its transition row are committed together. Two ways to step:
+// the steps of the machines it invokes); the effects the machine asked for run from that result (the actors run an
+// inert copy of the machine, so nothing runs twice), and the snapshot and its transition row are committed together.
+// Two ways to step:
 // - `dispatch` (awaited): effects first, and only if they all succeed the actor moves and the records are committed —
 //   a failed effect leaves actor, database and document as they were;
 // - `send` (immediate): the actor moves at once, the commit is queued and effects are started — for lifecycles fed
@@ -99,22 +99,48 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
   }
 
   /** Starts a new instance: its initial effects (e.g. writing the document) run before anything is recorded. */
-  async create(instanceId: string, input: InputFrom<TMachine>): Promise<SnapshotFrom<TMachine>> {
+  create(instanceId: string, input: InputFrom<TMachine>): Promise<SnapshotFrom<TMachine>> {
+    return this.bear(instanceId, (current) => {
+      if (current !== undefined || this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
+      return { input, from: NO_STATE, event: "xstate.init" }
+    })
+  }
+
+  /**
+   * Starts a finished instance again under its own id (a loop restarted where it ended): `input` builds the new birth
+   * from the finished snapshot, and the birth gate decides on it as on any birth. Its transition row goes from the final
+   * state, named `eventName`. Throws when the instance is unknown or still runs; a refused birth changes nothing.
+   */
+  rebirth(instanceId: string, eventName: string, input: (ended: SnapshotFrom<TMachine>) => InputFrom<TMachine>): Promise<SnapshotFrom<TMachine>> {
+    return this.bear(instanceId, (current) => {
+      const ended = this.records.ended(instanceId, current)
+      return { input: input(ended), from: snapshotStateText(ended as AnyMachineSnapshot), event: eventName }
+    })
+  }
+
+  /**
+   * A birth, committed with its transition row once its initial effects ran (decided on the latest committed record
+   * when shared): `decide` names its input, and the row's from and event, or throws why there is none.
+   */
+  private bear(
+    instanceId: string,
+    decide: (current: SnapshotRecord | undefined) => { input: InputFrom<TMachine>; from: string; event: string },
+  ): Promise<SnapshotFrom<TMachine>> {
     if (this.shared) {
       return this.serialize(instanceId, () =>
         this.records.step(instanceId, async (current) => {
-          if (current !== undefined || this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
+          const { input, from, event } = decide(current)
           const [first, requested] = firstStep(this.definition, input)
-          return { after: first as SnapshotFrom<TMachine>, from: NO_STATE, event: "xstate.init", requested }
+          return { after: first as SnapshotFrom<TMachine>, from, event, requested }
         }),
       )
     }
     return this.serialize(instanceId, async () => {
-      if (this.actors.has(instanceId)) throw new Error(`${this.machine.id} ${instanceId} already exists`)
+      const { input, from, event } = decide(undefined)
       const [, requested] = firstStep(this.definition, input)
       await this.runEffects(requested, "await")
       const first = this.actors.spawn(instanceId, { input })
-      await this.recorder.record(instanceId, first, NO_STATE, "xstate.init")
+      await this.recorder.record(instanceId, first, from, event)
       this.listeners.notify(instanceId, first)
       return first
     })
@@ -220,7 +246,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
         this.records.step(instanceId, async (current) => this.records.replacement(instanceId, current, { value, context }, eventName)),
       ) as Promise<SnapshotFrom<TMachine>>
     }
-    return this.serialize(instanceId, async () => this.replace(instanceId, value, context, eventName))
+    return this.serialize(instanceId, async () => this.records.replaceHere(instanceId, value, context, eventName))
   }
 
   /**
@@ -247,7 +273,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     }
     return this.serialize(instanceId, async () => {
       const target = await read(this.snapshot(instanceId))
-      return target === undefined ? undefined : this.replace(instanceId, target.value, target.context, target.event ?? eventName)
+      return target === undefined ? undefined : this.records.replaceHere(instanceId, target.value, target.context, target.event ?? eventName)
     })
   }
 
@@ -324,14 +350,8 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
    * The finished instances, newest first, as their records say (from any process, before or after a restart), each
    * with the time its record was last written: resolved, never run. A record that no longer fits is left out.
    */
-  async finished(): Promise<{ snapshot: SnapshotFrom<TMachine>; updatedAt: number }[]> {
-    const records = await this.kernel.finished(this.machine.id)
-    return records
-      .sort((a, b) => b.updatedAt - a.updatedAt)
-      .flatMap((record) => {
-        const resolved = resolveRecord(this.definition, record)
-        return "problem" in resolved ? [] : [{ snapshot: resolved.snapshot, updatedAt: record.updatedAt }]
-      })
+  finished(): Promise<{ snapshot: SnapshotFrom<TMachine>; updatedAt: number }[]> {
+    return this.recorder.finishedRecords()
   }
 
   /** Retention: the terminal records beyond the newest `retention.keep` go. */
@@ -358,16 +378,6 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
 
   private refusal(snapshot: SnapshotFrom<TMachine>, event: EventFromLogic<TMachine>): GateRefusal {
     return new GateRefusal(this.machine.id, event.type, this.definition.explain(snapshot, event))
-  }
-
-  private async replace(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
-    const resolved = this.machine.resolveState({ value, context }) as SnapshotFrom<TMachine>
-    const previous = this.actors.snapshot(instanceId) as AnyMachineSnapshot | undefined
-    const from = previous ? snapshotStateText(previous as AnyMachineSnapshot) : NO_STATE
-    const after = this.actors.spawn(instanceId, { snapshot: resolved })
-    await this.recorder.record(instanceId, after, from, eventName)
-    this.listeners.notify(instanceId, after)
-    return after
   }
 
   /** Starts the effects of an immediate step: whatever goes wrong is logged, never thrown into the host. */

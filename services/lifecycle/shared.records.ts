@@ -93,6 +93,24 @@ export class SharedRecords<TMachine extends AnyStateMachine> {
     return this.require(instanceId)
   }
 
+  /**
+   * The instance's finished snapshot, as its latest committed record says (or, without a database, as this process
+   * holds it): what a rebirth starts from. Throws when there is none, the record does not fit, or the instance still runs.
+   */
+  ended(instanceId: string, current: SnapshotRecord | undefined): SnapshotFrom<TMachine> {
+    const { actors, definition } = this.parts
+    const name = `${definition.machine.id} ${instanceId}`
+    let snapshot = actors.snapshot(instanceId)
+    if (current !== undefined) {
+      const resolved = resolveRecord(definition, current)
+      if ("problem" in resolved) throw new Error(`the latest record of ${resolved.problem}`)
+      snapshot = resolved.snapshot
+    }
+    if (snapshot === undefined) throw new Error(`unknown ${name}`)
+    if ((snapshot as AnyMachineSnapshot).status !== "done") throw new Error(`${name} still runs: only a finished instance starts again`)
+    return snapshot
+  }
+
   /** Where outside truth says the instance stands, as a step from its latest record (or from a record that no longer fits). */
   replacement(
     instanceId: string,
@@ -107,6 +125,20 @@ export class SharedRecords<TMachine extends AnyStateMachine> {
     const from = current !== undefined && !fits ? current.state : known === undefined ? NO_STATE : snapshotStateText(known as AnyMachineSnapshot)
     const after = definition.machine.resolveState({ value: target.value, context: target.context }) as SnapshotFrom<TMachine>
     return { after, from, event: eventName }
+  }
+
+  /**
+   * An instance of a lifecycle one process owns, replaced here by a snapshot resolved from outside truth (a hand-edited
+   * document), and recorded as a transition named `eventName`.
+   */
+  async replaceHere(instanceId: string, value: StateValue, context: SnapshotFrom<TMachine>["context"], eventName: string): Promise<SnapshotFrom<TMachine>> {
+    const { actors, definition, recorder, listeners } = this.parts
+    const resolved = definition.machine.resolveState({ value, context }) as SnapshotFrom<TMachine>
+    const previous = actors.snapshot(instanceId) as AnyMachineSnapshot | undefined
+    const after = actors.spawn(instanceId, { snapshot: resolved })
+    await recorder.record(instanceId, after, previous === undefined ? NO_STATE : snapshotStateText(previous), eventName)
+    listeners.notify(instanceId, after)
+    return after
   }
 
   /**

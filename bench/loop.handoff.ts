@@ -59,6 +59,7 @@ function worktreesIn(dir: string): LoopWorktrees {
     placeFor: (name) => ({ dir: path.join(dir, ".opencode", "forge", "worktrees", name), branch: `forge/loop/${name}` }),
     isTaken: async () => false,
     create: async (worktree) => void mkdirSync(worktree.dir, { recursive: true }),
+    reopen: async () => undefined,
     commitAll: async () => null,
     branchFacts: async () => ({ commits: 0, last: null, uncommitted: 0 }),
   }

@@ -89,6 +89,22 @@ export class GitLoopWorktrees implements LoopWorktrees {
     if (added.code !== 0) throw failed(added)
   }
 
+  async reopen({ dir, branch }: LoopWorktree): Promise<void> {
+    if (!(await this.branchExists(branch))) throw new Error(`the loop's branch ${branch} is gone, and its work with it: start a new loop`)
+    if (await exists(dir)) {
+      const on = await this.git(["-C", dir, "symbolic-ref", "--quiet", "--short", "HEAD"])
+      if (on.code !== 0 || on.stdout.trim() !== branch)
+        throw new Error(
+          `the loop's worktree ${dir} is not on its branch ${branch} (it is on ${on.stdout.trim() || "a detached HEAD, or is no worktree"}): put it back on ${branch}, or remove the folder`,
+        )
+      return
+    }
+    // The folder was removed by hand: git may still list it, so its stale entry goes first (the branch keeps the work).
+    await this.git(["worktree", "prune"])
+    const added = await this.git(["worktree", "add", "--", dir, branch])
+    if (added.code !== 0) throw new Error(`could not add the loop worktree ${dir} again on branch ${branch}${detail(added.stderr)}`)
+  }
+
   async commitAll({ dir, branch }: LoopWorktree, message: string): Promise<string | null> {
     const failed = (what: string, outcome: GitOutcome) => new Error(`could not ${what} in the worktree ${dir}${detail(outcome.stderr)}`)
     // Only on the loop's own branch: a worktree a pass switched to another branch is not committed to.

@@ -2,6 +2,7 @@ import type { SnapshotFrom } from "xstate"
 import type { LoopPhase } from "./loop.gates"
 import type { LoopPassMachine } from "./loop.pass.machine"
 import { type ShellConfinement, confinementOf } from "./loop.sandbox"
+import { newContext, resumedContext } from "./loop.birth"
 import { loopSetup } from "./loop.setup"
 
 export { auditOutcomeOf, scopeOf as findingScopeOf } from "./loop.setup"
@@ -17,6 +18,9 @@ export type {
   LoopPassContext,
   LoopPassOutput,
   LoopPassView,
+  LoopRestart,
+  LoopResumeInput,
+  LoopStartInput,
   LoopTag,
   LoopWorktree,
 } from "./loop.types"
@@ -33,35 +37,36 @@ export type {
 
 /**
  * Bumped whenever a change would make an older persisted snapshot unfit for this definition. 2: each phase's pass is
- * an invoked machine (its session's handoff and reminders live in the pass's snapshot). 3: a loop records its sandbox and its review findings.
- * loop.upgrade.ts reads 1 and 2.
+ * an invoked machine (its session's handoff and reminders live in the pass's snapshot). 3: a loop records its sandbox and its review findings. 4: a loop records its phase and its
+ * restarts. loop.upgrade.ts reads 1, 2 and 3.
  */
-export const LOOP_MACHINE_VERSION = "3"
+export const LOOP_MACHINE_VERSION = "4"
 
 export const loopMachine = loopSetup.createMachine({
   id: "loop",
   version: LOOP_MACHINE_VERSION,
-  context: ({ input }) => ({
-    ...input,
-    sections: input.sections.map((s) => ({ ...s, status: "pending" })),
-    sectionIndex: 0,
-    session: null,
-    sessions: [],
-    driver: input.driver,
-    iteration: 0,
-    last: null,
-    amendments: [],
-    findings: [],
-    auditBefore: [],
-    recurring: {},
-    reason: null,
-  }),
+  context: ({ input }) => ("resume" in input ? resumedContext(input) : newContext(input)),
   initial: "starting",
   states: {
     // Only a new loop passes here: the birth gate. Its worktree is made, then the first coder session is opened; a
     // refused start ends in `refused`, and the host records nothing of it.
     starting: {
-      always: [{ guard: "canStart", target: "running", actions: "createWorktree" }, { target: "refused" }],
+      always: [{ guard: "isResume", target: "resuming" }, { guard: "canStart", target: "running", actions: "createWorktree" }, { target: "refused" }],
+    },
+    // A loop born again from its record (loop_status {restart}): the birth gate, then the phase it ended in starts
+    // again in its worktree, with a new session and new budgets. A refused restart leaves the record as it was.
+    resuming: {
+      always: [{ guard: "canResume", target: "resumed", actions: "reopenWorktree" }, { target: "refused" }],
+    },
+    // The phase the loop ended in (the last one it can be in when it is none of the others).
+    resumed: {
+      always: [
+        { guard: { type: "isResumingIn", params: { phase: "coding" } }, target: "running.coding" },
+        { guard: { type: "isResumingIn", params: { phase: "auditing" } }, target: "running.auditing" },
+        { guard: { type: "isResumingIn", params: { phase: "final_auditing" } }, target: "running.final_auditing" },
+        { guard: { type: "isResumingIn", params: { phase: "post_action" } }, target: "running.post_action" },
+        { target: "running.final_audit_fix" },
+      ],
     },
     running: {
       tags: ["live", "handoff-only"],
@@ -73,6 +78,8 @@ export const loopMachine = loopSetup.createMachine({
           actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "cancelled" } }],
         },
         "loop.fail": { target: "errored", actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "errored" } }] },
+        // loop.restart (loop_status {restart, force}), on every phase: the phase starts again, its pass stopped, with a new
+        // session and the budget from none.
         // A pass whose session runs: the process that takes the loop over drives it (and sees its idle) from now on;
         // a session still being opened is opened again by its pass.
         "loop.restored": { guard: "canTakeOver", actions: ["takeOver", "forwardToPass"] },
@@ -95,19 +102,22 @@ export const loopMachine = loopSetup.createMachine({
       states: {
         // A coder implements the current section (or, back from a dirty audit, fixes its findings).
         coding: {
-          entry: "startPass",
+          entry: { type: "startPass", params: { phase: "coding" } },
           invoke: {
             id: "pass",
             src: "pass",
             input: ({ context }) => ({ phase: "coding", iteration: context.iteration, maxIterations: context.maxIterations }),
             onDone: { guard: "isHandedOff", target: "auditing", actions: "applyHandoff" },
           },
-          on: { "tool.use": { guard: "canWorkerUse", actions: "permitTool" } },
+          on: {
+            "tool.use": { guard: "canWorkerUse", actions: "permitTool" },
+            "loop.restart": { guard: "canRestart", target: "coding", reenter: true, actions: ["stopSession", "noteRestart"] },
+          },
         },
         // An auditor checks the section just coded, read-only; it alone may amend the sections still pending.
         auditing: {
           tags: ["write-ban"],
-          entry: ["startPass", "noteAuditStart"],
+          entry: [{ type: "startPass", params: { phase: "auditing" } }, "noteAuditStart"],
           invoke: {
             id: "pass",
             src: "pass",
@@ -124,6 +134,7 @@ export const loopMachine = loopSetup.createMachine({
           },
           on: {
             "tool.use": { guard: "canAuditUse", actions: "permitTool" },
+            "loop.restart": { guard: "canRestart", target: "auditing", reenter: true, actions: ["stopSession", "noteRestart"] },
             "loop.adjust": { guard: "canAdjust", actions: ["amendSections", "forwardToPass"] },
             "loop.review.write": { guard: "canReviewWrite", actions: ["addFinding", "forwardToPass", "storeFindings"] },
             "loop.review.delete": { guard: "canReviewDelete", actions: ["removeFinding", "forwardToPass", "storeFindings"] },
@@ -132,7 +143,7 @@ export const loopMachine = loopSetup.createMachine({
         // Every section is done: an auditor checks the whole worktree against the whole plan.
         final_auditing: {
           tags: ["write-ban"],
-          entry: ["startPass", "noteAuditStart"],
+          entry: [{ type: "startPass", params: { phase: "final_auditing" } }, "noteAuditStart"],
           invoke: {
             id: "pass",
             src: "pass",
@@ -148,6 +159,7 @@ export const loopMachine = loopSetup.createMachine({
           },
           on: {
             "tool.use": { guard: "canAuditUse", actions: "permitTool" },
+            "loop.restart": { guard: "canRestart", target: "final_auditing", reenter: true, actions: ["stopSession", "noteRestart"] },
             "loop.review.write": { guard: "canReviewWrite", actions: ["addFinding", "forwardToPass", "storeFindings"] },
             "loop.review.delete": { guard: "canReviewDelete", actions: ["removeFinding", "forwardToPass", "storeFindings"] },
           },
@@ -155,7 +167,7 @@ export const loopMachine = loopSetup.createMachine({
         // The final audit is clean: a last pass wraps the loop up (its checks, what to follow up), not audited. Its only
         // exit is loop_complete: completed (with issues or not) completes the loop, failed ends it as errored.
         post_action: {
-          entry: "startPass",
+          entry: { type: "startPass", params: { phase: "post_action" } },
           invoke: {
             id: "pass",
             src: "pass",
@@ -178,18 +190,24 @@ export const loopMachine = loopSetup.createMachine({
               },
             ],
           },
-          on: { "tool.use": { guard: "canWorkerUse", actions: "permitTool" } },
+          on: {
+            "tool.use": { guard: "canWorkerUse", actions: "permitTool" },
+            "loop.restart": { guard: "canRestart", target: "post_action", reenter: true, actions: ["stopSession", "noteRestart"] },
+          },
         },
         // The final audit found bugs: a coder fixes them, then the final audit runs again.
         final_audit_fix: {
-          entry: "startPass",
+          entry: { type: "startPass", params: { phase: "final_audit_fix" } },
           invoke: {
             id: "pass",
             src: "pass",
             input: ({ context }) => ({ phase: "final_audit_fix", iteration: context.iteration, maxIterations: context.maxIterations }),
             onDone: { guard: "isHandedOff", target: "final_auditing", actions: "applyHandoff" },
           },
-          on: { "tool.use": { guard: "canWorkerUse", actions: "permitTool" } },
+          on: {
+            "tool.use": { guard: "canWorkerUse", actions: "permitTool" },
+            "loop.restart": { guard: "canRestart", target: "final_audit_fix", reenter: true, actions: ["stopSession", "noteRestart"] },
+          },
         },
       },
     },

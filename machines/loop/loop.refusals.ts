@@ -24,7 +24,10 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
   const { context } = snapshot
   const loop = `loop ${context.loopName}`
   const status = loopStatusOf(snapshot.value)
-  if (snapshot.status === "done") return `${loop} is ${status}: a finished loop accepts no further changes. Start a new one with loop_start.`
+  if (snapshot.status === "done")
+    return snapshot.matches("completed")
+      ? `${loop} is ${status}: a completed loop is history and accepts no further changes. Start a new one with loop_start.`
+      : `${loop} is ${status}: a finished loop accepts no further changes. Restart it where it ended with loop_status {name: "${context.loopName}", restart: true}, or start a new one with loop_start.`
   const phase = loopPhaseOf(snapshot.value)
   const pass = loopPassOf(snapshot)
   switch (event.type) {
@@ -70,6 +73,10 @@ export function explainLoopRefusal(snapshot: LoopSnapshot, event: LoopEvent): st
     case "loop.session.opened":
     case "loop.session.failed":
       return `${loop} is not opening a session (it is in its ${phase} phase).`
+    case "loop.restart":
+      if (!event.force)
+        return `loop restart gate: ${loop} is running (its ${phase} phase, pass ${context.iteration} of at most ${context.maxIterations}). A restart stops that pass and starts the phase again with a new session and new budgets; to restart a running loop give force: true.`
+      return `loop driver gate: ${drivenElsewhereText(`${loop}'s ${phase} pass`, event.driver) ?? `${loop}'s ${phase} pass is driven by another process`} Restart it from there, or once that process has ended.`
     case "loop.restored":
       return `loop driver gate: ${drivenElsewhereText(`${loop}'s ${phase} pass`, event.driver) ?? `${loop}'s ${phase} pass is driven by another process`}`
     case "tool.use": {
@@ -107,7 +114,12 @@ export function loopCompletionRefusal(snapshot: LoopSnapshot): string {
 
 /** Why the birth gate refused a loop (the machine's first step ended in `refused`). */
 export function explainLoopBirthRefusal(snapshot: LoopSnapshot): string {
-  const { askedFrom, planPath, planStatus, sections, maxIterations, sandbox } = snapshot.context
+  const { askedFrom, planPath, planStatus, sections, maxIterations, sandbox, restarts, loopName } = snapshot.context
+  if (restarts.length > 0) {
+    if (restarts.at(-1)?.from === "completed")
+      return `loop restart gate: loop ${loopName} completed; a completed loop is history and cannot be restarted. Start a new loop with loop_start.`
+    return loopSandboxRefusal(sandbox.problem ?? "it did not start")
+  }
   if (askedFrom !== null) return `loop_start is refused inside loop ${askedFrom}: a running loop never starts another. Finish this phase with loop_handoff.`
   if (!isSandboxReady(sandbox)) return loopSandboxRefusal(sandbox.problem ?? "it did not start")
   if (planPath !== null && planStatus !== "approved")

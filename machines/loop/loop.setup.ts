@@ -4,6 +4,7 @@ import {
   adjustProblems,
   isCleanAudit,
   type LoopHandoff,
+  type LoopPhase,
   type LoopSectionPlan,
   MAX_LOOP_SECTIONS,
   isDeniedInLoop,
@@ -69,6 +70,23 @@ export const loopSetup = setup({
       return event.session === null || !context.sessions.includes(event.session)
     },
     canStart: and(["isApprovedPlan", "hasSections", "hasEnoughPasses", "isAskedFromOutsideLoops", "isSandboxReady"]),
+    // A loop born again from its record (loop_status {restart}) carries its restarts; a new loop has none.
+    isResume: ({ context }) => context.restarts.length > 0,
+    // A completed loop is history: only one that stalled, erred or was cancelled starts again.
+    isUnfinished: ({ context }) => context.restarts.at(-1)?.from !== "completed",
+    canResume: and(["isUnfinished", "isSandboxReady"]),
+    // A resumed loop starts again in the phase it ended in.
+    isResumingIn: ({ context }, params: { phase: string }) => context.phase === params.phase,
+    // A running loop may only look stuck: restarting it stops its pass, so it takes force, and a process that may drive it.
+    isForced: ({ event }) => {
+      assertEvent(event, "loop.restart")
+      return event.force
+    },
+    mayDriveRestart: ({ event }) => {
+      assertEvent(event, "loop.restart")
+      return mayDrive(event.driver)
+    },
+    canRestart: and(["isForced", "mayDriveRestart"]),
     // One process drives a loop: the driver claim's live holder, else the first that takes it over.
     canTakeOver: ({ event }) => {
       assertEvent(event, "loop.restored")
@@ -142,7 +160,13 @@ export const loopSetup = setup({
       return { type: "tool.permitted" as const, tool: event.tool }
     }),
     // Every phase starts one pass: counted as it starts (a pass the budget has no room for is given back as it ends).
-    startPass: assign({ iteration: ({ context }) => context.iteration + 1, session: null }),
+    startPass: assign(({ context }, params: { phase: LoopPhase }) => ({ iteration: context.iteration + 1, session: null, phase: params.phase })),
+    // A forced restart: the pass is stopped (stopSession, before this), its budget starts again, the restarter drives.
+    noteRestart: assign(({ context, event }) => {
+      assertEvent(event, "loop.restart")
+      const restart = { at: event.at, from: `running.${context.phase}`, reason: null, passes: context.iteration }
+      return { restarts: [...context.restarts, restart], iteration: 0, driver: event.driver.me }
+    }),
     recordSession: assign(({ context, event }) => {
       assertEvent(event, "loop.session.opened")
       return { session: event.session, sessions: [...context.sessions, event.session], driver: event.driver }
@@ -249,6 +273,10 @@ export const loopSetup = setup({
     // is recorded. The pass declares the session's own (opening, briefs).
     createWorktree: () => {
       throw new Error("loop action createWorktree not provided")
+    },
+    // A resumed loop's worktree: there still, on its branch, or made again from the branch (awaited, as createWorktree).
+    reopenWorktree: () => {
+      throw new Error("loop action reopenWorktree not provided")
     },
     stopSession: () => {
       throw new Error("loop action stopSession not provided")

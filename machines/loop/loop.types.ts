@@ -13,7 +13,8 @@ export interface LoopWorktree {
   base: string
 }
 
-export interface LoopInput {
+/** A new loop (loop_start). */
+export interface LoopStartInput {
   /** The loop's unique name (a slug); the instance id. */
   loopName: string
   title: string
@@ -36,6 +37,38 @@ export interface LoopInput {
   driver: string
 }
 
+/**
+ * A loop that ended (not completed) born again from its record (loop_status {restart}): its identity, plan, section
+ * progress and findings kept, its budgets new. The machine decides whether it may (the birth gate) and where it resumes
+ * (the phase it ended in).
+ */
+export interface LoopResumeInput {
+  resume: {
+    /** How the loop ended: its final state. A completed loop is history and is refused. */
+    ended: LoopOutcome
+    /** Its context as its record holds it. */
+    context: LoopContext
+  }
+  /** Whether the loop's sandbox starts here now (its mode and network stay the loop's own); null when it does. */
+  sandboxProblem: string | null
+  /** The opencode process that restarts it: it drives the first pass. */
+  driver: string
+  at: number
+}
+
+export type LoopInput = LoopStartInput | LoopResumeInput
+
+/** One restart of a loop: when, from where (its final state, or the phase a forced restart left), what it had spent. */
+export interface LoopRestart {
+  at: number
+  /** The state the loop restarted from: `stalled`, `errored`, `cancelled`, or `running.<phase>` (forced). */
+  from: string
+  /** Why the loop had ended (null for a forced restart of a running loop). */
+  reason: string | null
+  /** Passes the loop had spent since it started or last restarted (the budget starts again from none). */
+  passes: number
+}
+
 export interface LoopAmendment {
   at: number
   /** The section under audit when the auditor amended the plan (1-based). */
@@ -52,7 +85,7 @@ export interface LoopAmendment {
   now?: LoopSectionPlan[]
 }
 
-export interface LoopContext extends Omit<LoopInput, "sections" | "driver"> {
+export interface LoopContext extends Omit<LoopStartInput, "sections" | "driver"> {
   sections: LoopSection[]
   /** 0-based index of the section being coded or audited. */
   sectionIndex: number
@@ -69,8 +102,12 @@ export interface LoopContext extends Omit<LoopInput, "sections" | "driver"> {
    * written before it was kept.
    */
   driver: string | null
-  /** Passes started (sessions opened). */
+  /** Passes started (sessions opened) since the loop started or last restarted: what its budget counts. */
   iteration: number
+  /** The phase of the current pass, or of the last one once the loop has ended: where a restart resumes. */
+  phase: LoopPhase
+  /** Every restart, oldest first. */
+  restarts: LoopRestart[]
   /** The last applied handoff: what the next pass's brief carries (a coder's changes, an auditor's findings). */
   last: LoopHandoff | null
   amendments: LoopAmendment[]
@@ -139,7 +176,6 @@ export type LoopEvent =
   | { type: "loop.session.error"; session: string; error: string }
   /** The session has worked without a sign of life for `silentMs`, past the loop's stall timeout (the host's watch). */
   | { type: "loop.session.silent"; session: string; silentMs: number }
-  /** The auditor of a section replaces the pending sections after it (the master plan stays as approved). */
   /**
    * The auditor of a section audit amends the plan: `current` edits the section under audit in place (its progress
    * kept), `pending` replaces every section after it; at least one of them.
@@ -148,6 +184,12 @@ export type LoopEvent =
   /** `session`: the session that asks (null: the user, outside any session); a loop's own pass never cancels it. */
   | { type: "loop.cancel"; reason: string; session: string | null }
   | { type: "loop.fail"; reason: string }
+  /**
+   * A running loop restarted (loop_status {restart}): its current pass is stopped and its phase starts again with a new
+   * session and new budgets. Only with `force` (a running loop may only look stuck), and only by a process that may
+   * drive it (`driver`: the loop's driver claim as that process read it).
+   */
+  | { type: "loop.restart"; force: boolean; driver: DriverFacts; at: number }
   /**
    * An opencode process asks to drive the loop (after its restore, or when the loop's driver ended): `driver` is the
    * loop's driver claim as that process read it. Taken over, it drives the pass from now on; a session being opened

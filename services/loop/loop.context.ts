@@ -54,6 +54,8 @@ const openFindingSchema = z.strictObject({
   scenario: z.string().nullable(),
 })
 
+const loopPhaseSchema = z.enum(["coding", "auditing", "final_auditing", "final_audit_fix", "post_action"])
+
 const section = z.strictObject({ title: text, content: text, status: z.enum(["pending", "done"]) })
 
 export const loopContextSchema = z.strictObject({
@@ -73,6 +75,8 @@ export const loopContextSchema = z.strictObject({
   sessions: z.array(z.string().min(1)),
   driver: z.string().min(1).nullable(),
   iteration: z.number().int().nonnegative(),
+  phase: loopPhaseSchema,
+  restarts: z.array(z.strictObject({ at: z.number(), from: z.string().min(1), reason: z.string().nullable(), passes: z.number().int().nonnegative() })),
   last: loopHandoffSchema.nullable(),
   amendments: z.array(
     z.strictObject({
@@ -93,7 +97,7 @@ export const loopContextSchema = z.strictObject({
 
 /** A pass's own context (the pass machine's, invoked by the phase as `pass`). */
 export const loopPassContextSchema = z.strictObject({
-  phase: z.enum(["coding", "auditing", "final_auditing", "final_audit_fix", "post_action"]),
+  phase: loopPhaseSchema,
   iteration: z.number().int().positive(),
   maxIterations: z.number().int().positive(),
   pending: loopHandoffSchema.nullable(),

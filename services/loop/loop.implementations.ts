@@ -37,9 +37,13 @@ export function createLoopImplementations(deps: LoopImplementationDeps) {
       createWorktree: async ({ context }: EffectArgs<LoopMachine>) => {
         await deps.worktrees.create(context.worktree)
       },
+      reopenWorktree: async ({ context }: EffectArgs<LoopMachine>) => {
+        await deps.worktrees.reopen(context.worktree)
+      },
       openSession: ({ context }: EffectArgs<LoopMachine>, { role }: { role: LoopRole }) => {
-        const { loopName, iteration, title } = context
-        deps.sessions.open(`Loop ${loopName} · pass ${iteration} · ${role} · ${title}`).then(
+        const { loopName, iteration, title, restarts } = context
+        const restarted = restarts.length === 0 ? "" : ` (restart ${restarts.length})`
+        deps.sessions.open(`Loop ${loopName} · pass ${iteration}${restarted} · ${role} · ${title}`).then(
           (session) => deps.report(loopName, { type: "loop.session.opened", session, driver: deps.driver }),
           (error: unknown) => deps.report(loopName, { type: "loop.session.failed", error: errorText(error) }),
         )

@@ -15,6 +15,11 @@ export interface LoopWorktrees {
   /** Adds the worktree at `worktree.dir` on the new branch `worktree.branch`, from `worktree.base`. */
   create(worktree: LoopWorktree): Promise<void>
   /**
+   * A restarted loop's worktree: the folder there and on the loop's branch, or (the folder gone, the branch kept) the
+   * worktree added again on the branch. Throws why not: the branch is gone, or the folder is not on it.
+   */
+  reopen(worktree: LoopWorktree): Promise<void>
+  /**
    * Commits everything the worktree holds uncommitted on the loop's branch, as `message`: the host's commit, never a
    * pass's. Resolves the new commit's abbreviated hash, or null when there was nothing to commit; throws why not.
    */

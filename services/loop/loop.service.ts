@@ -1,8 +1,8 @@
 import { type AdjustChange, passesNeeded, roleOfPhase } from "../../machines/loop/loop.gates"
 import {
   type LoopEvent,
-  type LoopInput,
   type LoopMachine,
+  type LoopStartInput,
   findingScopeOf,
   loopPassOf,
   loopPhaseOf,
@@ -22,8 +22,9 @@ import { type DriverFacts, driverLineText, mayDrive } from "../../machines/drive
 import type { DriverClaims } from "../lifecycle/driver.claim"
 import { LoopStallWatch } from "./loop.stall"
 
-/** The loop lifecycle's machine id: its instances' driver claims are kept under it. */
-export const LOOP_CLAIMS = "loop"
+import { LOOP_CLAIMS, restartLoop } from "./loop.restart"
+
+export { LOOP_CLAIMS }
 import { sectionsOfPlan } from "./loop.sections"
 import { type SectionReadRequest, loopDetailText, loopLineText, loopStartedText, sectionReadText } from "./loop.text"
 
@@ -121,7 +122,7 @@ export class LoopService {
       throw new Error("loop_start: this session has no plan. Write and approve one (plan_write, plan_approve), or give the plan inline (plan).")
     const title = request.title.trim()
     const sections = plan === undefined ? sectionsOfPlan(request.plan ?? "", title) : sectionsOfPlan(plan.body, plan.title)
-    const born: LoopInput = {
+    const born: LoopStartInput = {
       loopName: "",
       title,
       hostSession,
@@ -211,18 +212,35 @@ export class LoopService {
     return sectionReadText((await this.requireLoopOf(sessionId, "section_read")).context, request)
   }
 
-  /** loop_status: every loop in a line, or one in detail. */
+  /** loop_status: every loop in a line (the ones this process holds, then the finished ones on record), or one in detail. */
   async status(name: string | undefined): Promise<string> {
     await this.refresh()
     if (name !== undefined) {
-      const loop = this.named(name)
+      const loop = await this.namedOrFinished(name)
       return `${loopDetailText(loop)}${await this.driverLine(loop)}`
     }
-    const loops = [...this.lifecycle.instances()].map(([, s]) => s)
+    const held = [...this.lifecycle.instances()].map(([, s]) => s)
+    const finished = (await this.lifecycle.finished()).map((f) => f.snapshot).filter((f) => !this.lifecycle.has(f.context.loopName))
+    const loops = [...held, ...finished]
     if (loops.length === 0) return "No loop in this workspace. Start one from an approved plan with loop_start."
     const lines: string[] = []
     for (const loop of loops) lines.push(`${loopLineText(loop)}${await this.driverLine(loop)}`)
     return lines.join("\n")
+  }
+
+  /** loop_status {restart}: see restartLoop (loop.restart.ts). */
+  async restart(name: string, force: boolean): Promise<string> {
+    await this.refresh()
+    return restartLoop({ ...this.deps, at: this.deps.clock.now(), namedOrFinished: (n) => this.namedOrFinished(n) }, name, force)
+  }
+
+  /** A loop this process holds, or a finished one on record (after a restart of opencode, only its record is left). */
+  private async namedOrFinished(name: string): Promise<LoopSnapshot> {
+    const held = this.lifecycle.snapshot(name)
+    if (held !== undefined) return held
+    const finished = (await this.lifecycle.finished()).find((f) => f.snapshot.context.loopName === name)
+    if (finished === undefined) throw new Error(`no loop named "${name}" in this workspace (loop_status lists them).`)
+    return finished.snapshot
   }
 
   /** A running loop needs a driver: who it is, or why nobody drives it. */

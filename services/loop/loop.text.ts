@@ -15,10 +15,24 @@ export function loopStartedText(context: LoopContext): string {
   ].join("\n")
 }
 
-export function loopLineText(snapshot: LoopSnapshot): string {
-  const { loopName, sections, sectionIndex, iteration, maxIterations } = snapshot.context
+/** What loop_status {restart} answers: where the loop starts again, and what it kept. */
+export function loopRestartedText(snapshot: LoopSnapshot, force: boolean): string {
+  const { loopName, sections, sectionIndex, findings, restarts, maxIterations, worktree } = snapshot.context
+  const from = restarts.at(-1)?.from ?? "?"
   const done = sections.filter((s) => s.status === "done").length
-  return `${loopName}: ${where(snapshot)} — ${done}/${sections.length} sections done, pass ${iteration}/${maxIterations}${
+  const open = findings.length
+  return [
+    `Loop ${loopName} restarted${force && from.startsWith("running") ? " (forced)" : ""} from ${from}: it is ${where(snapshot)}, section ${sectionIndex + 1} of ${sections.length}.`,
+    `Kept: ${done} of ${sections.length} sections done, ${open} open finding${open === 1 ? "" : "s"}, its amendments and history; its budget starts again (at most ${maxIterations} passes).`,
+    `Worktree ${worktree.dir} on branch ${worktree.branch}. A new session opens for this pass; this process drives the loop now.`,
+  ].join("\n")
+}
+
+export function loopLineText(snapshot: LoopSnapshot): string {
+  const { loopName, sections, sectionIndex, iteration, maxIterations, restarts } = snapshot.context
+  const done = sections.filter((s) => s.status === "done").length
+  const restarted = restarts.length === 0 ? "" : `, restarted ${restarts.length === 1 ? "once" : `${restarts.length} times`}`
+  return `${loopName}: ${where(snapshot)} — ${done}/${sections.length} sections done, pass ${iteration}/${maxIterations}${restarted}${
     snapshot.hasTag("live") ? ` (section ${sectionIndex + 1})` : ""
   }`
 }
@@ -35,6 +49,7 @@ export function loopDetailText(snapshot: LoopSnapshot): string {
     "sections:",
     ...c.sections.map((s, i) => `  ${i + 1}. [${s.status === "done" ? "x" : " "}] ${s.title}`),
     ...(c.amendments.length === 0 ? [] : [`amendments: ${c.amendments.map((a) => `at section ${a.section}: ${a.rationale}`).join("; ")}`]),
+    ...c.restarts.map((r, i) => `restart ${i + 1}: from ${r.from}${r.reason === null ? "" : ` (${r.reason})`} after ${r.passes} passes`),
     `sessions: ${c.sessions.join(", ") || "(none yet)"}`,
   ].join("\n")
 }

@@ -9,7 +9,8 @@ import { loopPassContextSchema } from "./loop.context"
 // session's handoff and reminders in the loop's context. Version 2 invokes the pass machine: the phase is the loop's
 // state, and the pass (its state, handoff, reminders) is the invoked child `pass`, built here from what version 1 kept.
 // Version 3 records the loop's sandbox (an older loop gets the default: on, offline, never an unconfined one) and
-// its review findings (none were recorded before).
+// its review findings (none were recorded before). Version 4 records the loop's phase (a running loop's is its state;
+// a finished one resumes in the final audit once every section is done, else in coding) and its restarts (none).
 
 /** The fields of a version 1 context that are the pass's own in version 2. */
 interface V1PassFields {
@@ -21,9 +22,19 @@ interface V1PassFields {
 
 export function upgradeLoopRecord(persisted: PersistedShape, fromVersion: string): PersistedShape {
   if (fromVersion === LOOP_MACHINE_VERSION) return persisted
-  if (fromVersion === "2") return withSandbox(persisted)
+  if (fromVersion === "3") return withPhase(persisted)
+  if (fromVersion === "2") return withPhase(withSandbox(persisted))
   if (fromVersion !== "1") throw new Error(`no upgrade from loop machine version ${fromVersion}`)
-  return withSandbox(passOfVersion1(persisted))
+  return withPhase(withSandbox(passOfVersion1(persisted)))
+}
+
+function withPhase(persisted: PersistedShape): PersistedShape {
+  if (typeof persisted.context !== "object" || persisted.context === null || "phase" in persisted.context) return persisted
+  const running = typeof persisted.value === "object" ? persisted.value.running : undefined
+  const sections = (persisted.context as { sections?: unknown }).sections
+  const allDone = Array.isArray(sections) && sections.every((s) => (s as { status?: unknown } | null)?.status === "done")
+  const phase = typeof running === "string" ? running : allDone ? "final_auditing" : "coding"
+  return { ...persisted, context: { ...persisted.context, phase, restarts: [] } }
 }
 
 function withSandbox(persisted: PersistedShape): PersistedShape {

@@ -73,8 +73,10 @@ export class LoopExpectation {
     /** The loop's worktree in the temp workspace. */
     private readonly worktree: LoopWorktree,
     first: Snapshot,
+    /** The first transition row's event: a new loop's birth, or a restart from its record. */
+    firstEvent = "xstate.init",
   ) {
-    this.log = [{ event: "xstate.init", to: snapshotStateText(first) }]
+    this.log = [{ event: firstEvent, to: snapshotStateText(first) }]
   }
 
   /** A model step: its transition row (a tool use asks, and logs nothing), and the effects it asked for. */
@@ -91,7 +93,8 @@ export class LoopExpectation {
       switch (action.type) {
         case "openSession": {
           const { role } = action.params as { role: string }
-          this.effects.opened.push(`Loop ${LOOP} · pass ${context.iteration} · ${role} · ${TITLE}`)
+          const restarted = context.restarts.length === 0 ? "" : ` (restart ${context.restarts.length})`
+          this.effects.opened.push(`Loop ${LOOP} · pass ${context.iteration}${restarted} · ${role} · ${TITLE}`)
           break
         }
         case "sendBrief": {

@@ -104,6 +104,12 @@ export class RecordingWorktrees implements LoopWorktrees {
     mkdirSync(worktree.dir, { recursive: true })
     this.created.push(worktree)
   }
+  /** The worktrees a restarted loop asked for again. */
+  readonly reopened: LoopWorktree[] = []
+  async reopen(worktree: LoopWorktree): Promise<void> {
+    mkdirSync(worktree.dir, { recursive: true })
+    this.reopened.push(worktree)
+  }
   /** The commits the host asked for, by message. */
   readonly commits: string[] = []
   async commitAll(_worktree: LoopWorktree, message: string): Promise<string | null> {

@@ -15,9 +15,25 @@ import {
   OUTER_LOOP,
   OUTER_SESSION,
   STRANGER,
+  nextPassSession,
   passSession,
 } from "./loop.world"
-import { CODED, MAX_PASSES, T0, UNVERIFIED, inputFor, restored } from "./loop.fixtures"
+import { CODED, MAX_PASSES, T0, UNVERIFIED, inputFor, restartOf, restored } from "./loop.fixtures"
+import {
+  BARE,
+  BUG,
+  BUG_WITH_SUMMARY,
+  CLEAN,
+  COMPLETE,
+  POST_FAILED,
+  RESTART_WALK,
+  RESUMED,
+  RESUMED_STARTS,
+  WALKS,
+  budgetWalk,
+  deleteFinding,
+  restartWalk,
+} from "./loop.walks"
 import { startLoopSut } from "./loop.sut"
 import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "./model.template"
 
@@ -50,6 +66,10 @@ import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "./mod
 //   (lifecycle.restore of each running record) and `service.resumeAll()`, which takes the loop over (the machine's
 //   driver gate: the recorded driver is gone). The sessions still run their turns. With NEIGHBOUR_DRIVER, a second
 //   process starts beside the live driver and does the same: the gate leaves the loop to the live one.
+// - loop.restart: loop_status {restart} (`service.restart`) from the process that drives the loop: without force on
+//   each phase's first visit (refused: it runs), forced in the restart walk (loop.walks.ts). A loop that ended is
+//   restarted from its record: each "restarted from its record" config seeds the row, findings and worktree the
+//   process that ran it left, then restarts it without force (loop.sut.resume.ts); two of them the birth gate refuses.
 // - tool.use is never sent: the loop's gate on its passes' tools (the audit's write-ban, the coder's worktree, the tools
 //   no pass uses: plan authoring, loop management, questions to the user) asks
 //   `can()` (`service.toolRefusal` for the current pass); the SUT replays it as that question, and coverage counts it
@@ -61,17 +81,6 @@ import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "./mod
 // explored on its first visit only, a later pass of the phase handing off its usual record; the auditor amends at most
 // once (it drops the pending sections, so the first section becomes the last and the final audit comes sooner).
 
-/**
- * The budget walks: each one a single run of usual records to where its budget runs out, told apart by its start time
- * (eventsIn reads the context only). The audits a walk finds dirty: every one, none, or only the first.
- */
-const WALKS = {
-  [T0 + 1]: { name: "the coder's seventh pass leaves no pass for its audit", maxIterations: 7, dirty: "every" },
-  [T0 + 2]: { name: "the fix of a dirty final audit takes the sixth pass and leaves none for the final audit", maxIterations: 6, dirty: "final" },
-  [T0 + 3]: { name: "a dirty audit at the sixth pass leaves none for its fix", maxIterations: 6, dirty: "every" },
-  [T0 + 4]: { name: "the last section's audit at the sixth pass leaves none for the final audit", maxIterations: 6, dirty: "first" },
-  [T0 + 5]: { name: "a clean final audit at the seventh pass leaves none for the post-action", maxIterations: 7, dirty: "first" },
-} as const satisfies Record<number, { name: string; maxIterations: number; dirty: "every" | "final" | "first" }>
 /** When the auditor amends the pending sections. */
 const T_ADJUST = T0 + 3_600_000
 
@@ -82,6 +91,8 @@ const configs = [
     name: `budget walk: ${walk.name}`,
     input: inputFor({ maxIterations: walk.maxIterations, startedAt: Number(at) }),
   })),
+  { name: "restart walk: each phase restarted once as it works, forced", input: inputFor({ maxIterations: 7, startedAt: RESTART_WALK }) },
+  ...RESUMED.map(({ name, input }) => ({ name: `restarted from its record: ${name}`, input })),
   { name: "refused: the plan is a draft", input: inputFor({ planStatus: "draft" }) },
   { name: "refused: asked from inside another loop", input: inputFor({ hostSession: OUTER_SESSION, askedFrom: OUTER_LOOP }) },
   { name: "refused: the plan has no section", input: inputFor({ planPath: null, planStatus: null, sections: [] }) },
@@ -91,40 +102,6 @@ const configs = [
     input: inputFor({ sandbox: { mode: "bwrap", network: false, problem: "bwrap is not installed (no bwrap on PATH)" } }),
   },
 ]
-
-/** A clean section audit: a warning only, and its summary. */
-const CLEAN: LoopHandoff = {
-  role: "auditor",
-  findings: [{ severity: "warning", file: "src/parser.ts", line: 40, description: "errors could name the column" }],
-  summary: { done: ["the parser reads the whole grammar"], deviations: ["unary minus token"], followUps: ["name the column in errors"] },
-  notes: null,
-}
-/** A clean audit without a summary: enough for the final audit, malformed for a section audit. */
-const BARE: LoopHandoff = { role: "auditor", findings: [], summary: null, notes: null }
-/** An audit that found a bug. */
-const BUG: LoopHandoff = {
-  role: "auditor",
-  findings: [{ severity: "bug", file: "src/parser.ts", line: 12, description: "unary minus binds looser than multiplication" }],
-  summary: null,
-  notes: "Add a test for -2*3.",
-}
-/** The post-action's exit (loop_complete): the loop completes, or ends as errored. */
-const COMPLETE: LoopHandoff = {
-  role: "post_action",
-  outcome: "completed_with_issues",
-  steps: ["ran npm test on the branch"],
-  followUps: ["name the column in errors"],
-  notes: null,
-}
-const POST_FAILED: LoopHandoff = {
-  role: "post_action",
-  outcome: "failed",
-  steps: ["npm test fails on the branch"],
-  followUps: [],
-  notes: "the build is broken",
-}
-/** Malformed: a summary while a bug remains. */
-const BUG_WITH_SUMMARY: LoopHandoff = { ...BUG, summary: { done: ["most of it"], deviations: [], followUps: [] } }
 
 /** Each phase's records: the ones its gate takes (the first is the usual one), and the ones it refuses. */
 const RECORDS = {
@@ -172,13 +149,6 @@ const RECORDED = {
   scenario: "print(parse('1-(2-3)'))",
 } as const
 const recordBug = (session: string, section: number): LoopEvent => ({ type: "loop.review.write", session, finding: { ...RECORDED, section } })
-const deleteFinding = (session: string, f: { section: number; file: string; line: number }): LoopEvent => ({
-  type: "loop.review.delete",
-  session,
-  section: f.section,
-  file: f.file,
-  line: f.line,
-})
 
 type Snapshot = SnapshotFrom<typeof loopMachine>
 
@@ -219,9 +189,11 @@ function eventsIn(state: Snapshot): LoopEvent[] {
   // A budget walk runs one record per pass to where its budget runs out.
   const walk: { dirty: "every" | "final" | "first" } | undefined = (WALKS as Record<number, { dirty: "every" | "final" | "first" }>)[c.startedAt]
   if (walk !== undefined) return budgetWalk(state, phase, walk.dirty)
+  if (RESUMED_STARTS.has(c.startedAt)) return budgetWalk(state, phase, "none")
+  if (c.startedAt === RESTART_WALK) return restartWalk(state, phase)
   const first = firstVisit(state, phase)
   if (pass?.hasTag("opening") === true) {
-    const events: LoopEvent[] = [{ type: "loop.session.opened", session: passSession(c.iteration), driver: MODEL_DRIVER }]
+    const events: LoopEvent[] = [{ type: "loop.session.opened", session: nextPassSession(c), driver: MODEL_DRIVER }]
     if (first) events.push({ type: "loop.session.failed", error: "session.create failed: 503" }, { type: "loop.fail", reason: BRIEF_FAILED }, cancel)
     // A process restarts while it opens a phase's first pass: the session is opened again, on the same pass.
     if (first) events.push(restored)
@@ -281,21 +253,11 @@ function eventsIn(state: Snapshot): LoopEvent[] {
   // A handoff while a subagent of the pass still works: refused, naming it.
   if (first && nudges === 0 && pending === null) events.push({ type: "loop.handoff", session: current, handoff: valid[0], busy: ["ses_subagent_1"] })
   if (first && nudges === 0 && pending === valid[0]) events.push({ type: "loop.fail", reason: DIRECT_FAIL })
+  // A running loop is restarted only with force (the restart walk takes the forced ones).
+  if (first && nudges === 0 && pending === null) events.push(restartOf(false))
   events.push(restored)
   if (first && nudges === 0) events.push(besideDriver)
   return events
-}
-
-function budgetWalk(state: Snapshot, phase: Phase, dirty: "every" | "final" | "first"): LoopEvent[] {
-  const c = state.context
-  const pass = loopPassOf(state)
-  if (pass?.hasTag("opening") === true) return [{ type: "loop.session.opened", session: passSession(c.iteration), driver: MODEL_DRIVER }]
-  const current = c.session as string
-  if ((pass?.context.pending ?? null) !== null) return [{ type: "loop.idle", session: current }]
-  const isDirty = phase === "final_auditing" ? dirty === "final" : phase === "auditing" && (dirty === "every" || (dirty === "first" && c.iteration === 2))
-  const handoff =
-    phase === "post_action" ? COMPLETE : phase === "coding" || phase === "final_audit_fix" ? CODED : isDirty ? BUG : phase === "final_auditing" ? BARE : CLEAN
-  return [{ type: "loop.handoff", session: current, handoff }]
 }
 
 describe("loop machine", () => {

@@ -1,13 +1,13 @@
 import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
 import type { LoopHandoff, PostActionHandoff } from "../../machines/loop/loop.gates"
-import type { LoopEvent, loopMachine } from "../../machines/loop/loop.machine"
+import { type LoopEvent, type loopMachine, loopPhaseOf } from "../../machines/loop/loop.machine"
 import type { CompleteFields, HandoffFields } from "../../services/loop/loop.handoff"
 import type { LoopReviewService } from "../../services/loop/loop.review"
 import type { LoopService } from "../../services/loop/loop.service"
 import type { FakeClock } from "./goal.fakes"
 import { expectRefusal } from "./loop.agreement"
-import { LOOP } from "./loop.world"
+import { BRANCH, LOOP } from "./loop.world"
 
 // The loop tools' arguments as the loop SUT gives them for the model's events.
 
@@ -76,4 +76,60 @@ export async function applySilence(
   service.noteActivity(event.session)
   clock.at += event.silentMs
   await service.checkSilence()
+}
+
+/** loop.adjust as the loop SUT produces it: loop_adjust from the session, the clock at the event's time. */
+export async function applyAdjust(
+  service: LoopService,
+  clock: FakeClock,
+  event: Extract<LoopEvent, { type: "loop.adjust" }>,
+  before: SnapshotFrom<typeof loopMachine>,
+  accepted: boolean,
+): Promise<void> {
+  clock.at = event.now
+  const attempt = service.adjust(event.session, { current: event.current, pending: event.pending }, event.rationale)
+  if (!accepted) return expectRefusal(attempt, before, event)
+  const at = before.context.sectionIndex
+  const edited = event.current === undefined ? "" : ` Section ${at + 1} under audit now reads: ${event.current.title}.`
+  const pending = event.pending === undefined ? before.context.sections.slice(at + 1).map((s, i) => `${at + i + 2}. ${s.title}`) : []
+  expect(await attempt, "the adjust's answer").toBe(
+    `Sections amended (amendment 1).${edited} Pending after section ${at + 1}: ${pending.length === 0 ? "none" : pending.join("; ")}.`,
+  )
+}
+
+/** loop.restart as the loop SUT produces it: loop_status {restart, force} from the process that drives the loop. */
+export async function applyRestart(
+  service: LoopService,
+  clock: FakeClock,
+  event: Extract<LoopEvent, { type: "loop.restart" }>,
+  before: SnapshotFrom<typeof loopMachine>,
+  accepted: boolean,
+): Promise<void> {
+  // The clock moves to the restart only for one that happens (a refused one leaves the driver's claim as it is).
+  if (accepted) clock.at = event.at
+  const attempt = service.restart(LOOP, event.force)
+  if (!accepted) return expectRefusal(attempt, before, event)
+  expect(await attempt, "the restart's answer").toMatch(new RegExp(`^Loop ${LOOP} restarted \\(forced\\) from running\\.${loopPhaseOf(before.value)}: `))
+}
+
+/** loop.cancel as the loop SUT produces it: loop_cancel, unnamed (and named, for a finished loop). */
+export async function applyCancel(
+  service: LoopService,
+  event: Extract<LoopEvent, { type: "loop.cancel" }>,
+  before: SnapshotFrom<typeof loopMachine>,
+  accepted: boolean,
+  worktreeDir: string,
+): Promise<void> {
+  const why = event.reason.replace(/^cancelled: /, "")
+  expect(`cancelled: ${why}`, "loop_cancel's reason is recorded behind `cancelled: `").toBe(event.reason)
+  if (before.status === "done") {
+    // The only loop is over: nothing to cancel unnamed, and named it refuses in the machine's words.
+    await expect(service.cancel(event.session, undefined, why)).rejects.toThrow(/^no loop is running in this workspace\.$/)
+    return expectRefusal(service.cancel(event.session, LOOP, why), before, event)
+  }
+  // A loop's own pass asks: the machine refuses it.
+  if (!accepted) return expectRefusal(service.cancel(event.session, undefined, why), before, event)
+  expect(await service.cancel(event.session, undefined, why), "the cancel's answer").toBe(
+    `Loop ${LOOP} cancelled. Its work stays on branch ${BRANCH} (${worktreeDir}).`,
+  )
 }

@@ -1,14 +1,16 @@
 import { existsSync } from "node:fs"
 import { expect } from "vitest"
 import type { SnapshotFrom } from "xstate"
-import { type LoopEvent, type LoopInput, type LoopWorktree, loopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
+import type { LoopEvent, LoopInput, LoopResumeInput, LoopStartInput, LoopWorktree } from "../../machines/loop/loop.machine"
+import { loopMachine, loopPassOf, loopPhaseOf } from "../../machines/loop/loop.machine"
 import { explainLoopBirthRefusal, explainLoopRefusal } from "../../machines/loop/loop.refusals"
 import { snapshotStateText } from "../../machines/state.text"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { initialStep } from "../../services/lifecycle/lifecycle.step"
 import { restoreLive } from "../../services/lifecycle/lifecycle.restore.live"
 import { LoopReviewService } from "../../services/loop/loop.review"
-import { applyReview, applySilence, completeFieldsOf, fieldsOf } from "./loop.sut.tools"
+import { applyAdjust, applyCancel, applyRestart, applyReview, applySilence, completeFieldsOf, fieldsOf } from "./loop.sut.tools"
+import { agreesUnrestarted, restartFromRecord } from "./loop.sut.resume"
 import type { LoopPlan, LoopPlans, LoopSandboxes } from "../../services/loop/loop.ports"
 import { ramTempDir } from "../temp.dir"
 import { seedMigratedDatabase } from "./migrated.database"
@@ -32,7 +34,7 @@ import {
   SEND_DOWN,
   STRANGER,
   TITLE,
-  passSession,
+  nextPassSession,
 } from "./loop.world"
 import type { ModelStep, ModelSut } from "./model.template"
 
@@ -54,6 +56,8 @@ export class LoopSut implements ModelSut<LoopModel> {
   private forgotten = false
   /** The birth gate refused the start: no loop, no row, no worktree, whatever comes after. */
   private unborn = false
+  /** The birth gate refused a restart: the loop's record stays as it ended. */
+  private unrestarted: LoopResumeInput | undefined
   /** Loops of the workspace besides this one (the loop an `askedFrom` config runs inside). */
   private readonly others: string[] = []
   /** The process that drives the loop (its `driver`): the one that started it, opened its session or took it over. */
@@ -71,8 +75,9 @@ export class LoopSut implements ModelSut<LoopModel> {
     private process: LoopProcess,
     private readonly worktree: LoopWorktree,
     first: Snapshot,
+    firstEvent: string,
   ) {
-    this.expected = new LoopExpectation(dir, worktree, first)
+    this.expected = new LoopExpectation(dir, worktree, first, firstEvent)
   }
 
   static async start(input: LoopInput): Promise<LoopSut> {
@@ -80,22 +85,28 @@ export class LoopSut implements ModelSut<LoopModel> {
     await seedMigratedDatabase(dir)
     const worktrees = new RecordingWorktrees(dir)
     const worktree: LoopWorktree = { ...worktrees.placeFor(LOOP), base: BASE_COMMIT }
-    expect(worktree.branch, "the loop's branch").toBe(input.worktree.branch)
-    const clock = new FakeClock(input.startedAt)
+    // A restarted loop's facts are its record's.
+    const facts = "resume" in input ? input.resume.context : input
+    expect(worktree.branch, "the loop's branch").toBe(facts.worktree.branch)
+    const clock = new FakeClock("resume" in input ? input.at : input.startedAt)
     const sessions = new FakeLoopSessions()
     const plan: LoopPlan | undefined =
-      input.planPath === null ? undefined : { planPath: input.planPath, status: input.planStatus ?? "unreadable", title: TITLE, body: PLAN_BODY }
+      facts.planPath === null ? undefined : { planPath: facts.planPath, status: facts.planStatus ?? "unreadable", title: TITLE, body: PLAN_BODY }
     const plans: LoopPlans = { liveFor: async () => plan }
     // The sandbox as the config's birth fact has it: on and able to start, or unable to start here.
-    const sandboxes: LoopSandboxes = { mode: input.sandbox.mode, network: input.sandbox.network, problem: async () => input.sandbox.problem }
+    const problem = "resume" in input ? input.sandboxProblem : input.sandbox.problem
+    const sandboxes: LoopSandboxes = { mode: facts.sandbox.mode, network: facts.sandbox.network, problem: async () => problem }
     const process = await openLoopProcess(dir, clock, sessions, plans, worktrees, sandboxes, processId(1))
-    const sut = new LoopSut(dir, clock, sessions, plans, worktrees, sandboxes, process, worktree, initialStep(loopMachine, input).snapshot as Snapshot)
-    await sut.begin(input)
+    const first = initialStep(loopMachine, input).snapshot as Snapshot
+    const sut = new LoopSut(dir, clock, sessions, plans, worktrees, sandboxes, process, worktree, first, "resume" in input ? "loop.restart" : "xstate.init")
+    if ("resume" in input) sut.unrestarted = await restartFromRecord(sut.process, input, sut.worktrees, sut.placeholders(), sut.expected)
+    else await sut.begin(input)
+    await sut.settle()
     return sut
   }
 
   /** loop_start from the input's host session: refused by the birth gate, or the loop started with its worktree. */
-  private async begin(input: LoopInput): Promise<void> {
+  private async begin(input: LoopStartInput): Promise<void> {
     const { service } = this.process
     if (input.askedFrom !== null) await this.startOuterLoop(input)
     // A plan given inline has no path: the no-section config gives an empty one.
@@ -131,7 +142,7 @@ export class LoopSut implements ModelSut<LoopModel> {
   }
 
   /** The loop an `askedFrom` config asks from: started by the host, its first pass opened as OUTER_SESSION. */
-  private async startOuterLoop(input: LoopInput): Promise<void> {
+  private async startOuterLoop(input: LoopStartInput): Promise<void> {
     const { service } = this.process
     await service.start(HOST, { title: "Outer loop", maxIterations: input.maxIterations })
     const opening = this.sessions.pending()
@@ -196,33 +207,16 @@ export class LoopSut implements ModelSut<LoopModel> {
       case "loop.review.write":
       case "loop.review.delete":
         return applyReview(new LoopReviewService(service, this.process.reviews, this.clock), event, before, accepted)
-      case "loop.adjust": {
-        this.clock.at = event.now
-        const attempt = service.adjust(event.session, { current: event.current, pending: event.pending }, event.rationale)
-        if (!accepted) return expectRefusal(attempt, before, event)
-        const at = before.context.sectionIndex
-        const edited = event.current === undefined ? "" : ` Section ${at + 1} under audit now reads: ${event.current.title}.`
-        const pending = event.pending === undefined ? before.context.sections.slice(at + 1).map((s, i) => `${at + i + 2}. ${s.title}`) : []
-        return void expect(await attempt, "the adjust's answer").toBe(
-          `Sections amended (amendment 1).${edited} Pending after section ${at + 1}: ${pending.length === 0 ? "none" : pending.join("; ")}.`,
-        )
-      }
-      case "loop.cancel": {
-        const why = event.reason.replace(/^cancelled: /, "")
-        expect(`cancelled: ${why}`, "loop_cancel's reason is recorded behind `cancelled: `").toBe(event.reason)
-        if (finished) {
-          // The only loop is over: nothing to cancel unnamed, and named it refuses in the machine's words.
-          await expect(service.cancel(event.session, undefined, why)).rejects.toThrow(/^no loop is running in this workspace\.$/)
-          return expectRefusal(service.cancel(event.session, LOOP, why), before, event)
-        }
-        // A loop's own pass asks: the machine refuses it.
-        if (!accepted) return expectRefusal(service.cancel(event.session, undefined, why), before, event)
-        return void expect(await service.cancel(event.session, undefined, why), "the cancel's answer").toBe(
-          `Loop ${LOOP} cancelled. Its work stays on branch ${BRANCH} (${this.worktree.dir}).`,
-        )
-      }
+      case "loop.adjust":
+        return applyAdjust(service, this.clock, event, before, accepted)
+      case "loop.cancel":
+        return applyCancel(service, event, before, accepted, this.worktree.dir)
       case "loop.fail":
         return this.fail(event, before, accepted)
+      case "loop.restart":
+        await applyRestart(service, this.clock, event, before, accepted)
+        if (accepted) this.driver = this.process.id
+        return
       case "loop.restored":
         if (event.driver.me === NEIGHBOUR_DRIVER) return this.restoreBeside(accepted)
         await this.restart(before)
@@ -246,7 +240,7 @@ export class LoopSut implements ModelSut<LoopModel> {
     const { service } = this.process
     if (event.reason === BRIEF_FAILED) {
       // The session opens, and its first brief cannot be sent: the step that would record it fails.
-      const session = passSession(before.context.iteration)
+      const session = nextPassSession(before.context)
       this.expected.unsent(before, { type: "loop.session.opened", session, driver: MODEL_DRIVER }, this.placeholders())
       const opening = this.sessions.pending()
       expect(opening, "the loop waits for the session it is opening").toBeDefined()
@@ -369,6 +363,8 @@ export class LoopSut implements ModelSut<LoopModel> {
     const { service } = this.process
     await this.process.rt.host.idle()
     if (this.unborn) return this.expected.agreesUnborn(model, { service, sessions: this.sessions, others: this.others })
+    if (this.unrestarted !== undefined)
+      return agreesUnrestarted(model, this.unrestarted, { service, sessions: this.sessions, worktrees: this.worktrees, dir: this.dir })
     return this.expected.agreesWith(model, {
       service,
       reviews: this.process.reviews,

@@ -9,6 +9,8 @@ export const HOST = "ses_host"
 export const STRANGER = "ses_stranger"
 /** The id opencode gives the session opened for pass `n`. */
 export const passSession = (n: number): string => `ses_pass_${n}`
+/** The session opened for a loop's next pass: numbered over every session it opened (a restart's budget starts again). */
+export const nextPassSession = (context: LoopContext): string => passSession(context.sessions.length + 1)
 /** The loop's name: the slug of its title. */
 export const LOOP = "ship-the-parser"
 export const TITLE = "Ship the parser"

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest"
 import { initialTransition } from "xstate"
 import type { AuditorHandoff, CoderHandoff } from "../../machines/loop/loop.gates"
-import { type LoopContext, type LoopInput, type LoopPassView, loopMachine } from "../../machines/loop/loop.machine"
+import { type LoopContext, type LoopStartInput, type LoopPassView, loopMachine } from "../../machines/loop/loop.machine"
 import { LOOP_BRIEF_TAG, loopBriefText, loopEndText } from "../../services/loop/loop.brief"
 
 // What a loop tells its passes' sessions (each pass's brief, the reminder) and the session that started it (the end).
 
 const WORKTREE = { dir: "/work/repo/.opencode/forge/worktrees/ship-the-parser", branch: "forge/loop/ship-the-parser", base: "0123456789abcdef" }
 
-const input: LoopInput = {
+const input: LoopStartInput = {
   loopName: "ship-the-parser",
   title: "Ship the parser",
   hostSession: "ses_host",

@@ -62,11 +62,19 @@ export function createLoopTools(deps: LoopToolsDeps): Record<Exclude<(typeof LOO
       },
     }),
     loop_status: forgeTool("loop_status", {
-      description: "List the workspace's loops, or show one (name) in detail: its phase, sections, sessions and how it ended.",
-      args: { name: text.optional().describe("The loop to show in detail") },
+      description:
+        "List the workspace's loops, or show one (name) in detail: its phase, sections, sessions and how it ended. restart: start a loop that has not completed again where it stood (its plan, section progress and findings kept, its budgets new); a running loop also needs force, since its current pass is stopped. A completed loop cannot be restarted.",
+      args: {
+        name: text.optional().describe("The loop to show in detail, or to restart"),
+        restart: z.boolean().optional().describe("Restart the named loop"),
+        force: z.boolean().optional().describe("With restart: restart a running (stuck) loop, stopping its current pass"),
+      },
       async execute(args, ctx) {
         const { loops } = await open(ctx)
-        return answer(await loops.status(args.name))
+        if (args.force === true && args.restart !== true) throw new Error("loop_status: force goes with restart: true; nothing was restarted.")
+        if (args.restart !== true) return answer(await loops.status(args.name))
+        if (args.name === undefined) throw new Error("loop_status: restart needs the loop's name (loop_status without arguments lists them).")
+        return answer(await loops.restart(args.name, args.force === true))
       },
     }),
     loop_cancel: forgeTool("loop_cancel", {

@@ -303,3 +303,36 @@ describe("commitAll", () => {
     await expect(worktrees.commitAll(worktree, "section 2: Elsewhere")).rejects.toThrow(/is not on the branch forge\/loop\/switched \(it is on elsewhere\)/)
   })
 })
+
+// A restarted loop (loop_status {restart}) asks for its worktree again: where it stands, or made again from its branch.
+describe("reopen", () => {
+  it("keeps a worktree that is there on its branch, its uncommitted work included", async () => {
+    const { worktrees, worktree } = await loopWorktree("kept")
+    writeFileSync(path.join(worktree.dir, "wip.txt"), "half done\n")
+    await worktrees.reopen(worktree)
+    expect(readFileSync(path.join(worktree.dir, "wip.txt"), "utf8")).toBe("half done\n")
+    expect(git(worktree.dir, "rev-parse", "--abbrev-ref", "HEAD")).toBe(worktree.branch)
+  })
+
+  it("adds the worktree again from its branch when its folder was removed by hand, the branch's commits in it", async () => {
+    const { root, worktrees, worktree } = await loopWorktree("removed")
+    writeFileSync(path.join(worktree.dir, "a.txt"), "a\n")
+    await worktrees.commitAll(worktree, "section 1: A")
+    rmSync(worktree.dir, { recursive: true, force: true })
+    await worktrees.reopen(worktree)
+    expect(readFileSync(path.join(worktree.dir, "a.txt"), "utf8")).toBe("a\n")
+    expect(git(worktree.dir, "log", "-1", "--format=%s")).toBe("section 1: A")
+    expect(worktreeCount(root)).toBe(2)
+  })
+
+  it("refuses, naming it, a worktree moved to another branch, and a branch that is gone; nothing is changed", async () => {
+    const { root, worktrees, worktree } = await loopWorktree("moved")
+    git(worktree.dir, "checkout", "-q", "-b", "elsewhere")
+    await expect(worktrees.reopen(worktree)).rejects.toThrow(/is not on its branch forge\/loop\/moved \(it is on elsewhere\)/)
+    expect(git(worktree.dir, "rev-parse", "--abbrev-ref", "HEAD")).toBe("elsewhere")
+    git(root, "worktree", "remove", "--force", worktree.dir)
+    git(root, "branch", "-D", worktree.branch)
+    await expect(worktrees.reopen(worktree)).rejects.toThrow(/the loop's branch forge\/loop\/moved is gone/)
+    expect(existsSync(worktree.dir)).toBe(false)
+  })
+})

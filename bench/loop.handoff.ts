@@ -26,6 +26,9 @@ const quiet: Logger = { info() {}, warn() {}, error() {} }
 
 /** opencode's sessions, answering at once; `sent` resolves the brief a test waits for. */
 class InstantSessions implements LoopSessions {
+  async usage() {
+    return { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }
+  }
   private opened = 0
   private waiter: (() => void) | undefined
   briefs = 0

@@ -11,6 +11,7 @@ export function newContext(input: LoopStartInput): LoopContext {
     sectionIndex: 0,
     session: null,
     sessions: [],
+    roles: {},
     driver: input.driver,
     iteration: 0,
     phase: "coding",

@@ -37,8 +37,8 @@ export type {
 
 /**
  * Bumped whenever a change would make an older persisted snapshot unfit for this definition. 2: each phase's pass is
- * an invoked machine (its session's handoff and reminders live in the pass's snapshot). 3: a loop records its sandbox and its review findings. 4: a loop records its phase and its
- * restarts. loop.upgrade.ts reads 1, 2 and 3.
+ * an invoked machine (its session's handoff and reminders live in the pass's snapshot). 3: a loop records its sandbox and its review findings. 4: a loop records its phase, its
+ * restarts and the role of each session. loop.upgrade.ts reads 1, 2 and 3.
  */
 export const LOOP_MACHINE_VERSION = "4"
 

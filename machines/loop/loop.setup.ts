@@ -11,6 +11,7 @@ import {
   isFileChangingTool,
   passesNeeded,
   pathsOutsideWorktree,
+  roleOfPhase,
 } from "./loop.gates"
 import { loopPassMachine } from "./loop.pass.machine"
 import { isSandboxReady } from "./loop.sandbox"
@@ -169,7 +170,12 @@ export const loopSetup = setup({
     }),
     recordSession: assign(({ context, event }) => {
       assertEvent(event, "loop.session.opened")
-      return { session: event.session, sessions: [...context.sessions, event.session], driver: event.driver }
+      return {
+        session: event.session,
+        sessions: [...context.sessions, event.session],
+        roles: { ...context.roles, [event.session]: roleOfPhase(context.phase) },
+        driver: event.driver,
+      }
     }),
     takeOver: assign(({ event }) => {
       assertEvent(event, "loop.restored")

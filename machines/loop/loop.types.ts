@@ -1,5 +1,5 @@
 import type { DriverFacts } from "../driver.claim"
-import type { LoopHandoff, LoopPhase, LoopSection, LoopSectionPlan } from "./loop.gates"
+import type { LoopHandoff, LoopPhase, LoopRole, LoopSection, LoopSectionPlan } from "./loop.gates"
 import type { LoopOpenFinding } from "./loop.findings"
 import type { LoopSandbox } from "./loop.sandbox"
 
@@ -96,6 +96,8 @@ export interface LoopContext extends Omit<LoopStartInput, "sections" | "driver">
   session: string | null
   /** Every session the loop opened, oldest first. */
   sessions: string[]
+  /** The role each session was opened for (a session of a record written before roles were kept has none). */
+  roles: Record<string, LoopRole>
   /**
    * The opencode process that drove the loop last: the one that started it, opened the current session or took it
    * over (for the record and loop_status; who may drive it is the workspace's driver claim). Null only in records

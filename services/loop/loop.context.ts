@@ -73,6 +73,7 @@ export const loopContextSchema = z.strictObject({
   sectionIndex: z.number().int().nonnegative(),
   session: z.string().min(1).nullable(),
   sessions: z.array(z.string().min(1)),
+  roles: z.record(z.string(), z.enum(["coder", "auditor", "post_action"])),
   driver: z.string().min(1).nullable(),
   iteration: z.number().int().nonnegative(),
   phase: loopPhaseSchema,

@@ -52,6 +52,19 @@ export interface LoopSessions {
   isIdle(sessionId: string): Promise<boolean>
   /** The sessions under a session (its subagents, theirs in turn) that are busy or retrying now. */
   busyUnder(sessionId: string): Promise<string[]>
+  /** What a session's model turns spent, its subagents' (theirs in turn) included. */
+  usage(sessionId: string): Promise<LoopUsage>
+}
+
+/** Tokens and cost, as opencode counts them on a session's assistant messages. */
+export interface LoopUsage {
+  input: number
+  output: number
+  reasoning: number
+  cacheRead: number
+  cacheWrite: number
+  /** In the provider's currency units (USD for the providers opencode prices). */
+  cost: number
 }
 
 /** The approved plan a loop executes: the session's live plan document as it stands. */

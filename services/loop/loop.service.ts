@@ -21,6 +21,7 @@ import type { LoopPlans, LoopSandboxes, LoopSessions, LoopWorktrees } from "./lo
 import { type DriverFacts, driverLineText, mayDrive } from "../../machines/driver.claim"
 import type { DriverClaims } from "../lifecycle/driver.claim"
 import { LoopStallWatch } from "./loop.stall"
+import { loopUsageText } from "./loop.usage"
 
 import { LOOP_CLAIMS, restartLoop } from "./loop.restart"
 
@@ -217,7 +218,8 @@ export class LoopService {
     await this.refresh()
     if (name !== undefined) {
       const loop = await this.namedOrFinished(name)
-      return `${loopDetailText(loop)}${await this.driverLine(loop)}`
+      const usage = await loopUsageText(loop.context, (session) => this.deps.sessions.usage(session))
+      return [`${loopDetailText(loop)}${await this.driverLine(loop)}`, ...(usage.length === 0 ? [] : ["usage per role:", ...usage])].join("\n")
     }
     const held = [...this.lifecycle.instances()].map(([, s]) => s)
     const finished = (await this.lifecycle.finished()).map((f) => f.snapshot).filter((f) => !this.lifecycle.has(f.context.loopName))

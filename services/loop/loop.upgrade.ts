@@ -10,7 +10,8 @@ import { loopPassContextSchema } from "./loop.context"
 // state, and the pass (its state, handoff, reminders) is the invoked child `pass`, built here from what version 1 kept.
 // Version 3 records the loop's sandbox (an older loop gets the default: on, offline, never an unconfined one) and
 // its review findings (none were recorded before). Version 4 records the loop's phase (a running loop's is its state;
-// a finished one resumes in the final audit once every section is done, else in coding) and its restarts (none).
+// a finished one resumes in the final audit once every section is done, else in coding), its restarts (none) and the
+// role of each session it opens (not known for the ones before).
 
 /** The fields of a version 1 context that are the pass's own in version 2. */
 interface V1PassFields {
@@ -34,7 +35,7 @@ function withPhase(persisted: PersistedShape): PersistedShape {
   const sections = (persisted.context as { sections?: unknown }).sections
   const allDone = Array.isArray(sections) && sections.every((s) => (s as { status?: unknown } | null)?.status === "done")
   const phase = typeof running === "string" ? running : allDone ? "final_auditing" : "coding"
-  return { ...persisted, context: { ...persisted.context, phase, restarts: [] } }
+  return { ...persisted, context: { ...persisted.context, phase, restarts: [], roles: {} } }
 }
 
 function withSandbox(persisted: PersistedShape): PersistedShape {

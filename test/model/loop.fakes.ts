@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs"
 import path from "node:path"
 import type { LoopWorktree } from "../../machines/loop/loop.machine"
-import type { LoopBranchFacts, LoopSandboxes, LoopSessions, LoopWorktrees } from "../../services/loop/loop.ports"
+import type { LoopBranchFacts, LoopSandboxes, LoopSessions, LoopUsage, LoopWorktrees } from "../../services/loop/loop.ports"
 
 // The loop harness's edges for the model test: opencode's sessions, whose openings the SUT settles, and git's
 // worktrees, recorded. Everything between them (service, lifecycle host, SQLite) is the real thing.
@@ -16,6 +16,10 @@ interface Opening {
 
 /** opencode's sessions as the loop sees them: openings the test settles, and a record of every send, stop and tell. */
 export class FakeLoopSessions implements LoopSessions {
+  /** Every session spent the same: one answer of the fake model. */
+  async usage(): Promise<LoopUsage> {
+    return { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }
+  }
   readonly openings: Opening[] = []
   readonly sent: { session: string; text: string }[] = []
   /** The sends that threw (the session could not be reached). */

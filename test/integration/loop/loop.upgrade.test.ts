@@ -92,7 +92,7 @@ describe("loop records of version 1", () => {
   it("version 3 records get their phase (where a restart resumes) and no restarts", () => {
     const sections = (...status: string[]) => status.map((s, i) => ({ title: `S${i + 1}`, content: "c", status: s }))
     const phaseOf = (value: unknown, status: string[]) =>
-      (upgradeLoopRecord({ value: value as never, context: { sections: sections(...status) } }, "3").context as { phase?: unknown; restarts?: unknown })
+      upgradeLoopRecord({ value: value as never, context: { sections: sections(...status) } }, "3").context as { phase?: unknown; restarts?: unknown }
     expect(phaseOf({ running: "auditing" }, ["pending", "pending"])).toMatchObject({ phase: "auditing", restarts: [] })
     expect(phaseOf("stalled", ["done", "pending"])).toMatchObject({ phase: "coding", restarts: [] })
     expect(phaseOf("errored", ["done", "done"])).toMatchObject({ phase: "final_auditing", restarts: [] })

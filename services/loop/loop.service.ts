@@ -9,12 +9,12 @@ import {
   loopShellConfinement,
 } from "../../machines/loop/loop.machine"
 import { openBugs } from "../../machines/loop/loop.findings"
-import type { LoopSandbox, ShellConfinement } from "../../machines/loop/loop.sandbox"
+import type { ShellConfinement } from "../../machines/loop/loop.sandbox"
 import type { Lifecycle } from "../lifecycle/lifecycle"
 import { GateRefusal } from "../lifecycle/gate.refusal"
 import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import { explainLoopRefusal } from "../../machines/loop/loop.refusals"
-import { DEFAULT_LOOP_ITERATIONS, loopSlug } from "./loop.start.defaults"
+import { loopSlug } from "./loop.start.defaults"
 import { type CompleteFields, type HandoffFields, completionFrom, handoffFrom } from "./loop.handoff"
 import type { LoopSnapshot } from "./loop.lifecycle"
 import type { LoopPlans, LoopSandboxes, LoopSessions, LoopWorktrees } from "./loop.ports"
@@ -22,12 +22,12 @@ import { type DriverFacts, driverLineText, mayDrive } from "../../machines/drive
 import type { DriverClaims } from "../lifecycle/driver.claim"
 import { LoopStallWatch } from "./loop.stall"
 import { loopUsageText } from "./loop.usage"
-
+import { launchPlan } from "./loop.launch"
+import { type LoopStartRequest, loopBirthOf } from "./loop.start.input"
 import { LOOP_CLAIMS, restartLoop } from "./loop.restart"
+import { type SectionReadRequest, loopDetailText, loopLineText, loopStartedText, sectionReadText } from "./loop.text"
 
 export { LOOP_CLAIMS }
-import { sectionsOfPlan } from "./loop.sections"
-import { type SectionReadRequest, loopDetailText, loopLineText, loopStartedText, sectionReadText } from "./loop.text"
 
 export interface LoopServiceDeps {
   lifecycle: Lifecycle<LoopMachine>
@@ -45,15 +45,6 @@ export interface LoopServiceDeps {
 
 /** A working pass's session silent this long stalls its loop, unless the loop.stallMs option says otherwise. */
 export const DEFAULT_LOOP_STALL_MS = 15 * 60_000
-
-/** loop_start's arguments after their schema. */
-export interface LoopStartRequest {
-  title: string
-  /** A plan given inline; without it the session's live plan runs (it must be approved). */
-  plan?: string
-  name?: string
-  maxIterations?: number
-}
 
 // Every loop tool and the loop's session events go through here: the machine decides (its birth gate, the handoff
 // gate, the adjust gate), the effects run in the same step, and only then the step is committed.
@@ -117,31 +108,11 @@ export class LoopService {
 
   /** loop_start: the plan's sections in a new git worktree, the first coder session opened. */
   async start(hostSession: string, request: LoopStartRequest): Promise<string> {
-    await this.refresh()
-    const plan = request.plan === undefined ? await this.deps.plans.liveFor(hostSession) : undefined
-    if (request.plan === undefined && plan === undefined)
-      throw new Error("loop_start: this session has no plan. Write and approve one (plan_write, plan_approve), or give the plan inline (plan).")
-    const title = request.title.trim()
-    const sections = plan === undefined ? sectionsOfPlan(request.plan ?? "", title) : sectionsOfPlan(plan.body, plan.title)
-    const born: LoopStartInput = {
-      loopName: "",
-      title,
-      hostSession,
-      planPath: plan?.planPath ?? null,
-      planStatus: plan?.status ?? null,
-      askedFrom: this.loopOf(hostSession)?.context.loopName ?? null,
-      worktree: { dir: "", branch: "", base: "" },
-      sections,
-      // By default room for every section to be done over once.
-      maxIterations: request.maxIterations ?? Math.max(DEFAULT_LOOP_ITERATIONS, passesNeeded(sections.length) + sections.length),
-      sandbox: await this.sandboxFacts(),
-      startedAt: this.deps.clock.now(),
-      driver: this.deps.claims.me,
-    }
+    const { born } = await this.birthOf(hostSession, request)
     // The machine's birth gate first (it throws the refusal): nothing is made for a refused start.
     this.lifecycle.birth(born)
     const base = await this.deps.worktrees.head()
-    const loopName = await this.freeName(request.name?.trim() || title)
+    const loopName = await this.freeName(request.name?.trim() || born.title)
     // Claimed before the loop exists, so no process looking for undriven loops ever sees it without its driver.
     await this.deps.claims.drive(LOOP_CLAIMS, loopName, mayDrive)
     const worktree = { ...this.deps.worktrees.placeFor(loopName), base }
@@ -149,10 +120,23 @@ export class LoopService {
     return loopStartedText(started.context)
   }
 
-  /** The sandbox a new loop gets: the user's choice, and whether it starts here (tried only when it is on). */
-  private async sandboxFacts(): Promise<LoopSandbox> {
-    const { mode, network } = this.deps.sandboxes
-    return { mode, network, problem: mode === "off" ? null : await this.deps.sandboxes.problem() }
+  /**
+   * loop_start {mode: "new-session"}: the plan launched in one fresh session of the forge agent, with no worktree and
+   * no loop (loop_status and loop_cancel never see it). The loop's birth gate decides as for a loop (an approved plan
+   * with sections, asked from outside every loop); a new session is no loop's pass, so no sandbox or pass budget is
+   * asked of it.
+   */
+  async launch(hostSession: string, request: LoopStartRequest): Promise<string> {
+    const { born, body } = await this.birthOf(hostSession, request)
+    this.lifecycle.birth({ ...born, maxIterations: passesNeeded(born.sections.length) })
+    return launchPlan(this.deps.sessions, { title: born.title, planPath: born.planPath, body, sections: born.sections })
+  }
+
+  /** What loop_start's birth gate decides on (loop.start.input.ts). */
+  private async birthOf(hostSession: string, request: LoopStartRequest): Promise<{ born: LoopStartInput; body: string }> {
+    await this.refresh()
+    const { plans, sandboxes, clock, claims } = this.deps
+    return loopBirthOf({ plans, sandboxes, clock, me: claims.me, loopOf: (s) => this.loopOf(s)?.context.loopName }, hostSession, request)
   }
 
   /** loop_handoff: the phase session's record, applied when its turn ends (the last one of a turn wins). */

@@ -49,16 +49,22 @@ export function createLoopTools(deps: LoopToolsDeps): Record<Exclude<(typeof LOO
   }
   return {
     loop_start: forgeTool("loop_start", {
-      description: `Execute this session's approved plan as a loop in a new git worktree (branch forge/loop/<name>): each \`## Phase N\` is a section (at most ${MAX_LOOP_SECTIONS}); a coder session implements a section, an auditor session checks it, a bug sends it back, then a final audit of the whole. Each pass runs in a fresh session of its own; this session is told when the loop ends. Needs a git repository with a commit. Give plan to run a plan inline instead.`,
+      description: `Execute this session's approved plan as a loop in a new git worktree (branch forge/loop/<name>): each \`## Phase N\` is a section (at most ${MAX_LOOP_SECTIONS}); a coder session implements a section, an auditor session checks it, a bug sends it back, then a final audit of the whole. Each pass runs in a fresh session of its own; this session is told when the loop ends. Needs a git repository with a commit. Give plan to run a plan inline instead. mode "new-session" launches the plan in one fresh session instead: no worktree, no loop, not tracked by loop_status or loop_cancel.`,
       args: {
         title: text.describe("A short title for the loop's sessions"),
         plan: longText.optional().describe("A plan given inline (markdown, `## Phase N: Title` sections); default: the session's approved plan"),
         name: text.optional().describe("The loop's name (made a unique slug); default: from the title"),
         maxIterations: z.number().int().min(1).max(100).optional().describe("Passes (sessions) the loop may spend; default 15"),
+        mode: z
+          .enum(["loop", "new-session"])
+          .optional()
+          .describe('"loop" (default): a loop in a git worktree; "new-session": the plan carried out in one fresh session, no worktree, no loop'),
       },
       async execute(args, ctx) {
         const { loops, session } = await open(ctx)
-        return answer(await loops.start(session, args))
+        if (args.mode === "new-session" && (args.name !== undefined || args.maxIterations !== undefined))
+          throw new Error('loop_start: name and maxIterations are a loop\'s; mode "new-session" runs no loop. Leave them out, or use mode "loop".')
+        return answer(args.mode === "new-session" ? await loops.launch(session, args) : await loops.start(session, args))
       },
     }),
     loop_status: forgeTool("loop_status", {

@@ -237,8 +237,9 @@ export const loopSetup = setup({
     }),
     noteSilence: assign(({ event }) => {
       const end = passEnd(event)
-      const minutes = end?.end === "silent" ? Math.round(end.silentMs / 60_000) : 0
-      return { reason: `stall_timeout: the pass's session worked without a sign of life for ${minutes} min` }
+      const silentMs = end?.end === "silent" ? end.silentMs : 0
+      const silence = silentMs >= 120_000 ? `${Math.round(silentMs / 60_000)} min` : `${Math.round(silentMs / 1_000)} s`
+      return { reason: `stall_timeout: the pass's session worked without a sign of life for ${silence}` }
     }),
     noteErrors: assign(({ event }) => {
       const end = passEnd(event)

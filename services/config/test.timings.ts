@@ -11,12 +11,17 @@ export const TEST_RESTORE_DELAY_ENV = "FORGE_TEST_RESTORE_DELAY_MS"
 /** Test-only: how often the process renews its driver claims and looks for work whose driver has ended. */
 export const TEST_DRIVER_WATCH_ENV = "FORGE_TEST_DRIVER_WATCH_MS"
 
+/** Test-only: the stall timeout of loops' passes (ms), below the 1 minute floor the `loop.stallMs` option holds users to. */
+export const TEST_LOOP_STALL_ENV = "FORGE_TEST_LOOP_STALL_MS"
+
 /** Below it an idle is acted on before a busy that follows it can arrive: the debounce would no longer debounce. */
 export const MIN_GOAL_DEBOUNCE_MS = 50
 /** A one-shot timer: 0 restores right after the config hook, as a host without a schedule does. */
 export const MIN_RESTORE_DELAY_MS = 0
 /** An interval that reads the database: below it the look would spin. */
 export const MIN_DRIVER_WATCH_MS = 100
+/** A pass's session is given at least this long between signs of life. */
+export const MIN_LOOP_STALL_MS = 1_000
 
 export interface RestoreTimings {
   /** After the config hook: the latest the restore starts. */
@@ -32,6 +37,8 @@ export interface ForgeTimings {
   restore: RestoreTimings
   /** How often a process renews its driver claims and looks for goals and loops left by a driver that ended. */
   driverWatchMs: number
+  /** A test's stall timeout for loops' passes; undefined: the `loop.stallMs` option's. */
+  loopStallMs?: number
 }
 
 /** Today's production waits. */
@@ -57,5 +64,9 @@ export function resolveTimings(env: SeamEnvironment): ResolvedTimings {
   // The wait behind the turns is never longer than a lowered wait after start-up.
   const afterTurnsMs = Math.min(DEFAULT_TIMINGS.restore.afterTurnsMs, afterStartMs)
   const driverWatchMs = readTestSeam(env, TEST_DRIVER_WATCH_ENV, MIN_DRIVER_WATCH_MS, fallbacks) ?? DEFAULT_TIMINGS.driverWatchMs
-  return { timings: { goalDebounceMs, restore: { afterStartMs, afterTurnsMs }, driverWatchMs }, fallbacks }
+  const loopStallMs = readTestSeam(env, TEST_LOOP_STALL_ENV, MIN_LOOP_STALL_MS, fallbacks)
+  return {
+    timings: { goalDebounceMs, restore: { afterStartMs, afterTurnsMs }, driverWatchMs, ...(loopStallMs === undefined ? {} : { loopStallMs }) },
+    fallbacks,
+  }
 }

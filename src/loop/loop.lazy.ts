@@ -131,7 +131,7 @@ export const loopParts: LifecycleParts<"loop"> = {
       repository: parts.repository,
       claims: parts.claims,
       reviews: new SqliteLoopReviews(() => parts.database.connection()),
-      stallMs: parts.options.loop.stallMs,
+      stallMs: parts.timings.loopStallMs ?? parts.options.loop.stallMs,
       sandboxes: new BwrapSandboxes({ mode: parts.options.loop.sandbox, network: parts.options.loop.network, workspace: parts.workspace }),
     })
     // After a loop the plan stays approved with its tasks unticked: /plan says which loop ran it and what comes next.

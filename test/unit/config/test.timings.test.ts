@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest"
 import { GOAL_DEBOUNCE_MS } from "../../../machines/goal/goal.gates"
-import { DEFAULT_TIMINGS, TEST_GOAL_DEBOUNCE_ENV, TEST_DRIVER_WATCH_ENV, TEST_RESTORE_DELAY_ENV, resolveTimings } from "../../../services/config/test.timings"
+import {
+  DEFAULT_TIMINGS,
+  TEST_DRIVER_WATCH_ENV,
+  TEST_GOAL_DEBOUNCE_ENV,
+  TEST_LOOP_STALL_ENV,
+  TEST_RESTORE_DELAY_ENV,
+  resolveTimings,
+} from "../../../services/config/test.timings"
 
 // The plugin's fixed waits: today's values unless a test lowers them through its test-only seams in the environment.
 
@@ -23,6 +30,15 @@ describe("the plugin's waits", () => {
     expect(resolveTimings({ [TEST_GOAL_DEBOUNCE_ENV]: "50", [TEST_RESTORE_DELAY_ENV]: "0", [TEST_DRIVER_WATCH_ENV]: "100" })).toEqual({
       timings: { goalDebounceMs: 50, restore: { afterStartMs: 0, afterTurnsMs: 0 }, driverWatchMs: 100 },
       fallbacks: [],
+    })
+  })
+
+  it("a loop's stall timeout is the option's unless a test lowers it, to 1 s at least", () => {
+    expect(resolveTimings({}).timings.loopStallMs).toBeUndefined()
+    expect(resolveTimings({ [TEST_LOOP_STALL_ENV]: "4000" }).timings.loopStallMs).toBe(4_000)
+    expect(resolveTimings({ [TEST_LOOP_STALL_ENV]: "999" })).toEqual({
+      timings: DEFAULT_TIMINGS,
+      fallbacks: [`${TEST_LOOP_STALL_ENV}="999" is not an integer of at least 1000 ms; ignored`],
     })
   })
 

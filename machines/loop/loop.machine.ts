@@ -37,8 +37,9 @@ export type {
 
 /**
  * Bumped whenever a change would make an older persisted snapshot unfit for this definition. 2: each phase's pass is
- * an invoked machine (its session's handoff and reminders live in the pass's snapshot). 3: a loop records its sandbox and its review findings. 4: a loop records its phase, its
- * restarts and the role of each session. loop.upgrade.ts reads 1, 2 and 3.
+ * an invoked machine (its session's handoff and reminders live in the pass's snapshot). 3: a loop records its sandbox
+ * and its review findings. 4: a loop records its phase, its restarts and the role of each session. loop.upgrade.ts
+ * reads 1, 2 and 3.
  */
 export const LOOP_MACHINE_VERSION = "4"
 
@@ -48,8 +49,8 @@ export const loopMachine = loopSetup.createMachine({
   context: ({ input }) => ("resume" in input ? resumedContext(input) : newContext(input)),
   initial: "starting",
   states: {
-    // Only a new loop passes here: the birth gate. Its worktree is made, then the first coder session is opened; a
-    // refused start ends in `refused`, and the host records nothing of it.
+    // The birth gate. A new loop's worktree is made, then its first coder session is opened; a refused start ends in
+    // `refused`, and the host records nothing of it. A loop born again from its record goes on to `resuming`.
     starting: {
       always: [{ guard: "isResume", target: "resuming" }, { guard: "canStart", target: "running", actions: "createWorktree" }, { target: "refused" }],
     },
@@ -78,8 +79,6 @@ export const loopMachine = loopSetup.createMachine({
           actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "cancelled" } }],
         },
         "loop.fail": { target: "errored", actions: ["recordReason", "stopSession", { type: "announce", params: { outcome: "errored" } }] },
-        // loop.restart (loop_status {restart, force}), on every phase: the phase starts again, its pass stopped, with a new
-        // session and the budget from none.
         // A pass whose session runs: the process that takes the loop over drives it (and sees its idle) from now on;
         // a session still being opened is opened again by its pass.
         "loop.restored": { guard: "canTakeOver", actions: ["takeOver", "forwardToPass"] },
@@ -99,6 +98,8 @@ export const loopMachine = loopSetup.createMachine({
           { target: "stalled", actions: ["noteStalled", { type: "announce", params: { outcome: "stalled" } }] },
         ],
       },
+      // loop.restart (loop_status {restart, force}) is taken on every phase: the phase starts again, its pass stopped,
+      // with a new session and the budget from none.
       states: {
         // A coder implements the current section (or, back from a dirty audit, fixes its findings).
         coding: {

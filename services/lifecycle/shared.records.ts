@@ -33,7 +33,8 @@ export interface SharedParts<TMachine extends AnyStateMachine> {
 
 // One lifecycle's view of the records every process writes (shared lifecycles, and the revision a claim compares):
 // which revision of each record this process last read or wrote, the records it holds only because a refresh brought
-// them in, and the step that decides on the latest committed record inside the database's write transaction.
+// them in, and the step that decides on the latest committed record inside the database's write transaction. Also the
+// reads and writes a step of any lifecycle shares with them: a finished instance's record (a rebirth), a replacement.
 
 export class SharedRecords<TMachine extends AnyStateMachine> {
   /** The revision of each instance's record this process last read or wrote. */

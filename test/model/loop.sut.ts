@@ -99,9 +99,10 @@ export class LoopSut implements ModelSut<LoopModel> {
     const process = await openLoopProcess(dir, clock, sessions, plans, worktrees, sandboxes, processId(1))
     const first = initialStep(loopMachine, input).snapshot as Snapshot
     const sut = new LoopSut(dir, clock, sessions, plans, worktrees, sandboxes, process, worktree, first, "resume" in input ? "loop.restart" : "xstate.init")
-    if ("resume" in input) sut.unrestarted = await restartFromRecord(sut.process, input, sut.worktrees, sut.placeholders(), sut.expected)
-    else await sut.begin(input)
-    await sut.settle()
+    if ("resume" in input) {
+      sut.unrestarted = await restartFromRecord(sut.process, input, sut.worktrees, sut.placeholders(), sut.expected)
+      await sut.settle()
+    } else await sut.begin(input)
     return sut
   }
 

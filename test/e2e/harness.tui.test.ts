@@ -47,8 +47,9 @@ describe.concurrent("e2e harness", () => {
           pluginPath: PROBE,
           tui: { width: 120, height: 40 },
           turns: [
-            // Long enough for the TUI to draw the typed prompt on a loaded machine (the wait always runs out).
-            { prompt: "first words", screen: { contains: "NEVER ON SCREEN" }, timeoutMs: 10_000 },
+            // Long enough for the TUI to draw the typed prompt on a loaded machine (the wait always runs out): a clean-clone
+            // run with the unit tier beside it once saw the TUI still on its home screen after 10 s.
+            { prompt: "first words", screen: { contains: "NEVER ON SCREEN" }, timeoutMs: 20_000 },
             // Also waits for the answer, which the first turn may not have seen yet.
             { keys: [{ text: "still typed" }], screen: { contains: ["still typed", "an answer"] } },
           ],

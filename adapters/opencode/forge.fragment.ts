@@ -1,3 +1,4 @@
+import type { SandboxShell } from "./sandbox.shell"
 import type { Hooks, PluginInput, ToolDefinition } from "@opencode-ai/plugin"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import type { Logger } from "../../services/lifecycle/lifecycle.ports"
@@ -77,4 +78,6 @@ export interface FragmentContext {
   isWorkspaceUnused(): boolean
   /** `agent.forge.disable: true`: Forge stands down. */
   isDisabled(): boolean
+  /** Forge's shell shim as opencode's shell: how a confined session's bash reaches its sandbox (one per plugin). */
+  readonly sandboxShell: SandboxShell
 }

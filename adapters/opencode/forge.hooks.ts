@@ -1,3 +1,4 @@
+import { SandboxShell } from "./sandbox.shell"
 import type { Hooks, PluginInput, ToolDefinition } from "@opencode-ai/plugin"
 import type { ForgeOptions } from "../../services/config/forge.options"
 import type { Logger } from "../../services/lifecycle/lifecycle.ports"
@@ -115,6 +116,7 @@ export function createForgeHooks(deps: ForgeHooksDeps): Hooks {
     },
     isWorkspaceUnused: () => opened === undefined && !stored.holds(),
     isDisabled: () => disabled,
+    sandboxShell: new SandboxShell({ mode: deps.options.loop.sandbox, log: deps.log }),
   })
   /** Calls one hook of every fragment in order (none while Forge stands down). */
   const fanOut = async <K extends FragmentHookName>(name: K, ...args: Parameters<NonNullable<FragmentHooks[K]>>): Promise<void> => {

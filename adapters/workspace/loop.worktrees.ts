@@ -1,38 +1,17 @@
-import { execFile } from "node:child_process"
 import { realpathSync } from "node:fs"
 import { lstat, rm } from "node:fs/promises"
 import path from "node:path"
-import { promisify } from "node:util"
 import type { LoopWorktree } from "../../machines/loop/loop.machine"
 import type { LoopBranchFacts, LoopWorktrees } from "../../services/loop/loop.ports"
 import { LOOP_BRANCH_PREFIX, LOOP_WORKTREES_DIR } from "../../services/loop/loop.start.defaults"
 import { writeFileAtomic } from "./atomic.write"
+import { type GitOutcome, detail, runGit, tail } from "./git.run"
 
 // A loop works in a git worktree and on a branch of its own, so its passes never touch the user's checkout. These
 // are made by the real git: no shell, bounded in time, and never redirected to another repository by a GIT_DIR (or
 // GIT_WORK_TREE, GIT_INDEX_FILE, …) the user's environment happens to carry.
 
-const run = promisify(execFile)
-const GIT_TIMEOUT_MS = 60_000
-/** How much of git's stderr an error carries. */
-const STDERR_LINES = 10
 const LOOP_NAME = /^[a-z0-9][a-z0-9-]*$/
-const REDIRECTING_ENV = [
-  "GIT_DIR",
-  "GIT_WORK_TREE",
-  "GIT_INDEX_FILE",
-  "GIT_COMMON_DIR",
-  "GIT_OBJECT_DIRECTORY",
-  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-  "GIT_NAMESPACE",
-  "GIT_PREFIX",
-]
-
-interface GitOutcome {
-  code: number
-  stdout: string
-  stderr: string
-}
 
 export class GitLoopWorktrees implements LoopWorktrees {
   constructor(private readonly workspace: string) {}
@@ -152,26 +131,8 @@ export class GitLoopWorktrees implements LoopWorktrees {
   }
 
   /** Runs git on the workspace; a non-zero exit is an outcome, git missing or hanging is an error. */
-  private async git(args: string[]): Promise<GitOutcome> {
-    const env = { ...process.env }
-    for (const key of REDIRECTING_ENV) delete env[key]
-    try {
-      // The repository's hooks and fsmonitor never run for Forge: a checkout runs nothing a repository's config names.
-      const safe = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
-      const { stdout, stderr } = await run("git", ["-C", this.workspace, ...safe, ...args], {
-        env,
-        timeout: GIT_TIMEOUT_MS,
-        maxBuffer: 16 * 1024 * 1024,
-        encoding: "utf8",
-      })
-      return { code: 0, stdout, stderr }
-    } catch (error) {
-      const failure = error as { code?: unknown; killed?: boolean; signal?: string | null; stdout?: string; stderr?: string }
-      if (failure.code === "ENOENT") throw new Error("loop_start needs git, and no `git` command was found on PATH: install git")
-      if (failure.killed) throw new Error(`git ${args.join(" ")} did not finish within ${GIT_TIMEOUT_MS / 1000} s (killed)`)
-      if (typeof failure.code === "number") return { code: failure.code, stdout: failure.stdout ?? "", stderr: failure.stderr ?? "" }
-      throw error
-    }
+  private git(args: string[]): Promise<GitOutcome> {
+    return runGit(this.workspace, args, { purpose: "loop_start" })
   }
 }
 
@@ -185,15 +146,6 @@ async function exists(file: string): Promise<boolean> {
     if (code === "ENOENT" || code === "ENOTDIR") return false
     throw error
   }
-}
-
-function tail(stderr: string): string {
-  return stderr.trim().split("\n").slice(-STDERR_LINES).join("\n")
-}
-
-function detail(stderr: string): string {
-  const text = tail(stderr)
-  return text === "" ? "" : ` (git: ${text})`
 }
 
 function realWorkspace(workspace: string): string {

@@ -1,4 +1,5 @@
 import { GOAL_DEBOUNCE_MS } from "./goal.gates"
+import { newGoalAudit } from "./goal.audit"
 import { goalSetup } from "./goal.setup"
 
 export type { GoalBirthFacts, GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalRequester, GoalTag } from "./goal.types"
@@ -12,12 +13,12 @@ export type { GoalBirthFacts, GoalContext, GoalDocumentChange, GoalEvent, GoalIn
 // context): an answer is taken only for the dialog open now (machines/dialog.gates.ts).
 
 /** Bumped whenever a change would make an older persisted snapshot unfit for this definition. */
-export const GOAL_MACHINE_VERSION = "1"
+export const GOAL_MACHINE_VERSION = "2"
 
 export const goalMachine = goalSetup.createMachine({
   id: "goal",
   version: GOAL_MACHINE_VERSION,
-  context: ({ input: { document: _document, debounceMs, ...input } }) => ({
+  context: ({ input: { document: _document, debounceMs, audit, ...input } }) => ({
     ...input,
     debounceMs: debounceMs ?? GOAL_DEBOUNCE_MS,
     revision: 1,
@@ -37,6 +38,7 @@ export const goalMachine = goalSetup.createMachine({
     wakes: [],
     pendingDocument: null,
     dialog: 0,
+    audit: audit === true ? newGoalAudit() : null,
   }),
   initial: "writing",
   states: {
@@ -131,7 +133,10 @@ export const goalMachine = goalSetup.createMachine({
             // Taken over from a driver that ended: the loop decides after a debounce, as after an idle.
             "goal.restored": { guard: "canTakeOver", target: "debouncing", actions: "scheduleDue" },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
-            "goal.complete": { guard: "canComplete", target: "completing" },
+            "goal.complete": [
+              { guard: "canComplete", target: "completing" },
+              { guard: "canAudit", target: "auditing" },
+            ],
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },
           },
         },
@@ -142,7 +147,10 @@ export const goalMachine = goalSetup.createMachine({
             "job.wake": { actions: "holdWake" },
             "session.busy": { target: "working", actions: "clearDue" },
             "goal.revise": { target: "working", actions: ["clearDue", "storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
-            "goal.complete": { guard: "canComplete", target: "completing", actions: "clearDue" },
+            "goal.complete": [
+              { guard: "canComplete", target: "completing", actions: "clearDue" },
+              { guard: "canAudit", target: "auditing", actions: "clearDue" },
+            ],
             "goal.discard": { guard: "isByModel", target: "discarding", actions: ["clearDue", "recordDiscard"] },
             // The decision, in the seed's order: speaker, ledger, no-progress, draft plan, budgets, then the brief. The
             // document is written before the brief goes out, so a brief is never sent for a turn the goal did not count.
@@ -243,8 +251,58 @@ export const goalMachine = goalSetup.createMachine({
             // Taken over from a driver that ended: the loop decides after a debounce, as after an idle.
             "goal.restored": { guard: "canTakeOver", target: "debouncing", actions: "scheduleDue" },
             "goal.revise": { actions: ["storeRevision", { type: "writeDocument", params: { change: "revised" } }] },
-            "goal.complete": { guard: "canComplete", target: "completing" },
+            "goal.complete": [
+              { guard: "canComplete", target: "completing" },
+              { guard: "canAudit", target: "auditing" },
+            ],
             "goal.discard": { guard: "isByModel", target: "discarding", actions: "recordDiscard" },
+          },
+        },
+        // The completion gate's second key: an auditor session Forge opened reviews the work, read-only. The goal's own
+        // session waits in its goal_complete call meanwhile, so no idle of it is decided here.
+        auditing: {
+          tags: ["auditing"],
+          // However the audit ends, its session's turn is over: stopped if it still runs (a pause, a discard, a takeover).
+          exit: ["stopAuditor", "closeAuditSession"],
+          on: {
+            "goal.audit.opened": { guard: "hasNoAuditSession", actions: "recordAuditSession" },
+            "goal.audit.tool": { guard: "canAuditorUse", actions: "permitTool" },
+            "goal.review.write": { guard: "canRecordFinding", actions: "addFinding" },
+            "goal.review.delete": { guard: "canDeleteFinding", actions: "removeFinding" },
+            "goal.audit.done": [
+              {
+                guard: "isCleanAudit",
+                target: "completing",
+                actions: [
+                  { type: "endAudit", params: { outcome: "clean" } },
+                  { type: "writeDocument", params: { change: "audited" } },
+                ],
+              },
+              {
+                guard: "isFromAuditSession",
+                target: "working",
+                actions: [
+                  { type: "endAudit", params: { outcome: "dirty" } },
+                  { type: "writeDocument", params: { change: "audited" } },
+                ],
+              },
+            ],
+            "goal.audit.failed": {
+              target: "working",
+              actions: [
+                { type: "endAudit", params: { outcome: "failed" } },
+                { type: "writeDocument", params: { change: "audited" } },
+              ],
+            },
+            // The process that ran the audit is gone: the audit ends as failed, and the goal works on.
+            "goal.restored": {
+              guard: "canTakeOver",
+              target: "working",
+              actions: [
+                { type: "endAudit", params: { outcome: "failed" } },
+                { type: "writeDocument", params: { change: "audited" } },
+              ],
+            },
           },
         },
         completing: {

@@ -5,6 +5,7 @@ import { goalStatusOf } from "./goal.status"
 import { stateToString } from "../state.text"
 import { drivenElsewhereText } from "../driver.claim"
 import { staleAnswerText } from "../dialog.gates"
+import { findingPlace, isAuditorTool, openAuditBugs } from "./goal.audit"
 
 type GoalSnapshot = SnapshotFrom<typeof goalMachine>
 
@@ -69,6 +70,16 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
         )
       return `completion gate: goal ${goal} is not complete — ${reasons.join("; ") || "it cannot complete now"}.`
     }
+    case "goal.audit.opened":
+      if (!snapshot.hasTag("auditing")) return `goal ${goal} is ${state}: no audit is running, so no auditor session is opened for it.`
+      return `goal ${goal}'s audit already has its auditor session (${context.audit?.session}): one session per audit.`
+    case "goal.audit.tool":
+    case "goal.review.write":
+    case "goal.review.delete":
+    case "goal.audit.done":
+      return auditorRefusal(snapshot, event)
+    case "goal.audit.failed":
+      return `goal ${goal} is ${state}: no audit is running.`
     case "goal.pause":
       return `goal ${goal} is ${status}: only an active goal is paused.`
     case "goal.discard":
@@ -95,6 +106,30 @@ export function explainGoalRefusal(snapshot: GoalSnapshot, event: GoalEvent): st
     case "goal.checked":
       return `goal ${goal} is ${state}: "${event.type}" changes nothing there.`
   }
+}
+
+/** Why a call of an auditor session (a tool, a finding, its turn's end) was refused: whose audit it is, and what it may do. */
+function auditorRefusal(
+  snapshot: GoalSnapshot,
+  event: Extract<GoalEvent, { type: "goal.audit.tool" | "goal.review.write" | "goal.review.delete" | "goal.audit.done" }>,
+): string {
+  const { context } = snapshot
+  const goal = context.goalPath
+  const audit = context.audit
+  if (audit === null || !audit.sessions.includes(event.session))
+    return `goal audit gate: only the auditor session of a goal's running audit records or deletes its findings, and ${goal} has no audit for this session.`
+  if (!snapshot.hasTag("auditing") || audit.session !== event.session)
+    return `goal audit gate: the audit of goal ${goal} this session ran is over, so it can do nothing more (${event.type === "goal.audit.tool" ? `"${event.tool}" refused` : event.type}). End your turn.`
+  if (event.type === "goal.audit.tool")
+    return isAuditorTool(event.tool)
+      ? `goal ${goal}: "${event.tool}" cannot be called now.`
+      : `goal audit write-ban: this session audits goal ${goal} and changes nothing, so "${event.tool}" is refused. Read, search and run checks (your shell is read-only); record each problem with review_write, and end your turn with a short summary.`
+  if (event.type === "goal.review.write") {
+    const place = findingPlace(event.finding)
+    return `goal audit gate: ${place} already has an open finding; one finding per place. Read it with review_read, and delete it (review_delete) first if it is fixed or wrong.`
+  }
+  if (event.type === "goal.review.delete") return `goal audit gate: goal ${goal} has no open finding at ${findingPlace(event)} (review_read lists them).`
+  return `goal ${goal}: the audit still has ${openAuditBugs(audit).length} bug(s) open.`
 }
 
 function draftConflict(goal: string, verb: string): string {

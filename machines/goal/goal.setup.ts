@@ -1,4 +1,4 @@
-import { and, assertEvent, assign, not, setup } from "xstate"
+import { and, assertEvent, assign, emit, not, setup } from "xstate"
 import {
   type GoalStopReason,
   NO_ACTIVITY,
@@ -23,6 +23,16 @@ import type { GoalMachineStatus } from "./goal.status"
 import { isDrivenElsewhere, mayDrive } from "../driver.claim"
 import { isAnswerToOpenDialog, nextDialog } from "../dialog.gates"
 import type { GoalContext, GoalDocumentChange, GoalEvent, GoalInput, GoalTag } from "./goal.types"
+import { type GoalAudit, type GoalAuditOutcome, findingPlace, isAuditorTool, openAuditBugs } from "./goal.audit"
+
+/** What the goal machine emits: a tool an auditor session may call (an explicit transition, so `can()` sees it). */
+export type GoalEmitted = { type: "tool.permitted"; tool: string }
+
+/** The goal's audit; only a goal born with one has audit events offered (a guard asks isAuditRequired first). */
+function auditOf(context: GoalContext): GoalAudit {
+  if (context.audit === null) throw new Error(`goal ${context.goalPath} has no audit`)
+  return context.audit
+}
 
 // The goal machine's named guards (each calls a pure predicate of goal.gates.ts) and actions: context updates, and the
 // effects each harness supplies (createGoalImplementations), declared here as placeholders that throw.
@@ -33,6 +43,7 @@ export const goalSetup = setup({
     events: {} as GoalEvent,
     input: {} as GoalInput,
     tags: {} as GoalTag,
+    emitted: {} as GoalEmitted,
   },
   guards: {
     isArmBlockedByLiveGoal: ({ context }) => isArmBlockedByLiveGoal(context.birth),
@@ -82,7 +93,38 @@ export const goalSetup = setup({
       assertEvent(event, "goal.complete")
       return isShownRunPassed({ revision: context.revision, checkCount: context.contract.checks.length, shown: event.shown })
     },
-    canComplete: and(["isEveryCheckPassed", "hasOneAttestationPerCriterion", "isShownRunPassed"]),
+    // The completion gate's first key: the host's own run passed, one attestation per criterion, the user saw the run.
+    isVerified: and(["isEveryCheckPassed", "hasOneAttestationPerCriterion", "isShownRunPassed"]),
+    isAuditRequired: ({ context }) => context.audit !== null,
+    // Its second key: a goal born with an audit goes to its auditor first, and completes only from a clean audit.
+    canComplete: and(["isVerified", not("isAuditRequired")]),
+    canAudit: and(["isVerified", "isAuditRequired"]),
+    hasNoAuditSession: ({ context }) => context.audit?.session === null,
+    isFromAuditSession: ({ context, event }) => {
+      assertEvent(event, ["goal.audit.tool", "goal.review.write", "goal.review.delete", "goal.audit.done"])
+      const session = context.audit?.session ?? null
+      return session !== null && event.session === session
+    },
+    isAuditorTool: ({ event }) => {
+      assertEvent(event, "goal.audit.tool")
+      return isAuditorTool(event.tool)
+    },
+    // The auditor reads, searches and runs checks (its shells are read-only); it changes nothing.
+    canAuditorUse: and(["isFromAuditSession", "isAuditorTool"]),
+    // One finding per place: a second one there is refused until the first is deleted.
+    isNewFindingPlace: ({ context, event }) => {
+      assertEvent(event, "goal.review.write")
+      return !auditOf(context).findings.some((f) => findingPlace(f) === findingPlace(event.finding))
+    },
+    hasFindingAt: ({ context, event }) => {
+      assertEvent(event, "goal.review.delete")
+      return auditOf(context).findings.some((f) => findingPlace(f) === findingPlace(event))
+    },
+    canRecordFinding: and(["isFromAuditSession", "isNewFindingPlace"]),
+    canDeleteFinding: and(["isFromAuditSession", "hasFindingAt"]),
+    hasNoOpenBug: ({ context }) => openAuditBugs(auditOf(context)).length === 0,
+    // Clean: the auditor's turn ended with no bug open, its own or an earlier audit's it did not find fixed.
+    isCleanAudit: and(["isFromAuditSession", "hasNoOpenBug"]),
     isDue: ({ context, event }) => {
       assertEvent(event, "loop.due")
       return isDueAt({ now: event.now, dueAt: context.dueAt })
@@ -137,6 +179,35 @@ export const goalSetup = setup({
       }
     }),
     dropPending: assign({ pending: null }),
+    // A permitted tool use is an explicit transition: `can()` counts only transitions that do something.
+    permitTool: emit(({ event }) => {
+      assertEvent(event, "goal.audit.tool")
+      return { type: "tool.permitted" as const, tool: event.tool }
+    }),
+    recordAuditSession: assign(({ context, event }) => {
+      assertEvent(event, "goal.audit.opened")
+      const audit = auditOf(context)
+      return { audit: { ...audit, session: event.session, sessions: [...audit.sessions, event.session] } }
+    }),
+    addFinding: assign(({ context, event }) => {
+      assertEvent(event, "goal.review.write")
+      const audit = auditOf(context)
+      return { audit: { ...audit, findings: [...audit.findings, { ...event.finding, session: event.session }] } }
+    }),
+    removeFinding: assign(({ context, event }) => {
+      assertEvent(event, "goal.review.delete")
+      const audit = auditOf(context)
+      return { audit: { ...audit, findings: audit.findings.filter((f) => findingPlace(f) !== findingPlace(event)) } }
+    }),
+    closeAuditSession: assign(({ context }) => ({ audit: context.audit === null ? null : { ...context.audit, session: null } })),
+    // An audit ended: counted, its session closed, and how it ended kept (the auditor's summary, or the failure).
+    endAudit: assign(({ context, event }, { outcome }: { outcome: GoalAuditOutcome }) => {
+      assertEvent(event, ["goal.audit.done", "goal.audit.failed", "goal.restored"])
+      const summary =
+        event.type === "goal.audit.done" ? event.summary : event.type === "goal.audit.failed" ? event.error : "the process running the audit ended"
+      const audit = auditOf(context)
+      return { audit: { ...audit, session: null, rounds: audit.rounds + 1, last: { outcome, summary, at: event.now } } }
+    }),
     // Entering active binds the owner, starts the clock once (a resume keeps the time already spent) and clears the stop.
     activate: assign(({ context, event }) => {
       assertEvent(event, "dialog.allow")
@@ -144,6 +215,8 @@ export const goalSetup = setup({
         sessionId: context.pending?.sessionId ?? context.sessionId,
         limits: context.pending?.limits ?? context.limits,
         armedAt: context.armedAt ?? event.now,
+        // The audit's diff starts where the workspace stood at the first arm (a resume keeps it, as it keeps the clock).
+        audit: context.audit === null ? null : { ...context.audit, base: context.audit.base ?? event.auditBase ?? null },
         pending: null,
         // The armed or resumed document says active: whatever it said before is no longer pending.
         pendingDocument: null,
@@ -219,6 +292,10 @@ export const goalSetup = setup({
     },
     sendWrapUp: () => {
       throw new Error("goal action sendWrapUp not provided")
+    },
+    // Stops the auditor session of an audit the goal leaves another way (a pause, a discard, a takeover); best effort.
+    stopAuditor: () => {
+      throw new Error("goal action stopAuditor not provided")
     },
     // Wakes held for a brief that will not come (the loop parks or stops): sent on their own, as the job would have.
     releaseWakes: () => {

@@ -2,6 +2,7 @@ import type { Attestation, BudgetAdditions, CheckLogLine, CheckRun, GoalLimits, 
 import type { DialogAnswerFields } from "../dialog.gates"
 import type { DriverFacts } from "../driver.claim"
 import type { GoalMachineStatus, LiveGoalStatus } from "./goal.status"
+import type { GoalAudit, GoalAuditFinding } from "./goal.audit"
 
 // The goal machine's vocabulary: its input, context, events, tags and the document changes its effect writes.
 
@@ -29,12 +30,14 @@ export interface GoalInput {
   debounceMs?: number
   /** What the birth gate decides on: one live goal per session, so a write asking to arm beside one is refused. */
   birth: GoalBirthFacts
+  /** `/goal … --audit`: completing needs a clean audit by an auditor session too, for the goal's whole life. */
+  audit?: boolean
 }
 
 /** Who asks: the user's own /goal command acts directly, the model's request may need the user's dialog. */
 export type GoalRequester = "user" | "model"
 
-export interface GoalContext extends Omit<GoalInput, "document" | "debounceMs" | "birth"> {
+export interface GoalContext extends Omit<GoalInput, "document" | "debounceMs" | "birth" | "audit"> {
   /** The goal's debounce, fixed at its birth: every idle of its loop is debounced by it, in whichever process. */
   debounceMs: number
   /** The facts the birth gate decided on (history); null for records written before they were kept. */
@@ -69,6 +72,8 @@ export interface GoalContext extends Omit<GoalInput, "document" | "debounceMs" |
   pendingDocument: GoalMachineStatus | null
   /** The last dialog the goal opened (0: none yet); the one open while it is in a dialog state. */
   dialog: number
+  /** The goal's audit, when it was born with one (the completion gate's second key); null: the checks alone decide. */
+  audit: GoalAudit | null
 }
 
 export type GoalEvent =
@@ -76,7 +81,8 @@ export type GoalEvent =
   | { type: "goal.arm"; sessionId: string; draftPlan: boolean }
   | ({ type: "goal.resume"; sessionId: string; draftPlan: boolean; now: number } & BudgetAdditions)
   /** The user's answer to the dialog numbered `dialog` (the context's `dialog` when it opened). */
-  | ({ type: "dialog.allow"; now: number } & DialogAnswerFields)
+  /** `auditBase`: the workspace as it stands at this arm (a git tree), for a goal with an audit that has none yet. */
+  | ({ type: "dialog.allow"; now: number; auditBase?: string | null } & DialogAnswerFields)
   | ({ type: "dialog.reject" } & DialogAnswerFields)
   /** A new revision of the contract; `document` is the whole new text, written by the `writeDocument` effect. */
   | { type: "goal.revise"; contract: GoalTerms; limits: GoalLimits; document: string }
@@ -116,8 +122,31 @@ export type GoalEvent =
   | { type: "loop.failed"; now: number; error: string }
   /** The document on disk says this status (a hand edit, `edit`, `sed`): held, followed, or nothing new. */
   | { type: "goal.document.changed"; status: GoalMachineStatus }
+  /** The host opened the audit's auditor session: its shells are read-only, and its tool calls are asked here. */
+  | { type: "goal.audit.opened"; session: string }
+  /** A session asks to call a tool; only an auditor session is asked (a tool.execute.before gate). */
+  | { type: "goal.audit.tool"; session: string; tool: string }
+  /** review_write from a session: the audit's auditor records a finding. */
+  | { type: "goal.review.write"; session: string; finding: Omit<GoalAuditFinding, "session"> }
+  /** review_delete from a session: the audit's auditor deletes a finding it found fixed. */
+  | { type: "goal.review.delete"; session: string; file: string; line: number }
+  /** The auditor session's turn ended (its idle), with its last words as the audit's summary. */
+  | { type: "goal.audit.done"; session: string; summary: string; now: number }
+  /** The audit could not run or finish (no sandbox here, the session failed or timed out, the call was cancelled). */
+  | { type: "goal.audit.failed"; error: string; now: number }
 
-export type GoalTag = "live" | "driving" | "awaiting-user" | "due"
+export type GoalTag = "live" | "driving" | "awaiting-user" | "due" | "auditing"
 
 /** What a step changes in the goal's document, for the `writeDocument` effect. */
-export type GoalDocumentChange = "created" | "armed" | "revised" | "paused" | "resumed" | "checked" | "completed" | "abandoned" | "continued" | "ledgered"
+export type GoalDocumentChange =
+  | "created"
+  | "armed"
+  | "revised"
+  | "paused"
+  | "resumed"
+  | "checked"
+  | "completed"
+  | "abandoned"
+  | "continued"
+  | "ledgered"
+  | "audited"

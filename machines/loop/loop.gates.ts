@@ -15,21 +15,6 @@ export function passesNeeded(sections: number): number {
   return 2 * sections + 2
 }
 
-/** Tools that change files: an auditor may read and run checks, never change a file. */
-const FILE_CHANGING_TOOLS: ReadonlySet<string> = new Set([
-  "write",
-  "edit",
-  "multiedit",
-  "patch",
-  "apply_patch",
-  "applypatch",
-  "forge_write",
-  "forge_patch",
-  "forge_remove",
-  "forge_undo",
-  "forge_rewind",
-])
-
 /**
  * Tools a loop's sessions never use: plan authoring (the loop runs its plan; the session's plan is the user's), loop
  * management (a pass neither starts, lists nor cancels loops), and questions to the user (a loop runs unattended:
@@ -51,11 +36,6 @@ const LOOP_SESSION_DENIED_TOOLS: ReadonlySet<string> = new Set([
 /** Whether a loop's session is denied a tool whatever its phase. */
 export function isDeniedInLoop(tool: string): boolean {
   return LOOP_SESSION_DENIED_TOOLS.has(tool)
-}
-
-/** Whether a tool changes files (any tool named like a patch tool counts). */
-export function isFileChangingTool(tool: string): boolean {
-  return FILE_CHANGING_TOOLS.has(tool) || tool.includes("patch")
 }
 
 export type LoopPhase = "coding" | "auditing" | "final_auditing" | "final_audit_fix" | "post_action"

@@ -1,15 +1,7 @@
 import { drivenElsewhereText } from "../driver.claim"
+import { isFileChangingTool } from "../tool.kinds"
 import type { SnapshotFrom } from "xstate"
-import {
-  adjustProblems,
-  handoffProblems,
-  isDeniedInLoop,
-  isFileChangingTool,
-  MAX_LOOP_SECTIONS,
-  passesNeeded,
-  pathsOutsideWorktree,
-  roleOfPhase,
-} from "./loop.gates"
+import { adjustProblems, handoffProblems, isDeniedInLoop, MAX_LOOP_SECTIONS, passesNeeded, pathsOutsideWorktree, roleOfPhase } from "./loop.gates"
 import { type LoopEvent, findingScopeOf, type loopMachine, loopPassOf, loopPhaseOf } from "./loop.machine"
 import { CROSS_SECTION, openBugs } from "./loop.findings"
 import { isSandboxReady } from "./loop.sandbox"

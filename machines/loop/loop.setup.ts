@@ -8,11 +8,11 @@ import {
   type LoopSectionPlan,
   MAX_LOOP_SECTIONS,
   isDeniedInLoop,
-  isFileChangingTool,
   passesNeeded,
   pathsOutsideWorktree,
   roleOfPhase,
 } from "./loop.gates"
+import { isFileChangingTool } from "../tool.kinds"
 import { loopPassMachine } from "./loop.pass.machine"
 import { isSandboxReady } from "./loop.sandbox"
 import { CROSS_SECTION, type FindingScope, type LoopOpenFinding, auditFindings, openBugs, placeOf, recurringAfter } from "./loop.findings"

@@ -82,6 +82,7 @@ function contractText(contract: GoalContract): string {
       checks: contract.checks.map((c) => (c.kind === "command" ? { command: c.command, timeout: c.timeoutS } : { file: c.file, text: c.text })),
       constraints: contract.constraints,
       nonGoals: contract.nonGoals,
+      ...(contract.audit === true ? { audit: true } : {}),
       ...contract.budgets,
     },
     null,
@@ -97,7 +98,7 @@ ${contract}
 
 Goal discipline for this turn:
 1. Reconnaissance only, if needed: read, grep and glob to understand what the checks will run.
-2. Complete the contract: keep every check, criterion, constraint, non-goal and budget the user gave verbatim. If no
+2. Complete the contract: keep every check, criterion, constraint, non-goal, budget and audit the user gave verbatim. If no
    success criterion was given, derive one to three from the objective; if no check was given, propose machine-checkable
    ones ({command} that exits 0 when the goal holds, or {file, text} the file must contain).
 3. Call goal_write with the contract and arm=true. The user's dialog IS the arm: nothing runs by itself before it.

@@ -32,6 +32,8 @@ export interface GoalBudgets {
 /** What `/goal` and goal_write give: the terms the machine keeps, plus the budgets. */
 export interface GoalContract extends GoalTerms {
   budgets: GoalBudgets
+  /** `--audit`: completing also needs a clean audit by an auditor session (fixed at the goal's birth). */
+  audit?: boolean
 }
 
 export class GoalContractError extends Error {
@@ -52,6 +54,7 @@ const OPTIONS = {
   "max-minutes": { type: "string" },
   "max-cost": { type: "string" },
   "max-tokens": { type: "string" },
+  audit: { type: "boolean" },
 } as const
 
 /** Reads `/goal`'s arguments into a contract, or throws a GoalContractError that says what is wrong and where. */
@@ -67,6 +70,7 @@ export function parseGoalContract(raw: string): GoalContract {
     success: nonEmpty("--success", values.success),
     constraints: nonEmpty("--constraint", values.constraint),
     nonGoals: nonEmpty("--non-goal", values["non-goal"]),
+    ...(values.audit === true ? { audit: true } : {}),
     budgets: {
       maxTurns: count("--max-turns", values["max-turns"], MAX_TURNS_DEFAULT, MAX_TURNS_CEILING),
       maxMinutes: count("--max-minutes", values["max-minutes"], MAX_MINUTES_DEFAULT, MAX_MINUTES_CEILING),
@@ -153,7 +157,7 @@ function optional<K extends string>(key: K, text: string | undefined, read: (tex
 }
 
 /** The contract without its budgets, as the machine keeps it. */
-export function termsOf({ budgets: _budgets, ...terms }: GoalContract): GoalTerms {
+export function termsOf({ budgets: _budgets, audit: _audit, ...terms }: GoalContract): GoalTerms {
   return terms
 }
 

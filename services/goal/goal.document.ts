@@ -3,6 +3,9 @@
 // only the bytes it is about (frontmatter keys, the contract sections, or lines added to one history section).
 
 import type { GoalBudgets, GoalContract } from "./goal.contract"
+import type { GoalLimits } from "../../machines/goal/goal.gates"
+import { newGoalAudit } from "../../machines/goal/goal.audit"
+import { auditLine } from "./goal.audit.text"
 import { renderContractLines, readChecks, readItems, readObjective } from "./goal.contract.text"
 import { type GoalFrontmatter, goalFrontmatterCodec } from "./goal.frontmatter"
 import {
@@ -190,4 +193,26 @@ export function replaceContract(text: string, path: string, contract: GoalContra
   const result = `${head}${eol}${rendered.join(eol)}${eol}${kept === "" ? "" : eol + kept}`
   parseGoalDocument(result, path)
   return result
+}
+
+/** A new goal's document: queued, at revision 1, with its contract and budgets (and its audit, when it has one). */
+export function newGoalDocument(contract: GoalContract, limits: GoalLimits, at: string): string {
+  return renderGoalDocument({
+    frontmatter: {
+      status: "queued",
+      revision: 1,
+      max_turns: limits.maxTurns,
+      max_minutes: limits.maxMinutes,
+      max_cost: limits.maxCost ?? undefined,
+      max_tokens: limits.maxTokens ?? undefined,
+      turns_used: 0,
+      ...(contract.audit === true ? { audit: auditLine(newGoalAudit()) } : {}),
+      created: at,
+      updated: at,
+    },
+    contract,
+    checkLog: [],
+    ledger: [],
+    revisions: [],
+  })
 }

@@ -28,6 +28,8 @@ export interface GoalFrontmatter {
   stop_reason?: GoalStopReason
   /** The blocker text, when stop_reason is blocker. */
   blocker?: string
+  /** A goal born with `--audit`: where its audit stands, in words (Forge writes it; the goal's context decides). */
+  audit?: string
   created: string
   updated: string
 }
@@ -44,6 +46,7 @@ const FIELD_ORDER = [
   "armed_at",
   "stop_reason",
   "blocker",
+  "audit",
   "created",
   "updated",
 ] as const satisfies readonly (keyof GoalFrontmatter)[]
@@ -98,6 +101,7 @@ const frontmatterSchema = z.object({
   armed_at: timestamp("armed_at").nullish(),
   stop_reason: z.enum(GOAL_STOP_REASONS, { error: (iss) => `unknown stop_reason ${show(iss.input)} (expected ${listed(GOAL_STOP_REASONS)})` }).nullish(),
   blocker: text("blocker", false).nullish(),
+  audit: text("audit", true).nullish(),
   created: timestamp("created"),
   updated: timestamp("updated"),
 })

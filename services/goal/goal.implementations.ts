@@ -4,7 +4,8 @@ import type { Clock, Logger } from "../lifecycle/lifecycle.ports"
 import { continuationBrief, wrapUpBrief } from "./goal.brief"
 import { appendCheckLog, appendTurnLedger, parseGoalDocument, withGoalFrontmatter } from "./goal.document"
 import type { GoalFrontmatter, GoalStatus } from "./goal.frontmatter"
-import { type GoalFiles, type GoalPrompter, GoalSendError } from "./goal.ports"
+import { type GoalAuditSessions, type GoalFiles, type GoalPrompter, GoalSendError } from "./goal.ports"
+import { auditLine } from "./goal.audit.text"
 
 // The goal machine's effects, supplied by the harness: the document write of every step that changes what the
 // document says (frontmatter from the context, the Turn Ledger, the Check Log), and the loop's prompts. The host
@@ -17,6 +18,8 @@ export interface GoalImplementationDeps {
   clock: Clock
   prompter: GoalPrompter
   log: Logger
+  /** The auditor sessions of goal audits (stopped when a goal leaves its audit another way); none: nothing to stop. */
+  auditSessions?: Pick<GoalAuditSessions, "stop">
 }
 
 /** The status a change leaves the document in; undefined keeps the status it has. */
@@ -31,6 +34,7 @@ const STATUS_AFTER: Record<GoalDocumentChange, GoalStatus | undefined> = {
   abandoned: "abandoned",
   revised: undefined,
   checked: undefined,
+  audited: undefined,
 }
 
 /** The frontmatter the context says, for every key the machine owns. */
@@ -52,6 +56,7 @@ function frontmatterOf(context: GoalContext, status: GoalStatus | undefined, at:
           stop_reason: status === "paused" ? (context.stopReason ?? undefined) : undefined,
           blocker: status === "paused" ? (context.blocker ?? undefined) : undefined,
         }),
+    ...(context.audit === null ? {} : { audit: auditLine(context.audit) }),
     updated: at,
   }
 }
@@ -103,6 +108,16 @@ export function createGoalImplementations(deps: GoalImplementationDeps) {
           await deps.prompter.send(sessionOf(context), brief)
         } catch (error) {
           throw new GoalSendError(`the continuation brief could not be sent: ${error instanceof Error ? error.message : String(error)}`)
+        }
+      },
+      // The audit ended another way (a pause, a discard, a takeover): its auditor's turn is stopped. Never fails the step.
+      stopAuditor: async ({ context, event }: EffectArgs<GoalMachine>) => {
+        const session = context.audit?.session ?? null
+        if (session === null || event.type === "goal.audit.done" || event.type === "goal.audit.failed") return
+        try {
+          await deps.auditSessions?.stop(session)
+        } catch (error) {
+          deps.log.warn(`goal ${context.goalPath}: its auditor session ${session} could not be stopped: ${String(error)}`)
         }
       },
       // Wakes the brief would have carried, sent on their own when none follows: best effort, as the job's own wake is.

@@ -43,3 +43,29 @@ export class GoalSendError extends Error {
     this.name = "GoalSendError"
   }
 }
+
+/** The auditor sessions of goal audits (opencode: a fresh session of the forge agent, briefed like a loop's pass). */
+export interface GoalAuditSessions {
+  open(title: string): Promise<string>
+  send(sessionId: string, text: string): Promise<void>
+  /**
+   * Resolves with the session's last words once its turn ended (its idle); rejects when the turn errored, when it ran
+   * past `timeoutMs`, or when `signal` aborts (the goal_complete call was cancelled).
+   */
+  ended(sessionId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<string>
+  /** Stops the session's turn (best effort: an idle session has nothing to stop). */
+  stop(sessionId: string): Promise<void>
+}
+
+/** The workspace as an audit sees it: a snapshot when the goal is armed, and the diff of the work since. */
+export interface GoalAuditWorkspace {
+  /** The workspace's files now, as a git tree (tracked and untracked, ignored files left out); null outside git. */
+  snapshot(): Promise<string | null>
+  /** What changed from `base` (a snapshot) to the workspace now, as a unified diff, bounded. */
+  diff(base: string): Promise<string>
+}
+
+/** Whether the auditor's shells can be confined here: null when they can (or the user turned the sandbox off). */
+export interface GoalAuditSandbox {
+  problem(): Promise<string | null>
+}

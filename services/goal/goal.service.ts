@@ -10,7 +10,7 @@ import { planFileName, slugify } from "../plan/plan.naming"
 import { runGoalChecks, checkRunReport } from "./goal.check.run"
 import { type GoalContract, definedOnly, limitsOf, termsOf } from "./goal.contract"
 import { lastFinishedGoal } from "./goal.finished"
-import { appendRevision, describeContractChanges, parseGoalDocument, renderGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
+import { appendRevision, describeContractChanges, newGoalDocument, parseGoalDocument, replaceContract, withGoalFrontmatter } from "./goal.document"
 import { type DocumentRevision, GoalDocumentFollower } from "./goal.follow"
 import { type DriverFacts, driverLineText } from "../../machines/driver.claim"
 import type { DriverClaims } from "../lifecycle/driver.claim"
@@ -21,6 +21,7 @@ import type { GoalCheckRunner, GoalFiles } from "./goal.ports"
 import { NoGoalError } from "./goal.errors"
 import { goalOverview } from "./goal.report"
 import { GoalRuns, completionSummary, resultsOf, shownOf } from "./goal.runs"
+import { GoalAudits } from "./goal.audit"
 
 export interface GoalServiceDeps {
   lifecycle: Lifecycle<GoalMachine>
@@ -37,6 +38,8 @@ export interface GoalServiceDeps {
    * process starting meanwhile never closes that dialog in its restore. Without it this process is the only one.
    */
   claims?: DriverClaims
+  /** The audits of goals written with one (`/goal … --audit`); without it such a goal's audit fails, and it cannot complete. */
+  audits?: GoalAudits
 }
 
 /** A goal tool's answer: what the model reads, plus the goal it touched. */
@@ -96,23 +99,7 @@ export class GoalService {
     const taken = new Set((await this.deps.files.list()).map((p) => p.slice(GOAL_DIR.length + 1)))
     const goalPath = `${GOAL_DIR}/${planFileName(at.slice(0, 10), slugify(contract.objective.split("\n", 1)[0] ?? "goal"), taken)}`
     const limits = limitsOf(contract)
-    const document = renderGoalDocument({
-      frontmatter: {
-        status: "queued",
-        revision: 1,
-        max_turns: limits.maxTurns,
-        max_minutes: limits.maxMinutes,
-        max_cost: limits.maxCost ?? undefined,
-        max_tokens: limits.maxTokens ?? undefined,
-        turns_used: 0,
-        created: at,
-        updated: at,
-      },
-      contract,
-      checkLog: [],
-      ledger: [],
-      revisions: [],
-    })
+    const document = newGoalDocument(contract, limits, at)
     await this.lifecycle.create(goalPath, {
       goalPath,
       sessionId: null,
@@ -122,6 +109,7 @@ export class GoalService {
       document,
       debounceMs: this.deps.debounceMs,
       birth,
+      audit: contract.audit === true,
     })
     if (arm === null)
       return {
@@ -182,7 +170,7 @@ export class GoalService {
       dialog = {
         permission: "goal_write",
         subject: goalPath,
-        summary: `Arm goal "${doc.contract.objective.split("\n", 1)[0]}" (${doc.contract.checks.length} checks, ${doc.contract.success.length} criteria, ${doc.frontmatter.max_turns} turns, ${doc.frontmatter.max_minutes} minutes)? The session then works on it by itself until the host's checks pass.`,
+        summary: `Arm goal "${doc.contract.objective.split("\n", 1)[0]}" (${doc.contract.checks.length} checks, ${doc.contract.success.length} criteria, ${doc.frontmatter.max_turns} turns, ${doc.frontmatter.max_minutes} minutes${arming.context.audit === null ? "" : ", and a clean audit by an auditor session"})? The session then works on it by itself until the host's checks pass${arming.context.audit === null ? "" : " and the audit finds no bug"}.`,
       }
     } catch (error) {
       // The arm dialog will not be asked: the goal leaves it at once, back to where an arm can start again.
@@ -215,7 +203,7 @@ export class GoalService {
    * goal_complete: the host re-runs EVERY check, then the machine's completion gate (which also asks that the call's
    * line showed the user a passing run, goal.runs.ts), then the user's dialog.
    */
-  async complete(sessionId: string, attestations: Attestation[], confirm: Confirm): Promise<GoalOutcome> {
+  async complete(sessionId: string, attestations: Attestation[], confirm: Confirm, signal?: AbortSignal): Promise<GoalOutcome> {
     const shown = this.runs.take(sessionId)
     const goal = await this.latestLive(sessionId)
     const { goalPath, revision, contract } = goal.context
@@ -233,6 +221,14 @@ export class GoalService {
     } catch (error) {
       if (!(error instanceof GateRefusal)) throw error
       throw new GateRefusal("goal", "goal.complete", `${error.message}\n\n${checkRunReport(goalPath, run, "the host's own run at the completion gate")}`)
+    }
+    // A goal written with an audit went to its auditor: the completion dialog opens only from a clean audit.
+    if (completing.hasTag("auditing")) {
+      // A harness without an auditor fails the audit: nothing completes unaudited.
+      const error = "this harness runs no auditor sessions, so a goal written with an audit cannot complete here"
+      completing = await (this.deps.audits?.run(completing, signal) ??
+        this.dispatch(goalPath, { type: "goal.audit.failed", error, now: this.deps.clock.now() }))
+      if (!completing.hasTag("awaiting-user")) throw new GateRefusal("goal", "goal.complete", GoalAudits.refusalText(completing))
     }
     const summary = completionSummary(contract.objective, run, attestations.map((a) => `${a.criterion}: ${a.evidence}`).join("; "))
     if (!(await this.ask(completing, { by: "model", confirm }, { permission: "goal_complete", subject: goalPath, summary })))
@@ -384,7 +380,12 @@ export class GoalService {
     await this.deps.claims?.drive(GOAL_CLAIMS, goalPath, (driver) => this.lifecycle.can(goalPath, restored(driver)))
     // The user's own command is its own allow.
     const confirm: Confirm = asker.by === "user" ? async () => true : asker.confirm
-    const answer = (allowed: boolean): GoalEvent => (allowed ? { type: "dialog.allow", dialog, now: this.deps.clock.now() } : { type: "dialog.reject", dialog })
+    // A goal with an audit takes the workspace as it stands at its first arm: the auditor's diff starts there.
+    const auditBase = opened.context.audit?.base === null ? await this.deps.audits?.baseline() : undefined
+    const answer = (allowed: boolean): GoalEvent =>
+      allowed
+        ? { type: "dialog.allow", dialog, now: this.deps.clock.now(), ...(auditBase === undefined ? {} : { auditBase }) }
+        : { type: "dialog.reject", dialog }
     const { allowed } = await this.lifecycle.ask(goalPath, request, confirm, answer).catch(namingTheLiveGoal)
     return allowed
   }

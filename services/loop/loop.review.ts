@@ -4,38 +4,11 @@ import type { Clock } from "../lifecycle/lifecycle.ports"
 import type { LoopSnapshot } from "./loop.lifecycle"
 import type { LoopReviews, StoredFinding } from "./loop.ports"
 import type { LoopService } from "./loop.service"
+import { type ReviewDeleteRequest, type ReviewReadRequest, type ReviewScope, type ReviewWriteRequest, normalFile } from "../review/review.scope"
 
 // review_write, review_read and review_delete. In a loop's session a finding is the loop's and the audit's section's
 // (the loop machine's review gate decides who may write or delete one: the current auditor, before its handoff);
 // anywhere else it is the workspace's own review (/review), kept in the same table outside every loop.
-
-export interface ReviewWriteRequest {
-  file: string
-  line: number
-  severity: "bug" | "warning"
-  description: string
-  scenario?: string
-  crossSection?: boolean
-  sectionIndex?: number
-}
-
-export interface ReviewDeleteRequest {
-  file: string
-  line: number
-  sectionIndex?: number
-  crossSection?: boolean
-}
-
-export interface ReviewReadRequest {
-  loopName?: string
-  file?: string
-  pattern?: string
-  crossSection?: boolean
-  allSections?: boolean
-  attempts?: boolean
-  limit?: number
-  beforeId?: number
-}
 
 const DEFAULT_AUDITS_PAGE = 20
 
@@ -44,9 +17,13 @@ export class LoopReviewService {
     private readonly loops: LoopService,
     private readonly reviews: LoopReviews,
     private readonly clock: Clock,
+    /** Other lifecycles' findings (a goal's audit): a session one of them owns reads and writes there. */
+    private readonly scopes: readonly ReviewScope[] = [],
   ) {}
 
   async write(sessionId: string, request: ReviewWriteRequest): Promise<string> {
+    const scope = await this.scopeOf(sessionId)
+    if (scope !== undefined) return scope.write(sessionId, request)
     const loop = await this.loopOf(sessionId)
     const base = { file: normalFile(request.file), line: request.line, severity: request.severity, description: request.description.trim() }
     const finding: LoopOpenFinding = { ...base, section: CROSS_SECTION, scenario: request.scenario?.trim() || null }
@@ -65,6 +42,8 @@ export class LoopReviewService {
   }
 
   async delete(sessionId: string, request: ReviewDeleteRequest): Promise<string> {
+    const scope = await this.scopeOf(sessionId)
+    if (scope !== undefined) return scope.delete(sessionId, request)
     const loop = await this.loopOf(sessionId)
     const place = { file: normalFile(request.file), line: request.line }
     if (loop === undefined) {
@@ -79,6 +58,8 @@ export class LoopReviewService {
 
   /** The open findings in the caller's scope (or as asked), or a page of a loop's audit history; JSON. */
   async read(sessionId: string, request: ReviewReadRequest): Promise<string> {
+    const other = request.loopName === undefined ? await this.scopeOf(sessionId) : undefined
+    if (other !== undefined) return other.read(sessionId, request)
     const own = await this.loopOf(sessionId)
     const loopName = request.loopName ?? own?.context.loopName ?? ""
     if (request.loopName !== undefined && request.loopName !== "" && this.loops.lifecycle.snapshot(request.loopName) === undefined)
@@ -120,6 +101,11 @@ export class LoopReviewService {
       null,
       2,
     )
+  }
+
+  private async scopeOf(sessionId: string): Promise<ReviewScope | undefined> {
+    for (const scope of this.scopes) if (await scope.owns(sessionId)) return scope
+    return undefined
   }
 
   private async loopOf(sessionId: string): Promise<LoopSnapshot | undefined> {
@@ -167,13 +153,4 @@ function findingJson(f: StoredFinding) {
     session: f.sessionId,
     createdAt: new Date(f.createdAt).toISOString(),
   }
-}
-
-/** A workspace-relative path as findings keep it: no leading `./`, forward slashes, no doubled ones. */
-function normalFile(file: string): string {
-  return file
-    .trim()
-    .replaceAll("\\", "/")
-    .replace(/\/{2,}/g, "/")
-    .replace(/^(\.\/)+/, "")
 }

@@ -22,6 +22,10 @@ import { explainGoalBirthRefusal, explainGoalRefusal } from "../../machines/goal
 import { createGoalImplementations } from "../../services/goal/goal.implementations"
 import { GOAL_CLAIMS } from "../../services/goal/goal.claims"
 import type { LifecycleParts } from "../forge.module"
+import { OpencodeAuditSessions } from "../../adapters/opencode/goal/goal.audit.sessions"
+import { GitAuditWorkspace } from "../../adapters/workspace/goal.audit.git"
+import { BwrapSandboxes } from "../../adapters/sandbox/loop.sandboxes"
+import { GoalAudits } from "../../services/goal/goal.audit"
 
 export function createHostGoals(options: {
   client: PluginInput["client"]
@@ -38,10 +42,29 @@ export function createHostGoals(options: {
   debounceMs: number
   /** The workspace's one driver claim. */
   claims: DriverClaims
+  /** The sandbox a goal auditor's shells run in, as the loop sandbox options set it up. */
+  sandboxes: BwrapSandboxes
 }): HostGoalsHandle {
   const files = new FsGoalFiles(options.workspace)
   const hasDraftPlan = (sessionId: string) => options.plans.hasDraft(sessionId)
-  const lifecycle = defineGoalLifecycle(options.host, { files, clock: options.clock, prompter: createGoalPrompter(options.client), log: options.log })
+  const auditSessions = new OpencodeAuditSessions(options.client)
+  const { sandboxes } = options
+  const lifecycle = defineGoalLifecycle(options.host, {
+    files,
+    clock: options.clock,
+    prompter: createGoalPrompter(options.client),
+    log: options.log,
+    auditSessions,
+  })
+  const audits = new GoalAudits({
+    lifecycle,
+    sessions: auditSessions,
+    workspace: new GitAuditWorkspace(options.workspace),
+    // Fail-closed as a loop: an auditor runs unconfined only where the user turned the sandbox off.
+    sandbox: { problem: async () => (sandboxes.mode === "off" ? null : sandboxes.problem()) },
+    clock: options.clock,
+    log: options.log,
+  })
   const service = new GoalService({
     lifecycle,
     files,
@@ -51,6 +74,7 @@ export function createHostGoals(options: {
     hasDraftPlan,
     debounceMs: options.debounceMs,
     claims: options.claims,
+    audits,
   })
   const loop = new GoalLoop({
     lifecycle,
@@ -66,6 +90,12 @@ export function createHostGoals(options: {
   return {
     service,
     loop,
+    audits,
+    auditSessions,
+    auditSandboxArgv: (sessionId) =>
+      sandboxes.mode === "off" || !audits.isAuditor(sessionId)
+        ? null
+        : sandboxes.argvFor({ worktree: options.workspace, writable: false, network: sandboxes.network }),
     command: (sessionId, rawArguments) => runGoalCommand(service, sessionId, rawArguments),
     compactionContext: async (sessionId) => {
       const goal = service.liveFor(sessionId)
@@ -103,6 +133,7 @@ export const goalParts: LifecycleParts<"goal"> = {
       repository: parts.repository,
       debounceMs: parts.timings.goalDebounceMs,
       claims: parts.claims,
+      sandboxes: new BwrapSandboxes({ mode: parts.options.loop.sandbox, network: parts.options.loop.network, workspace: parts.workspace }),
     }),
   close: (goals) => goals.dispose(),
 }

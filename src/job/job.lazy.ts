@@ -134,8 +134,9 @@ export const jobParts: LifecycleParts<"job"> = {
     createHostJobs({
       // A job's wake due on a goal's idle rides with the goal's brief (the goal module is built by the time a wake is due).
       carryWake: (sessionId, text) => parts.handle("goal").loop.carryWake(sessionId, text),
-      // A loop pass's commands run in its loop's sandbox (the loop module is built by the time a command runs).
-      sandboxOf: (sessionId) => parts.handle("loop").sandboxArgv(sessionId),
+      // A loop pass's commands run in its loop's sandbox, a goal auditor's read-only in its own (both modules are built
+      // by the time a command runs).
+      sandboxOf: (sessionId) => parts.handle("loop").sandboxArgv(sessionId) ?? parts.handle("goal").auditSandboxArgv(sessionId),
       client: parts.client,
       log: parts.log,
       clock: parts.clock,

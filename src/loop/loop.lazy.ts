@@ -10,6 +10,7 @@ import { GitLoopWorktrees } from "../../adapters/workspace/loop.worktrees"
 import { BwrapSandboxes } from "../../adapters/sandbox/loop.sandboxes"
 import { SqliteLoopReviews } from "../../adapters/storage/review.repository"
 import type { LoopReviews } from "../../services/loop/loop.ports"
+import type { ReviewScope } from "../../services/review/review.scope"
 import type { DriverClaims } from "../../services/lifecycle/driver.claim"
 import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import type { Clock, LifecycleRepository, Logger } from "../../services/lifecycle/lifecycle.ports"
@@ -43,6 +44,8 @@ export function createHostLoops(options: {
   claims: DriverClaims
   sandboxes: BwrapSandboxes
   reviews: LoopReviews
+  /** Findings other lifecycles keep for their sessions (a goal's audit): the review tools go there for those. */
+  reviewScopes: readonly ReviewScope[]
   /** How long a working pass's session may be silent before its loop stalls. */
   stallMs: number
 }): HostLoopsHandle {
@@ -86,7 +89,7 @@ export function createHostLoops(options: {
   })
   return {
     service: built,
-    reviews: new LoopReviewService(built, options.reviews, options.clock),
+    reviews: new LoopReviewService(built, options.reviews, options.clock, options.reviewScopes),
     sessionPlan: options.sessionPlan,
     sandboxArgv(sessionId) {
       const confinement = built.shellConfinement(sessionId)
@@ -131,6 +134,7 @@ export const loopParts: LifecycleParts<"loop"> = {
       repository: parts.repository,
       claims: parts.claims,
       reviews: new SqliteLoopReviews(() => parts.database.connection()),
+      reviewScopes: [parts.handle("goal").audits],
       stallMs: parts.timings.loopStallMs ?? parts.options.loop.stallMs,
       sandboxes: new BwrapSandboxes({ mode: parts.options.loop.sandbox, network: parts.options.loop.network, workspace: parts.workspace }),
     })

@@ -8,6 +8,7 @@ import { type GoalContext, type GoalEvent, type GoalInput, goalMachine } from ".
 import { goalStatusOf } from "../../machines/goal/goal.status"
 import { stateToString } from "../../machines/state.text"
 import { termsOf } from "../../services/goal/goal.contract"
+import { auditLine } from "../../services/goal/goal.audit.text"
 import { parseGoalDocument } from "../../services/goal/goal.document"
 import { GOAL_DIR } from "../../services/goal/goal.paths"
 import type { GoalService } from "../../services/goal/goal.service"
@@ -151,6 +152,7 @@ export class GoalExpectation {
           armed_at: doc.frontmatter.armed_at,
           stop_reason: doc.frontmatter.stop_reason,
           blocker: doc.frontmatter.blocker,
+          audit: doc.frontmatter.audit,
         },
         "document frontmatter (optional keys)",
       )
@@ -161,6 +163,7 @@ export class GoalExpectation {
         armed_at: context.armedAt === null ? undefined : new Date(context.armedAt).toISOString(),
         stop_reason: paused ? (context.stopReason ?? undefined) : undefined,
         blocker: paused ? (context.blocker ?? undefined) : undefined,
+        audit: context.audit === null ? undefined : auditLine(context.audit),
       })
     expect.soft(termsOf(doc.contract), "document contract").toEqual(context.contract)
     expect.soft(doc.checkLog.length, "Check Log lines").toBe(this.checkLines)

@@ -53,7 +53,8 @@ export async function writeModelGoal(service: GoalService, session: string, inpu
   }
   const born = initialTransition(goalMachine, input)[0]
   if (armAsked && !born.matches("refused")) throw new Error("a write that arms a goal it queues is the model's goal.arm step, not its birth")
-  const writing = service.write(session, contractOf(input.contract, input.limits), armAsked ? { by: "model", confirm: neverAsked } : null)
+  const contract = { ...contractOf(input.contract, input.limits), ...(input.audit === true ? { audit: true } : {}) }
+  const writing = service.write(session, contract, armAsked ? { by: "model", confirm: neverAsked } : null)
   if (!born.matches("refused")) {
     const written = await writing
     expect(written.goalPath, "the goal's path").toBe(input.goalPath)

@@ -1,7 +1,7 @@
 import type { GoalSpend } from "../../machines/goal/goal.gates"
 import type { Timers } from "../../services/job/job.ports"
 import type { GoalCheck } from "../../services/goal/goal.contract"
-import type { CheckOutcome, GoalCheckRunner, GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
+import type { CheckOutcome, GoalAuditSessions, GoalAuditWorkspace, GoalCheckRunner, GoalPrompter, SessionFacts } from "../../services/goal/goal.ports"
 import type { DriverClaim } from "../../machines/driver.claim"
 import type { ClaimDecision, ClaimRow, DriverClaimStore, ProcessIdentity } from "../../services/lifecycle/driver.claim.ports"
 import type { Clock } from "../../services/lifecycle/lifecycle.ports"
@@ -194,5 +194,86 @@ export class FakeCheckRunner implements GoalCheckRunner {
     return this.failing.has(item)
       ? { pass: false, summary: "exit code 1", outputTail: `check ${item} failed` }
       : { pass: true, summary: check.kind === "command" ? "exit code 0" : "text found", outputTail: "" }
+  }
+}
+
+/** What an auditor session's open or turn fails with, as the model's `goal.audit.failed` carries it. */
+export const AUDIT_OPEN_FAILURE = "ECONNREFUSED"
+export const AUDIT_TURN_FAILURE = "its turn failed: APIError: overloaded"
+
+interface Deferred<T> {
+  resolve(value: T): void
+  reject(error: Error): void
+}
+
+/**
+ * The auditor sessions, held by the test: an open waits until the test names the session (or fails it), a turn ends
+ * when the test says so. Sends and stops are recorded.
+ */
+export class FakeAuditSessions implements GoalAuditSessions {
+  private opening: Deferred<string> | undefined
+  private readonly turns = new Map<string, Deferred<string>>()
+  readonly sent: { session: string; text: string }[] = []
+  readonly stopped: string[] = []
+
+  open(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.opening = { resolve, reject }
+    })
+  }
+
+  async send(session: string, text: string): Promise<void> {
+    this.sent.push({ session, text })
+  }
+
+  ended(session: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.turns.set(session, { resolve, reject })
+    })
+  }
+
+  async stop(session: string): Promise<void> {
+    this.stopped.push(session)
+    this.turns.get(session)?.reject(new Error("its turn was stopped"))
+    this.turns.delete(session)
+  }
+
+  /** Whether an audit waits for its session to open. */
+  get isOpening(): boolean {
+    return this.opening !== undefined
+  }
+
+  /** Whether an audit waits on this session's turn. */
+  waitsOn(session: string): boolean {
+    return this.turns.has(session)
+  }
+
+  /** The session opens (or cannot). */
+  opened(session: string | Error): void {
+    const opening = this.opening
+    this.opening = undefined
+    if (opening === undefined) throw new Error("no auditor session is being opened")
+    if (session instanceof Error) opening.reject(session)
+    else opening.resolve(session)
+  }
+
+  /** The session's turn ends with these words (or fails). */
+  finish(session: string, summary: string | Error): void {
+    const turn = this.turns.get(session)
+    this.turns.delete(session)
+    if (turn === undefined) throw new Error(`no audit waits on ${session}`)
+    if (summary instanceof Error) turn.reject(summary)
+    else turn.resolve(summary)
+  }
+}
+
+/** The workspace as the audits see it: the same snapshot every time, and a one-line diff. */
+export class FakeAuditWorkspace implements GoalAuditWorkspace {
+  static readonly BASE = "tree-at-arm"
+  async snapshot(): Promise<string | null> {
+    return FakeAuditWorkspace.BASE
+  }
+  async diff(base: string): Promise<string> {
+    return `diff --git a/src/a.ts b/src/a.ts (from ${base})\n+export const A = 1\n`
   }
 }

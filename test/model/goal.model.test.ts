@@ -6,7 +6,8 @@ import { type GoalBirthFacts, type GoalEvent, type GoalInput, goalMachine } from
 import { type GoalMachineStatus, goalStatusOf } from "../../machines/goal/goal.status"
 import { HELD_OBJECTIVE } from "./goal.birth"
 import { SEND_FAILURE, SESSION, startGoalSut } from "./goal.sut"
-import { MODEL_DRIVER } from "./goal.fakes"
+import { FakeAuditWorkspace, MODEL_DRIVER } from "./goal.fakes"
+import { auditFailureText } from "./goal.sut.audit"
 import { describeModel } from "./model.template"
 
 // Paths generated from the goal machine drive the real GoalService and GoalLoop on the workspace's one LifecycleHost
@@ -297,11 +298,77 @@ function loop(state: Snapshot): GoalEvent[] {
   return [due(state)]
 }
 
+/** The audit world's auditor sessions: one per audit, numbered from 1. */
+const auditor = (round: number) => `ses_auditor_${round}`
+const T_AUDIT = T0 + 5 * MINUTE
+const auditTool = (session: string, tool: string): GoalEvent => ({ type: "goal.audit.tool", session, tool })
+const finding = (session: string, line: number, severity: "bug" | "warning"): GoalEvent => ({
+  type: "goal.review.write",
+  session,
+  finding: { file: "src/a.ts", line, severity, description: `a ${severity} at line ${line}`, scenario: null },
+})
+const deleted = (session: string, line: number): GoalEvent => ({ type: "goal.review.delete", session, file: "src/a.ts", line })
+const auditFailed = (session: string | null): GoalEvent => ({ type: "goal.audit.failed", error: auditFailureText(session), now: T_AUDIT })
+
+/**
+ * The audit world: the goal is born with an audit and armed at once (the allow carries the workspace's snapshot), and
+ * a verified completion goes to an auditor session. In the first audit its session opens (or cannot), its tools are
+ * asked (a read, a write), it records a bug or a warning (a second one at the same place is refused), it deletes what
+ * it recorded, and its turn ends (clean or dirty) or fails; a pause or a takeover leaves the audit another way. Only a
+ * dirty first audit is followed by a second: an auditor of the first asks again and is refused, and the new one
+ * deletes the bug and ends clean.
+ */
+function audits(state: Snapshot): GoalEvent[] {
+  const audit = state.context.audit
+  if (audit === null) throw new Error("the audit world's goal has an audit")
+  const status = goalStatusOf(state.value)
+  if (state.status === "done" || status === "paused") return []
+  if (status === "queued")
+    return state.matches({ queued: "arming" })
+      ? [{ type: "dialog.allow", dialog: state.context.dialog, now: T_ALLOW, auditBase: FakeAuditWorkspace.BASE }]
+      : [arm(false)]
+  if (state.matches({ active: "completing" })) return [allow(state), reject(state)]
+  const first = audit.rounds === 0
+  const stale = audit.sessions.filter((s) => s !== audit.session).flatMap((s) => [auditTool(s, "read"), finding(s, 30, "bug")])
+  if (!state.hasTag("auditing")) {
+    if (!first) return audit.rounds === 1 && audit.last?.outcome === "dirty" ? [...completions(state), ...stale] : []
+    // The first completion comes while the session works, while its idle is debounced, or while the loop is parked.
+    if (state.matches({ active: "working" })) return [...completions(state), idle]
+    if (state.matches({ active: "debouncing" })) return [...completions(state).slice(0, 1), due(state, { speaker: "other" })]
+    return completions(state).slice(0, 1)
+  }
+  if (audit.session === null)
+    return first
+      ? [{ type: "goal.audit.opened", session: auditor(1) }, auditFailed(null), pauseByUser, ...takeovers]
+      : [{ type: "goal.audit.opened", session: auditor(2) }]
+  const session = audit.session
+  const ends: GoalEvent[] = [{ type: "goal.audit.done", session, summary: "checked src/a.ts against the objective", now: T_AUDIT }]
+  const placed = audit.findings[0]
+  if (!first) return placed === undefined ? [...ends, ...stale] : [deleted(session, placed.line), ...stale]
+  if (placed !== undefined) return [finding(session, placed.line, placed.severity), deleted(session, placed.line), ...ends]
+  return [
+    auditTool(session, "read"),
+    auditTool(session, "forge_write"),
+    // Asked only: an audit opens one session, and only its session's turn ends it.
+    { type: "goal.audit.opened", session: auditor(9) },
+    { type: "goal.audit.done", session: "ses_other", summary: "not the auditor", now: T_AUDIT },
+    finding(session, 10, "bug"),
+    finding(session, 20, "warning"),
+    deleted(session, 10),
+    ...ends,
+    auditFailed(session),
+    pauseByUser,
+    ...takeovers,
+  ]
+}
+
 const worlds: Record<string, { events: (state: Snapshot) => GoalEvent[]; key: (state: Snapshot) => string }> = {
   // Requests: only the revision (the contract) and the state decide what a request does; the rest is history.
   Requests: { events: requests, key: ({ value, context }) => JSON.stringify([value, context.revision, context.pendingDocument]) },
   // Loop: every counter the decision reads is context, so every state is its own.
   Loop: { events: loop, key: ({ value, context }) => JSON.stringify([value, context]) },
+  // Audit: the audit and the dialog decide; the loop never runs.
+  Audit: { events: audits, key: ({ value, context }) => JSON.stringify([value, context.audit, context.dialog]) },
   // Refused at birth: never created, so there is nothing to ask it.
   Refused: { events: () => [], key: ({ value }) => JSON.stringify(value) },
 }
@@ -321,6 +388,7 @@ describeModel({
   configs: [
     { name: "requests", input: inputFor("Requests") },
     { name: "loop", input: inputFor("Loop") },
+    { name: "audit: completion needs a clean audit too", input: { ...inputFor("Audit"), audit: true } },
     { name: "refused: arm asked beside the session's live goal", input: inputFor("Refused", refusedBirth) },
   ],
   events: (state) => withinDialogs(state, worldOf(state).events(state)),

@@ -6,7 +6,8 @@ import { DriverClaims } from "../../services/lifecycle/driver.claim"
 import type { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import { type OpenedWorkspace, composeWorkspace } from "../../src/runtime"
 import { memoryLogger } from "../integration/plan/plan.helpers"
-import { FakeCheckRunner, FakeClaims, FakeClock, FakePrompter, FakeSessionFacts, ManualTimers } from "./goal.fakes"
+import { FakeAuditSessions, FakeAuditWorkspace, FakeCheckRunner, FakeClaims, FakeClock, FakePrompter, FakeSessionFacts, ManualTimers } from "./goal.fakes"
+import { GoalAudits } from "../../services/goal/goal.audit"
 
 // The opencode process of the goal SUT on the workspace: the real GoalService and GoalLoop on the workspace's one
 // LifecycleHost (its SQLite database), writing real goal documents through FsGoalFiles; fakes (goal.fakes.ts) only for
@@ -26,6 +27,8 @@ export interface GoalProcess {
   rt: OpenedWorkspace
   service: GoalService
   loop: GoalLoop
+  audits: GoalAudits
+  auditSessions: FakeAuditSessions
 }
 
 /** A process on the workspace: composed on the folder (its database), the goal lifecycle defined on its one host. */
@@ -39,11 +42,13 @@ export async function openGoalProcess(dir: string, createdAt: number): Promise<G
   // As src/goal/goal.lazy.ts composes the harness on the workspace's one host, with the edges swapped for the fakes.
   const workspace = composeWorkspace({ workspace: dir, clock, log })
   const files = new FsGoalFiles(dir)
-  const lifecycle = defineGoalLifecycle(workspace.host, { files, clock, prompter, log })
+  const auditSessions = new FakeAuditSessions()
+  const lifecycle = defineGoalLifecycle(workspace.host, { files, clock, prompter, log, auditSessions })
+  const audits = new GoalAudits({ lifecycle, sessions: auditSessions, workspace: new FakeAuditWorkspace(), sandbox: { problem: async () => null }, clock, log })
   const driver = new FakeClaims()
   const claims = new DriverClaims({ store: async () => driver, identity: driver, clock, log })
-  const service = new GoalService({ lifecycle, files, clock, log, checks: runner, hasDraftPlan: (sessionId) => facts.hasDraftPlan(sessionId), claims })
+  const service = new GoalService({ lifecycle, files, clock, log, checks: runner, hasDraftPlan: (sessionId) => facts.hasDraftPlan(sessionId), claims, audits })
   const loop = new GoalLoop({ lifecycle, clock, timers, facts, claims, log })
   const rt = await workspace.open()
-  return { clock, timers, prompter, facts, driver, claims, runner, host: workspace.host, rt, service, loop }
+  return { clock, timers, prompter, facts, driver, claims, runner, host: workspace.host, rt, service, loop, audits, auditSessions }
 }

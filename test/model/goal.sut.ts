@@ -5,7 +5,6 @@ import type { SnapshotFrom } from "xstate"
 import type { DriverFacts } from "../../machines/driver.claim"
 import type { GoalLimits, GoalTerms } from "../../machines/goal/goal.gates"
 import type { GoalEvent, GoalInput, goalMachine } from "../../machines/goal/goal.machine"
-import { staleAnswerText } from "../../machines/dialog.gates"
 import { goalStatusOf } from "../../machines/goal/goal.status"
 import { stateToString } from "../../machines/state.text"
 import { replaceContract } from "../../services/goal/goal.document"
@@ -24,6 +23,8 @@ import { GoalExpectation } from "./goal.agreement"
 import { contractOf, expectArmRefusedBeside, writeModelGoal } from "./goal.birth"
 import { type FakeCheckRunner, type FakeClaims, type FakeClock, type FakePrompter, type FakeSessionFacts, MODEL_DRIVER, type ManualTimers } from "./goal.fakes"
 import { openGoalProcess } from "./goal.process"
+import { GoalAuditDriver, isAskedOnly } from "./goal.sut.audit"
+import { expectLateAnswerRefused } from "./goal.sut.dialogs"
 import { type DialogAnswers, type OpenDialog, type Opening, outputOf, startDialogCall } from "./model.dialogs"
 import type { ModelStep, ModelSut } from "./model.template"
 
@@ -85,6 +86,7 @@ class GoalSut implements ModelSut<GoalModel> {
     private readonly service: GoalService,
     private readonly loop: GoalLoop,
     private readonly input: GoalInput,
+    private readonly audit: GoalAuditDriver,
   ) {
     this.expected = new GoalExpectation(dir, goalPath, SESSION, input)
   }
@@ -92,10 +94,14 @@ class GoalSut implements ModelSut<GoalModel> {
   static async start(input: GoalInput): Promise<GoalSut> {
     const dir = ramTempDir("forge-goal-model-")
     await seedMigratedDatabase(dir)
-    const { clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop } = await openGoalProcess(dir, input.createdAt)
+    const { clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, audits, auditSessions } = await openGoalProcess(
+      dir,
+      input.createdAt,
+    )
     // goal_write as the model's input asks it: queued, or refused at birth beside the session's live goal.
     const goalPath = await writeModelGoal(service, SESSION, input)
-    const sut = new GoalSut(dir, goalPath ?? input.goalPath, clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, input)
+    const audit = new GoalAuditDriver(audits, auditSessions, clock, host, (event) => service.lifecycle.can(goalPath ?? input.goalPath, event))
+    const sut = new GoalSut(dir, goalPath ?? input.goalPath, clock, timers, prompter, facts, driver, claims, runner, host, rt, service, loop, input, audit)
     sut.unborn = goalPath === undefined
     return sut
   }
@@ -113,9 +119,11 @@ class GoalSut implements ModelSut<GoalModel> {
     }
     expect(this.expected.snapshot.can(event), `the service's own steps leave the model's verdict on ${event.type}`).toBe(accepted)
     // goal.checked on a queued goal: goal_check only checks a live goal, so nothing produces it (asked, never sent).
-    const produced = !(event.type === "goal.checked" && goalStatusOf(before.value) === "queued")
+    const produced = !(event.type === "goal.checked" && goalStatusOf(before.value) === "queued") && !isAskedOnly(event, before)
     this.expected.advance(event, accepted && produced)
     await this.produce(event, before, accepted)
+    // The goal left its audit another way than the audit's own end: goal_complete's call finds it moved on.
+    if (before.hasTag("auditing") && !this.expected.snapshot.hasTag("auditing") && !event.type.startsWith("goal.audit.")) await this.audit.left(before)
     await this.host.idle()
   }
 
@@ -157,7 +165,8 @@ class GoalSut implements ModelSut<GoalModel> {
       case "dialog.allow":
       case "dialog.reject": {
         // An answer to a dialog that closed while it was open (a late user, here or in another process).
-        if (before.hasTag("awaiting-user") && event.dialog !== before.context.dialog) return this.answersLate(event, before)
+        if (before.hasTag("awaiting-user") && event.dialog !== before.context.dialog)
+          return expectLateAnswerRefused(this.service, this.goalPath, this.dialogs, event, before)
         if (event.type === "dialog.allow") this.clock.at = event.now
         const dialog = this.dialogs.pop()
         if (dialog === undefined) return expect(accepted, `${event.type} needs an open dialog`).toBe(false)
@@ -218,6 +227,8 @@ class GoalSut implements ModelSut<GoalModel> {
           await this.refusedWith(attempt, GateRefusal)
           return expect(this.runner.runs, "no check ran").toBe(0)
         }
+        // A goal with an audit goes to its auditor: the call waits until the audit ends.
+        if (accepted && this.expected.snapshot.hasTag("auditing")) return this.audit.started(attempt)
         return this.opensDialog(attempt, accepted)
       }
       case "goal.document.changed": {
@@ -230,6 +241,13 @@ class GoalSut implements ModelSut<GoalModel> {
         await service.followDocument(goal as Snapshot)
         return
       }
+      case "goal.audit.opened":
+      case "goal.audit.tool":
+      case "goal.review.write":
+      case "goal.review.delete":
+      case "goal.audit.done":
+      case "goal.audit.failed":
+        return this.audit.produce(event, before, this.expected.snapshot, accepted)
       case "goal.activity":
         return loop.activity(SESSION, event.kind)
       case "job.wake":
@@ -289,34 +307,6 @@ class GoalSut implements ModelSut<GoalModel> {
           this.prompter.failWith = undefined
         }
     }
-  }
-
-  /**
-   * A late answer, to a dialog the goal no longer holds open, reaches the goal's lifecycle as the kernel's `ask` would
-   * dispatch it: the machine refuses it with the stale-answer text, and the dialog open now stays open, unanswered.
-   */
-  private async answersLate(event: Extract<GoalEvent, { type: "dialog.allow" | "dialog.reject" }>, before: Snapshot): Promise<void> {
-    const held = [...this.dialogs]
-    const refused = await this.service.lifecycle.dispatch(this.goalPath, event).then(
-      () => undefined,
-      (error: unknown) => error,
-    )
-    expect(refused).toBeInstanceOf(GateRefusal)
-    expect((refused as Error).message).toBe(
-      staleAnswerText({ subject: `goal ${this.goalPath}`, status: goalStatusOf(before.value), answered: event.dialog, open: before.context.dialog }),
-    )
-    expect(this.dialogs, "the dialogs held open").toEqual(held)
-    const newest = held.at(-1)
-    expect(newest, "the dialog open now").toBeDefined()
-    const settled = await Promise.race([
-      newest?.done.then(
-        () => true,
-        () => true,
-      ),
-      settle().then(() => false),
-    ])
-    expect(settled, "the open dialog's call is still waiting on the user").toBe(false)
-    expect(this.service.lifecycle.snapshot(this.goalPath)?.context.dialog, "the dialog open now").toBe(before.context.dialog)
   }
 
   /** The check runner answers for the goal's current contract, failing the items given; the run has its own time. */
@@ -386,6 +376,7 @@ class GoalSut implements ModelSut<GoalModel> {
   }
 
   async stop(): Promise<void> {
+    await this.audit.abandon()
     // Dialogs still open are answered no (their calls end; what they dispatch no longer matters).
     for (const dialog of this.dialogs.splice(0).reverse()) {
       dialog.answer(false)

@@ -13,10 +13,10 @@ import {
   hasBlockingFindings,
   isCleanAudit,
   isDeniedInLoop,
-  isFileChangingTool,
   passesNeeded,
   roleOfPhase,
 } from "../../machines/loop/loop.gates"
+import { isFileChangingTool } from "../../machines/tool.kinds"
 
 // The loop machine's guards as plain predicates: the records a phase takes, and the auditor's amendment.
 

@@ -9,10 +9,13 @@ import type { HostGoalsHandle } from "./goal.handle"
 import type { Lazy } from "../lazy"
 import { type CommandTextPart, presentCommandTurn } from "../plan/plan.command.hook"
 import { GOAL_TOOL_IDS, createGoalTools } from "./goal.tools"
+import { sandboxEnv } from "../../sandbox/shell.shim"
+import { sandboxBashRefusal } from "../sandbox.shell"
+import { sessionErrorText } from "../session.errors"
 
 interface SessionEvent {
   type: string
-  properties?: { sessionID?: string; status?: { type?: string } }
+  properties?: { sessionID?: string; status?: { type?: string }; error?: unknown }
 }
 
 /** The goal lifecycle's part of the plugin: its tools, /goal, the loop's session events, compaction and restore. */
@@ -76,6 +79,24 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
       // Progress for the no-progress rule: only sessions whose root has a driving goal in this process count.
       // And the goal's document, after any call of the session: a status it says is followed or held at once (a
       // `sed` through a shell included), and the call that made a held change is told so.
+      // A goal auditor's shell runs read-only in the sandbox (never unconfined while the sandbox is on).
+      async "shell.env"(input, output) {
+        const harness = goals.current()
+        const argv = input.sessionID === undefined ? null : (harness?.auditSandboxArgv(rootOf(input.sessionID)) ?? null)
+        if (argv !== null) Object.assign(output.env, sandboxEnv(argv))
+      },
+
+      // The goal audit's write-ban on its auditor session (the machine's answer), and its bash only through the sandbox.
+      async "tool.execute.before"(input) {
+        const harness = goals.current()
+        const session = rootOf(input.sessionID)
+        if (harness === undefined || !harness.audits.isAuditor(session)) return
+        const refusal = harness.audits.toolRefusal(session, input.tool)
+        if (refusal !== null) throw new Error(refusal)
+        const trouble = input.tool === "bash" && harness.auditSandboxArgv(session) !== null ? ctx.sandboxShell.trouble() : null
+        if (trouble !== null) throw new Error(sandboxBashRefusal(`goal ${harness.audits.goalOf(session)?.context.goalPath ?? ""}'s auditor`, trouble))
+      },
+
       async "tool.execute.after"(input, output) {
         const kind = activityKindOf(input.tool)
         const harness = goals.current()
@@ -100,6 +121,12 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
         const e = event as SessionEvent
         const sessionID = e.properties?.sessionID
         if (sessionID === undefined) return
+        // A goal auditor's turn ended, or failed: the audit waiting on it goes on.
+        if (harness.auditSessions.waitsOn(sessionID)) {
+          if (e.type === "session.idle") await harness.auditSessions.idle(sessionID)
+          else if (e.type === "session.error") harness.auditSessions.error(sessionID, sessionErrorText(e.properties?.error))
+          return
+        }
         // opencode says idle twice (session.status idle, then session.idle): the debounce starts on the second.
         if (e.type === "session.idle") await harness.loop.sessionIdle(sessionID)
         else if (e.type === "session.status" && e.properties?.status?.type !== "idle") await harness.loop.sessionBusy(sessionID)

@@ -87,6 +87,10 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
         ...budgets,
         arm: z.boolean().default(true).describe("Ask the user to arm it now (default); false queues it"),
         revise: z.boolean().default(false).describe("Rewrite the session's live goal as a new revision"),
+        audit: z
+          .boolean()
+          .default(false)
+          .describe("Completion also needs a clean audit by an auditor session Forge opens (the user's /goal --audit); fixed at the goal's birth"),
       },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
@@ -100,6 +104,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
           ),
           constraints: args.constraints,
           nonGoals: args.nonGoals,
+          ...(args.audit ? { audit: true } : {}),
           budgets: {
             maxTurns: args.maxTurns ?? MAX_TURNS_DEFAULT,
             maxMinutes: args.maxMinutes ?? MAX_MINUTES_DEFAULT,
@@ -108,6 +113,8 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
           },
         }
         if (args.revise) {
+          if (args.audit)
+            throw new Error("goal_write: audit is fixed when a goal is written, and a revision keeps it as it was; leave audit out of revise=true")
           const given = { maxTurns: args.maxTurns, maxMinutes: args.maxMinutes, maxCost: args.maxCost, maxTokens: args.maxTokens }
           return answer(goals, await goals.revise(session, contract, given, "goal_write"))
         }
@@ -125,7 +132,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
     }),
     goal_complete: forgeTool("goal_complete", {
       description:
-        "Finish the live goal. The host re-runs EVERY check itself; any failure (exit code, timeout, missing file or text, a path outside the workspace) refuses, listing each failing check with its output. It also needs exactly one attestation with evidence per success criterion. Then the user confirms in a dialog, which shows the host's last run of the checks: call it right after a goal_check that passed. Without such a run the completion gate refuses it, with its own run; call it again with the same arguments.",
+        "Finish the live goal. The host re-runs EVERY check itself; any failure (exit code, timeout, missing file or text, a path outside the workspace) refuses, listing each failing check with its output. It also needs exactly one attestation with evidence per success criterion. Then the user confirms in a dialog, which shows the host's last run of the checks: call it right after a goal_check that passed. Without such a run the completion gate refuses it, with its own run; call it again with the same arguments. A goal written with audit: once the checks pass, an auditor session reviews the work first (this call waits for it), and a bug it records refuses the completion, listed.",
       args: {
         attestations: z
           .array(
@@ -139,7 +146,7 @@ export function createGoalTools(deps: GoalToolsDeps): Record<(typeof GOAL_TOOL_I
       },
       async execute(args, ctx) {
         const { goals, session } = await open(ctx)
-        return answer(goals, await goals.complete(session, args.attestations, dialogFor(ctx, "goal")))
+        return answer(goals, await goals.complete(session, args.attestations, dialogFor(ctx, "goal"), ctx.abort))
       },
     }),
     goal_pause: forgeTool("goal_pause", {

@@ -6,26 +6,19 @@ import { loopCallPaths } from "./loop.call.paths"
 import { loopCallFields } from "./loop.screen"
 import { createLoopTools } from "./loop.tools"
 import { createReviewTools } from "./review.tools"
-import { LoopShell, loopBashRefusal } from "./loop.shell"
+import { sandboxBashRefusal } from "../sandbox.shell"
 import { sandboxEnv } from "../../sandbox/shell.shim"
 import type { LiveConfig } from "../config.hook"
+import { sessionErrorText } from "../session.errors"
 
 interface SessionEvent {
   type: string
   properties?: { sessionID?: string; error?: unknown; part?: { sessionID?: string }; info?: { sessionID?: string } }
 }
 
-/** opencode's session error ({name, data: {message}}) in a line. */
-function sessionErrorText(error: unknown): string {
-  const e = error as { name?: unknown; data?: { message?: unknown } } | undefined
-  const message = typeof e?.data?.message === "string" ? e.data.message : undefined
-  const name = typeof e?.name === "string" ? e.name : "error"
-  return message === undefined ? name : `${name}: ${message}`.slice(0, 500)
-}
-
 /** The loop lifecycle's part of the plugin: its tools, the audit's write-ban, the passes' idles, and its restore. */
 export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>): ForgeFragment {
-  const shell = new LoopShell({ mode: ctx.options.loop.sandbox, log: ctx.log })
+  const shell = ctx.sandboxShell
   return {
     id: "loop",
     toolIds: LOOP_TOOL_IDS,
@@ -42,7 +35,7 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
       return loopCallFields(tool, args, harness?.service.whereIs(root), plan)
     },
     hooks: {
-      // opencode's shell becomes Forge's shim: a pass's bash runs in its loop's sandbox, every other one as before.
+      // opencode's shell becomes Forge's shim: a confined session's bash runs in its sandbox, every other one as before.
       async config(cfg) {
         await shell.configure(cfg as LiveConfig)
       },
@@ -78,7 +71,7 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
         if (refusal !== null) throw new Error(refusal)
         // Fail-closed: a confined session's bash runs only through Forge's shim; without it, it does not run.
         const trouble = input.tool === "bash" && harness.sandboxArgv(session) !== null ? shell.trouble() : null
-        if (trouble !== null) throw new Error(loopBashRefusal(harness.service.loopOf(session)?.context.loopName ?? "", trouble))
+        if (trouble !== null) throw new Error(sandboxBashRefusal(`loop ${harness.service.loopOf(session)?.context.loopName ?? ""}'s passes`, trouble))
       },
 
       // A pass's turn ended: its loop applies the recorded handoff (opencode says idle twice; the second is this one).

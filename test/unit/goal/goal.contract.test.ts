@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { CHECK_TIMEOUT_DEFAULT_S, MAX_MINUTES_DEFAULT, MAX_TURNS_DEFAULT, parseGoalContract } from "../../../services/goal/goal.contract"
+import { CHECK_TIMEOUT_DEFAULT_S, MAX_MINUTES_DEFAULT, MAX_TURNS_DEFAULT, parseGoalContract, termsOf } from "../../../services/goal/goal.contract"
 
 // /goal's contract markers: a real shell tokenizer for quotes and escapes, strict markers, defaults and ceilings, and
 // an error naming the marker and the value for every mistake.
@@ -38,6 +38,14 @@ describe("parseGoalContract", () => {
       nonGoals: [],
       budgets: { maxTurns: MAX_TURNS_DEFAULT, maxMinutes: MAX_MINUTES_DEFAULT },
     })
+  })
+
+  it("reads --audit anywhere on the line, and keeps it out of the terms the machine keeps", () => {
+    const contract = parseGoalContract(`fix the login --audit --check "npm test"`)
+    expect(contract).toMatchObject({ objective: "fix the login", audit: true, checks: [{ command: "npm test" }] })
+    expect(termsOf(contract)).not.toHaveProperty("audit")
+    expect(parseGoalContract("fix the login")).not.toHaveProperty("audit")
+    expect(() => parseGoalContract("x --audit=yes")).toThrow(/^\/goal: Option '--audit' does not take an argument/)
   })
 
   it("names what is wrong and where", () => {

@@ -35,6 +35,7 @@ describe("queued: a new goal", () => {
       pendingDocument: null,
       birth: { armAsked: false, liveGoal: null },
       dialog: 0,
+      audit: null,
     })
     expect(actions.map((a) => [a.type, a.params])).toEqual([["writeDocument", { change: "created" }]])
   })

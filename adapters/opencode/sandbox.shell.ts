@@ -1,13 +1,14 @@
 import { existsSync } from "node:fs"
-import type { LoopSandboxMode } from "../../../machines/loop/loop.sandbox"
-import type { Logger } from "../../../services/lifecycle/lifecycle.ports"
-import { installShellShim, opencodeShell, shimFolder } from "../../sandbox/shell.shim"
-import type { LiveConfig } from "../config.hook"
+import type { LoopSandboxMode } from "../../machines/loop/loop.sandbox"
+import type { Logger } from "../../services/lifecycle/lifecycle.ports"
+import { installShellShim, opencodeShell, shimFolder } from "../sandbox/shell.shim"
+import type { LiveConfig } from "./config.hook"
 
-// The loop sandbox's way into opencode's bash tool: Forge's shim (adapters/sandbox/shell.shim.ts) becomes opencode's
-// shell in the live config, running the shell opencode would have run, and a pass's shells inside their sandbox.
+// The sandbox's way into opencode's bash tool: Forge's shim (adapters/sandbox/shell.shim.ts) becomes opencode's shell
+// in the live config, running the shell opencode would have run, and a confined session's shells (a loop's pass, a
+// goal's auditor) inside their sandbox. One per plugin instance: every fragment that confines a session asks it.
 
-export class LoopShell {
+export class SandboxShell {
   private shim: string | undefined
   private config: LiveConfig | undefined
 
@@ -23,7 +24,7 @@ export class LoopShell {
       this.config = cfg
     } catch (error) {
       this.options.log.error(
-        `the loop sandbox's shell could not be installed, so loop passes cannot use opencode's bash (forge_shell still runs sandboxed): ${error instanceof Error ? error.message : String(error)}`,
+        `the sandbox's shell could not be installed, so confined sessions (loop passes, goal auditors) cannot use opencode's bash (forge_shell still runs sandboxed): ${error instanceof Error ? error.message : String(error)}`,
       )
     }
   }
@@ -38,12 +39,13 @@ export class LoopShell {
 }
 
 /**
- * A loop's session calls opencode's bash while Forge's sandbox shell is not opencode's shell: the call is refused
- * (the loop machine says the session is confined; this is why the confinement cannot be made now).
+ * A confined session calls opencode's bash while Forge's sandbox shell is not opencode's shell: the call is refused
+ * (its machine says the session is confined; this is why the confinement cannot be made now). `whose`: "loop x's
+ * passes", "goal y's auditor".
  */
-export function loopBashRefusal(loopName: string, trouble: string): string {
+export function sandboxBashRefusal(whose: string, trouble: string): string {
   return (
-    `loop sandbox gate: the shells of loop ${loopName}'s passes run only inside its sandbox, and opencode's bash cannot reach it now: ${trouble}. ` +
+    `sandbox gate: the shells of ${whose} run only inside its sandbox, and opencode's bash cannot reach it now: ${trouble}. ` +
     "Run the command with forge_shell (it runs inside the sandbox), or restart opencode so Forge installs its shell again."
   )
 }

@@ -68,6 +68,7 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
         turns: `${live.context.turnsUsed}/${live.context.limits.maxTurns}`,
         checks: contract.checks,
         run,
+        audit: live.context.audit !== null,
       }
       return goalCallFields(tool, args, goal)
     },

@@ -19,6 +19,8 @@ export interface ScreenGoal {
   checks: readonly GoalCheckTerm[]
   /** The latest run of its checks this process made, which a completion's line shows; null when none ran yet. */
   run: ScreenRun | null
+  /** Whether completing needs a clean audit too (`--audit`). */
+  audit?: boolean
 }
 
 /** A run of a goal's checks, as a completion's line shows it. */
@@ -36,6 +38,10 @@ const STOP_RULE =
   "done only when you allow goal_complete after the host's own run of every check passes; " +
   `pauses when a budget runs out, after ${NO_PROGRESS_LIMIT} turns in a row without progress, or on /goal pause`
 
+/** What `--audit` adds to a goal's completion. */
+const AUDIT_RULE =
+  "required: once the checks pass, an auditor session Forge opens reviews the work since the arm, read-only, and a bug it records keeps the goal open"
+
 export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | undefined): ScreenFields {
   const a = recordOf(args) ?? {}
   const fields: ScreenFields = {}
@@ -45,6 +51,7 @@ export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | u
     case "goal_write":
       if (!revise) fields.decide = a.arm === false ? "queue (no dialog)" : "arm: the session then works on it by itself"
       Object.assign(fields, listFields("success", a.success), checkFields(a.checks))
+      if (a.audit === true && !revise) fields.audit = AUDIT_RULE
       fields.budgets = budgetsText(a, revise)
       if (!revise && a.arm !== false) fields.stops = STOP_RULE
       return fields
@@ -73,7 +80,10 @@ function completionFields(goal: ScreenGoal | undefined): ScreenFields {
   const run = goal?.run ?? null
   const fields: ScreenFields = {}
   if (run?.showable === true) {
-    fields.decide = "complete: the host runs every check once more first, and this dialog opens only if each passes again"
+    fields.decide =
+      goal?.audit === true
+        ? "complete: the host runs every check once more first, then an auditor session reviews the work (read-only); this dialog opens only if each check passes again and the audit leaves no bug open"
+        : "complete: the host runs every check once more first, and this dialog opens only if each passes again"
     fields.run = `${run.id} at ${run.entries.at(-1)?.at.replace(/\.\d+Z$/, "Z") ?? "?"}: every check passed`
   } else {
     fields.decide = `no dialog yet: ${run === null ? "no run of the checks to show" : "the last run is no pass of every check"}; the host runs every check now and the completion gate refuses this call with that run, which the next call's dialog shows`

@@ -35,7 +35,7 @@ export function createReviewTools(deps: ReviewToolsDeps): Record<(typeof REVIEW_
   return {
     review_write: forgeTool("review_write", {
       description:
-        "Record a review finding at a file and line: a bug or a warning, with what is wrong and, when you can, a scenario that shows it. In a loop only its auditor writes them, before its handoff: a bug open in the audit's scope sends the section back to a coder, and stays open (the next audit sees it) until an auditor deletes it with review_delete once it is fixed. One finding per place. Outside a loop it goes to the workspace's own review.",
+        "Record a review finding at a file and line: a bug or a warning, with what is wrong and, when you can, a scenario that shows it. In a loop only its auditor writes them, before its handoff: a bug open in the audit's scope sends the section back to a coder, and stays open (the next audit sees it) until an auditor deletes it with review_delete once it is fixed. One finding per place. From a goal's auditor session it is the goal audit's (a bug keeps the goal from completing until an audit deletes it). Outside a loop it goes to the workspace's own review.",
       args: {
         file,
         line,

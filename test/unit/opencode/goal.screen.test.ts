@@ -56,6 +56,14 @@ describe("what a goal call's TUI line shows", () => {
     expect(queued.stops).toBeUndefined()
   })
 
+  it("a goal with an audit: its arm says what the audit adds, and its completion that the auditor comes before the dialog", () => {
+    expect(goalCallFields("goal_write", { objective: "green", audit: true }, undefined).audit).toMatch(/^required: once the checks pass, an auditor session/)
+    expect(goalCallFields("goal_write", { objective: "green" }, undefined).audit).toBeUndefined()
+    expect(goalCallFields("goal_complete", {}, { ...goal, run: passed, audit: true }).decide).toBe(
+      "complete: the host runs every check once more first, then an auditor session reviews the work (read-only); this dialog opens only if each check passes again and the audit leaves no bug open",
+    )
+  })
+
   it("a revision names the live goal as it stood at the call, and the budgets it changes", () => {
     expect(goalCallFields("goal_write", { revise: true, checks: [] }, goal)).toEqual({ path: goal.goalPath, "at call": "active at turn 3/25", budgets: "kept" })
     expect(goalCallFields("goal_write", { revise: true, maxTurns: 40, maxTokens: 1000 }, goal).budgets).toBe("40 turns, 1,000 tokens (the others kept)")

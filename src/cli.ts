@@ -95,7 +95,7 @@ async function sandboxLine(): Promise<string> {
   const bwrap = findBwrap()
   const problem = await probeBwrap(bwrap)
   if (problem === null) return `loop sandbox: bubblewrap starts here (${bwrap})`
-  return `loop sandbox: cannot start here: ${problem}. loop_start refuses until bubblewrap works (apt install bubblewrap) or the plugin option loop.sandbox is "off"`
+  return `loop sandbox: cannot start here: ${problem}. loop_start and goal audits (/goal … --audit) refuse until bubblewrap works (apt install bubblewrap) or the plugin option loop.sandbox is "off"`
 }
 
 /** A job is driven by the opencode process that runs it (its host, in its record) while that process runs. */

@@ -1,3 +1,5 @@
+import type { GoalAudit } from "../../machines/goal/goal.audit"
+import { auditLine, findingsText } from "./goal.audit.text"
 import { goalStatusOf } from "../../machines/goal/goal.status"
 import type { GoalSnapshot } from "./goal.lifecycle"
 import { budgetLeftText, stopReasonText } from "./goal.brief"
@@ -24,6 +26,7 @@ export function goalOverview({ live, finished, queue, now }: GoalOverviewFacts):
     if (status === "paused") lines.push(`  paused: ${stopReasonText(context.stopReason)}${context.blocker ? ` — ${context.blocker}` : ""}`)
     const pending = context.pendingDocument ?? null
     if (pending !== null) lines.push(`  the document says ${pending}; confirm? /goal confirm (the goal stays ${status} until you do)`)
+    if (context.audit !== null) lines.push(...auditLines(context.audit, live.hasTag("auditing")))
   }
   if (finished !== undefined) lines.push(...finishedLines(finished))
   if (queue.length === 0) lines.push("Queue: empty.")
@@ -32,6 +35,15 @@ export function goalOverview({ live, finished, queue, now }: GoalOverviewFacts):
     for (const goal of queue) lines.push(`  - ${goal.context.goalPath} (${goal.context.contract.checks.length} checks)`)
   }
   return lines.join("\n")
+}
+
+/** A live goal's audit: where it stands, and the findings it left open. */
+function auditLines(audit: GoalAudit, running: boolean): string[] {
+  const now = running ? `, audit ${audit.rounds + 1} running in ${audit.session ?? "a session being opened"}` : ""
+  const lines = [`  audit: ${auditLine(audit)}${now}`]
+  if (audit.last !== null && audit.last.outcome !== "clean") lines.push(`  last audit ${audit.last.outcome}: ${audit.last.summary}`)
+  if (audit.findings.length > 0) lines.push(`  open findings:\n${findingsText(audit.findings).replace(/^/gm, "  ")}`)
+  return lines
 }
 
 function finishedLines({ snapshot, finishedAt, lastRun }: FinishedGoal): string[] {

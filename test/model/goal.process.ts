@@ -32,7 +32,11 @@ export interface GoalProcess {
 }
 
 /** A process on the workspace: composed on the folder (its database), the goal lifecycle defined on its one host. */
-export async function openGoalProcess(dir: string, createdAt: number): Promise<GoalProcess> {
+export async function openGoalProcess(
+  dir: string,
+  createdAt: number,
+  options: { sandboxProblem?: string; withoutAuditor?: boolean } = {},
+): Promise<GoalProcess> {
   const clock = new FakeClock(createdAt)
   const log = memoryLogger()
   const timers = new ManualTimers(clock)
@@ -44,10 +48,26 @@ export async function openGoalProcess(dir: string, createdAt: number): Promise<G
   const files = new FsGoalFiles(dir)
   const auditSessions = new FakeAuditSessions()
   const lifecycle = defineGoalLifecycle(workspace.host, { files, clock, prompter, log, auditSessions })
-  const audits = new GoalAudits({ lifecycle, sessions: auditSessions, workspace: new FakeAuditWorkspace(), sandbox: { problem: async () => null }, clock, log })
+  const audits = new GoalAudits({
+    lifecycle,
+    sessions: auditSessions,
+    workspace: new FakeAuditWorkspace(),
+    sandbox: { problem: async () => options.sandboxProblem ?? null },
+    clock,
+    log,
+  })
   const driver = new FakeClaims()
   const claims = new DriverClaims({ store: async () => driver, identity: driver, clock, log })
-  const service = new GoalService({ lifecycle, files, clock, log, checks: runner, hasDraftPlan: (sessionId) => facts.hasDraftPlan(sessionId), claims, audits })
+  const service = new GoalService({
+    lifecycle,
+    files,
+    clock,
+    log,
+    checks: runner,
+    hasDraftPlan: (sessionId) => facts.hasDraftPlan(sessionId),
+    claims,
+    audits: options.withoutAuditor ? undefined : audits,
+  })
   const loop = new GoalLoop({ lifecycle, clock, timers, facts, claims, log })
   const rt = await workspace.open()
   return { clock, timers, prompter, facts, driver, claims, runner, host: workspace.host, rt, service, loop, audits, auditSessions }

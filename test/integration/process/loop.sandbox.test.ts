@@ -191,7 +191,9 @@ describe("the loop sandbox (real bubblewrap)", () => {
     const here = await status(process.env.PATH ?? "")
     expect(here.out.split("\n")[0]).toBe(`loop sandbox: bubblewrap starts here (${BWRAP})`)
     const without = await status("")
-    expect(without.out.split("\n")[0]).toMatch(/^loop sandbox: cannot start here: bwrap is not installed \(no bwrap on PATH\)\. loop_start refuses until/)
+    expect(without.out.split("\n")[0]).toMatch(
+      /^loop sandbox: cannot start here: bwrap is not installed \(no bwrap on PATH\)\. loop_start and goal audits \(\/goal … --audit\) refuse until/,
+    )
   }, 60_000)
 })
 

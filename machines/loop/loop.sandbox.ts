@@ -22,6 +22,14 @@ export interface ShellConfinement {
   network: boolean
 }
 
+/**
+ * Whether a confined shell is sealed: it writes nothing and reaches no network, so nothing it runs changes a file or
+ * leaves the machine. A sealed session runs unattended (an auditor's): its forge_shell asks no dialog.
+ */
+export function isSealed(confinement: ShellConfinement): boolean {
+  return !confinement.writable && !confinement.network
+}
+
 /** The sandbox a loop starts with when its record predates the sandbox: on, offline, as every new loop by default. */
 export const DEFAULT_LOOP_SANDBOX: LoopSandbox = { mode: "bwrap", network: false, problem: null }
 

@@ -230,7 +230,9 @@ export class GoalService {
         this.dispatch(goalPath, { type: "goal.audit.failed", error, now: this.deps.clock.now() }))
       if (!completing.hasTag("awaiting-user")) throw new GateRefusal("goal", "goal.complete", GoalAudits.refusalText(completing))
     }
-    const summary = completionSummary(contract.objective, run, attestations.map((a) => `${a.criterion}: ${a.evidence}`).join("; "))
+    const last = completing.context.audit?.last
+    const audited = last === undefined || last === null ? "" : ` Audit ${completing.context.audit?.rounds} clean: ${last.summary}`
+    const summary = `${completionSummary(contract.objective, run, attestations.map((a) => `${a.criterion}: ${a.evidence}`).join("; "))}${audited}`
     if (!(await this.ask(completing, { by: "model", confirm }, { permission: "goal_complete", subject: goalPath, summary })))
       return { goalPath, output: `The user did not confirm the completion of ${goalPath}; it stays active. Ask what is missing.` }
     return { goalPath, output: `Goal completed: ${goalPath}. Every check passed in the host's own run (revision ${revision}).` }

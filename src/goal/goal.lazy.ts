@@ -92,10 +92,10 @@ export function createHostGoals(options: {
     loop,
     audits,
     auditSessions,
-    auditSandboxArgv: (sessionId) =>
+    auditSandboxOf: (sessionId) =>
       sandboxes.mode === "off" || !audits.isAuditor(sessionId)
         ? null
-        : sandboxes.argvFor({ worktree: options.workspace, writable: false, network: sandboxes.network }),
+        : sandboxes.sandboxFor({ worktree: options.workspace, writable: false, network: sandboxes.network }),
     command: (sessionId, rawArguments) => runGoalCommand(service, sessionId, rawArguments),
     compactionContext: async (sessionId) => {
       const goal = service.liveFor(sessionId)

@@ -24,6 +24,7 @@ import { explainJobBirthRefusal, explainJobRefusal } from "../../machines/job/jo
 import { JOB_CLAIMS } from "../../services/job/job.claims"
 import { createJobImplementations } from "../../services/job/job.implementations"
 import type { LifecycleParts } from "../forge.module"
+import type { SessionSandbox } from "../../adapters/sandbox/loop.sandboxes"
 
 /** The job harness with what tests and benches look into: its ledger, its registry, its shell. */
 export interface HostJobs extends HostJobsHandle {
@@ -57,7 +58,7 @@ export function createHostJobs(options: {
   /** The workspace's one driver claim: which process takes up a dead host's job. */
   claims?: DriverClaims
   /** The sandbox command line a root session's commands run inside (its loop's); without it every job is unconfined. */
-  sandboxOf?: (sessionId: string) => readonly string[] | null
+  sandboxOf?: (sessionId: string) => SessionSandbox | null
 }): HostJobs {
   const keyValue = options.keyValue
   const storage: StoreStorage | undefined = keyValue && {
@@ -136,7 +137,7 @@ export const jobParts: LifecycleParts<"job"> = {
       carryWake: (sessionId, text) => parts.handle("goal").loop.carryWake(sessionId, text),
       // A loop pass's commands run in its loop's sandbox, a goal auditor's read-only in its own (both modules are built
       // by the time a command runs).
-      sandboxOf: (sessionId) => parts.handle("loop").sandboxArgv(sessionId) ?? parts.handle("goal").auditSandboxArgv(sessionId),
+      sandboxOf: (sessionId) => parts.handle("loop").sandboxOf(sessionId) ?? parts.handle("goal").auditSandboxOf(sessionId),
       client: parts.client,
       log: parts.log,
       clock: parts.clock,

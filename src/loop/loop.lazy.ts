@@ -91,9 +91,9 @@ export function createHostLoops(options: {
     service: built,
     reviews: new LoopReviewService(built, options.reviews, options.clock, options.reviewScopes),
     sessionPlan: options.sessionPlan,
-    sandboxArgv(sessionId) {
+    sandboxOf(sessionId) {
       const confinement = built.shellConfinement(sessionId)
-      return confinement === null ? null : options.sandboxes.argvFor(confinement)
+      return confinement === null ? null : options.sandboxes.sandboxFor(confinement)
     },
     async restore() {
       const repository = await options.repository()

@@ -83,8 +83,8 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
       // A goal auditor's shell runs read-only in the sandbox (never unconfined while the sandbox is on).
       async "shell.env"(input, output) {
         const harness = goals.current()
-        const argv = input.sessionID === undefined ? null : (harness?.auditSandboxArgv(rootOf(input.sessionID)) ?? null)
-        if (argv !== null) Object.assign(output.env, sandboxEnv(argv))
+        const sandbox = input.sessionID === undefined ? null : (harness?.auditSandboxOf(rootOf(input.sessionID)) ?? null)
+        if (sandbox !== null) Object.assign(output.env, sandboxEnv(sandbox.argv))
       },
 
       // The goal audit's write-ban on its auditor session (the machine's answer), and its bash only through the sandbox.
@@ -94,7 +94,7 @@ export function goalFragment(ctx: FragmentContext, goals: Lazy<HostGoalsHandle>)
         if (harness === undefined || !harness.audits.isAuditor(session)) return
         const refusal = harness.audits.toolRefusal(session, input.tool)
         if (refusal !== null) throw new Error(refusal)
-        const trouble = input.tool === "bash" && harness.auditSandboxArgv(session) !== null ? ctx.sandboxShell.trouble() : null
+        const trouble = input.tool === "bash" && harness.auditSandboxOf(session) !== null ? ctx.sandboxShell.trouble() : null
         if (trouble !== null) throw new Error(sandboxBashRefusal(`goal ${harness.audits.goalOf(session)?.context.goalPath ?? ""}'s auditor`, trouble))
       },
 

@@ -4,6 +4,7 @@ import type { LiveRestoreReport } from "../../../services/lifecycle/lifecycle.re
 import type { GoalService } from "../../../services/goal/goal.service"
 import type { GoalAudits } from "../../../services/goal/goal.audit"
 import type { OpencodeAuditSessions } from "./goal.audit.sessions"
+import type { SessionSandbox } from "../../sandbox/loop.sandboxes"
 
 /** The goal harness as the plugin's hooks see it (built in src/goal/goal.lazy.ts, loaded on first use). */
 export interface HostGoalsHandle {
@@ -14,7 +15,7 @@ export interface HostGoalsHandle {
   /** The auditor sessions: their idles and errors end the audits that wait on them. */
   auditSessions: OpencodeAuditSessions
   /** The bubblewrap command line a goal auditor's shells run in (read-only); null for any other session, or sandbox off. */
-  auditSandboxArgv(sessionId: string): string[] | null
+  auditSandboxOf(sessionId: string): SessionSandbox | null
   /** Carries out `/goal <arguments>` for a session: the text the model reads and the text the user's message shows. */
   command(sessionId: string, rawArguments: string): Promise<GoalCommandTurn>
   /** The session's live goal in a few lines for a compaction's context, if it has one. */

@@ -39,8 +39,7 @@ const STOP_RULE =
   `pauses when a budget runs out, after ${NO_PROGRESS_LIMIT} turns in a row without progress, or on /goal pause`
 
 /** What `--audit` adds to a goal's completion. */
-const AUDIT_RULE =
-  "required: once the checks pass, an auditor session Forge opens reviews the work since the arm, read-only, and a bug it records keeps the goal open"
+const AUDIT_RULE = "once the checks pass, an auditor session Forge opens reviews the work since the arm, read-only, and a bug it records keeps the goal open"
 
 export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | undefined): ScreenFields {
   const a = recordOf(args) ?? {}
@@ -51,7 +50,7 @@ export function goalCallFields(tool: string, args: unknown, goal: ScreenGoal | u
     case "goal_write":
       if (!revise) fields.decide = a.arm === false ? "queue (no dialog)" : "arm: the session then works on it by itself"
       Object.assign(fields, listFields("success", a.success), checkFields(a.checks))
-      if (a.audit === true && !revise) fields.audit = AUDIT_RULE
+      if (a.audit === true && !revise) fields["audit rule"] = AUDIT_RULE
       fields.budgets = budgetsText(a, revise)
       if (!revise && a.arm !== false) fields.stops = STOP_RULE
       return fields

@@ -5,13 +5,14 @@ import type { LifecycleRepository } from "../../../services/lifecycle/lifecycle.
 import type { ForgeFragment, FragmentContext } from "../forge.fragment"
 import type { Lazy } from "../lazy"
 import { createJobTools } from "./job.tools"
+import type { SessionSandbox } from "../../sandbox/loop.sandboxes"
 import { refuseSurviveWithoutDatabase } from "./job.tools.storage"
 
 export interface JobFragmentDeps {
   /** The job supervisor of this host process, built on first use; the shell family its commands run under. */
   supervisor: Lazy<JobSupervisor>
-  /** The sandbox command line of a root session's commands (its loop's), built with the supervisor. */
-  sandboxOf: Lazy<(sessionId: string) => readonly string[] | null>
+  /** The sandbox of a root session's commands (a loop pass's, a goal auditor's), built with the supervisor. */
+  sandboxOf: Lazy<(sessionId: string) => SessionSandbox | null>
   shellFamily: string
   /** The workspace database's lifecycle records (the runtime's, or its stand-in's), for the restore step. */
   repository: () => Promise<LifecycleRepository | undefined>

@@ -13,6 +13,7 @@ import { boundedText } from "../arg.limits"
 import { type ForgeToolResult, forgeTool } from "../tool.args"
 import { screenText } from "../tool.screen"
 import * as z from "zod"
+import type { SessionSandbox } from "../../sandbox/loop.sandboxes"
 
 export interface JobToolsDeps {
   options: ForgeOptions
@@ -20,14 +21,16 @@ export interface JobToolsDeps {
   supervisor: () => Promise<JobSupervisor>
   /** The root of the calling session's tree, for handoff. */
   rootOf: (sessionId: string) => Promise<string>
-  /** The sandbox command line a session's commands run inside (a loop pass's), or null: unconfined. */
-  sandboxOf: (sessionId: string) => Promise<readonly string[] | null>
+  /** The sandbox a session's commands run inside (a loop pass's, a goal auditor's), or null: unconfined. */
+  sandboxOf: (sessionId: string) => Promise<SessionSandbox | null>
   /** The interpreter family commands run under, named in the tool description. */
   shellFamily: string
 }
 
 // forge_shell and forge_jobs: a shell that can never hang the session. Every forge_shell call passes the
-// forge_shell dialog (the config hook forces that permission to "ask"; an explicit deny of the user's wins).
+// forge_shell dialog (the config hook forces that permission to "ask"; an explicit deny of the user's wins), but in a
+// sealed session (an auditor's, whose shells write nothing and reach no network): it runs unattended, and nobody
+// watches its session to answer.
 
 export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forge_jobs", ToolDefinition> {
   const enabled = isSupervisorEnabled(deps.options)
@@ -68,14 +71,17 @@ export function createJobTools(deps: JobToolsDeps): Record<"forge_shell" | "forg
       async execute(args, ctx) {
         if (!enabled) throw new Error(NATIVE_MODE_REFUSAL)
         const sandbox = await deps.sandboxOf(ctx.sessionID)
-        const request = toShellRequest(args, { cwd: ctx.directory, survive: deps.options.jobs.survive, sandbox }, (cwd) => resolveCwd(ctx.directory, cwd))
+        const request = toShellRequest(args, { cwd: ctx.directory, survive: deps.options.jobs.survive, sandbox: sandbox?.argv ?? null }, (cwd) =>
+          resolveCwd(ctx.directory, cwd),
+        )
         await askOutsideCwd(request.cwd, ctx)
-        await ctx.ask({
-          permission: "forge_shell",
-          patterns: [request.command],
-          always: [request.command],
-          metadata: { command: request.command, cwd: request.cwd },
-        })
+        if (sandbox?.sealed !== true)
+          await ctx.ask({
+            permission: "forge_shell",
+            patterns: [request.command],
+            always: [request.command],
+            metadata: { command: request.command, cwd: request.cwd },
+          })
         return jobAnswer(await (await deps.supervisor()).run(ctx.sessionID, request))
       },
     }),

@@ -48,8 +48,8 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
         // Every shell of every session asks: with no loop running, no session's root is looked up.
         if (!harness.service.hasLiveLoop()) return
         const root = ctx.tree.knownRootOf(input.sessionID) ?? (await ctx.tree.rootOf(input.sessionID))
-        const argv = harness.sandboxArgv(root)
-        if (argv !== null) Object.assign(output.env, sandboxEnv(argv))
+        const sandbox = harness.sandboxOf(root)
+        if (sandbox !== null) Object.assign(output.env, sandboxEnv(sandbox.argv))
       },
 
       // The loop's gate on its sessions' tools (the machine's answer): an auditor changes nothing, a coder works only
@@ -70,7 +70,7 @@ export function loopFragment(ctx: FragmentContext, loops: Lazy<HostLoopsHandle>)
         }
         if (refusal !== null) throw new Error(refusal)
         // Fail-closed: a confined session's bash runs only through Forge's shim; without it, it does not run.
-        const trouble = input.tool === "bash" && harness.sandboxArgv(session) !== null ? shell.trouble() : null
+        const trouble = input.tool === "bash" && harness.sandboxOf(session) !== null ? shell.trouble() : null
         if (trouble !== null) throw new Error(sandboxBashRefusal(`loop ${harness.service.loopOf(session)?.context.loopName ?? ""}'s passes`, trouble))
       },
 

@@ -1,6 +1,7 @@
 import type { LiveRestoreReport } from "../../../services/lifecycle/lifecycle.restore.live"
 import type { LoopReviewService } from "../../../services/loop/loop.review"
 import type { LoopService } from "../../../services/loop/loop.service"
+import type { SessionSandbox } from "../../sandbox/loop.sandboxes"
 
 /** The plan a loop_start without an inline plan runs: its path, its status, and its sections (null: unreadable). */
 export interface ScreenLoopPlan {
@@ -20,7 +21,7 @@ export interface HostLoopsHandle {
    * The bubblewrap command line a shell of the (root) session runs in, as its loop's machine confines it; null when
    * the session is no running loop's or the loop's sandbox is off.
    */
-  sandboxArgv(sessionId: string): string[] | null
+  sandboxOf(sessionId: string): SessionSandbox | null
   /** Restores the workspace's running loops from their records and takes up the passes that were left. */
   restore(): Promise<LiveRestoreReport>
   dispose(): void

@@ -8,6 +8,8 @@ import { defaultForgeOptions } from "../../../services/config/forge.options"
 import { type HostJobs, createHostJobs } from "../../../src/job/job.lazy"
 import { callRaw, toolContext } from "../opencode/tool.context"
 import { memoryLogger } from "../plan/plan.helpers"
+import { BwrapSandboxes } from "../../../adapters/sandbox/loop.sandboxes"
+import { findBwrap } from "../../../adapters/sandbox/bwrap.probe"
 
 // The real forge_shell / forge_jobs definitions over a real supervisor (real processes and logs), driven with raw
 // args as opencode 1.18.33 passes them. Only opencode's client is absent: no call here reaches it.
@@ -41,6 +43,27 @@ describe("job tools parse their raw arguments at the boundary", () => {
   afterEach(async () => {
     await hostJobs.supervisor.dispose?.()
     hostJobs.uninstall()
+  })
+
+  it("forge_shell asks no dialog in a sealed session (read-only, offline: an auditor's), and asks in any other", async () => {
+    const bwrap = findBwrap()
+    expect(bwrap, "bubblewrap is installed (apt install bubblewrap)").toBeDefined()
+    const confined = (writable: boolean) =>
+      createJobTools({
+        options: defaultForgeOptions,
+        supervisor: async () => hostJobs.supervisor,
+        rootOf: async (id) => id,
+        sandboxOf: async () => new BwrapSandboxes({ mode: "bwrap", network: false, workspace: dir }).sandboxFor({ worktree: dir, writable, network: false }),
+        shellFamily: "POSIX sh",
+      }).forge_shell
+    const sealed = await callRaw(confined(false), { command: "echo x > written.txt; echo ran" }, toolContext("s1", dir, asked))
+    expect(asked, "a sealed session's shell asks nothing").toEqual([])
+    expect(sealed).toContain("Read-only file system")
+    expect(sealed).toContain("ran")
+    expect(existsSync(path.join(dir, "written.txt"))).toBe(false)
+    await callRaw(confined(true), { command: "echo x > written.txt" }, toolContext("s1", dir, asked))
+    expect(asked, "a shell that may write asks").toEqual(["forge_shell"])
+    expect(existsSync(path.join(dir, "written.txt"))).toBe(true)
   })
 
   it("forge_jobs names a bad action, a wrong type, an unknown and a missing argument", async () => {

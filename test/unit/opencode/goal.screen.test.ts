@@ -57,8 +57,8 @@ describe("what a goal call's TUI line shows", () => {
   })
 
   it("a goal with an audit: its arm says what the audit adds, and its completion that the auditor comes before the dialog", () => {
-    expect(goalCallFields("goal_write", { objective: "green", audit: true }, undefined).audit).toMatch(/^required: once the checks pass, an auditor session/)
-    expect(goalCallFields("goal_write", { objective: "green" }, undefined).audit).toBeUndefined()
+    expect(goalCallFields("goal_write", { objective: "green", audit: true }, undefined)["audit rule"]).toMatch(/^once the checks pass, an auditor session/)
+    expect(goalCallFields("goal_write", { objective: "green" }, undefined)["audit rule"]).toBeUndefined()
     expect(goalCallFields("goal_complete", {}, { ...goal, run: passed, audit: true }).decide).toBe(
       "complete: the host runs every check once more first, then an auditor session reviews the work (read-only); this dialog opens only if each check passes again and the audit leaves no bug open",
     )

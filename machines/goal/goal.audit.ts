@@ -1,3 +1,4 @@
+import { REVIEW_TOOL_IDS, STATE_TOOL_IDS } from "../agent.partition"
 import { isFileChangingTool } from "../tool.kinds"
 
 // A goal's audit (`/goal … --audit`): the second key of its completion gate. Once the host's run of every check
@@ -51,35 +52,15 @@ export function openAuditBugs(audit: GoalAudit): GoalAuditFinding[] {
   return audit.findings.filter((f) => f.severity === "bug")
 }
 
+/** The harness tools an auditor may call: its findings, and reading a plan or a section. */
+const AUDITOR_STATE_TOOLS: ReadonlySet<string> = new Set([...REVIEW_TOOL_IDS, "plan_read", "section_read"])
+
 /**
- * Tools an auditor session never uses: it changes no harness state (plans, goals, crews, loops), asks the user
- * nothing (it runs unattended) and starts no subagent (what one did would land outside the audit's gate).
+ * Tools an auditor session never uses: every other harness state tool (it changes no plan, goal, crew or loop, and
+ * completes nothing), `question` (it runs unattended) and `task` (what a subagent did would land outside the audit's
+ * gate).
  */
-const AUDITOR_DENIED_TOOLS: ReadonlySet<string> = new Set([
-  "plan_write",
-  "plan_edit",
-  "plan_approve",
-  "plan_tick",
-  "plan_close",
-  "plan_discard",
-  "goal_write",
-  "goal_check",
-  "goal_complete",
-  "goal_pause",
-  "goal_resume",
-  "goal_discard",
-  "crew_begin",
-  "crew_close",
-  "loop_start",
-  "loop_status",
-  "loop_cancel",
-  "loop_handoff",
-  "loop_complete",
-  "loop_adjust",
-  "attempt_completion",
-  "question",
-  "task",
-])
+const AUDITOR_DENIED_TOOLS: ReadonlySet<string> = new Set([...STATE_TOOL_IDS.filter((tool) => !AUDITOR_STATE_TOOLS.has(tool)), "question", "task"])
 
 /** Whether a goal's auditor may call `tool`: it reads, searches and runs checks, and changes nothing. */
 export function isAuditorTool(tool: string): boolean {

@@ -1,5 +1,5 @@
 import type { GoalContext } from "../../machines/goal/goal.machine"
-import { checkLabel } from "./goal.contract.text"
+import { contractLines } from "./goal.brief"
 import { findingsText } from "./goal.audit.text"
 
 // The auditor's brief: the objective, the checks the host ran and passed, the findings earlier audits left open and
@@ -9,10 +9,6 @@ export const GOAL_AUDIT_MARKER = "[forge:goal-audit]"
 
 /** At most this much of the diff goes in the brief; the auditor reads the rest in the workspace. */
 export const AUDIT_DIFF_MAX_CHARS = 60_000
-
-function list(items: readonly string[]): string {
-  return items.length === 0 ? "- (none)" : items.map((item) => `- ${item}`).join("\n")
-}
 
 /** The diff as the brief carries it: whole, or cut at AUDIT_DIFF_MAX_CHARS with a line that says so. */
 export function boundedDiff(diff: string): string {
@@ -27,21 +23,7 @@ export function auditBrief({ context, diff }: { context: GoalContext; diff: stri
   return [
     `${GOAL_AUDIT_MARKER} Audit ${round} of goal ${goalPath}. You are its auditor: the goal completes only after an audit that leaves no bug open.`,
     "",
-    "Objective:",
-    contract.objective,
-    "",
-    "Success criteria:",
-    list(contract.success),
-    "",
-    "Checks (the host has just run every one, and each passed):",
-    contract.checks.map((check, i) => `${i + 1}. ${check.kind === "command" ? `command \`${check.command}\`` : `contains ${checkLabel(check)}`}`).join("\n"),
-    "",
-    "Constraints:",
-    list(contract.constraints),
-    "",
-    "Non-goals:",
-    list(contract.nonGoals),
-    "",
+    ...contractLines(contract, { success: "Success criteria:", checks: "Checks (the host has just run every one, and each passed):" }),
     open.length === 0
       ? "Findings open from earlier audits: none."
       : `Findings open from earlier audits (delete each one you find fixed):\n${findingsText(open)}`,

@@ -1,4 +1,4 @@
-import type { GoalStopReason } from "../../machines/goal/goal.gates"
+import type { GoalStopReason, GoalTerms } from "../../machines/goal/goal.gates"
 import type { GoalContext } from "../../machines/goal/goal.machine"
 import { checkLabel } from "./goal.contract.text"
 import type { CheckLogEntry, GoalDocument } from "./goal.document"
@@ -37,19 +37,20 @@ function list(items: readonly string[]): string {
   return items.length === 0 ? "- (none)" : items.map((item) => `- ${item}`).join("\n")
 }
 
-export function continuationBrief({ context, document, now }: { context: GoalContext; document: GoalDocument; now: number }): string {
-  const { contract } = document
-  const failures = latestFailures(document, context.revision)
-  const lines = [
-    `${GOAL_CONTINUE_MARKER} Goal ${context.goalPath} — continuation turn ${context.turnsUsed} of ${context.limits.maxTurns} (revision ${context.revision}).`,
-    "",
+/**
+ * The contract as a brief lays it out (the continuation's, the auditor's): objective, criteria, checks, constraints and
+ * non-goals, each under its heading and followed by a blank line; the criteria's and the checks' headings are the
+ * brief's own.
+ */
+export function contractLines(contract: GoalTerms, headings: { success: string; checks: string }): string[] {
+  return [
     "Objective:",
     contract.objective,
     "",
-    "Success criteria (goal_complete needs one attestation with evidence for each):",
+    headings.success,
     list(contract.success),
     "",
-    "Checks (the host re-runs every one itself at goal_complete; all must pass):",
+    headings.checks,
     contract.checks.map((check, i) => `${i + 1}. ${check.kind === "command" ? `command \`${check.command}\`` : `contains ${checkLabel(check)}`}`).join("\n"),
     "",
     "Constraints:",
@@ -58,6 +59,19 @@ export function continuationBrief({ context, document, now }: { context: GoalCon
     "Non-goals:",
     list(contract.nonGoals),
     "",
+  ]
+}
+
+export function continuationBrief({ context, document, now }: { context: GoalContext; document: GoalDocument; now: number }): string {
+  const { contract } = document
+  const failures = latestFailures(document, context.revision)
+  const lines = [
+    `${GOAL_CONTINUE_MARKER} Goal ${context.goalPath} — continuation turn ${context.turnsUsed} of ${context.limits.maxTurns} (revision ${context.revision}).`,
+    "",
+    ...contractLines(contract, {
+      success: "Success criteria (goal_complete needs one attestation with evidence for each):",
+      checks: "Checks (the host re-runs every one itself at goal_complete; all must pass):",
+    }),
     `Budget left: ${budgetLeftText(context, now)}.`,
   ]
   if (failures.length > 0) {

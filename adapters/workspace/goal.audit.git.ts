@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, rm } from "node:fs/promises"
+import { copyFile, mkdtemp, rm, stat, utimes } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import type { GoalAuditWorkspace } from "../../services/goal/goal.ports"
@@ -24,8 +24,9 @@ export class GitAuditWorkspace implements GoalAuditWorkspace {
     const folder = await mkdtemp(path.join(tmpdir(), "forge-audit-index-"))
     try {
       const index = path.join(folder, "index")
-      // The user's index, copied: git then re-reads only the files whose stat changed.
-      if (indexPath.code === 0) await copyFile(indexPath.stdout.trim(), index).catch(() => undefined)
+      // The user's index, copied with its own times: git then re-reads only the files whose stat changed, and still
+      // compares the content of an entry as new as the index itself (racy git: a same-size edit in the same second).
+      if (indexPath.code === 0) await copyIndex(indexPath.stdout.trim(), index)
       const env = { GIT_INDEX_FILE: index }
       const added = await runGit(this.workspace, ["add", "--all", "--", "."], { purpose: PURPOSE, env })
       if (added.code !== 0) throw new Error(`could not snapshot the workspace ${this.workspace}${detail(added.stderr)}`)
@@ -51,5 +52,16 @@ export class GitAuditWorkspace implements GoalAuditWorkspace {
       const stat = await runGit(this.workspace, ["diff", "--no-color", "--stat=200", "--relative", base, now, "--", "."], { purpose: PURPOSE })
       return `[the diff is larger than ${DIFF_MAX_BYTES / 1024 / 1024} MiB: the files that changed]\n${stat.stdout}`
     }
+  }
+}
+
+/** Copies an index file keeping its access and change times; a missing index (a repository with no commit) is none. */
+async function copyIndex(from: string, to: string): Promise<void> {
+  try {
+    const times = await stat(from)
+    await copyFile(from, to)
+    await utimes(to, times.atime, times.mtime)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error
   }
 }

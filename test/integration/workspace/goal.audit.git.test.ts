@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -58,6 +58,30 @@ describe("GitAuditWorkspace", () => {
     expect(diff).not.toContain("build/out.js")
     // The work from before the goal is in the base, so it is nobody's finding.
     expect(diff).not.toContain("work from before the goal")
+  })
+
+  it("sees a same-size edit whose stat the index cannot tell apart (racy git), as the user's own git status would", async () => {
+    const root = tempDir()
+    git(root, "init", "-q")
+    // Only the size and the mtime's seconds tell a file changed: the edit below keeps both.
+    git(root, "config", "core.trustctime", "false")
+    git(root, "config", "core.checkStat", "minimal")
+    const file = path.join(root, "login.ts")
+    const past = new Date(Date.now() - 3_600_000)
+    writeFileSync(file, "export const TIMEOUT = 30\n")
+    utimesSync(file, past, past)
+    git(root, "add", "login.ts")
+    git(root, "commit", "-q", "-m", "first")
+    // The index written in the same second as the file: git compares that entry's content, never trusting its stat.
+    const index = path.join(root, ".git", "index")
+    utimesSync(index, past, past)
+    const audit = new GitAuditWorkspace(root)
+    const base = await audit.snapshot()
+    writeFileSync(file, "export const TIMEOUT = 40\n")
+    utimesSync(file, past, past)
+    expect(await audit.diff(base as string)).toContain("-export const TIMEOUT = 30\n+export const TIMEOUT = 40")
+    utimesSync(index, past, past)
+    expect(git(root, "status", "--porcelain"), "the user's own git sees the edit").toBe("M login.ts")
   })
 
   it("leaves the user's index, branch, stash and working tree as they were", async () => {

@@ -1,5 +1,6 @@
-// Host-agnostic domain logic: embed Forge's lifecycles (plan, job, watchdog) in another harness by providing these ports
-// (LifecycleRepository, LedgerStore, Clock, DocumentFiles, LineSearch, Logger, Confirm) with your own adapters.
+// Host-agnostic domain logic: embed Forge's lifecycles (plan, job, watchdog, goal, crew, loop) in another harness by
+// providing these ports (LifecycleRepository, LedgerStore, Clock, DocumentFiles, Logger, Confirm, DriverClaimStore and
+// each lifecycle's own) with your own adapters.
 
 export * from "./lifecycle/lifecycle.ports"
 export * from "./lifecycle/lifecycle"
@@ -7,6 +8,9 @@ export * from "./lifecycle/lifecycle.definition"
 export * from "./lifecycle/lifecycle.host"
 export * from "./lifecycle/lifecycle.restore"
 export * from "./lifecycle/gate.refusal"
+export * from "./lifecycle/driver.claim"
+export * from "./lifecycle/driver.claim.ports"
+export * from "./lifecycle/lifecycle.restore.live"
 export * from "./lifecycle/ledger.ports"
 export * from "./lifecycle/ledger"
 export * from "./lifecycle/ledger.memory"
@@ -34,3 +38,7 @@ export * from "./plan/plan.queries"
 export * from "./plan/plan.service"
 export * from "./job"
 export * from "./watchdog"
+export * from "./goal"
+export * from "./crew"
+export * from "./loop"
+export * from "./review"

@@ -81,6 +81,20 @@ describe("npm run build", () => {
     expect(shape.ids.length).toBeGreaterThan(0)
   })
 
+  it("dist/services.js exports every lifecycle's service and implementations factory", () => {
+    const lifecycles = ["Plan", "Goal", "Crew", "Loop", "Watchdog", "Job"]
+    const probe = `
+      const mod = await import(${JSON.stringify(pathToFileURL(join(DIST, "services.js")).href)})
+      const names = ${JSON.stringify(lifecycles)}.flatMap((n) => [n === "Job" ? "JobSupervisor" : n + "Service", "create" + n + "Implementations", "define" + n + "Lifecycle"])
+      console.log(JSON.stringify(Object.fromEntries(names.map((n) => [n, typeof mod[n]]))))
+    `
+    const result = run(process.execPath, ["--input-type=module", "-e", probe])
+    expect(result.stderr).toBe("")
+    const kinds = JSON.parse(result.stdout) as Record<string, string>
+    expect(Object.entries(kinds).filter(([, kind]) => kind !== "function")).toEqual([])
+    expect(Object.keys(kinds)).toHaveLength(lifecycles.length * 3)
+  })
+
   it("dist/cli.js starts with a node hashbang", async () => {
     const code = await readFile(join(DIST, "cli.js"), "utf8")
     expect(code.startsWith("#!/usr/bin/env node\n")).toBe(true)
@@ -134,10 +148,13 @@ describe("npm run build", () => {
           'import type { AnyStateMachine } from "xstate"',
           'import { machineCatalog } from "forgecharts/machines"',
           'import * as services from "forgecharts/services"',
+          'import { GoalService, CrewService, LoopService, createLoopImplementations, type GoalServiceDeps, type LoopSessions } from "forgecharts/services"',
           "type IsAny<T> = 0 extends 1 & T ? true : false",
           "const typed: IsAny<typeof machineCatalog> = false",
           "const catalog: readonly AnyStateMachine[] = machineCatalog",
-          "export const used = [typed, catalog, Object.keys(services)]",
+          "const lifecycles: [IsAny<typeof GoalService>, IsAny<typeof CrewService>, IsAny<typeof LoopService>, IsAny<typeof createLoopImplementations>] = [false, false, false, false]",
+          "const ports: [IsAny<GoalServiceDeps>, IsAny<LoopSessions>] = [false, false]",
+          "export const used = [typed, catalog, Object.keys(services), lifecycles, ports]",
           "",
         ].join("\n"),
       )

@@ -1,5 +1,6 @@
 // The house's layers, checked on every `npm test`: machines/ (pure statecharts) <- services/ (domain logic through
 // ports) <- adapters/ (opencode, storage, processes, files) <- src/ (composition). Type-only imports count too.
+// testing/ (the model-test template the package exports) sits beside them: it reads machines/ and services/ only.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -40,11 +41,18 @@ module.exports = {
       to: { path: ["^services/", "^adapters/", "^src/"] },
     },
     {
+      name: "testing-drives-machines-and-services",
+      comment: "The model-test template drives a machine and a service through their ports: no adapter, no composition, no test code.",
+      severity: "error",
+      from: { path: "^testing/" },
+      to: { path: ["^adapters/", "^src/", "^visualizations/", "^test/", "^bench/"] },
+    },
+    {
       name: "no-product-code-from-tests",
-      comment: "Product code never imports test or bench code.",
+      comment: "Product code never imports test or bench code, nor the test template.",
       severity: "error",
       from: { path: "^(machines|services|adapters|src|visualizations)/" },
-      to: { path: ["^test/", "^bench/"] },
+      to: { path: ["^test/", "^bench/", "^testing/"] },
     },
     {
       name: "no-cycles",

@@ -13,10 +13,10 @@
 //                   it imports lazily sits in plugin/ chunks, loaded on first use; worker threads' code sits inside
 //                   as text (the *.generated.ts modules of scripts/embed-workers.ts), started as `eval` workers
 //   forgecharts.js  the same plugin in one file, for copying alone into an opencode plugin folder
-//   machines.js, services.js (+ chunks/)   the embedding subpaths; package dependencies stay imports, so a
-//                   host shares its own xstate
+//   machines.js, services.js, testing.js (+ chunks/)   the embedding subpaths and the model-test template; package
+//                   dependencies stay imports, so a host shares its own xstate (and testing.js its own vitest)
 //   cli.js          the `forgecharts` command
-//   types/          declarations of machines/ and services/ (tsconfig.build.json)
+//   types/          declarations of machines/, services/ and testing/ (tsconfig.build.json)
 import { build } from "esbuild"
 import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises"
 import { basename, dirname, join, relative, resolve } from "node:path"
@@ -32,6 +32,7 @@ const ENTRIES = {
   cli: ["src/cli.ts", "the forgecharts command"],
   machines: ["machines/index.ts", "the ./machines subpath"],
   services: ["services/index.ts", "the ./services subpath"],
+  testing: ["testing/index.ts", "the ./testing subpath"],
 }
 
 // Loaded at run time by the storage adapter, whichever the runtime has: never bundled.
@@ -128,7 +129,7 @@ async function buildServer(entry, out) {
 async function buildSubpaths(entries, out) {
   await build({
     ...common,
-    entryPoints: { machines: entries.machines, services: entries.services },
+    entryPoints: { machines: entries.machines, services: entries.services, testing: entries.testing },
     // Shared code goes to chunks/, so ./machines and ./services hand out the very same machine objects.
     splitting: true,
     chunkNames: "chunks/[name]-[hash]",
@@ -150,7 +151,7 @@ async function buildCli(entry, out) {
   await chmod(join(out, "cli.js"), 0o755)
 }
 
-/** Declarations for machines/ and services/, with options from tsconfig.build.json and this build's folders. */
+/** Declarations for machines/, services/ and testing/, with options from tsconfig.build.json and this build's folders. */
 async function buildTypes(entries, root, out) {
   const configPath = join(REPO, "tsconfig.build.json")
   const config = ts.getParsedCommandLineOfConfigFile(configPath, undefined, {
@@ -161,7 +162,7 @@ async function buildTypes(entries, root, out) {
   })
   if (!config) throw new BuildError(`cannot read ${configPath}`)
   const options = { ...config.options, rootDir: root, outDir: join(out, "types"), noEmit: false }
-  const program = ts.createProgram({ rootNames: [entries.machines, entries.services], options })
+  const program = ts.createProgram({ rootNames: [entries.machines, entries.services, entries.testing], options })
   const emitted = program.emit(undefined, undefined, undefined, true)
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics]
   if (diagnostics.length) {

@@ -9,7 +9,7 @@ import { stateToString } from "../../machines/state.text"
 import { crewFrontmatterCodec } from "../../services/crew/crew.frontmatter"
 import type { CrewService } from "../../services/crew/crew.service"
 import type { OpenDialog } from "./model.dialogs"
-import type { ModelStep } from "./model.template"
+import type { ModelStep } from "../../testing"
 
 type CrewModel = typeof crewMachine
 type Snapshot = SnapshotFrom<CrewModel>

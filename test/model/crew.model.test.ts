@@ -5,7 +5,7 @@ import { type CrewStatus, crewStatusOf } from "../../machines/crew/crew.status"
 import type { CrewBirthFacts, CrewVerdict } from "../../machines/crew/crew.gates"
 import { type CrewEvent, type CrewInput, type CrewRegistration, crewMachine } from "../../machines/crew/crew.machine"
 import { SESSION, startCrewSut } from "./crew.sut"
-import { describeModel } from "./model.template"
+import { describeModel } from "../../testing"
 
 // Paths generated from the crew machine drive the real CrewService on the workspace's one LifecycleHost (SQLite in a
 // temp workspace) writing real crew records through FsCrewFiles; at every step service, record (status, execution,

@@ -15,7 +15,7 @@ import { CrewExpectation } from "./crew.agreement"
 import { type CrewProcess, type Governance, openCrewProcess, rosterOf } from "./crew.process"
 import { FakeClock } from "./goal.fakes"
 import { type DialogAnswers, type OpenDialog, type Opening, neverAsked, outputOf, startDialogCall } from "./model.dialogs"
-import type { ModelStep, ModelSut } from "./model.template"
+import type { ModelStep, ModelSut } from "../../testing"
 
 type CrewModel = typeof crewMachine
 type Snapshot = SnapshotFrom<CrewModel>

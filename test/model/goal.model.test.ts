@@ -8,7 +8,7 @@ import { HELD_OBJECTIVE } from "./goal.birth"
 import { SEND_FAILURE, SESSION, startGoalSut } from "./goal.sut"
 import { FakeAuditWorkspace, MODEL_DRIVER } from "./goal.fakes"
 import { auditFailureText } from "./goal.sut.audit"
-import { describeModel } from "./model.template"
+import { describeModel } from "../../testing"
 
 // Paths generated from the goal machine drive the real GoalService and GoalLoop on the workspace's one LifecycleHost
 // (SQLite in a temp workspace) writing real goal documents; at every step service, database row and log, document,

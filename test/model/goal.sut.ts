@@ -26,7 +26,7 @@ import { openGoalProcess } from "./goal.process"
 import { GoalAuditDriver, isAskedOnly } from "./goal.sut.audit"
 import { expectLateAnswerRefused } from "./goal.sut.dialogs"
 import { type DialogAnswers, type OpenDialog, type Opening, outputOf, startDialogCall } from "./model.dialogs"
-import type { ModelStep, ModelSut } from "./model.template"
+import type { ModelStep, ModelSut } from "../../testing"
 
 type GoalModel = typeof goalMachine
 type Snapshot = SnapshotFrom<GoalModel>

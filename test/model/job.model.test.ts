@@ -2,7 +2,7 @@ import type { SnapshotFrom } from "xstate"
 import { MAX_SURVIVORS } from "../../machines/job/job.gates"
 import { type JobEvent, type JobInput, jobMachine } from "../../machines/job/job.machine"
 import { NEIGHBOUR, startJobSut } from "./job.sut"
-import { describeModel } from "./model.template"
+import { describeModel } from "../../testing"
 
 // Paths generated from the job machine drive the real JobSupervisor over a process world that spawns nothing, with
 // simulated clock and timers and the journal in an in-memory SQLite database; service, store and model must agree at

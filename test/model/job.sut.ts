@@ -17,7 +17,7 @@ import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
 import { memoryLogger } from "../integration/plan/plan.helpers"
 import { type FakeJobProcesses, JobWorld, MATCHING_OUTPUT, SimulatedClock, SimulatedTimers, fakeJobLogs } from "./job.fakes"
-import type { ModelStep, ModelSut } from "./model.template"
+import type { ModelStep, ModelSut } from "../../testing"
 
 type JobModel = typeof jobMachine
 type Snapshot = SnapshotFrom<JobModel>

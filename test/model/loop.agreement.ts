@@ -27,7 +27,7 @@ import type { LoopService } from "../../services/loop/loop.service"
 import type { LoopReviews } from "../../services/loop/loop.ports"
 import { type FakeLoopSessions, RECORDED_BRANCH, type RecordingWorktrees } from "./loop.fakes"
 import { type Actual, BRANCH, HOST, LOOP, TITLE, actual } from "./loop.world"
-import type { ModelStep } from "./model.template"
+import type { ModelStep } from "../../testing"
 
 type LoopModel = typeof loopMachine
 type Snapshot = SnapshotFrom<LoopModel>

@@ -35,7 +35,7 @@ import {
   restartWalk,
 } from "./loop.walks"
 import { startLoopSut } from "./loop.sut"
-import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "./model.template"
+import { type ModelStep, describeModel, hostLogicOf, modelStateKey } from "../../testing"
 
 // Paths generated from the loop machine drive the real LoopService on the workspace's one LifecycleHost (SQLite in a
 // temp workspace); at every step service, database row, transition log and opencode's side (sessions opened, briefs

@@ -8,7 +8,7 @@ import { initialStep, step } from "../../services/lifecycle/lifecycle.step"
 import { CODED, MAX_PASSES, UNVERIFIED, inputFor, restored } from "./loop.fixtures"
 import { startLoopSut } from "./loop.sut"
 import { MODEL_DRIVER, STRANGER, passSession } from "./loop.world"
-import type { ModelStep } from "./model.template"
+import type { ModelStep } from "../../testing"
 
 // Paths generated from the pass machine alone (a loop's first coding pass: opened, briefed, reminded, handed off,
 // failed, stalled, taken over by a restart) drive the real LoopService, through the loop's own SUT (loop.sut.ts: SQLite,

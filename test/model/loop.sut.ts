@@ -36,7 +36,7 @@ import {
   TITLE,
   nextPassSession,
 } from "./loop.world"
-import type { ModelStep, ModelSut } from "./model.template"
+import type { ModelStep, ModelSut } from "../../testing"
 
 type LoopModel = typeof loopMachine
 type Snapshot = SnapshotFrom<LoopModel>

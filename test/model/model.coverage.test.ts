@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { setup } from "xstate"
-import { TransitionCoverage } from "./model.coverage"
+import { TransitionCoverage } from "../../testing/model.coverage"
 
 // The coverage measure itself, on a machine small enough to count by hand: 2 eventless candidates (one guarded),
 // 3 candidates of `go` (two guarded) and 1 of `stop` on the parent: 6 taken outcomes + 3 refused ones = 9.

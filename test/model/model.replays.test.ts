@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { longestReplays } from "./model.replays"
+import { longestReplays } from "../../testing/model.replays"
 
 const replay = (label: string, ...events: { type: string; n?: number }[]) => ({ label, events })
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import type { SnapshotFrom } from "xstate"
 import { createTestModel } from "xstate/graph"
 import { type PlanEvent, type PlanInput, planMachine } from "../../machines/plan/plan.machine"
-import { describeModel } from "./model.template"
+import { describeModel } from "../../testing"
 import { SESSION, startPlanSut } from "./plan.sut"
 
 // Paths generated from the plan machine itself drive the real service (runtime, plan document, SQLite), checking at

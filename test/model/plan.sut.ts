@@ -14,7 +14,7 @@ import { type ComposedRuntime, createForgeRuntime } from "../../src/runtime"
 import { type LifecycleStore, openLifecycleStore } from "../../adapters/storage/lifecycle.store"
 import { memoryLogger, tempWorkspace } from "../integration/plan/plan.helpers"
 import { ramTempDir } from "../temp.dir"
-import type { ModelSut } from "./model.template"
+import type { ModelSut } from "../../testing"
 import { seedMigratedDatabase } from "./migrated.database"
 
 type Snapshot = SnapshotFrom<typeof planMachine>

@@ -1,6 +1,6 @@
 import type { SnapshotFrom } from "xstate"
 import { type WatchdogEvent, type WatchdogInput, watchdogMachine } from "../../machines/watchdog/watchdog.machine"
-import { describeModel } from "./model.template"
+import { describeModel } from "../../testing"
 import { startWatchdogSut } from "./watchdog.sut"
 
 // Paths generated from the watchdog machine for each mode drive the real WatchdogService (held locator and killer,

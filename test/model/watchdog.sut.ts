@@ -5,7 +5,7 @@ import { MemoryWatchdogLedger } from "../../services/watchdog/watchdog.ledger"
 import type { KillTarget, LocateRequest, LocatedProcess, WatchdogKiller, WatchdogLocator } from "../../services/watchdog/watchdog.ports"
 import { WatchdogService } from "../../services/watchdog/watchdog.service"
 import { FakeTicker, silentLogger } from "../unit/watchdog/watchdog.fakes"
-import type { ModelStep, ModelSut } from "./model.template"
+import type { ModelStep, ModelSut } from "../../testing"
 
 type WatchdogModel = typeof watchdogMachine
 type Snapshot = SnapshotFrom<WatchdogModel>

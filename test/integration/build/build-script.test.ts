@@ -37,7 +37,7 @@ describe("scripts/build.mjs", () => {
     const target = join(empty, "dist")
     const result = runBuild(["--root", empty, "--out", target])
     expect(result.status).toBe(1)
-    for (const entry of ["src/server.ts", "src/cli.ts", "machines/index.ts", "services/index.ts"]) {
+    for (const entry of ["src/server.ts", "src/cli.ts", "machines/index.ts", "services/index.ts", "testing/index.ts"]) {
       expect(result.stderr).toContain(`missing entry ${entry}`)
     }
     await expect(stat(target)).rejects.toThrow(/ENOENT/)

@@ -95,6 +95,18 @@ describe("npm run build", () => {
     expect(Object.keys(kinds)).toHaveLength(lifecycles.length * 3)
   })
 
+  it("dist/testing.js exports the model-test template, and leaves vitest and xstate to the consumer", async () => {
+    const code = await readFile(join(DIST, "testing.js"), "utf8")
+    expect(code).toMatch(/from "vitest"/)
+    expect(code).toMatch(/from "xstate\/graph"/)
+    const probe = `
+      const mod = await import(${JSON.stringify(pathToFileURL(join(DIST, "testing.js")).href)})
+      console.log(JSON.stringify({ describeModel: typeof mod.describeModel, TransitionCoverage: typeof mod.TransitionCoverage }))
+    `
+    const result = run(process.execPath, ["--input-type=module", "-e", probe])
+    expect(JSON.parse(result.stdout), result.stderr).toEqual({ describeModel: "function", TransitionCoverage: "function" })
+  })
+
   it("dist/cli.js starts with a node hashbang", async () => {
     const code = await readFile(join(DIST, "cli.js"), "utf8")
     expect(code.startsWith("#!/usr/bin/env node\n")).toBe(true)
@@ -111,6 +123,7 @@ describe("npm run build", () => {
     expect(pkg.exports["./server"]).toBe("./dist/server.js")
     expect(pkg.exports["./machines"]).toMatchObject({ types: "./dist/types/machines/index.d.ts", default: "./dist/machines.js" })
     expect(pkg.exports["./services"]).toMatchObject({ types: "./dist/types/services/index.d.ts", default: "./dist/services.js" })
+    expect(pkg.exports["./testing"]).toMatchObject({ types: "./dist/types/testing/index.d.ts", default: "./dist/testing.js" })
   })
 
   // skipLibCheck hides a declaration's unresolved import (it turns into `any`), so each one is checked here:
@@ -118,7 +131,7 @@ describe("npm run build", () => {
   it("every relative import in the declarations names an emitted file with its .js extension", async () => {
     const types = join(DIST, "types")
     const files = (await readdir(types, { recursive: true })).filter((f) => f.endsWith(".d.ts"))
-    expect(files).toEqual(expect.arrayContaining(["machines/index.d.ts", "services/index.d.ts"]))
+    expect(files).toEqual(expect.arrayContaining(["machines/index.d.ts", "services/index.d.ts", "testing/index.d.ts"]))
     const unresolved: string[] = []
     for (const f of files) {
       for (const spec of relativeImports(await readFile(join(types, f), "utf8"))) {
@@ -149,12 +162,14 @@ describe("npm run build", () => {
           'import { machineCatalog } from "forgecharts/machines"',
           'import * as services from "forgecharts/services"',
           'import { GoalService, CrewService, LoopService, createLoopImplementations, type GoalServiceDeps, type LoopSessions } from "forgecharts/services"',
+          'import { describeModel, type ModelSut } from "forgecharts/testing"',
           "type IsAny<T> = 0 extends 1 & T ? true : false",
           "const typed: IsAny<typeof machineCatalog> = false",
           "const catalog: readonly AnyStateMachine[] = machineCatalog",
           "const lifecycles: [IsAny<typeof GoalService>, IsAny<typeof CrewService>, IsAny<typeof LoopService>, IsAny<typeof createLoopImplementations>] = [false, false, false, false]",
           "const ports: [IsAny<GoalServiceDeps>, IsAny<LoopSessions>] = [false, false]",
-          "export const used = [typed, catalog, Object.keys(services), lifecycles, ports]",
+          "const template: [IsAny<typeof describeModel>, IsAny<ModelSut<AnyStateMachine>>] = [false, false]",
+          "export const used = [typed, catalog, Object.keys(services), lifecycles, ports, template]",
           "",
         ].join("\n"),
       )

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import type { ActorLogic, AnyMachineSnapshot, AnyStateMachine, EventFromLogic, ExecutableActionsFrom, InputFrom, SnapshotFrom } from "xstate"
 import { TestModel } from "xstate/graph"
-import { initialStep, step } from "../../services/lifecycle/lifecycle.step"
+import { initialStep, step } from "../services/lifecycle/lifecycle.step"
 import { TransitionCoverage } from "./model.coverage"
 import { longestReplays } from "./model.replays"
 import { pathName } from "./path.name"
@@ -33,7 +33,7 @@ export interface ModelSut<M extends AnyStateMachine> {
   stop(): Promise<void>
 }
 
-interface ModelTest<M extends AnyStateMachine> {
+export interface ModelTest<M extends AnyStateMachine> {
   machine: M
   /** Inputs to explore (each its own set of paths); coverage is counted over all of them together. */
   configs: readonly { name: string; input: InputFrom<M> }[]

@@ -10,7 +10,7 @@ import {
   createActor,
   getInitialMicrosteps,
 } from "xstate"
-import { type ChildDelivery, initialStep, step } from "../../services/lifecycle/lifecycle.step"
+import { type ChildDelivery, initialStep, step } from "../services/lifecycle/lifecycle.step"
 
 // Transition coverage of a machine, measured on the machine the code runs.
 //
@@ -98,7 +98,7 @@ function childMachines(machine: AnyStateMachine): Record<string, AnyStateMachine
 /** Whether an inspection is the replayed machine's own (its invoked children report theirs to the same inspector). */
 const isRoot = (inspection: InspectionEvent): boolean => (inspection.actorRef as { _parent?: unknown })._parent === undefined
 
-interface CoverageReport {
+export interface CoverageReport {
   machine: string
   taken: number
   total: number

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs"
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises"
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -140,6 +140,49 @@ describe("npm run build", () => {
       }
     }
     expect(unresolved).toEqual([])
+  })
+
+  // examples/: two harnesses that are not opencode, run from the package as installed, and type-checked against it.
+  it("each example in examples/ type-checks against the built package and runs from it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "forge-examples-"))
+    cleanup.push(dir)
+    const installed = join(dir, "node_modules", "forgecharts")
+    await mkdir(join(dir, "node_modules", "@types"), { recursive: true })
+    await mkdir(installed, { recursive: true })
+    await writeFile(join(installed, "package.json"), await readFile(join(REPO, "package.json"), "utf8"))
+    await symlink(DIST, join(installed, "dist"), "dir")
+    await symlink(join(REPO, "node_modules", "xstate"), join(dir, "node_modules", "xstate"), "dir")
+    await symlink(join(REPO, "node_modules", "@types", "node"), join(dir, "node_modules", "@types", "node"), "dir")
+    await writeFile(join(dir, "package.json"), '{ "type": "module" }\n')
+    await cp(join(REPO, "examples"), join(dir, "examples"), { recursive: true })
+
+    const config = ts.getParsedCommandLineOfConfigFile(join(dir, "examples", "tsconfig.json"), undefined, {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: () => {},
+    })
+    expect(config?.fileNames.length, "the examples' files").toBeGreaterThan(0)
+    const program = ts.createProgram({ rootNames: config?.fileNames ?? [], options: config?.options ?? {} })
+    const messages = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`)
+    expect(messages).toEqual([])
+
+    const tsx = join(REPO, "node_modules", "tsx", "dist", "cli.mjs")
+    const goal = run(process.execPath, [tsx, join(dir, "examples", "goal-harness", "main.ts")])
+    expect(goal.stderr).toBe("")
+    expect(goal.stdout).toMatch(/^Goal armed: \.opencode\/goal\/.*-write-the-release-note\.md/)
+    expect(goal.stdout).toContain("refused: completion gate: goal .opencode/goal/")
+    expect(goal.stdout).toContain("check 1 did not pass in the host's run")
+    expect(goal.stdout).toMatch(/dialog \[goal_complete\] .* `test -f NOTES\.md`: exit code 0, [\d.]+ s, PASS/)
+    expect(goal.stdout).toContain("transition: active.completing --dialog.allow--> completed")
+
+    const plan = run(process.execPath, [tsx, join(dir, "examples", "plan-gate", "main.ts")])
+    expect(plan.stderr).toBe("")
+    expect(plan.stdout.trim().split("\n")).toEqual([
+      "read: # demo",
+      'write refused: the plan is {"draft":"editing"}, and a draft plan bans every write and exec tool until the user approves it',
+      "approved: true",
+      "wrote NOTES.md",
+      "NOTES.md: written",
+    ])
   })
 
   // A consumer importing the subpaths by package name, as another harness would, under both resolvers.

@@ -15,7 +15,7 @@
 //   forgecharts.js  the same plugin in one file, for copying alone into an opencode plugin folder
 //   machines.js, services.js, testing.js (+ chunks/)   the embedding subpaths and the model-test template; package
 //                   dependencies stay imports, so a host shares its own xstate (and testing.js its own vitest)
-//   cli.js          the `forgecharts` command
+//   cli.js (+ cli/) the `forgecharts` command (what `viz --format svg` loads on demand sits in cli/)
 //   types/          declarations of machines/, services/ and testing/ (tsconfig.build.json)
 import { build } from "esbuild"
 import { chmod, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises"
@@ -140,13 +140,19 @@ async function buildSubpaths(entries, out) {
 
 async function buildCli(entry, out) {
   const source = await readFile(entry, "utf8")
+  // The package's own dependencies stay imports (an install has them); what only the CLI uses from the development
+  // tools (Graphviz in WebAssembly for `viz --format svg`) is bundled in, loaded only when asked for.
+  const { dependencies = {} } = JSON.parse(await readFile(join(REPO, "package.json"), "utf8"))
   await build({
     ...common,
-    entryPoints: [entry],
-    packages: "external",
+    entryPoints: { cli: entry },
+    external: [...RUNTIME_EXTERNALS, ...Object.keys(dependencies).flatMap((name) => [name, `${name}/*`])],
+    // What a command loads on demand (Graphviz) sits in a chunk of its own: every other command starts without it.
+    splitting: true,
+    chunkNames: "cli/[name]-[hash]",
     // esbuild keeps an entry's own hashbang; a second one would be a syntax error.
     ...(source.startsWith("#!") ? {} : { banner: { js: "#!/usr/bin/env node" } }),
-    outfile: join(out, "cli.js"),
+    outdir: out,
   })
   await chmod(join(out, "cli.js"), 0o755)
 }

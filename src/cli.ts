@@ -20,18 +20,38 @@ commands:
   log [workspace] [--machine m] [--instance id] [--session id]
                                 the transition log, oldest first
   db [workspace]                print the path of the workspace's database
+  viz [machine] [--format mermaid|svg|json]
+                                the machines' diagrams (Mermaid, all of them by default), one machine's SVG, or one
+                                machine's config as JSON for Stately's editor and createMachine
 `
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { machine: { type: "string" }, instance: { type: "string" }, session: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      machine: { type: "string" },
+      instance: { type: "string" },
+      session: { type: "string" },
+      format: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   })
   const [command, workspaceArg] = positionals
   if (values.help || command === undefined) {
     process.stdout.write(USAGE)
     return command === undefined && !values.help ? 2 : 0
+  }
+  if (command === "viz") {
+    // The machines and their renderers load only for viz: every other command starts without them.
+    const { vizText } = await import("./cli.viz")
+    const outcome = await vizText(workspaceArg, values.format)
+    if ("error" in outcome) {
+      process.stderr.write(`forgecharts viz: ${outcome.error}\n`)
+      return 2
+    }
+    process.stdout.write(outcome.text)
+    return 0
   }
   const workspace = path.resolve(workspaceArg ?? ".")
   if (command === "db") {

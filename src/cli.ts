@@ -1,32 +1,125 @@
-import { driverLineText } from "../machines/driver.claim"
-import { jobDriverLineText } from "../machines/job/job.gates"
-import { isSameProcessAt } from "../adapters/process/job.hosts"
-import { isIdentityAlive } from "../adapters/process/process.identity"
-import { SqliteDriverClaimStore } from "../adapters/storage/driver.claim.repository"
 import { existsSync } from "node:fs"
 import path from "node:path"
 import { parseArgs } from "node:util"
-import { findBwrap, probeBwrap } from "../adapters/sandbox/bwrap.probe"
 import { databasePath } from "../adapters/storage/database.path"
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
+import { statusReport, statusText } from "./cli.status"
 
-// `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running.
+// `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running. Exit codes: 0 done, 1 the
+// command failed (an unreadable database, say), 2 a usage error (said on stderr with what to give instead).
 
-const USAGE = `usage: forgecharts <command> [workspace]
+const COMMANDS = {
+  status: {
+    usage: "status [workspace] [--json]",
+    text: "whether the loop sandbox starts here, then every lifecycle instance of the workspace (default: the current folder), live and finished, with who drives the live ones",
+    json: "{ sandbox: { starts, bwrap, problem }, workspace, database (null: Forge never ran there), instances: [{ machine, state, final, instance, session, updatedAt, driver }], damaged: [{ machine, instance, problem }] }",
+  },
+  log: {
+    usage: "log [workspace] [--machine m] [--instance id] [--session id] [--json]",
+    text: "the transition log, oldest first, of one machine, instance or session, or all",
+    json: "[{ at, machine, instance, session, from, event, to }]",
+  },
+  db: { usage: "db [workspace] [--json]", text: "the path of the workspace's database", json: "{ path }" },
+  viz: {
+    usage: "viz [machine] [--format mermaid|svg|json]",
+    text: "the machines' diagrams (Mermaid, every machine by default), one machine's SVG, or one machine's config as JSON for Stately's editor and createMachine",
+    json: null,
+  },
+} as const
 
-commands:
-  status [workspace]            whether the loop sandbox starts here, then live and finished lifecycle instances
-                                (default workspace: the current folder)
-  log [workspace] [--machine m] [--instance id] [--session id]
-                                the transition log, oldest first
-  db [workspace]                print the path of the workspace's database
-  viz [machine] [--format mermaid|svg|json]
-                                the machines' diagrams (Mermaid, all of them by default), one machine's SVG, or one
-                                machine's config as JSON for Stately's editor and createMachine
-`
+type Command = keyof typeof COMMANDS
+
+const EXIT_CODES = "exit codes: 0 done, 1 the command failed, 2 a usage error"
+
+function usage(): string {
+  const lines = Object.values(COMMANDS).flatMap(({ usage, text }) => [`  ${usage}`, `      ${text}`])
+  return `usage: forgecharts <command> [arguments] [--help]\n\ncommands:\n${lines.join("\n")}\n\n${EXIT_CODES}\n`
+}
+
+function commandUsage(command: Command): string {
+  const { usage, text, json } = COMMANDS[command]
+  return `usage: forgecharts ${usage}\n\n${text}.\n${json === null ? "" : `\n--json prints ${json}\n`}\n${EXIT_CODES}\n`
+}
+
+/** A usage error: said on stderr with what to give instead, exit 2. */
+function misuse(message: string, command?: Command): number {
+  process.stderr.write(`forgecharts${command === undefined ? "" : ` ${command}`}: ${message}\n\n${command === undefined ? usage() : commandUsage(command)}`)
+  return 2
+}
 
 async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
+  let parsed: ReturnType<typeof parseOptions>
+  try {
+    parsed = parseOptions(argv)
+  } catch (error) {
+    return misuse((error instanceof Error ? error.message : String(error)).replace(/\.$/, ""), commandOf(argv[0]))
+  }
+  const { positionals, values } = parsed
+  const [word, argument, extra] = positionals
+  if (word === undefined) {
+    process.stdout.write(usage())
+    return values.help ? 0 : 2
+  }
+  const command = commandOf(word)
+  if (command === undefined) return misuse(`unknown command "${word}"`)
+  if (values.help) {
+    process.stdout.write(commandUsage(command))
+    return 0
+  }
+  if (extra !== undefined) return misuse(`one ${command === "viz" ? "machine" : "workspace"} at most (got "${argument}" and "${extra}")`, command)
+  if (values.json && COMMANDS[command].json === null) return misuse("--json is not one of its options (--format json prints a machine's config)", command)
+  if (values.format !== undefined && command !== "viz") return misuse("--format belongs to viz", command)
+  const filters = values.machine !== undefined || values.instance !== undefined || values.session !== undefined
+  if (filters && command !== "log") return misuse("--machine, --instance and --session belong to log", command)
+  const print = (text: string, json: unknown) => process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : text)
+  if (command === "viz") {
+    // The machines and their renderers load only for viz: every other command starts without them.
+    const { vizText } = await import("./cli.viz")
+    const outcome = await vizText(argument, values.format)
+    if ("error" in outcome) return misuse(outcome.error, "viz")
+    process.stdout.write(outcome.text)
+    return 0
+  }
+  const workspace = path.resolve(argument ?? ".")
+  if (command === "db") {
+    print(`${databasePath(workspace)}\n`, { path: databasePath(workspace) })
+    return 0
+  }
+  if (command === "status") {
+    const report = await statusReport(workspace)
+    print(statusText(report), report)
+    return 0
+  }
+  if (!existsSync(databasePath(workspace))) {
+    // Inspection never creates state: no database means Forge has not run in this workspace.
+    print(`no Forge database in ${workspace} (expected ${databasePath(workspace)})\n`, [])
+    return 0
+  }
+  const store = await openLifecycleStore(workspace)
+  try {
+    const rows = await store.repository.listTransitions({
+      ...(values.machine ? { machineId: values.machine } : {}),
+      ...(values.instance ? { instanceId: values.instance } : {}),
+      ...(values.session ? { sessionId: values.session } : {}),
+    })
+    const entries = rows.map((row) => ({
+      at: new Date(row.at).toISOString(),
+      machine: row.machineId,
+      instance: row.instanceId,
+      session: row.sessionId,
+      from: row.from,
+      event: row.event,
+      to: row.to,
+    }))
+    print(entries.map((e) => `${e.at}\t${e.machine}\t${e.instance}\t${e.from} --${e.event}--> ${e.to}\n`).join(""), entries)
+    return 0
+  } finally {
+    await store.close()
+  }
+}
+
+function parseOptions(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -34,96 +127,14 @@ async function main(argv: string[]): Promise<number> {
       instance: { type: "string" },
       session: { type: "string" },
       format: { type: "string" },
+      json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   })
-  const [command, workspaceArg] = positionals
-  if (values.help || command === undefined) {
-    process.stdout.write(USAGE)
-    return command === undefined && !values.help ? 2 : 0
-  }
-  if (command === "viz") {
-    // The machines and their renderers load only for viz: every other command starts without them.
-    const { vizText } = await import("./cli.viz")
-    const outcome = await vizText(workspaceArg, values.format)
-    if ("error" in outcome) {
-      process.stderr.write(`forgecharts viz: ${outcome.error}\n`)
-      return 2
-    }
-    process.stdout.write(outcome.text)
-    return 0
-  }
-  const workspace = path.resolve(workspaceArg ?? ".")
-  if (command === "db") {
-    process.stdout.write(`${databasePath(workspace)}\n`)
-    return 0
-  }
-  if (command !== "status" && command !== "log") {
-    process.stderr.write(`forgecharts: unknown command "${command}"\n\n${USAGE}`)
-    return 2
-  }
-  if (command === "status") process.stdout.write(`${await sandboxLine()}\n`)
-  if (!existsSync(databasePath(workspace))) {
-    // Inspection never creates state: no database means Forge has not run in this workspace.
-    process.stdout.write(`no Forge database in ${workspace} (expected ${databasePath(workspace)})\n`)
-    return 0
-  }
-  const store = await openLifecycleStore(workspace)
-  try {
-    if (command === "status") {
-      const damaged: string[] = []
-      const rows = await store.repository.loadSnapshots({
-        includeTerminal: true,
-        onDamaged: (d) => damaged.push(`${d.machineId}\tdamaged\t${d.instanceId}\t${d.problem}\n`),
-      })
-      if (rows.length === 0 && damaged.length === 0) process.stdout.write("no lifecycle instances in this workspace\n")
-      for (const line of damaged) process.stdout.write(line)
-      const claims = await new SqliteDriverClaimStore(store.connection).list()
-      const claimOf = (machineId: string, instanceId: string) => claims.find((c) => c.machineId === machineId && c.instanceId === instanceId) ?? null
-      for (const row of rows) {
-        const when = new Date(row.updatedAt).toISOString()
-        // A goal that runs its loop and a running loop need a driver: who it is, or why nobody drives it.
-        const needsDriver = !row.terminal && ((row.machineId === "goal" && row.state.startsWith("active")) || row.machineId === "loop")
-        const claim = needsDriver ? claimOf(row.machineId, row.instanceId) : null
-        const driver = needsDriver
-          ? `\t${driverLineText(claim, claim !== null && isIdentityAlive(claim.holder), Date.now())}`
-          : row.machineId === "job" && !row.terminal
-            ? `\t${jobDriverLine(row.snapshot)}`
-            : ""
-        process.stdout.write(
-          `${row.machineId}\t${row.state}${row.terminal ? " (final)" : ""}\t${row.instanceId}\tsession=${row.sessionId ?? "-"}\t${when}${driver}\n`,
-        )
-      }
-    } else {
-      const rows = await store.repository.listTransitions({
-        ...(values.machine ? { machineId: values.machine } : {}),
-        ...(values.instance ? { instanceId: values.instance } : {}),
-        ...(values.session ? { sessionId: values.session } : {}),
-      })
-      for (const row of rows) {
-        process.stdout.write(`${new Date(row.at).toISOString()}\t${row.machineId}\t${row.instanceId}\t${row.from} --${row.event}--> ${row.to}\n`)
-      }
-    }
-    return 0
-  } finally {
-    await store.close()
-  }
 }
 
-/** Whether a loop's passes can be confined on this machine (loop_start refuses while they cannot), and why not. */
-async function sandboxLine(): Promise<string> {
-  const bwrap = findBwrap()
-  const problem = await probeBwrap(bwrap)
-  if (problem === null) return `loop sandbox: bubblewrap starts here (${bwrap})`
-  return `loop sandbox: cannot start here: ${problem}. loop_start and goal audits (/goal … --audit) refuse until bubblewrap works (apt install bubblewrap) or the plugin option loop.sandbox is "off"`
-}
-
-/** A job is driven by the opencode process that runs it (its host, in its record) while that process runs. */
-function jobDriverLine(snapshot: unknown): string {
-  const host = (snapshot as { context?: { host?: { pid?: unknown; startedAt?: unknown; instance?: unknown } } } | null)?.context?.host
-  const { pid, startedAt, instance } = host ?? {}
-  if (typeof pid !== "number" || typeof startedAt !== "number" || typeof instance !== "string") return jobDriverLineText(null, false)
-  return jobDriverLineText({ pid, instance }, isSameProcessAt(pid, startedAt))
+function commandOf(word: string | undefined): Command | undefined {
+  return word !== undefined && Object.hasOwn(COMMANDS, word) ? (word as Command) : undefined
 }
 
 main(process.argv.slice(2)).then(

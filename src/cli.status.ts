@@ -1,0 +1,100 @@
+import { existsSync } from "node:fs"
+import { driverLineText } from "../machines/driver.claim"
+import { jobDriverLineText } from "../machines/job/job.gates"
+import { isSameProcessAt } from "../adapters/process/job.hosts"
+import { isIdentityAlive } from "../adapters/process/process.identity"
+import { findBwrap, probeBwrap } from "../adapters/sandbox/bwrap.probe"
+import { databasePath } from "../adapters/storage/database.path"
+import { SqliteDriverClaimStore } from "../adapters/storage/driver.claim.repository"
+import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
+
+// `forgecharts status`: whether the sandbox starts here, then every lifecycle instance of a workspace with who drives
+// the live ones, read from its database without opencode running. One report, printed as lines or as JSON.
+
+export interface StatusReport {
+  sandbox: { starts: boolean; bwrap: string | null; problem: string | null }
+  workspace: string
+  /** The workspace's database; null when Forge has not run there (inspection never creates one). */
+  database: string | null
+  instances: StatusInstance[]
+  /** Rows that cannot be read, with why. */
+  damaged: { machine: string; instance: string; problem: string }[]
+}
+
+export interface StatusInstance {
+  machine: string
+  state: string
+  final: boolean
+  instance: string
+  session: string | null
+  updatedAt: string
+  /** Who drives a live goal, loop or job, or why nobody does; null where nothing needs a driver. */
+  driver: string | null
+}
+
+export async function statusReport(workspace: string): Promise<StatusReport> {
+  const bwrap = findBwrap() ?? null
+  const problem = await probeBwrap(bwrap ?? undefined)
+  const report: StatusReport = { sandbox: { starts: problem === null, bwrap, problem }, workspace, database: null, instances: [], damaged: [] }
+  const database = databasePath(workspace)
+  if (!existsSync(database)) return report
+  report.database = database
+  const store = await openLifecycleStore(workspace)
+  try {
+    const rows = await store.repository.loadSnapshots({
+      includeTerminal: true,
+      onDamaged: (d) => report.damaged.push({ machine: d.machineId, instance: d.instanceId, problem: d.problem }),
+    })
+    const claims = await new SqliteDriverClaimStore(store.connection).list()
+    const claimOf = (machineId: string, instanceId: string) => claims.find((c) => c.machineId === machineId && c.instanceId === instanceId) ?? null
+    for (const row of rows) {
+      // A goal that runs its loop and a running loop need a driver: who it is, or why nobody drives it.
+      const needsDriver = !row.terminal && ((row.machineId === "goal" && row.state.startsWith("active")) || row.machineId === "loop")
+      const claim = needsDriver ? claimOf(row.machineId, row.instanceId) : null
+      const driver = needsDriver
+        ? driverLineText(claim, claim !== null && isIdentityAlive(claim.holder), Date.now())
+        : row.machineId === "job" && !row.terminal
+          ? jobDriverLine(row.snapshot)
+          : null
+      report.instances.push({
+        machine: row.machineId,
+        state: row.state,
+        final: row.terminal,
+        instance: row.instanceId,
+        session: row.sessionId,
+        updatedAt: new Date(row.updatedAt).toISOString(),
+        driver,
+      })
+    }
+    return report
+  } finally {
+    await store.close()
+  }
+}
+
+/** The report as the terminal shows it: the sandbox's line, then a line per instance (damaged rows first). */
+export function statusText(report: StatusReport): string {
+  const lines = [sandboxLine(report.sandbox)]
+  if (report.database === null) lines.push(`no Forge database in ${report.workspace} (expected ${databasePath(report.workspace)})`)
+  else if (report.instances.length === 0 && report.damaged.length === 0) lines.push("no lifecycle instances in this workspace")
+  for (const d of report.damaged) lines.push(`${d.machine}\tdamaged\t${d.instance}\t${d.problem}`)
+  for (const i of report.instances)
+    lines.push(
+      `${i.machine}\t${i.state}${i.final ? " (final)" : ""}\t${i.instance}\tsession=${i.session ?? "-"}\t${i.updatedAt}${i.driver === null ? "" : `\t${i.driver}`}`,
+    )
+  return `${lines.join("\n")}\n`
+}
+
+/** Whether a loop's passes (and a goal's auditors) can be confined on this machine, and why not. */
+function sandboxLine({ bwrap, problem }: StatusReport["sandbox"]): string {
+  if (problem === null) return `loop sandbox: bubblewrap starts here (${bwrap})`
+  return `loop sandbox: cannot start here: ${problem}. loop_start and goal audits (/goal … --audit) refuse until bubblewrap works (apt install bubblewrap) or the plugin option loop.sandbox is "off"`
+}
+
+/** A job is driven by the opencode process that runs it (its host, in its record) while that process runs. */
+function jobDriverLine(snapshot: unknown): string {
+  const host = (snapshot as { context?: { host?: { pid?: unknown; startedAt?: unknown; instance?: unknown } } } | null)?.context?.host
+  const { pid, startedAt, instance } = host ?? {}
+  if (typeof pid !== "number" || typeof startedAt !== "number" || typeof instance !== "string") return jobDriverLineText(null, false)
+  return jobDriverLineText({ pid, instance }, isSameProcessAt(pid, startedAt))
+}

@@ -3,10 +3,11 @@ import path from "node:path"
 import { parseArgs } from "node:util"
 import { databasePath } from "../adapters/storage/database.path"
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
+import { doctorChecks, doctorLine } from "./cli.doctor"
 import { statusReport, statusText } from "./cli.status"
 
 // `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running. Exit codes: 0 done, 1 the
-// command failed (an unreadable database, say), 2 a usage error (said on stderr with what to give instead).
+// command failed (an unreadable database, a check of doctor's), 2 a usage error (said on stderr with what to give instead).
 
 const COMMANDS = {
   status: {
@@ -20,6 +21,11 @@ const COMMANDS = {
     json: "[{ at, machine, instance, session, from, event, to }]",
   },
   db: { usage: "db [workspace] [--json]", text: "the path of the workspace's database", json: "{ path }" },
+  doctor: {
+    usage: "doctor [workspace] [--json]",
+    text: "what could keep Forge from working here: opencode's version against the supported one, the loop sandbox, the workspace's database and its forge.json workers, a line per check as it ends (exit 1 when one fails)",
+    json: "[{ check, verdict: ok|warn|fail, detail }]",
+  },
   viz: {
     usage: "viz [machine] [--format mermaid|svg|json]",
     text: "the machines' diagrams (Mermaid, every machine by default), one machine's SVG, or one machine's config as JSON for Stately's editor and createMachine",
@@ -84,6 +90,13 @@ async function main(argv: string[]): Promise<number> {
   if (command === "db") {
     print(`${databasePath(workspace)}\n`, { path: databasePath(workspace) })
     return 0
+  }
+  if (command === "doctor") {
+    const checks = await doctorChecks(workspace, (check) => {
+      if (!values.json) process.stdout.write(`${doctorLine(check)}\n`)
+    })
+    if (values.json) print("", checks)
+    return checks.some((check) => check.verdict === "fail") ? 1 : 0
   }
   if (command === "status") {
     const report = await statusReport(workspace)

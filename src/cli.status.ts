@@ -30,6 +30,8 @@ export interface StatusInstance {
   updatedAt: string
   /** Who drives a live goal, loop or job, or why nobody does; null where nothing needs a driver. */
   driver: string | null
+  /** Where it stands, as its machine's record says: a plan's tasks, a goal's turns, a loop's section, a job's command. */
+  detail: string | null
 }
 
 export async function statusReport(workspace: string): Promise<StatusReport> {
@@ -64,6 +66,7 @@ export async function statusReport(workspace: string): Promise<StatusReport> {
         session: row.sessionId,
         updatedAt: new Date(row.updatedAt).toISOString(),
         driver,
+        detail: detailOf(row.machineId, row.snapshot),
       })
     }
     return report
@@ -97,4 +100,45 @@ function jobDriverLine(snapshot: unknown): string {
   const { pid, startedAt, instance } = host ?? {}
   if (typeof pid !== "number" || typeof startedAt !== "number" || typeof instance !== "string") return jobDriverLineText(null, false)
   return jobDriverLineText({ pid, instance }, isSameProcessAt(pid, startedAt))
+}
+
+type Fields = Record<string, unknown>
+const fieldsOf = (value: unknown): Fields => (value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Fields) : {})
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
+const numberOf = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined)
+
+/**
+ * Where an instance stands, read from its record's context (a damaged or older record gives what it has): a plan's
+ * ticked tasks, a goal's turns, revision and audit, a crew's subtasks, a loop's section, phase and open bugs, a job's
+ * command and exit. Null for a machine it says nothing of.
+ */
+export function detailOf(machine: string, snapshot: unknown): string | null {
+  const context = fieldsOf(fieldsOf(snapshot).context)
+  if (machine === "plan") {
+    const tasks = listOf(context.tasks)
+    return `tasks ${tasks.filter((t) => fieldsOf(t).ticked === true).length}/${tasks.length} ticked`
+  }
+  if (machine === "goal") {
+    const audit = fieldsOf(context.audit)
+    const last = fieldsOf(audit.last)
+    const bugs = listOf(audit.findings).filter((f) => fieldsOf(f).severity === "bug").length
+    const audited =
+      context.audit == null
+        ? ""
+        : `, audit ${numberOf(audit.rounds) ?? 0}${typeof last.outcome === "string" ? ` ${last.outcome}` : ""} (${bugs} bug${bugs === 1 ? "" : "s"} open)`
+    return `turn ${numberOf(context.turnsUsed) ?? "?"}/${numberOf(fieldsOf(context.limits).maxTurns) ?? "?"}, revision ${numberOf(context.revision) ?? "?"}${audited}`
+  }
+  if (machine === "crew") return `${listOf(context.subtasks).length} subtasks`
+  if (machine === "loop") {
+    const sections = listOf(context.sections).length
+    const bugs = listOf(context.findings).filter((f) => fieldsOf(f).severity === "bug").length
+    const phase = typeof context.phase === "string" ? `, ${context.phase}` : ""
+    return `section ${(numberOf(context.sectionIndex) ?? 0) + 1}/${sections}${phase}, ${bugs} bug${bugs === 1 ? "" : "s"} open`
+  }
+  if (machine === "job" && typeof context.command === "string") {
+    const command = context.command.length > 60 ? `${context.command.slice(0, 59)}…` : context.command
+    const exit = numberOf(context.exitCode)
+    return `\`${command.replace(/\s+/g, " ")}\`${exit === undefined ? "" : `, exit code ${exit}`}`
+  }
+  return null
 }

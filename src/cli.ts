@@ -12,8 +12,8 @@ import { statusReport, statusText } from "./cli.status"
 const COMMANDS = {
   status: {
     usage: "status [workspace] [--json]",
-    text: "whether the loop sandbox starts here, then every lifecycle instance of the workspace (default: the current folder), live and finished, with who drives the live ones",
-    json: "{ sandbox: { starts, bwrap, problem }, workspace, database (null: Forge never ran there), instances: [{ machine, state, final, instance, session, updatedAt, driver }], damaged: [{ machine, instance, problem }] }",
+    text: "whether the loop sandbox starts here, then every lifecycle instance of the workspace (default: the current folder), live and finished, with where it stands (a plan's tasks, a goal's turns and audit, a crew's subtasks, a loop's section, phase and open bugs, a job's command) and who drives the live ones",
+    json: "{ sandbox: { starts, bwrap, problem }, workspace, database (null: Forge never ran there), instances: [{ machine, state, final, instance, session, updatedAt, driver, detail }], damaged: [{ machine, instance, problem }] }",
   },
   log: {
     usage: "log [workspace] [--machine m] [--instance id] [--session id] [--json]",

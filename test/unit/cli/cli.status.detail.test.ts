@@ -12,7 +12,9 @@ describe("detailOf", () => {
     expect(detailOf("plan", { context: { tasks } })).toBe("tasks 1/2 ticked")
     expect(detailOf("goal", { context: { turnsUsed: 3, limits: { maxTurns: 25 }, revision: 2, audit: null } })).toBe("turn 3/25, revision 2")
     const audit = { rounds: 1, last: { outcome: "dirty" }, findings: [{ severity: "bug" }, { severity: "warning" }] }
-    expect(detailOf("goal", { context: { turnsUsed: 0, limits: { maxTurns: 5 }, revision: 1, audit } })).toBe("turn 0/5, revision 1, audit 1 dirty (1 bug open)")
+    expect(detailOf("goal", { context: { turnsUsed: 0, limits: { maxTurns: 5 }, revision: 1, audit } })).toBe(
+      "turn 0/5, revision 1, audit 1 dirty (1 bug open)",
+    )
     expect(detailOf("crew", { context: { subtasks: [{}, {}, {}] } })).toBe("3 subtasks")
     const loop = { sections: [{}, {}], sectionIndex: 1, phase: "auditing", findings: [{ severity: "bug" }, { severity: "bug" }] }
     expect(detailOf("loop", { context: loop })).toBe("section 2/2, auditing, 2 bugs open")

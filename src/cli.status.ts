@@ -83,7 +83,7 @@ export function statusText(report: StatusReport): string {
   for (const d of report.damaged) lines.push(`${d.machine}\tdamaged\t${d.instance}\t${d.problem}`)
   for (const i of report.instances)
     lines.push(
-      `${i.machine}\t${i.state}${i.final ? " (final)" : ""}\t${i.instance}\tsession=${i.session ?? "-"}\t${i.updatedAt}${i.driver === null ? "" : `\t${i.driver}`}`,
+      `${i.machine}\t${i.state}${i.final ? " (final)" : ""}\t${i.instance}\tsession=${i.session ?? "-"}\t${i.updatedAt}${i.detail === null ? "" : `\t${i.detail}`}${i.driver === null ? "" : `\t${i.driver}`}`,
     )
   return `${lines.join("\n")}\n`
 }

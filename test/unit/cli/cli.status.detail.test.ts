@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { detailOf } from "../../../src/cli.status"
+import { type StatusReport, detailOf, statusText } from "../../../src/cli.status"
 
 // `forgecharts status`: where each instance stands, read from its record's context, and what a damaged record gives.
 
@@ -28,5 +28,44 @@ describe("detailOf", () => {
     expect(detailOf("goal", { context: "garbage" })).toBe("turn ?/?, revision ?")
     expect(detailOf("loop", { context: { sections: "no", findings: 7 } })).toBe("section 1/0, 0 bugs open")
     expect(detailOf("job", { context: { command: 5 } })).toBeNull()
+  })
+})
+
+describe("statusText", () => {
+  it("prints each instance with where it stands, then who drives it", () => {
+    const report: StatusReport = {
+      sandbox: { starts: true, bwrap: "/usr/bin/bwrap", problem: null },
+      workspace: "/w",
+      database: "/w/.opencode/forge/forge.db",
+      instances: [
+        {
+          machine: "plan",
+          state: "approved",
+          final: false,
+          instance: ".opencode/plan/p.md",
+          session: "s1",
+          updatedAt: "2026-12-05T08:00:00.000Z",
+          driver: null,
+          detail: "tasks 1/2 ticked",
+        },
+        {
+          machine: "loop",
+          state: "running.coding.working",
+          final: false,
+          instance: "l",
+          session: "s1",
+          updatedAt: "2026-12-05T08:00:00.000Z",
+          driver: "driven by opencode process 7",
+          detail: "section 1/2, coding, 0 bugs open",
+        },
+      ],
+      damaged: [],
+    }
+    expect(statusText(report).split("\n")).toEqual([
+      "loop sandbox: bubblewrap starts here (/usr/bin/bwrap)",
+      "plan\tapproved\t.opencode/plan/p.md\tsession=s1\t2026-12-05T08:00:00.000Z\ttasks 1/2 ticked",
+      "loop\trunning.coding.working\tl\tsession=s1\t2026-12-05T08:00:00.000Z\tsection 1/2, coding, 0 bugs open\tdriven by opencode process 7",
+      "",
+    ])
   })
 })

@@ -78,3 +78,16 @@ export async function lastSpeakerOf(client: PluginInput["client"], sessionId: st
 function isCompactionMarker(parts: unknown): boolean {
   return Array.isArray(parts) && parts.length > 0 && parts.every((p) => isRecord(p) && p.type === "compaction")
 }
+
+/**
+ * The text the session's last assistant message says to the reader: its text parts, Forge's synthetic ones left out;
+ * "" when no assistant spoke. A part that does not read is skipped.
+ */
+export async function lastAssistantTextOf(client: PluginInput["client"], sessionId: string): Promise<string> {
+  const last = (await entriesOf(client, sessionId)).filter((entry) => entry.info.role === "assistant").at(-1)
+  if (last === undefined || !Array.isArray(last.parts)) return ""
+  return last.parts
+    .flatMap((part) => (isRecord(part) && part.type === "text" && part.synthetic !== true && typeof part.text === "string" ? [part.text] : []))
+    .join("\n")
+    .trim()
+}

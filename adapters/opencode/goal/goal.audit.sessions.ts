@@ -1,6 +1,7 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import type { GoalAuditSessions } from "../../../services/goal/goal.ports"
 import { createLoopSessions } from "../loop/loop.sessions"
+import { lastAssistantTextOf } from "../session.messages"
 
 // A goal's auditor in opencode: a fresh session of the forge agent, briefed as a loop's pass is (Forge's notice shows,
 // the brief goes to the model only). Its turn ends at its idle, which the goal fragment hands here; its last
@@ -68,7 +69,7 @@ export class OpencodeAuditSessions implements GoalAuditSessions {
     const waiter = this.waiting.get(sessionId)
     if (waiter === undefined) return
     try {
-      waiter.resolve(await this.lastWords(sessionId))
+      waiter.resolve(await lastAssistantTextOf(this.client, sessionId))
     } catch (error) {
       waiter.reject(error instanceof Error ? error : new Error(String(error)))
     }
@@ -82,16 +83,5 @@ export class OpencodeAuditSessions implements GoalAuditSessions {
   /** Whether an audit waits on this session's turn. */
   waitsOn(sessionId: string): boolean {
     return this.waiting.has(sessionId)
-  }
-
-  private async lastWords(sessionId: string): Promise<string> {
-    const messages = await this.client.session.messages({ path: { id: sessionId } })
-    if (messages.error || messages.data === undefined) throw new Error(`session.messages failed: ${JSON.stringify(messages.error)}`)
-    const last = messages.data.filter(({ info }) => info.role === "assistant").at(-1)
-    if (last === undefined) return ""
-    return last.parts
-      .flatMap((part) => (part.type === "text" && part.synthetic !== true ? [part.text] : []))
-      .join("\n")
-      .trim()
   }
 }

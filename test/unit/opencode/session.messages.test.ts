@@ -1,6 +1,6 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import { describe, expect, it } from "vitest"
-import { messagesOf, userTurnsOf } from "../../../adapters/opencode/session.messages"
+import { lastAssistantTextOf, messagesOf, userTurnsOf } from "../../../adapters/opencode/session.messages"
 import { createSessionFacts } from "../../../adapters/opencode/goal/goal.session.facts"
 import { noticeParts } from "../../../adapters/opencode/forge.notice"
 
@@ -89,5 +89,29 @@ describe("who spoke last, for the goal loop", () => {
     const before = [said("u1", "user", "build"), said("a1", "assistant", "build"), said("s1", "assistant", "compaction")]
     expect(await createSessionFacts(clientOf(before), async () => false).speaker("s")).toBe("build")
     expect(await createSessionFacts(clientOf([said("s1", "assistant", "compaction")]), async () => false).speaker("s")).toBeUndefined()
+  })
+})
+
+describe("the last assistant message's text", () => {
+  const assistant = (parts: unknown) => ({ info: { role: "assistant" }, parts })
+  it("joins its text parts, leaving out Forge's synthetic ones and what does not read", async () => {
+    const client = clientOf([
+      assistant([{ type: "text", text: "an earlier answer" }]),
+      user("m1", 10),
+      assistant([
+        { type: "text", text: " One bug: x.ts:3. " },
+        { type: "tool", tool: "read" },
+        { type: "text", text: "hidden", synthetic: true },
+        { type: "text", text: 7 },
+        null,
+        { type: "text", text: "Done." },
+      ]),
+    ])
+    expect(await lastAssistantTextOf(client, "s")).toBe("One bug: x.ts:3. \nDone.")
+  })
+
+  it("is empty when no assistant spoke or its parts are no list", async () => {
+    expect(await lastAssistantTextOf(clientOf([user("m1", 10)]), "s")).toBe("")
+    expect(await lastAssistantTextOf(clientOf([assistant("garbage")]), "s")).toBe("")
   })
 })

@@ -9,7 +9,7 @@ import { defaultForgeOptions } from "../../../services/config/forge.options"
 import type { JobLedger } from "../../../services/job/job.ledger"
 import { toShellRequest } from "../../../services/job/job.request"
 import type { JobSupervisor } from "../../../services/job/job.service"
-import { killToken, leftoversCommand, processesWithToken } from "../../fixtures/process/hostile.tree"
+import { killToken, leftoversCommand, leftoversSettled, processesWithToken } from "../../fixtures/process/hostile.tree"
 import { callRaw, toolContext } from "../opencode/tool.context"
 import { jobIdOf, supervisorWorld, until } from "./job.supervisor.helpers"
 
@@ -119,7 +119,7 @@ describe("job supervisor with real processes", () => {
         return supervisor.list("s1")
       }
       expect(await ended()).toContain("exited")
-      await until(() => processesWithToken(token).length === 2)
+      await until(() => leftoversSettled(token))
       expect(processesWithToken(token)).toHaveLength(2)
       const reply = await supervisor.kill(id)
       expect(reply).toContain("it had already exited with exit code 4; killed whatever it left running")

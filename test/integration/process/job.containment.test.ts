@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs"
 import path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { type JobTarget, killJobTree, spawnJob } from "../../../adapters/process/index"
-import { hostileTreeSize, killToken, processesWithToken, leftoversCommand } from "../../fixtures/process/hostile.tree"
+import { hostileTreeSize, killToken, leftoversCommand, leftoversSettled, processesWithToken } from "../../fixtures/process/hostile.tree"
 import { makeTempDir, nodeWithTsx, pidJanitor, sleep, startHost, waitFor } from "./process.helpers"
 
 const temp = makeTempDir()
@@ -76,7 +76,7 @@ describe("job containment (subreaper shim)", () => {
     const command = leftoversCommand(token, 0)
     const job = await spawnJob({ command, cwd: temp.dir, logFile: path.join(temp.dir, "after-exit.log"), marker: `after-exit-${process.pid}`, fenced: false })
     expect(await job.exited).toEqual(expect.objectContaining({ code: 0, signal: null }))
-    expect(await waitFor(() => processesWithToken(token).length === 2, 10_000), describeSurvivors(token)).toBe(true)
+    expect(await waitFor(() => leftoversSettled(token), 10_000), describeSurvivors(token)).toBe(true)
     const report = await killJobTree(job, { graceMs: 200 })
     expect(report.survivors).toEqual([])
     expect(await waitFor(() => processesWithToken(token).length === 0, 5_000), describeSurvivors(token)).toBe(true)

@@ -26,6 +26,11 @@ const COMMANDS = {
     text: "what could keep Forge from working here: opencode's version against the supported one, the loop sandbox, the workspace's database and its forge.json workers, a line per check as it ends (exit 1 when one fails)",
     json: "[{ check, verdict: ok|warn|fail, detail }]",
   },
+  inspect: {
+    usage: "inspect [workspace] [--port N] [--json]",
+    text: "the live inspector: a page on 127.0.0.1 (a free port unless --port) showing every lifecycle of the workspace with its diagram, current state, document and transition log, following its database while opencode runs, until Ctrl-C; it answers only local addresses and loads nothing from the internet",
+    json: "{ url, workspace, database } once it listens (one line), then nothing until it stops",
+  },
   viz: {
     usage: "viz [machine] [--format mermaid|svg|json]",
     text: "the machines' diagrams (Mermaid, every machine by default), one machine's SVG, or one machine's config as JSON for Stately's editor and createMachine",
@@ -75,6 +80,7 @@ async function main(argv: string[]): Promise<number> {
   if (extra !== undefined) return misuse(`one ${command === "viz" ? "machine" : "workspace"} at most (got "${argument}" and "${extra}")`, command)
   if (values.json && COMMANDS[command].json === null) return misuse("--json is not one of its options (--format json prints a machine's config)", command)
   if (values.format !== undefined && command !== "viz") return misuse("--format belongs to viz", command)
+  if (values.port !== undefined && command !== "inspect") return misuse("--port belongs to inspect", command)
   const filters = values.machine !== undefined || values.instance !== undefined || values.session !== undefined
   if (filters && command !== "log") return misuse("--machine, --instance and --session belong to log", command)
   const print = (text: string, json: unknown) => process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : text)
@@ -97,6 +103,16 @@ async function main(argv: string[]): Promise<number> {
     })
     if (values.json) print("", checks)
     return checks.some((check) => check.verdict === "fail") ? 1 : 0
+  }
+  if (command === "inspect") {
+    // The page's server and its renderers load only for inspect.
+    const { startInspector } = await import("./cli.inspect")
+    const run = await startInspector(workspace, values.port)
+    if ("error" in run) return misuse(run.error, "inspect")
+    const { url, database } = run
+    process.stdout.write(values.json ? `${JSON.stringify({ url, workspace, database })}\n` : `Forge inspector of ${workspace}: ${url} (Ctrl-C stops it)\n`)
+    await run.stopped
+    return 0
   }
   if (command === "status") {
     const report = await statusReport(workspace)
@@ -140,6 +156,7 @@ function parseOptions(argv: string[]) {
       instance: { type: "string" },
       session: { type: "string" },
       format: { type: "string" },
+      port: { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

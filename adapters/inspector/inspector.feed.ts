@@ -1,0 +1,191 @@
+// The live inspector's view of one workspace, fed from its SQLite database: every lifecycle row, the transition log and
+// the watchdog's ledger, polled (a cheap `PRAGMA data_version` while nothing changes) and handed to subscribers as
+// deltas. Works whether opencode runs (any process writes the same database) or not (it shows what happened).
+import { existsSync } from "node:fs"
+import { databasePath } from "../storage/database.path"
+import { type InspectedRow, type InspectedTransition, type InspectedWatchdogEntry, InspectorReads } from "../storage/inspector.reads"
+import { openLifecycleStore } from "../storage/lifecycle.store"
+
+/** One lifecycle instance as the page lists it; its context and document are fetched when it is opened. */
+export interface FeedInstance {
+  key: string
+  machine: string
+  instance: string
+  session: string | null
+  state: string
+  /** The state value of the record's snapshot (what the diagram highlights); null when the record has none. */
+  value: unknown
+  final: boolean
+  document: string | null
+  updatedAt: number
+  /** Where it stands, in a line (a plan's tasks, a goal's turns…), or null. */
+  detail: string | null
+}
+
+export type FeedMessage =
+  | {
+      type: "reset"
+      instances: FeedInstance[]
+      transitions: InspectedTransition[]
+      watchdog: InspectedWatchdogEntry[]
+      database: string | null
+      problem: string | null
+    }
+  | { type: "instances"; instances: FeedInstance[] }
+  | { type: "removed"; keys: string[] }
+  | { type: "transitions"; transitions: InspectedTransition[] }
+  | { type: "watchdog"; entries: InspectedWatchdogEntry[] }
+  | { type: "problem"; text: string | null }
+
+export interface InspectorFeedOptions {
+  workspace: string
+  /** How often the database is asked whether anything changed. */
+  pollMs?: number
+  /** The line that says where an instance stands. */
+  detail?: (machine: string, snapshot: unknown) => string | null
+}
+
+/** The newest transitions and watchdog entries kept in memory: a page needs the recent past, not all of it. */
+const TRANSITIONS_KEPT = 20_000
+const WATCHDOG_KEPT = 1_000
+const PAGE = 2_000
+
+export class InspectorFeed {
+  private readonly rows = new Map<string, InspectedRow>()
+  private transitions: InspectedTransition[] = []
+  private watchdog: InspectedWatchdogEntry[] = []
+  private readonly subscribers = new Set<(message: FeedMessage) => void>()
+  private cursor = { seq: -1, transition: 0, watchdog: 0, dataVersion: Number.NaN }
+  private store: Awaited<ReturnType<typeof openLifecycleStore>> | undefined
+  private reads: InspectorReads | undefined
+  private timer: NodeJS.Timeout | undefined
+  private polling: Promise<void> | undefined
+  private readonly pollMs: number
+  private problem: string | null = null
+
+  constructor(private readonly options: InspectorFeedOptions) {
+    this.pollMs = options.pollMs ?? 100
+  }
+
+  get database(): string {
+    return databasePath(this.options.workspace)
+  }
+
+  /** Reads what the database holds now and starts following it; a workspace without one is followed until it has one. */
+  async start(): Promise<void> {
+    await this.poll()
+    this.timer = setInterval(() => void this.poll(), this.pollMs)
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer)
+    await this.polling
+    await this.store?.close()
+    this.store = undefined
+  }
+
+  /** Everything the page shows, as one message. */
+  current(): Extract<FeedMessage, { type: "reset" }> {
+    return {
+      type: "reset",
+      instances: [...this.rows.values()].map((row) => this.instanceOf(row)),
+      transitions: this.transitions,
+      watchdog: this.watchdog,
+      database: this.store === undefined ? null : this.database,
+      problem: this.problem,
+    }
+  }
+
+  /** One instance's record as stored (its snapshot's context included), or undefined. */
+  row(machine: string, instance: string): InspectedRow | undefined {
+    return this.rows.get(`${machine}/${instance}`)
+  }
+
+  /** Calls `listener` with every change from now on; returns the function that stops it. */
+  subscribe(listener: (message: FeedMessage) => void): () => void {
+    this.subscribers.add(listener)
+    return () => this.subscribers.delete(listener)
+  }
+
+  private instanceOf(row: InspectedRow): FeedInstance {
+    const snapshot = row.snapshot as { value?: unknown } | null
+    return {
+      key: `${row.machine}/${row.instance}`,
+      machine: row.machine,
+      instance: row.instance,
+      session: row.session,
+      state: row.state,
+      value: snapshot?.value ?? null,
+      final: row.final,
+      document: row.document,
+      updatedAt: row.updatedAt,
+      detail: this.options.detail?.(row.machine, row.snapshot) ?? null,
+    }
+  }
+
+  private poll(): Promise<void> {
+    // One poll at a time: a slow read is never stacked under the next tick's.
+    this.polling ??= this.read()
+      .then(
+        () => this.report(null),
+        (error: unknown) => this.report(`cannot read ${this.database}: ${error instanceof Error ? error.message : String(error)}`),
+      )
+      .finally(() => {
+        this.polling = undefined
+      })
+    return this.polling
+  }
+
+  private async read(): Promise<void> {
+    const reads = await this.open()
+    if (reads === undefined) return
+    const version = await reads.dataVersion()
+    if (version === this.cursor.dataVersion) return
+    this.cursor.dataVersion = version
+    const changed = await reads.rowsSince(this.cursor.seq)
+    for (const row of changed) {
+      this.rows.set(`${row.machine}/${row.instance}`, row)
+      this.cursor.seq = Math.max(this.cursor.seq, row.seq)
+    }
+    if (changed.length > 0) this.emit({ type: "instances", instances: changed.map((row) => this.instanceOf(row)) })
+    const present = new Set(await reads.rowKeys())
+    const removed = [...this.rows.keys()].filter((key) => !present.has(key))
+    for (const key of removed) this.rows.delete(key)
+    if (removed.length > 0) this.emit({ type: "removed", keys: removed })
+    for (
+      let page = await reads.transitionsAfter(this.cursor.transition, PAGE);
+      page.length > 0;
+      page = await reads.transitionsAfter(this.cursor.transition, PAGE)
+    ) {
+      this.cursor.transition = page.at(-1)?.id ?? this.cursor.transition
+      this.transitions = [...this.transitions, ...page].slice(-TRANSITIONS_KEPT)
+      this.emit({ type: "transitions", transitions: page })
+    }
+    const entries = await reads.watchdogAfter(this.cursor.watchdog, PAGE)
+    if (entries.length > 0) {
+      this.cursor.watchdog = entries.at(-1)?.id ?? this.cursor.watchdog
+      this.watchdog = [...this.watchdog, ...entries].slice(-WATCHDOG_KEPT)
+      this.emit({ type: "watchdog", entries })
+    }
+  }
+
+  /** The database's reads, opened once it exists: inspection never creates one. */
+  private async open(): Promise<InspectorReads | undefined> {
+    if (this.reads !== undefined) return this.reads
+    if (!existsSync(this.database)) return undefined
+    this.store = await openLifecycleStore(this.options.workspace)
+    this.reads = new InspectorReads(this.store.connection)
+    return this.reads
+  }
+
+  /** A read that failed is said once (and its end once): the page shows it instead of going stale in silence. */
+  private report(problem: string | null): void {
+    if (problem === this.problem) return
+    this.problem = problem
+    this.emit({ type: "problem", text: problem })
+  }
+
+  private emit(message: FeedMessage): void {
+    for (const listener of [...this.subscribers]) listener(message)
+  }
+}

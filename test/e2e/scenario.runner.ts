@@ -32,6 +32,11 @@ export interface RunScenarioOptions {
    * for a free one. Default: true. Without, the scenario runs at once (a shared host of its own lane 0).
    */
   exclusive?: boolean
+  /**
+   * Awaited before each turn (the first of a concurrent group) with the turn's number and its workspace's project
+   * folder: a test looks at the live workspace between turns (an inspector page, say) before the next turn runs.
+   */
+  beforeTurn?: (turn: number, project: string) => Promise<void>
 }
 
 export interface ScenarioResult {
@@ -163,6 +168,7 @@ async function execute(scenario: Scenario, file: string | undefined, options: Ru
         const [first] = group
         if (!first) continue
         const unit = unitOf(first.turn.workspace)
+        await options.beforeTurn?.(first.n, unit.sandbox.project)
         const ok =
           group.length > 1
             ? await runGroup(group)

@@ -53,7 +53,7 @@ describe("forgecharts inspect", () => {
     await expect.poll(() => page.locator("#document").textContent()).toContain("ship the inspector")
     expect(await page.locator("#log").textContent()).toContain("goal.arm")
 
-    await goals.service.pause("ses_inspect", { by: "user" })
+    await goals.service.pause("ses_inspect", "user")
     const committed = Date.now()
     await page.waitForSelector('#diagram[data-state="paused.stopped"]', { timeout: 1_000 })
     const shownAt = Number(await page.locator("#diagram").getAttribute("data-shown-at"))

@@ -9,6 +9,8 @@ import { detailOf } from "./cli.status"
 
 export interface InspectorRun {
   url: string
+  /** Where the plugin's `inspect` option sends live snapshots to this page. */
+  inspectUrl: string
   workspace: string
   database: string
   /** Resolves once a signal stopped the inspector and everything it held is closed. */
@@ -43,5 +45,5 @@ export async function startInspector(workspace: string, port: string | undefined
     process.on("SIGINT", stop)
     process.on("SIGTERM", stop)
   })
-  return { url: server.url, workspace, database: feed.database, stopped }
+  return { url: server.url, inspectUrl: server.inspectUrl, workspace, database: feed.database, stopped }
 }

@@ -29,7 +29,7 @@ const COMMANDS = {
   inspect: {
     usage: "inspect [workspace] [--port N] [--json]",
     text: "the live inspector: a page on 127.0.0.1 (a free port unless --port) showing every lifecycle of the workspace with its diagram, current state, document and transition log, following its database while opencode runs, until Ctrl-C; it answers only local addresses and loads nothing from the internet",
-    json: "{ url, workspace, database } once it listens (one line), then nothing until it stops",
+    json: "{ url, inspect, workspace, database } once it listens (one line; inspect is the ws:// URL for the plugin's inspect option), then nothing until it stops",
   },
   viz: {
     usage: "viz [machine] [--format mermaid|svg|json]",
@@ -109,8 +109,12 @@ async function main(argv: string[]): Promise<number> {
     const { startInspector } = await import("./cli.inspect")
     const run = await startInspector(workspace, values.port)
     if ("error" in run) return misuse(run.error, "inspect")
-    const { url, database } = run
-    process.stdout.write(values.json ? `${JSON.stringify({ url, workspace, database })}\n` : `Forge inspector of ${workspace}: ${url} (Ctrl-C stops it)\n`)
+    const { url, inspectUrl, database } = run
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify({ url, inspect: inspectUrl, workspace, database })}\n`
+        : `Forge inspector of ${workspace}: ${url} (Ctrl-C stops it)\nlive actors too: set the plugin option "inspect": "${inspectUrl}" (a fixed --port keeps it the same)\n`,
+    )
     await run.stopped
     return 0
   }

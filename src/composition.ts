@@ -1,6 +1,7 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import type { ForgeRuntime } from "../adapters/opencode/runtime.access"
 import type { ResolvedShell } from "../adapters/process/shell.resolver"
+import { InspectionStream } from "../adapters/inspector/inspection.stream"
 import { sharedLedgerStore } from "../adapters/storage/ledger.repository"
 import type { ForgeOptions } from "../services/config/forge.options"
 import type { ForgeTimings } from "../services/config/test.timings"
@@ -61,7 +62,8 @@ interface Built {
 export async function composeForge(o: ForgeCompositionOptions): Promise<ForgeComposition> {
   const built: Built[] = []
   const handles = new Map<ModuleName, unknown>()
-  const workspace = composeWorkspace({ workspace: o.workspace, log: o.log }, () =>
+  const inspection = inspectionOf(o)
+  const workspace = composeWorkspace({ workspace: o.workspace, log: o.log, ...(inspection === undefined ? {} : { inspection }) }, () =>
     built.flatMap((entry) => (entry.openStep === undefined ? [] : [entry.openStep])),
   )
   const { database, host } = workspace
@@ -128,8 +130,17 @@ export async function composeForge(o: ForgeCompositionOptions): Promise<ForgeCom
       // The database may have been opened without the runtime (a job recorded before any plan tool ran).
       await host.idle()
       await database.close()
+      inspection?.close()
     },
   }
+}
+
+/** The `inspect` option's stream, when it names an inspector; its WebSocket code loads only then. */
+function inspectionOf(o: ForgeCompositionOptions): InspectionStream | undefined {
+  const { url, maxQueued } = o.options.inspect
+  if (url === null) return undefined
+  const sink = import("../adapters/inspector/stately.sink").then(({ statelySink }) => statelySink(url))
+  return new InspectionStream({ url, maxQueued, log: o.log, sink })
 }
 
 /** Loads a module's lazy part; the builder it gives makes the module's handle and binds its policies to it. */

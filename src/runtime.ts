@@ -6,6 +6,7 @@ import { isBusy } from "../adapters/storage/sqlite.busy"
 import type { StorageConnection } from "../adapters/storage/storage.connection"
 import { LOCKED_OPEN_WINDOW_MS } from "../adapters/storage/workspace.store"
 import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
+import type { LifecycleInspection } from "../services/lifecycle/lifecycle.inspection"
 import type { Clock, LifecycleRepository, Logger } from "../services/lifecycle/lifecycle.ports"
 import { type StorageTrouble, lockedRemedy, moveAsideRemedy } from "../services/lifecycle/storage.trouble"
 import type { PlanQueries } from "../services/plan/plan.queries"
@@ -22,6 +23,8 @@ export interface RuntimeOptions {
   log: Logger
   /** Database file; defaults to the workspace's `.opencode/forge/forge.db`. */
   databaseFile?: string
+  /** Who watches every lifecycle's snapshots live (the `inspect` option). */
+  inspection?: LifecycleInspection
 }
 
 /** A restore that must finish while the workspace opens, before any gate decides (a module's `at-open` policy). */
@@ -60,7 +63,7 @@ export interface OpenedWorkspace extends ForgeRuntime {
 export function composeWorkspace(options: RuntimeOptions, atOpen: () => readonly OpenRestoreStep[] = () => []): ForgeWorkspace {
   const clock = options.clock ?? systemClock
   const database = new WorkspaceDatabase(options.workspace, options.log, clock, options.databaseFile)
-  const host = new LifecycleHost({ repository: () => database.repository(), clock, log: options.log })
+  const host = new LifecycleHost({ repository: () => database.repository(), clock, log: options.log, inspection: options.inspection })
   let opened: Promise<OpenedWorkspace> | undefined
   const composed: ForgeWorkspace = {
     workspace: options.workspace,

@@ -6,7 +6,7 @@ export const INSPECTOR_CLIENT = `
 (() => {
   "use strict"
   const $ = (id) => document.getElementById(id)
-  const view = { instances: new Map(), transitions: [], watchdog: [], database: null, problem: null }
+  const view = { instances: new Map(), transitions: [], watchdog: [], database: null, problem: null, liveSnapshots: 0 }
   const params = new URLSearchParams(location.search)
   let selected = params.get("instance")
   let shownMachine = null
@@ -30,6 +30,9 @@ export const INSPECTOR_CLIENT = `
       view.watchdog = message.watchdog
       view.database = message.database
       view.problem = message.problem
+      view.liveSnapshots = message.liveSnapshots
+    } else if (message.type === "live") {
+      view.liveSnapshots = message.snapshots
     } else if (message.type === "instances") {
       for (const i of message.instances) view.instances.set(i.key, i)
     } else if (message.type === "removed") {
@@ -88,7 +91,9 @@ export const INSPECTOR_CLIENT = `
     for (const w of view.watchdog) if (w.session) sessions.add(w.session)
     fillSelect($("filter-session"), [...sessions], "session", "session")
     fillSelect($("filter-machine"), [...machines], "machine", "machine")
-    $("status").textContent = view.problem ? view.problem : view.database ? "following " + view.database : "Forge has not run in this workspace yet: waiting for its database"
+    const live = view.liveSnapshots > 0 ? "  ·  " + view.liveSnapshots + " live snapshots from the plugin" : ""
+    $("status").textContent =
+      (view.problem ? view.problem : view.database ? "following " + view.database : "Forge has not run in this workspace yet: waiting for its database") + live
     $("status").className = view.problem ? "problem" : ""
     const list = visible()
     if (selected === null || !view.instances.has(selected) || !list.some((i) => i.key === selected)) selected = list.length > 0 ? list[0].key : null
@@ -103,6 +108,7 @@ export const INSPECTOR_CLIENT = `
       row.dataset.key = i.key
       row.append(el("span", "machine", i.machine), el("span", "state", i.state), el("span", "id", short(i.instance)))
       if (i.detail) row.append(el("span", "detail", i.detail))
+      if (i.live) row.append(el("span", "detail", "live from the plugin (not stored)"))
       row.addEventListener("click", () => {
         selected = i.key
         render()
@@ -184,7 +190,7 @@ export const INSPECTOR_CLIENT = `
     if (!instance) return
     $("title").textContent = instance.machine + " " + instance.instance
     $("facts").textContent =
-      "state " + instance.state + (instance.final ? " (final)" : "") + "  ·  session " + (instance.session || "-") + "  ·  updated " + time(instance.updatedAt) + (instance.detail ? "  ·  " + instance.detail : "")
+      "state " + instance.state + (instance.final ? " (final)" : "") + "  ·  session " + (instance.session || "-") + "  ·  updated " + time(instance.updatedAt) + (instance.detail ? "  ·  " + instance.detail : "") + (instance.live ? "  ·  live from the plugin's inspect option, not stored" : "")
     showDiagram(instance)
     const log = view.transitions.filter((t) => t.machine === instance.machine && t.instance === instance.instance).slice(-500)
     $("log").replaceChildren(
@@ -218,7 +224,7 @@ export const INSPECTOR_CLIENT = `
   apply(JSON.parse($("forge-initial").textContent))
   render()
   const stream = new EventSource("/events")
-  for (const type of ["reset", "instances", "removed", "transitions", "watchdog", "problem"])
+  for (const type of ["reset", "instances", "removed", "transitions", "watchdog", "problem", "live"])
     stream.addEventListener(type, (e) => apply(JSON.parse(e.data)))
   stream.onopen = () => ($("live").className = "live")
   stream.onerror = () => ($("live").className = "down")

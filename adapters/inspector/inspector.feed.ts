@@ -2,9 +2,12 @@
 // the watchdog's ledger, polled (a cheap `PRAGMA data_version` while nothing changes) and handed to subscribers as
 // deltas. Works whether opencode runs (any process writes the same database) or not (it shows what happened).
 import { existsSync } from "node:fs"
+import type { StateValue } from "xstate"
+import { stateToString } from "../../machines/state.text"
 import { databasePath } from "../storage/database.path"
 import { type InspectedRow, type InspectedTransition, type InspectedWatchdogEntry, InspectorReads } from "../storage/inspector.reads"
 import { openLifecycleStore } from "../storage/lifecycle.store"
+import type { LiveActor } from "./inspector.receiver"
 
 /** One lifecycle instance as the page lists it; its context and document are fetched when it is opened. */
 export interface FeedInstance {
@@ -20,6 +23,8 @@ export interface FeedInstance {
   updatedAt: number
   /** Where it stands, in a line (a plan's tasks, a goal's turns…), or null. */
   detail: string | null
+  /** Known only from the plugin's live stream (the `inspect` option), not from the database: an actor never stored. */
+  live: boolean
 }
 
 export type FeedMessage =
@@ -30,12 +35,14 @@ export type FeedMessage =
       watchdog: InspectedWatchdogEntry[]
       database: string | null
       problem: string | null
+      liveSnapshots: number
     }
   | { type: "instances"; instances: FeedInstance[] }
   | { type: "removed"; keys: string[] }
   | { type: "transitions"; transitions: InspectedTransition[] }
   | { type: "watchdog"; entries: InspectedWatchdogEntry[] }
   | { type: "problem"; text: string | null }
+  | { type: "live"; snapshots: number }
 
 export interface InspectorFeedOptions {
   workspace: string
@@ -49,9 +56,12 @@ export interface InspectorFeedOptions {
 const TRANSITIONS_KEPT = 20_000
 const WATCHDOG_KEPT = 1_000
 const PAGE = 2_000
+/** Actors known only from the live stream, newest kept. */
+const LIVE_KEPT = 2_000
 
 export class InspectorFeed {
   private readonly rows = new Map<string, InspectedRow>()
+  private readonly liveOnly = new Map<string, InspectedRow>()
   private transitions: InspectedTransition[] = []
   private watchdog: InspectedWatchdogEntry[] = []
   private readonly subscribers = new Set<(message: FeedMessage) => void>()
@@ -62,6 +72,8 @@ export class InspectorFeed {
   private polling: Promise<void> | undefined
   private readonly pollMs: number
   private problem: string | null = null
+  /** Snapshots the plugin's live stream brought (the `inspect` option pointed here). */
+  private liveSnapshots = 0
 
   constructor(private readonly options: InspectorFeedOptions) {
     this.pollMs = options.pollMs ?? 100
@@ -88,17 +100,55 @@ export class InspectorFeed {
   current(): Extract<FeedMessage, { type: "reset" }> {
     return {
       type: "reset",
-      instances: [...this.rows.values()].map((row) => this.instanceOf(row)),
+      instances: [...[...this.rows.values()].map((row) => this.instanceOf(row)), ...[...this.liveOnly.values()].map((row) => this.instanceOf(row, true))],
       transitions: this.transitions,
       watchdog: this.watchdog,
       database: this.store === undefined ? null : this.database,
       problem: this.problem,
+      liveSnapshots: this.liveSnapshots,
     }
   }
 
   /** One instance's record as stored (its snapshot's context included), or undefined. */
   row(machine: string, instance: string): InspectedRow | undefined {
-    return this.rows.get(`${machine}/${instance}`)
+    const key = `${machine}/${instance}`
+    return this.rows.get(key) ?? this.liveOnly.get(key)
+  }
+
+  /**
+   * An actor's snapshot from the plugin's live stream. The database's record of an instance is what the page shows of
+   * it; the stream adds the actors the database never holds.
+   */
+  live(actor: LiveActor): void {
+    const split = actor.sessionId.indexOf(":")
+    const machine = split > 0 ? actor.sessionId.slice(0, split) : actor.machine
+    const instance = split > 0 ? actor.sessionId.slice(split + 1) : actor.sessionId
+    const key = `${machine}/${instance}`
+    this.emit({ type: "live", snapshots: ++this.liveSnapshots })
+    if (this.rows.has(key)) return
+    const context = actor.context as { sessionId?: unknown } | null
+    const row: InspectedRow = {
+      machine,
+      instance,
+      session: typeof context?.sessionId === "string" ? context.sessionId : null,
+      state:
+        typeof actor.value === "string" || (typeof actor.value === "object" && actor.value !== null)
+          ? stateToString(actor.value as StateValue)
+          : String(actor.value),
+      final: actor.status !== "active",
+      document: null,
+      updatedAt: actor.at,
+      seq: -1,
+      snapshot: { status: actor.status, value: actor.value, context: actor.context },
+    }
+    this.liveOnly.delete(key)
+    this.liveOnly.set(key, row)
+    if (this.liveOnly.size > LIVE_KEPT) {
+      const oldest = this.liveOnly.keys().next().value as string
+      this.liveOnly.delete(oldest)
+      this.emit({ type: "removed", keys: [oldest] })
+    }
+    this.emit({ type: "instances", instances: [this.instanceOf(row, true)] })
   }
 
   /** Calls `listener` with every change from now on; returns the function that stops it. */
@@ -107,7 +157,7 @@ export class InspectorFeed {
     return () => this.subscribers.delete(listener)
   }
 
-  private instanceOf(row: InspectedRow): FeedInstance {
+  private instanceOf(row: InspectedRow, live = false): FeedInstance {
     const snapshot = row.snapshot as { value?: unknown } | null
     return {
       key: `${row.machine}/${row.instance}`,
@@ -120,6 +170,7 @@ export class InspectorFeed {
       document: row.document,
       updatedAt: row.updatedAt,
       detail: this.options.detail?.(row.machine, row.snapshot) ?? null,
+      live,
     }
   }
 
@@ -145,6 +196,7 @@ export class InspectorFeed {
     const changed = await reads.rowsSince(this.cursor.seq)
     for (const row of changed) {
       this.rows.set(`${row.machine}/${row.instance}`, row)
+      this.liveOnly.delete(`${row.machine}/${row.instance}`)
       this.cursor.seq = Math.max(this.cursor.seq, row.seq)
     }
     if (changed.length > 0) this.emit({ type: "instances", instances: changed.map((row) => this.instanceOf(row)) })

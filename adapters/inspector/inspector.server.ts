@@ -8,6 +8,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from "node:net"
 import path from "node:path"
 import type { FeedMessage, InspectorFeed } from "./inspector.feed"
+import { receiveInspection } from "./inspector.receiver"
 
 export interface InspectorPages {
   /** The page, with the feed's current view inline so it paints before its event stream opens. */
@@ -26,6 +27,8 @@ export interface InspectorServerOptions {
 
 export interface RunningInspector {
   url: string
+  /** Where the plugin's `inspect` option sends its actors' snapshots. */
+  inspectUrl: string
   port: number
   close(): Promise<void>
 }
@@ -45,6 +48,11 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   })
   const port = () => (server.address() as AddressInfo).port
   await listen(server, options.port ?? 0)
+  const receiver = receiveInspection(
+    server,
+    (request) => upgradeRefusal(request, port()),
+    (actor) => options.feed.live(actor),
+  )
   const unsubscribe = options.feed.subscribe((message) => {
     for (const stream of streams) stream.write(event(message))
   })
@@ -53,9 +61,11 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   }, HEARTBEAT_MS)
   return {
     url: `http://127.0.0.1:${port()}/`,
+    inspectUrl: `ws://127.0.0.1:${port()}${receiver.path}`,
     port: port(),
     async close() {
       clearInterval(heartbeat)
+      receiver.close()
       unsubscribe()
       for (const stream of streams) stream.end()
       server.closeAllConnections()
@@ -78,6 +88,18 @@ export function isLocalHost(host: string | undefined, port: number): boolean {
   if (host === undefined) return false
   const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host.toLowerCase())
   return match !== null && LOCAL_HOSTS.has(match[1] ?? "") && Number(match[2] ?? 80) === port
+}
+
+/**
+ * Why an upgrade to the inspection endpoint is refused, or null: a foreign Host (DNS rebinding), or a browser page of
+ * another origin (browsers send Origin with every WebSocket; the plugin sends none).
+ */
+function upgradeRefusal(request: IncomingMessage, port: number): string | null {
+  if (!isLocalHost(request.headers.host, port))
+    return `refused: the Host header ${JSON.stringify(request.headers.host ?? "")} is not this inspector's local address`
+  const origin = request.headers.origin
+  if (origin !== undefined && !isLocalHost(origin.replace(/^https?:\/\//, ""), port)) return `refused: a page of ${origin} may not send to this inspector`
+  return null
 }
 
 async function handle(

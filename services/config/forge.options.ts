@@ -27,6 +27,14 @@ const optionSchemas = {
     .positive()
     .transform((ms) => Math.max(ms, 60_000))
     .default(900_000),
+  // Live inspection (off by default): a ws:// or wss:// URL of an inspector (Stately's, or the page `forgecharts inspect`
+  // serves), fed every lifecycle's snapshots; at most maxQueued wait for a slow or absent inspector, the rest are dropped.
+  "inspect.url": z
+    .string()
+    .regex(/^wss?:\/\/[^\s/]+/, "expected a ws:// or wss:// URL")
+    .nullable()
+    .default(null),
+  "inspect.maxQueued": z.number().int().min(10).max(100_000).default(1_000),
 } as const
 
 type OptionKey = keyof typeof optionSchemas
@@ -37,6 +45,7 @@ export interface ForgeOptions {
   watchdog: { mode: OptionValues["watchdog.mode"]; stallMs: number }
   files: { journalMaxMB: number }
   loop: { sandbox: OptionValues["loop.sandbox"]; network: boolean; stallMs: number }
+  inspect: { url: string | null; maxQueued: number }
 }
 
 export interface ParsedOptions {
@@ -75,12 +84,12 @@ function validate(source: Record<string, unknown>): { values: Record<OptionKey, 
 
 /** The options whose value fell back to the default, as parseForgeOptions decides (for ledgers that record them). */
 export function optionFallbacks(raw: unknown): OptionFallback[] {
-  return validate(isRecord(raw) ? raw : {}).fallbacks
+  return validate(normalized(raw)).fallbacks
 }
 
 export function parseForgeOptions(raw: unknown): ParsedOptions {
   const warnings: string[] = []
-  const source = isRecord(raw) ? raw : {}
+  const source = normalized(raw)
   if (raw !== undefined && !isRecord(raw)) warnings.push(`plugin options must be an object; got ${describe(raw)}. Using defaults.`)
   const { values, fallbacks } = validate(source)
   for (const fallback of fallbacks) warnings.push(fallback.message)
@@ -92,12 +101,19 @@ export function parseForgeOptions(raw: unknown): ParsedOptions {
       watchdog: { mode: v["watchdog.mode"], stallMs: v["watchdog.stallMs"] },
       files: { journalMaxMB: v["files.journalMaxMB"] },
       loop: { sandbox: v["loop.sandbox"], network: v["loop.network"], stallMs: v["loop.stallMs"] },
+      inspect: { url: v["inspect.url"], maxQueued: v["inspect.maxQueued"] },
     },
     warnings,
   }
 }
 
 export const defaultForgeOptions: ForgeOptions = parseForgeOptions({}).options
+
+/** The options as an object; `inspect: "<url>"` is short for `inspect: { url: "<url>" }`. */
+function normalized(raw: unknown): Record<string, unknown> {
+  if (!isRecord(raw)) return {}
+  return typeof raw.inspect === "string" ? { ...raw, inspect: { url: raw.inspect } } : raw
+}
 
 function lookup(source: Record<string, unknown>, key: string): unknown {
   const [group, name] = key.split(".") as [string, string]

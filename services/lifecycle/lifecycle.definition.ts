@@ -1,5 +1,6 @@
 import type { AnyStateMachine, EventFromLogic, SnapshotFrom, StateValue } from "xstate"
 import type { Clock, Logger, SnapshotRecord, StepDecision, TransitionRecord } from "./lifecycle.ports"
+import type { LifecycleInspection } from "./lifecycle.inspection"
 
 // What a lifecycle tells the one host about itself: its machine, the effects it supplies for the machine's
 // placeholders, how its gates explain a refusal, and how its records are kept and restored.
@@ -87,6 +88,8 @@ export interface LifecycleDefinition<TMachine extends AnyStateMachine> {
 export interface LifecycleKernel {
   readonly clock: Clock
   readonly log: Logger
+  /** Who watches every instance's snapshots live, if anyone. */
+  readonly inspection?: LifecycleInspection
   /** Commits a snapshot and its transition row together, after every write queued before it. */
   commit(snapshot: SnapshotRecord, transition: TransitionRecord): Promise<void>
   /**

@@ -1,5 +1,6 @@
 import type { AnyStateMachine } from "xstate"
 import { Lifecycle } from "./lifecycle"
+import type { LifecycleInspection } from "./lifecycle.inspection"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
 import type { Clock, LifecycleRepository, Logger, SnapshotRecord, StepDecision, TransitionRecord } from "./lifecycle.ports"
 
@@ -12,6 +13,8 @@ export interface LifecycleHostOptions {
   repository: () => Promise<LifecycleRepository | undefined>
   clock: Clock
   log: Logger
+  /** Who watches every instance's snapshots live (the `inspect` option); none by default. */
+  inspection?: LifecycleInspection
 }
 
 /**
@@ -38,6 +41,10 @@ export class LifecycleHost implements LifecycleKernel {
 
   get log() {
     return this.options.log
+  }
+
+  get inspection(): LifecycleInspection | undefined {
+    return this.options.inspection
   }
 
   /** Adds a lifecycle to the host: one per machine id. */

@@ -42,6 +42,10 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     this.actors = new InstanceActors(definition.machine, Object.keys(definition.implementations.actions), (instanceId, error) =>
       kernel.log.error(`${definition.machine.id} ${instanceId} failed: ${String(error)}`),
     )
+    const { inspection } = kernel
+    // Every new snapshot of every instance, however it came (a step, a restore, another process's record).
+    if (inspection !== undefined)
+      this.listeners.observe((instanceId, snapshot) => inspection.snapshot(definition.machine, instanceId, snapshot as AnyMachineSnapshot))
     this.quiet = new Set(definition.quietEvents ?? [])
     this.recorder = new LifecycleRecorder(definition, kernel)
     const { actors, listeners, recorder } = this

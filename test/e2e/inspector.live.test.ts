@@ -3,7 +3,7 @@ import { rmSync } from "node:fs"
 import path from "node:path"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, expect, it } from "vitest"
-import { ARTIFACTS, launchChromium, startInspectCli } from "../integration/inspector/browser"
+import { ARTIFACTS, freePort, launchChromium, startInspectCli } from "../integration/inspector/browser"
 import { closeSharedHosts, runScenario } from "./index"
 
 // The live inspector on a real e2e workspace: opencode drafts a plan, `forgecharts inspect` runs beside it and a
@@ -21,13 +21,16 @@ afterAll(async () => {
   await closeSharedHosts()
 })
 
-it("follows a plan from draft to approved while opencode runs", async () => {
+it("follows a plan from draft to approved while opencode runs, with the plugin's live stream pointed at it", async () => {
+  // The page's address is in the plugin's options before the workspace exists: its port is chosen first.
+  const port = await freePort()
   const result = await runScenario(
     {
       name: "inspector-live-plan",
       description: "A plan drafted, then approved, with the inspector's page open between the turns.",
       mode: "serve",
       workspace: { files: { "src/timeout.ts": "export const TIMEOUT_S = 30\n" }, git: true },
+      pluginOptions: { inspect: `ws://127.0.0.1:${port}/inspect` },
       turns: [{ command: "plan", arguments: "raise the login timeout" }, { prompt: "Go ahead." }],
       permissions: [{ permission: "plan_approve", reply: "once" }],
       model: [
@@ -44,8 +47,9 @@ it("follows a plan from draft to approved while opencode runs", async () => {
     {
       keep: true,
       beforeTurn: async (turn, project) => {
-        if (turn !== 2) return
-        ;[browser, inspector] = await Promise.all([launchChromium(), startInspectCli(project)])
+        if (turn === 1) inspector = await startInspectCli(project, port)
+        if (turn !== 2 || inspector === undefined) return
+        browser = await launchChromium()
         page = await browser.newPage()
         await page.goto(`${inspector.url}?machine=plan`)
         await page.waitForSelector('#diagram[data-state="draft.editing"]', { timeout: 10_000 })
@@ -66,6 +70,8 @@ it("follows a plan from draft to approved while opencode runs", async () => {
     const shownAt = Number(await shown.locator("#diagram").getAttribute("data-shown-at"))
     expect(shownAt - Date.parse(approved?.at ?? "")).toBeLessThan(1_000)
     expect(await shown.locator("#diagram g.forge-active > title").allTextContents()).toEqual(["cluster_plan.approved", "plan.approved.working"])
+    // The plugin's `inspect` option sent its actors' snapshots to the page's endpoint.
+    expect(await shown.locator("#status").textContent()).toMatch(/[1-9]\d* live snapshots from the plugin/)
     await shown.screenshot({ path: path.join(ARTIFACTS, "plan-approved.png") })
   } finally {
     await inspector?.stop()

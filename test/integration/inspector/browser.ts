@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync } from "node:fs"
+import { type AddressInfo, createServer } from "node:net"
 import path from "node:path"
 import { type Browser, chromium } from "playwright-core"
 
@@ -32,11 +33,19 @@ export async function launchChromium(): Promise<Browser> {
   })
 }
 
-/** `forgecharts inspect <workspace> --json` from source; resolves with its URL once it listens, and how to stop it. */
-export async function startInspectCli(workspace: string): Promise<{ url: string; stop(): Promise<number | null> }> {
-  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, "src/cli.ts"), "inspect", workspace, "--json"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  })
+/** A port free on 127.0.0.1 now (for a server whose address must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** `forgecharts inspect <workspace> --json [--port N]` from source; resolves with its URL once it listens, and how to stop it. */
+export async function startInspectCli(workspace: string, port = 0): Promise<{ url: string; stop(): Promise<number | null> }> {
+  const args = [path.join(ROOT, "src/cli.ts"), "inspect", workspace, "--json", "--port", String(port)]
+  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), args, { stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   let errors = ""
   child.stderr.on("data", (chunk: Buffer) => {

@@ -9,7 +9,23 @@ describe("plugin options", () => {
       watchdog: { mode: "kill", stallMs: 600_000 },
       files: { journalMaxMB: 256 },
       loop: { sandbox: "bwrap", network: false, stallMs: 900_000 },
+      inspect: { url: null, maxQueued: 1_000 },
     })
+  })
+
+  it("inspection is off by default; a ws:// URL turns it on, as a string or an object; anything else keeps it off", () => {
+    expect(parseForgeOptions({ inspect: "ws://127.0.0.1:8080" }).options.inspect).toEqual({ url: "ws://127.0.0.1:8080", maxQueued: 1_000 })
+    expect(parseForgeOptions({ inspect: { url: "wss://inspect.example/x", maxQueued: 50 } }).options.inspect).toEqual({
+      url: "wss://inspect.example/x",
+      maxQueued: 50,
+    })
+    const { options, warnings } = parseForgeOptions({ inspect: { url: "http://127.0.0.1:8080", maxQueued: 5 } })
+    expect(options.inspect).toEqual({ url: null, maxQueued: 1_000 })
+    expect(warnings).toEqual([
+      expect.stringMatching(/^option inspect\.url: "http:\/\/127\.0\.0\.1:8080" is invalid \(expected a ws:\/\/ or wss:\/\/ URL\); using the default null$/),
+      expect.stringMatching(/^option inspect\.maxQueued: 5 is invalid/),
+    ])
+    expect(parseForgeOptions({ inspect: { port: 1 } }).warnings).toEqual(["option inspect.port is not a Forge option; ignored"])
   })
 
   it("the loop sandbox is on and offline by default; an invalid value keeps it on, never off", () => {

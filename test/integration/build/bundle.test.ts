@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -142,20 +143,30 @@ describe("npm run build", () => {
     expect(unresolved).toEqual([])
   })
 
-  // examples/: two harnesses that are not opencode, run from the package as installed, and type-checked against it.
-  it("each example in examples/ type-checks against the built package and runs from it", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "forge-examples-"))
-    cleanup.push(dir)
-    const installed = join(dir, "node_modules", "forgecharts")
-    await mkdir(join(dir, "node_modules", "@types"), { recursive: true })
-    await mkdir(installed, { recursive: true })
-    await writeFile(join(installed, "package.json"), await readFile(join(REPO, "package.json"), "utf8"))
-    await symlink(DIST, join(installed, "dist"), "dir")
-    await symlink(join(REPO, "node_modules", "xstate"), join(dir, "node_modules", "xstate"), "dir")
-    await symlink(join(REPO, "node_modules", "@types", "node"), join(dir, "node_modules", "@types", "node"), "dir")
-    await writeFile(join(dir, "package.json"), '{ "type": "module" }\n')
-    await cp(join(REPO, "examples"), join(dir, "examples"), { recursive: true })
+  // examples/: harnesses that are not opencode, run from the package as installed, and type-checked against it.
+  let examples: Promise<string> | undefined
+  /** A folder with examples/ and the package installed beside it (its package.json, dist/ as built), made once. */
+  const installedExamples = (): Promise<string> => {
+    examples ??= (async () => {
+      const dir = await mkdtemp(join(tmpdir(), "forge-examples-"))
+      cleanup.push(dir)
+      const installed = join(dir, "node_modules", "forgecharts")
+      await mkdir(join(dir, "node_modules", "@types"), { recursive: true })
+      await mkdir(installed, { recursive: true })
+      await writeFile(join(installed, "package.json"), await readFile(join(REPO, "package.json"), "utf8"))
+      await symlink(DIST, join(installed, "dist"), "dir")
+      // The peers a consumer brings: xstate, and vitest for forgecharts/testing.
+      for (const peer of ["xstate", "vitest", join("@types", "node")]) await symlink(join(REPO, "node_modules", peer), join(dir, "node_modules", peer), "dir")
+      await writeFile(join(dir, "package.json"), '{ "type": "module" }\n')
+      await cp(join(REPO, "examples"), join(dir, "examples"), { recursive: true })
+      return dir
+    })()
+    return examples
+  }
 
+  // Type-checking the examples (vitest's declarations included) and two tsx starts take a while on a busy machine.
+  it("each example in examples/ type-checks against the built package and runs from it", async () => {
+    const dir = await installedExamples()
     const config = ts.getParsedCommandLineOfConfigFile(join(dir, "examples", "tsconfig.json"), undefined, {
       ...ts.sys,
       onUnRecoverableConfigFileDiagnostic: () => {},
@@ -183,7 +194,49 @@ describe("npm run build", () => {
       "wrote NOTES.md",
       "NOTES.md: written",
     ])
-  })
+  }, 120_000)
+
+  // examples/adapter-test: the goal harness's in-memory adapters proven with forgecharts/testing, run by vitest with the
+  // example's own configuration, as a consumer runs it, from the package as installed.
+  const runExampleTest = async (folder: string) => {
+    const dir = await installedExamples()
+    // The outer vitest's worker variables would make the inner one think it is a worker.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST")))
+    const vitest = join(REPO, "node_modules", "vitest", "vitest.mjs")
+    const result = spawnSync(process.execPath, [vitest, "run", "--root", join(dir, "examples", folder), "--bail", "1"], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 180_000,
+      env: { ...env, NO_COLOR: "1" },
+    })
+    if (result.error) throw result.error
+    return { status: result.status, output: `${result.stdout}${result.stderr}` }
+  }
+
+  it("the adapter-test example runs the plan machine's model paths on the goal harness's adapters, at 100 % coverage", async () => {
+    const { status, output } = await runExampleTest("adapter-test")
+    expect(output).toContain("transition coverage of plan: 43/43 (100.0 %)")
+    expect(output).toMatch(/Tests\s+\d{3,} passed/)
+    expect(status, output.slice(-3000)).toBe(0)
+  }, 240_000)
+
+  it("the adapter-test example fails on an adapter that loses what it is given", async () => {
+    const dir = await installedExamples()
+    // A copy of the example whose repository forgets the transitions it commits.
+    const broken = join(dir, "examples", "adapter-test-broken")
+    await cp(join(dir, "examples", "adapter-test"), broken, { recursive: true })
+    await cp(join(dir, "examples", "goal-harness"), join(dir, "examples", "goal-harness-broken"), { recursive: true })
+    const repository = join(dir, "examples", "goal-harness-broken", "memory.repository.ts")
+    const code = await readFile(repository, "utf8")
+    const forgetful = code.replace("this.transitions.push(write.transition)", "")
+    expect(forgetful).not.toBe(code)
+    await writeFile(repository, forgetful)
+    const sut = join(broken, "plan.sut.ts")
+    await writeFile(sut, (await readFile(sut, "utf8")).replaceAll("../goal-harness/", "../goal-harness-broken/"))
+    const { status, output } = await runExampleTest("adapter-test-broken")
+    expect(status, output.slice(-3000)).toBe(1)
+    expect(output).toContain("the repository's last transition")
+  }, 240_000)
 
   // A consumer importing the subpaths by package name, as another harness would, under both resolvers.
   for (const resolution of ["NodeNext", "Bundler"] as const) {

@@ -12,7 +12,8 @@ export type MaybeArray<T> = T | T[]
 /** A transition as the extractor returns it (xstate 4 vocabulary: the guard is `cond`). */
 export interface ExtractedTransition {
   target?: MaybeArray<string>
-  cond?: { kind: string; type: string }
+  /** A named guard (its params when written as data), or an inline one with its source text as `type`. */
+  cond?: { kind: string; type: string; params?: unknown }
 }
 
 type ExtractedTransitions = MaybeArray<ExtractedTransition>
@@ -27,7 +28,8 @@ export interface ExtractedState {
   after?: Record<string, ExtractedTransitions>
   always?: ExtractedTransitions
   onDone?: ExtractedTransitions
-  invoke?: MaybeArray<{ id?: string; onDone?: ExtractedTransitions; onError?: ExtractedTransitions }>
+  /** `src` is the actor's name when `kind` is "named", else the source text of what is invoked. */
+  invoke?: MaybeArray<{ id?: string; src: string; kind: string; onDone?: ExtractedTransitions; onError?: ExtractedTransitions }>
   states?: Record<string, ExtractedState>
 }
 

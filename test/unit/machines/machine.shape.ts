@@ -1,5 +1,6 @@
 import type { AnyStateMachine, AnyStateNode } from "xstate"
 import type { ExtractedState, ExtractedTransition, MaybeArray } from "./extractor.load"
+import { extractedGuardText, runtimeGuardText } from "./guard.text"
 
 // A machine's structure as sorted lists of plain strings, so two readings of one machine (the object the code runs,
 // and the config Stately's extractor reads from the source) compare with one `toEqual` and a readable diff.
@@ -14,9 +15,13 @@ export interface MachineShape {
    * candidates (order decides which one fires), guard, target paths. E.g. `running on job.tick #1 [isIdle] -> earlyReturned`.
    */
   transitions: string[]
-  /** Every guard a transition names. */
+  /** Every guard a transition names, as guard.text.ts writes it (params and what an and/or/not combines included). */
   guards: string[]
+  /** Every invoked actor: the state, the source it invokes (by name, or "(inline)") and the invoke's id. */
+  invokes: string[]
 }
+
+const arrayOf = <T>(value: MaybeArray<T> | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
 
 const pathText = (path: readonly string[]): string => path.join(".") || "(root)"
 
@@ -24,9 +29,11 @@ function transitionText(source: readonly string[], event: string, index: number,
   return `${pathText(source)} on ${event} #${index}${guard ? ` [${guard}]` : ""} -> ${targets.join(", ") || "(stays)"}`
 }
 
-function shapeOf(states: string[], tags: string[], transitions: Array<{ text: string; guard: string | null }>): MachineShape {
+const invokeText = (source: readonly string[], src: string, id: string): string => `${pathText(source)} invokes ${src} as ${id}`
+
+function shapeOf(states: string[], tags: string[], transitions: Array<{ text: string; guard: string | null }>, invokes: string[]): MachineShape {
   const guards = new Set(transitions.flatMap((t) => (t.guard ? [t.guard] : [])))
-  return { states: states.sort(), tags: tags.sort(), transitions: transitions.map((t) => t.text).sort(), guards: [...guards].sort() }
+  return { states: states.sort(), tags: tags.sort(), transitions: transitions.map((t) => t.text).sort(), guards: [...guards].sort(), invokes: invokes.sort() }
 }
 
 interface RuntimeTransition {
@@ -34,31 +41,26 @@ interface RuntimeTransition {
   guard?: unknown
 }
 
-/** A runtime guard by name; a combinator shows what it combines (`and(a, b)`), an inline function reads "inline". */
-function guardName(guard: unknown): string | null {
-  if (guard === undefined || guard === null) return null
-  if (typeof guard === "string") return guard
-  if (typeof guard === "function") {
-    const inner = (guard as { guards?: unknown }).guards
-    return Array.isArray(inner) ? `${guard.name}(${inner.map(guardName).join(", ")})` : "inline"
-  }
-  const type = (guard as { type?: unknown }).type
-  return typeof type === "string" ? type : "inline"
-}
-
 /** The shape of the machine object the code runs, read from `machine.root`. */
 export function shapeOfMachine(machine: AnyStateMachine): MachineShape {
   const states: string[] = []
   const tags: string[] = []
   const transitions: Array<{ text: string; guard: string | null }> = []
+  const invokes: string[] = []
   const visit = (node: AnyStateNode): void => {
     if (node.path.length > 0) states.push(`${pathText(node.path)} (${node.type})`)
     for (const tag of node.tags) tags.push(`${pathText(node.path)}: ${tag}`)
+    // xstate names an inline actor `xstate.invoke.<n>.<state id>`; the config says whether it was given by name.
+    const configured = arrayOf(node.config.invoke as MaybeArray<{ src?: unknown }> | undefined)
+    node.invoke.forEach((invoke, i) => {
+      const named = typeof configured[i]?.src === "string" && typeof invoke.src === "string"
+      invokes.push(invokeText(node.path, named ? (invoke.src as string) : "(inline)", invoke.id))
+    })
     const lists: Array<[string, readonly RuntimeTransition[]]> = [...(node.transitions as Map<string, RuntimeTransition[]>)]
     if (node.always?.length) lists.push(["", node.always as RuntimeTransition[]])
     for (const [event, candidates] of lists) {
       candidates.forEach((t, i) => {
-        const guard = guardName(t.guard)
+        const guard = runtimeGuardText(t.guard)
         const targets = (t.target ?? []).map((target) => pathText(target.path))
         transitions.push({ text: transitionText(node.path, event, i, guard, targets), guard })
       })
@@ -66,10 +68,8 @@ export function shapeOfMachine(machine: AnyStateMachine): MachineShape {
     for (const child of Object.values(node.states as Record<string, AnyStateNode>)) visit(child)
   }
   visit(machine.root)
-  return shapeOf(states, tags, transitions)
+  return shapeOf(states, tags, transitions, invokes)
 }
-
-const arrayOf = <T>(value: MaybeArray<T> | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
 
 /**
  * The shape of an extracted config of the machine `machineId`, with targets resolved the way xstate 5 does: `#id.rest`
@@ -97,10 +97,11 @@ export function shapeOfConfig(machineId: string, root: ExtractedState): MachineS
   const states: string[] = []
   const tags: string[] = []
   const transitions: Array<{ text: string; guard: string | null }> = []
+  const invokes: string[] = []
   const add = (source: string[], event: string, list: MaybeArray<ExtractedTransition> | undefined): void => {
     arrayOf(list).forEach((t, i) => {
-      // The extractor keeps a named guard's name; anything else it keeps only as source text.
-      const guard = t.cond ? (t.cond.kind === "named" ? t.cond.type : "inline") : null
+      // The extractor keeps a named guard's name and data params; anything else only as source text.
+      const guard = extractedGuardText(t.cond)
       const targets = arrayOf(t.target).map((target) => resolveTarget(source, target))
       transitions.push({ text: transitionText(source, event, i, guard, targets), guard })
     })
@@ -116,9 +117,10 @@ export function shapeOfConfig(machineId: string, root: ExtractedState): MachineS
     add(path, `xstate.done.state.${id}`, node.onDone)
     arrayOf(node.invoke).forEach((invoke, i) => {
       const invokeId = invoke.id ?? `${i}.${id}`
+      invokes.push(invokeText(path, invoke.kind === "named" ? invoke.src : "(inline)", invokeId))
       add(path, `xstate.done.actor.${invokeId}`, invoke.onDone)
       add(path, `xstate.error.actor.${invokeId}`, invoke.onError)
     })
   }
-  return shapeOf(states, tags, transitions)
+  return shapeOf(states, tags, transitions, invokes)
 }

@@ -4,6 +4,7 @@ import { parseArgs } from "node:util"
 import { databasePath } from "../adapters/storage/database.path"
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 import { doctorChecks, doctorLine } from "./cli.doctor"
+import { progress } from "./cli.progress"
 import { statusReport, statusText } from "./cli.status"
 
 // `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running. Exit codes: 0 done, 1 the
@@ -23,7 +24,7 @@ const COMMANDS = {
   db: { usage: "db [workspace] [--json]", text: "the path of the workspace's database", json: "{ path }" },
   doctor: {
     usage: "doctor [workspace] [--json]",
-    text: "what could keep Forge from working here: opencode's version against the supported one, the loop sandbox, the workspace's database and its forge.json workers, a line per check as it ends (exit 1 when one fails)",
+    text: "what could keep Forge from working here: opencode's version against the supported one, whether the plugin module loads, whether the workspace's or the user's opencode config lists forgecharts (and its options are Forge's), the loop sandbox, the workspace's database and its forge.json workers, a line per check as it ends (exit 1 when one fails)",
     json: "[{ check, verdict: ok|warn|fail, detail }]",
   },
   viz: {
@@ -92,8 +93,14 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (command === "doctor") {
-    const checks = await doctorChecks(workspace, (check) => {
-      if (!values.json) process.stdout.write(`${doctorLine(check)}\n`)
+    // `checking <name>…` on a terminal's stderr while a check runs, cleared for its result line.
+    const shown = progress(process.stderr)
+    const checks = await doctorChecks(workspace, {
+      starting: (name) => shown.step(`checking ${name}…`),
+      seen: (check) => {
+        shown.done()
+        if (!values.json) process.stdout.write(`${doctorLine(check)}\n`)
+      },
     })
     if (values.json) print("", checks)
     return checks.some((check) => check.verdict === "fail") ? 1 : 0

@@ -7,8 +7,9 @@ import { doctorChecks, doctorLine } from "./cli.doctor"
 import { progress } from "./cli.progress"
 import { statusReport, statusText } from "./cli.status"
 
-// `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running. Exit codes: 0 done, 1 the
-// command failed (an unreadable database, a check of doctor's), 2 a usage error (said on stderr with what to give instead).
+// `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running (and stop or clear its
+// survive jobs). Exit codes: 0 done, 1 the command failed (an unreadable database, a check of doctor's), 2 a usage
+// error (said on stderr with what to give instead).
 
 const COMMANDS = {
   status: {
@@ -26,6 +27,11 @@ const COMMANDS = {
     usage: "doctor [workspace] [--json]",
     text: "what could keep Forge from working here: opencode's version against the supported one, whether the plugin module loads, whether the workspace's or the user's opencode config lists forgecharts (and its options are Forge's), the loop sandbox, the workspace's database and its forge.json workers, a line per check as it ends (exit 1 when one fails)",
     json: "[{ check, verdict: ok|warn|fail, detail }]",
+  },
+  jobs: {
+    usage: "jobs [workspace] [--kill ID | --clear] [--json]",
+    text: "the workspace's survive jobs (run_in_background jobs that outlive opencode): state, command, whether its process and its opencode process run, exit code, log file and size. --kill ID kills that job's whole process tree (recorded as forge_jobs kill records it when no opencode process drives the job); --clear removes the logs and records finished ones left (never a running job's, never a file Forge did not write) and says what it removed and kept",
+    json: "{ workspace, database (null: Forge never ran there), jobs: [{ id, state, final, command, cwd, session, pid, alive, host: { pid, alive }, exitCode, signal, log: { path, bytes (null: gone) }, startedAt, endedAt }], damaged: [{ id, problem }] }; with --kill: { id, killed: [pid], survivors: [pid], recorded (the state written, or null), note }; with --clear: { removed: [{ id, files, record }], kept: [{ id, reason }] }",
   },
   viz: {
     usage: "viz [machine] [--format mermaid|svg|json]",
@@ -78,6 +84,9 @@ async function main(argv: string[]): Promise<number> {
   if (values.format !== undefined && command !== "viz") return misuse("--format belongs to viz", command)
   const filters = values.machine !== undefined || values.instance !== undefined || values.session !== undefined
   if (filters && command !== "log") return misuse("--machine, --instance and --session belong to log", command)
+  if ((values.kill !== undefined || values.clear) && command !== "jobs") return misuse("--kill and --clear belong to jobs", command)
+  if (values.kill !== undefined && values.clear)
+    return misuse("--kill and --clear together: give one (--kill ID kills a job, --clear removes what finished ones left)", command)
   const print = (text: string, json: unknown) => process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : text)
   if (command === "viz") {
     // The machines and their renderers load only for viz: every other command starts without them.
@@ -104,6 +113,14 @@ async function main(argv: string[]): Promise<number> {
     })
     if (values.json) print("", checks)
     return checks.some((check) => check.verdict === "fail") ? 1 : 0
+  }
+  if (command === "jobs") {
+    // The job machine and the process table load only for jobs.
+    const { jobsCommand } = await import("./cli.jobs")
+    const answer = await jobsCommand(workspace, { kill: values.kill, clear: values.clear === true })
+    if ("error" in answer) process.stderr.write(`forgecharts jobs: ${answer.error}\n`)
+    else print(answer.text, answer.json)
+    return answer.code
   }
   if (command === "status") {
     const report = await statusReport(workspace)
@@ -147,6 +164,8 @@ function parseOptions(argv: string[]) {
       instance: { type: "string" },
       session: { type: "string" },
       format: { type: "string" },
+      kill: { type: "string" },
+      clear: { type: "boolean" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

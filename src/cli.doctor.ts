@@ -7,6 +7,9 @@ import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 import { FsForgeJsonFiles } from "../adapters/workspace/forge.json.files"
 import { formatWorkerFinding } from "../services/workers/worker.findings"
 import { resolveWorkerPools } from "../services/workers/worker.pools"
+import type { DoctorCheck } from "./cli.doctor.check"
+import { configCheck } from "./cli.doctor.config"
+import { pluginCheck } from "./cli.doctor.plugin"
 
 // `forgecharts doctor`: what could keep Forge from working here, each check with its verdict. A failing check makes
 // the command exit 1; a warning says what will not work and how to get it working.
@@ -14,19 +17,28 @@ import { resolveWorkerPools } from "../services/workers/worker.pools"
 /** The opencode release Forge is built and tested against (the pinned `opencode-ai`). */
 export const SUPPORTED_OPENCODE = "1.18.33"
 
-export interface DoctorCheck {
-  check: "opencode" | "sandbox" | "database" | "forge.json"
-  verdict: "ok" | "warn" | "fail"
-  detail: string
+/** What a terminal hears of the checks: each one's name as it starts, each verdict as it ends. */
+export interface DoctorObserver {
+  starting?: (name: DoctorCheck["check"]) => void
+  seen?: (check: DoctorCheck) => void
 }
 
-/** Every check, in order, each handed to `seen` as it ends (a terminal shows them as they come). */
-export async function doctorChecks(workspace: string, seen: (check: DoctorCheck) => void = () => {}): Promise<DoctorCheck[]> {
+/** Every check, in order, each announced to the observer as it starts and handed to it as it ends. */
+export async function doctorChecks(workspace: string, observer: DoctorObserver = {}): Promise<DoctorCheck[]> {
+  const runs: [DoctorCheck["check"], () => DoctorCheck | Promise<DoctorCheck>][] = [
+    ["opencode", opencodeCheck],
+    ["plugin", pluginCheck],
+    ["config", () => configCheck(workspace)],
+    ["sandbox", sandboxCheck],
+    ["database", () => databaseCheck(workspace)],
+    ["forge.json", () => forgeJsonCheck(workspace)],
+  ]
   const checks: DoctorCheck[] = []
-  for (const run of [opencodeCheck, sandboxCheck, () => databaseCheck(workspace), () => forgeJsonCheck(workspace)]) {
+  for (const [name, run] of runs) {
+    observer.starting?.(name)
     const check = await run()
     checks.push(check)
-    seen(check)
+    observer.seen?.(check)
   }
   return checks
 }

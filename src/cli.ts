@@ -4,10 +4,12 @@ import { parseArgs } from "node:util"
 import { databasePath } from "../adapters/storage/database.path"
 import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
 import { doctorChecks, doctorLine } from "./cli.doctor"
+import { progress } from "./cli.progress"
 import { statusReport, statusText } from "./cli.status"
 
-// `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running. Exit codes: 0 done, 1 the
-// command failed (an unreadable database, a check of doctor's), 2 a usage error (said on stderr with what to give instead).
+// `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running (and stop or clear its
+// survive jobs). Exit codes: 0 done, 1 the command failed (an unreadable database, a check of doctor's), 2 a usage
+// error (said on stderr with what to give instead).
 
 const COMMANDS = {
   status: {
@@ -23,13 +25,18 @@ const COMMANDS = {
   db: { usage: "db [workspace] [--json]", text: "the path of the workspace's database", json: "{ path }" },
   doctor: {
     usage: "doctor [workspace] [--json]",
-    text: "what could keep Forge from working here: opencode's version against the supported one, the loop sandbox, the workspace's database and its forge.json workers, a line per check as it ends (exit 1 when one fails)",
+    text: "what could keep Forge from working here: opencode's version against the supported one, whether the plugin module loads, whether the workspace's or the user's opencode config lists forgecharts (and its options are Forge's), the loop sandbox, the workspace's database and its forge.json workers, a line per check as it ends (exit 1 when one fails)",
     json: "[{ check, verdict: ok|warn|fail, detail }]",
   },
   inspect: {
     usage: "inspect [workspace] [--port N] [--json]",
     text: "the live inspector: a page on 127.0.0.1 (a free port unless --port) showing every lifecycle of the workspace with its diagram, current state, document and transition log, following its database while opencode runs, until Ctrl-C; it answers only local addresses and loads nothing from the internet",
     json: "{ url, inspect, workspace, database } once it listens (one line; inspect is the ws:// URL for the plugin's inspect option), then nothing until it stops",
+  },
+  jobs: {
+    usage: "jobs [workspace] [--kill ID | --clear] [--json]",
+    text: "the workspace's survive jobs (run_in_background jobs that outlive opencode): state, command, whether its process and its opencode process run, exit code, log file and size. --kill ID kills that job's whole process tree (recorded as forge_jobs kill records it when no opencode process drives the job); --clear removes the logs and records finished ones left (never a running job's, never a file Forge did not write) and says what it removed and kept",
+    json: "{ workspace, database (null: Forge never ran there), jobs: [{ id, state, final, command, cwd, session, pid, alive, host: { pid, alive }, exitCode, signal, log: { path, bytes (null: gone) }, startedAt, endedAt }], damaged: [{ id, problem }] }; with --kill: { id, killed: [pid], survivors: [pid], recorded (the state written, or null), note }; with --clear: { removed: [{ id, files, record }], kept: [{ id, reason }] }",
   },
   viz: {
     usage: "viz [machine] [--format mermaid|svg|json]",
@@ -83,6 +90,9 @@ async function main(argv: string[]): Promise<number> {
   if (values.port !== undefined && command !== "inspect") return misuse("--port belongs to inspect", command)
   const filters = values.machine !== undefined || values.instance !== undefined || values.session !== undefined
   if (filters && command !== "log") return misuse("--machine, --instance and --session belong to log", command)
+  if ((values.kill !== undefined || values.clear) && command !== "jobs") return misuse("--kill and --clear belong to jobs", command)
+  if (values.kill !== undefined && values.clear)
+    return misuse("--kill and --clear together: give one (--kill ID kills a job, --clear removes what finished ones left)", command)
   const print = (text: string, json: unknown) => process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : text)
   if (command === "viz") {
     // The machines and their renderers load only for viz: every other command starts without them.
@@ -98,8 +108,14 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (command === "doctor") {
-    const checks = await doctorChecks(workspace, (check) => {
-      if (!values.json) process.stdout.write(`${doctorLine(check)}\n`)
+    // `checking <name>…` on a terminal's stderr while a check runs, cleared for its result line.
+    const shown = progress(process.stderr)
+    const checks = await doctorChecks(workspace, {
+      starting: (name) => shown.step(`checking ${name}…`),
+      seen: (check) => {
+        shown.done()
+        if (!values.json) process.stdout.write(`${doctorLine(check)}\n`)
+      },
     })
     if (values.json) print("", checks)
     return checks.some((check) => check.verdict === "fail") ? 1 : 0
@@ -117,6 +133,14 @@ async function main(argv: string[]): Promise<number> {
     )
     await run.stopped
     return 0
+  }
+  if (command === "jobs") {
+    // The job machine and the process table load only for jobs.
+    const { jobsCommand } = await import("./cli.jobs")
+    const answer = await jobsCommand(workspace, { kill: values.kill, clear: values.clear === true })
+    if ("error" in answer) process.stderr.write(`forgecharts jobs: ${answer.error}\n`)
+    else print(answer.text, answer.json)
+    return answer.code
   }
   if (command === "status") {
     const report = await statusReport(workspace)
@@ -161,6 +185,8 @@ function parseOptions(argv: string[]) {
       session: { type: "string" },
       format: { type: "string" },
       port: { type: "string" },
+      kill: { type: "string" },
+      clear: { type: "boolean" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

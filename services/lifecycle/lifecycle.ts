@@ -3,6 +3,7 @@ import { accepts, step } from "./lifecycle.step"
 import { snapshotStateText } from "../../machines/state.text"
 import { GateRefusal } from "./gate.refusal"
 import type { LifecycleDefinition, LifecycleKernel } from "./lifecycle.definition"
+import { inspectEverySnapshot } from "./lifecycle.inspection"
 import type { Confirm, DialogRequest, SnapshotRecord } from "./lifecycle.ports"
 import { firstStep } from "./lifecycle.birth"
 import { type RequestedEffect, runEffects } from "./lifecycle.effects"
@@ -42,10 +43,7 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     this.actors = new InstanceActors(definition.machine, Object.keys(definition.implementations.actions), (instanceId, error) =>
       kernel.log.error(`${definition.machine.id} ${instanceId} failed: ${String(error)}`),
     )
-    const { inspection } = kernel
-    // Every new snapshot of every instance, however it came (a step, a restore, another process's record).
-    if (inspection !== undefined)
-      this.listeners.observe((instanceId, snapshot) => inspection.snapshot(definition.machine, instanceId, snapshot as AnyMachineSnapshot))
+    inspectEverySnapshot(kernel.inspection, definition.machine, this.listeners)
     this.quiet = new Set(definition.quietEvents ?? [])
     this.recorder = new LifecycleRecorder(definition, kernel)
     const { actors, listeners, recorder } = this
@@ -290,7 +288,9 @@ export class Lifecycle<TMachine extends AnyStateMachine> {
     if ("problem" in resolved) return { kind: "unfit", problem: resolved.problem }
     this.records.noteRevision(record.instanceId, record.revision)
     this.records.held(record.instanceId)
-    return { kind: "restored", snapshot: this.actors.restore(record.instanceId, resolved.snapshot) }
+    const restored = this.actors.restore(record.instanceId, resolved.snapshot)
+    this.kernel.inspection?.snapshot(this.machine, record.instanceId, restored as AnyMachineSnapshot)
+    return { kind: "restored", snapshot: restored }
   }
 
   /**

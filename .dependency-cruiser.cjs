@@ -49,10 +49,24 @@ module.exports = {
     },
     {
       name: "no-product-code-from-tests",
-      comment: "Product code never imports test or bench code, nor the test template.",
+      comment: "Product code never imports test or bench code.",
       severity: "error",
       from: { path: "^(machines|services|adapters|src|visualizations)/" },
-      to: { path: ["^test/", "^bench/", "^testing/"] },
+      to: { path: ["^test/", "^bench/"] },
+    },
+    {
+      name: "no-product-code-from-testing",
+      comment: "Product code never imports the test template; only `forgecharts paths` prints its model worlds' paths (model.paths.ts, no test runner).",
+      severity: "error",
+      from: { path: "^(machines|services|adapters|src|visualizations)/", pathNot: "^src/cli\\.paths\\.ts$" },
+      to: { path: "^testing/" },
+    },
+    {
+      name: "cli-paths-reads-model-paths-only",
+      comment: "`forgecharts paths` takes the model paths alone: never the template, which imports vitest.",
+      severity: "error",
+      from: { path: "^src/cli\\.paths\\.ts$" },
+      to: { path: "^testing/", pathNot: "^testing/model\\.paths\\.ts$" },
     },
     {
       name: "no-cycles",

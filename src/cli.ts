@@ -43,6 +43,11 @@ const COMMANDS = {
     text: "the machines' diagrams (Mermaid, every machine by default), one machine's SVG, or one machine's config as JSON for Stately's editor and createMachine",
     json: null,
   },
+  paths: {
+    usage: "paths <machine> [--json]",
+    text: "the model-based paths of a machine, the replays its model test runs, for another harness to replay: a line per path with its name, where the machine starts and each event's type with the state it leads to; then the transition coverage of them all",
+    json: "{ machine, paths: [{ name, config, input, initial: { state, children? }, steps: [{ event, accepted, state, children? }], final: { state, children?, status } }], coverage: [{ machine, taken, total, missing }] } (state: the machine's state value; children: those of the machines it invokes, by id; accepted: whether the machine takes the event, a service refusing it where not)",
+  },
 } as const
 
 type Command = keyof typeof COMMANDS
@@ -84,7 +89,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(commandUsage(command))
     return 0
   }
-  if (extra !== undefined) return misuse(`one ${command === "viz" ? "machine" : "workspace"} at most (got "${argument}" and "${extra}")`, command)
+  if (extra !== undefined)
+    return misuse(`one ${command === "viz" || command === "paths" ? "machine" : "workspace"} at most (got "${argument}" and "${extra}")`, command)
   if (values.json && COMMANDS[command].json === null) return misuse("--json is not one of its options (--format json prints a machine's config)", command)
   if (values.format !== undefined && command !== "viz") return misuse("--format belongs to viz", command)
   if (values.port !== undefined && command !== "inspect") return misuse("--port belongs to inspect", command)
@@ -100,6 +106,18 @@ async function main(argv: string[]): Promise<number> {
     const outcome = await vizText(argument, values.format)
     if ("error" in outcome) return misuse(outcome.error, "viz")
     process.stdout.write(outcome.text)
+    return 0
+  }
+  if (command === "paths") {
+    // The model worlds and xstate/graph load only for paths.
+    const { pathsOutput } = await import("./cli.paths")
+    const outcome = pathsOutput(argument, values.json === true)
+    if ("error" in outcome) return misuse(outcome.error, "paths")
+    // Megabytes to a pipe: written out before the process exits; a reader that stops early (`| head`) has had its fill.
+    await new Promise<void>((resolve) => {
+      process.stdout.once("error", () => resolve())
+      process.stdout.write(outcome.text, () => resolve())
+    })
     return 0
   }
   const workspace = path.resolve(argument ?? ".")

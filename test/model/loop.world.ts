@@ -1,23 +1,28 @@
 import type { LoopContext, LoopWorktree } from "../../machines/loop/loop.machine"
 
-// The loop model's world: the sessions, the loop and its plan, its worktree, the failures and the drivers its paths
-// name, and the placeholders a model context holds where the SUT has its own (its worktree, its process).
+// The loop model's world: the names its paths use are the package's model world's (testing/events/loop.world.ts),
+// re-exported for the SUT and the loop tests; the plan the SUT serves and where the SUT's own stand for the model's
+// placeholders (its worktree, its process) are the SUT's.
 
-/** The session that starts the loop: it is told how the loop ended. */
-export const HOST = "ses_host"
-/** A session that is no pass of any loop. */
-export const STRANGER = "ses_stranger"
-/** The id opencode gives the session opened for pass `n`. */
-export const passSession = (n: number): string => `ses_pass_${n}`
-/** The session opened for a loop's next pass: numbered over every session it opened (a restart's budget starts again). */
-export const nextPassSession = (context: LoopContext): string => passSession(context.sessions.length + 1)
-/** The loop's name: the slug of its title. */
-export const LOOP = "ship-the-parser"
-export const TITLE = "Ship the parser"
-/** The first pass of the loop an `askedFrom` config runs inside (it asks for the new loop). */
-export const OUTER_SESSION = "ses_outer_pass_1"
-export const OUTER_LOOP = "outer-loop"
-export const PLAN_PATH = ".opencode/plan/2026-11-30-ship-the-parser.md"
+export {
+  BRANCH,
+  BRIEF_FAILED,
+  HOST,
+  LOOP,
+  MODEL_DRIVER,
+  MODEL_WORKTREE,
+  NEIGHBOUR_DRIVER,
+  NUDGE_FAILED,
+  OUTER_LOOP,
+  OUTER_SESSION,
+  PLAN_PATH,
+  SEND_DOWN,
+  STRANGER,
+  TITLE,
+  nextPassSession,
+  passSession,
+} from "../../testing/events/loop.world"
+
 /** The approved plan the fake LoopPlans serves: two phases, each behind its section marker. */
 export const PLAN_BODY = `# Ship the parser
 
@@ -42,24 +47,6 @@ Print a parsed expression back with minimal parentheses in src/printer.ts.
 ## Acceptance Criteria
 - npm test passes
 `
-/** The branch the loop's worktree is on; its folder and base commit are the temp workspace's own. */
-export const BRANCH = `forge/loop/${LOOP}`
-/** The worktree a model input carries: `dir` and `base` stand for the temp workspace's (the SUT swaps them in). */
-export const MODEL_WORKTREE: LoopWorktree = { dir: "(worktree folder)", branch: BRANCH, base: "(base commit)" }
-
-/** What a send to an unreachable session throws. */
-export const SEND_DOWN = "promptAsync failed: the session is gone"
-/** loop.fail as the service makes it when the first brief of a pass cannot be sent (produced in `opening`). */
-export const BRIEF_FAILED = `loop.session.opened failed: ${SEND_DOWN}`
-/** loop.fail as the service makes it when a reminder cannot be sent (produced in `working`, no handoff recorded). */
-export const NUDGE_FAILED = `loop.idle failed: ${SEND_DOWN}`
-/** loop.fail where the service has no road to it: dispatched to the lifecycle itself. */
-export const DIRECT_FAIL = "the harness ended the loop"
-
-/** The driver a model's `loop.session.opened` names: the SUT's process that opened the session (one id per process). */
-export const MODEL_DRIVER = "(the process that opened the session)"
-/** A process a model's `loop.restored` names when it starts beside the live process that drives the loop. */
-export const NEIGHBOUR_DRIVER = "(a process started beside the live driver)"
 
 /** Where a model context's placeholders stand for the SUT's own: its worktree, and its process that opened the session. */
 export interface Actual {

@@ -4,7 +4,7 @@ import { type LoopEvent, type loopMachine, loopPassOf } from "../../machines/loo
 import { CODED, OPEN_BUG, RESUMES, T0, restartOf, resumeFor } from "./loop.fixtures"
 import { MODEL_DRIVER, nextPassSession } from "./loop.world"
 
-// The loop model's walks: single runs of usual records, one event per state, each told apart by its start time
+// The loop model world's walks: single runs of usual records, one event per state, each told apart by its start time
 // (eventsIn reads the context only): the budget walks, the restart walk, and the loops restarted from their records.
 // And the records every walk and path hands off.
 

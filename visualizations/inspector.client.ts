@@ -152,6 +152,8 @@ export const INSPECTOR_CLIENT = `
 
   function highlight(instance) {
     const box = $("diagram")
+    // Until its diagram is in, nothing is shown highlighted (the diagram's arrival highlights it).
+    if (!box.querySelector("svg")) return
     const ids = new Set(activeIds(instance.machine, instance.value))
     for (const g of box.querySelectorAll("g.node, g.cluster")) {
       const title = g.querySelector("title")

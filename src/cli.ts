@@ -150,10 +150,17 @@ function commandOf(word: string | undefined): Command | undefined {
   return word !== undefined && Object.hasOwn(COMMANDS, word) ? (word as Command) : undefined
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`forgecharts: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exit(1)
-  },
-)
+/**
+ * Exits once stdout has taken everything written to it. A pipe holds 64 KiB: past that, Node queues the rest and
+ * writes it as the reader reads, and an exit at once dropped it (a large status --json reached `jq` cut short).
+ */
+function exitWhenWritten(code: number): void {
+  // A reader that went away (`| head`) takes nothing more: nothing is left to wait for.
+  process.stdout.once("error", () => process.exit(code))
+  process.stdout.write("", () => process.exit(code))
+}
+
+main(process.argv.slice(2)).then(exitWhenWritten, (error: unknown) => {
+  process.stderr.write(`forgecharts: ${error instanceof Error ? error.message : String(error)}\n`)
+  exitWhenWritten(1)
+})

@@ -1,0 +1,57 @@
+import { spawn } from "node:child_process"
+import path from "node:path"
+import { describe, expect, it } from "vitest"
+import { openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
+import { ramTempDir } from "../../temp.dir"
+
+// A report larger than a pipe holds (64 KiB) reaches a reader that takes its time whole: the CLI exits only once stdout
+// has taken everything. It used to exit at once, and `forgecharts status --json | jq` read JSON cut short.
+
+const ROOT = path.resolve(import.meta.dirname, "../../..")
+const INSTANCES = 1_000
+
+/** Runs the CLI with a reader that takes the first chunk, then reads nothing for `pauseMs`, then the rest. */
+function readSlowly(args: string[], pauseMs: number): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, "src/cli.ts"), ...args], { stdio: ["ignore", "pipe", "inherit"] })
+    const chunks: Buffer[] = []
+    child.stdout.once("data", (first: Buffer) => {
+      chunks.push(first)
+      // Whatever the CLI writes next waits in the pipe: an early exit drops it.
+      child.stdout.pause()
+      setTimeout(() => child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk)).resume(), pauseMs)
+    })
+    child.once("error", reject)
+    child.once("close", (code) => resolve({ code, stdout: Buffer.concat(chunks).toString("utf8") }))
+  })
+}
+
+describe("forgecharts output through a pipe", () => {
+  it(`status --json of ${INSTANCES} instances reaches a slow reader whole`, async () => {
+    const dir = ramTempDir("forge-cli-output-")
+    const store = await openLifecycleStore(dir)
+    for (let i = 0; i < INSTANCES; i++) {
+      const planPath = `.opencode/plan/2026-12-05-plan-${i}.md`
+      const context = { planPath, sessionId: `ses_${i}`, tasks: [{ number: 1, ticked: true }], criteria: ["it works"] }
+      await store.repository.saveSnapshot({
+        machineId: "plan",
+        machineVersion: "1",
+        instanceId: planPath,
+        sessionId: `ses_${i}`,
+        state: "done",
+        terminal: true,
+        snapshot: { status: "done", value: "done", context },
+        document: planPath,
+        updatedAt: Date.parse("2026-12-05T08:00:00.000Z") + i,
+      })
+    }
+    await store.close()
+
+    const result = await readSlowly(["status", dir, "--json"], 1_000)
+    expect(result.code).toBe(0)
+    expect(result.stdout.length).toBeGreaterThan(4 * 65_536)
+    const report = JSON.parse(result.stdout) as { instances: { instance: string; detail: string }[] }
+    expect(report.instances).toHaveLength(INSTANCES)
+    expect(report.instances.at(-1)).toMatchObject({ instance: ".opencode/plan/2026-12-05-plan-999.md", detail: "tasks 1/1 ticked" })
+  })
+})

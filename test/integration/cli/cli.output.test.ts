@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import path from "node:path"
 import { describe, expect, it } from "vitest"
 import { openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
@@ -9,22 +9,11 @@ import { ramTempDir } from "../../temp.dir"
 
 const ROOT = path.resolve(import.meta.dirname, "../../..")
 const INSTANCES = 1_000
-
-/** Runs the CLI with a reader that takes the first chunk, then reads nothing for `pauseMs`, then the rest. */
-function readSlowly(args: string[], pauseMs: number): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, "src/cli.ts"), ...args], { stdio: ["ignore", "pipe", "inherit"] })
-    const chunks: Buffer[] = []
-    child.stdout.once("data", (first: Buffer) => {
-      chunks.push(first)
-      // Whatever the CLI writes next waits in the pipe: an early exit drops it.
-      child.stdout.pause()
-      setTimeout(() => child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk)).resume(), pauseMs)
-    })
-    child.once("error", reject)
-    child.once("close", (code) => resolve({ code, stdout: Buffer.concat(chunks).toString("utf8") }))
-  })
-}
+/**
+ * The CLI's stdout into a real pipe (a Node child's stdout is a socket pair, which holds the whole report), whose
+ * reader takes the first line, sleeps a second, then copies the rest: by then the CLI has written what the pipe holds.
+ */
+const SLOW_READER = '"$0" "$@" | { IFS= read -r first; sleep 1; printf "%s\\n" "$first"; cat; }'
 
 describe("forgecharts output through a pipe", () => {
   it(`status --json of ${INSTANCES} instances reaches a slow reader whole`, async () => {
@@ -47,8 +36,13 @@ describe("forgecharts output through a pipe", () => {
     }
     await store.close()
 
-    const result = await readSlowly(["status", dir, "--json"], 1_000)
-    expect(result.code).toBe(0)
+    const tsx = path.join(ROOT, "node_modules/.bin/tsx")
+    const result = spawnSync("bash", ["-o", "pipefail", "-c", SLOW_READER, tsx, path.join(ROOT, "src/cli.ts"), "status", dir, "--json"], {
+      encoding: "utf8",
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 60_000,
+    })
+    expect(result.status, result.stderr).toBe(0)
     expect(result.stdout.length).toBeGreaterThan(4 * 65_536)
     const report = JSON.parse(result.stdout) as { instances: { instance: string; detail: string }[] }
     expect(report.instances).toHaveLength(INSTANCES)

@@ -2,9 +2,6 @@ import { existsSync } from "node:fs"
 import path from "node:path"
 import { parseArgs } from "node:util"
 import { databasePath } from "../adapters/storage/database.path"
-import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
-import { doctorChecks, doctorLine } from "./cli.doctor"
-import { statusReport, statusText } from "./cli.status"
 
 // `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running. Exit codes: 0 done, 1 the
 // command failed (an unreadable database, a check of doctor's), 2 a usage error (said on stderr with what to give instead).
@@ -78,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
   const filters = values.machine !== undefined || values.instance !== undefined || values.session !== undefined
   if (filters && command !== "log") return misuse("--machine, --instance and --session belong to log", command)
   const print = (text: string, json: unknown) => process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : text)
+  // Each command loads only what it uses (drizzle and zod take longer to load than status takes to read 1,000 records).
   if (command === "viz") {
     // The machines and their renderers load only for viz: every other command starts without them.
     const { vizText } = await import("./cli.viz")
@@ -92,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (command === "doctor") {
+    const { doctorChecks, doctorLine } = await import("./cli.doctor")
     const checks = await doctorChecks(workspace, (check) => {
       if (!values.json) process.stdout.write(`${doctorLine(check)}\n`)
     })
@@ -99,6 +98,7 @@ async function main(argv: string[]): Promise<number> {
     return checks.some((check) => check.verdict === "fail") ? 1 : 0
   }
   if (command === "status") {
+    const { statusReport, statusText } = await import("./cli.status")
     const report = await statusReport(workspace)
     print(statusText(report), report)
     return 0
@@ -108,6 +108,7 @@ async function main(argv: string[]): Promise<number> {
     print(`no Forge database in ${workspace} (expected ${databasePath(workspace)})\n`, [])
     return 0
   }
+  const { openLifecycleStore } = await import("../adapters/storage/lifecycle.store")
   const store = await openLifecycleStore(workspace)
   try {
     const rows = await store.repository.listTransitions({

@@ -5,8 +5,7 @@ import { isSameProcessAt } from "../adapters/process/job.hosts"
 import { isIdentityAlive } from "../adapters/process/process.identity"
 import { findBwrap, probeBwrap } from "../adapters/sandbox/bwrap.probe"
 import { databasePath } from "../adapters/storage/database.path"
-import { SqliteDriverClaimStore } from "../adapters/storage/driver.claim.repository"
-import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
+import { inspectLifecycleRecords } from "../adapters/storage/lifecycle.inspection"
 
 // `forgecharts status`: whether the sandbox starts here, then every lifecycle instance of a workspace with who drives
 // the live ones, read from its database without opencode running. One report, printed as lines or as JSON.
@@ -36,43 +35,38 @@ export interface StatusInstance {
 
 export async function statusReport(workspace: string): Promise<StatusReport> {
   const bwrap = findBwrap() ?? null
-  const problem = await probeBwrap(bwrap ?? undefined)
-  const report: StatusReport = { sandbox: { starts: problem === null, bwrap, problem }, workspace, database: null, instances: [], damaged: [] }
+  // The probe (a bwrap process of its own) runs while the database is read: the report waits for it only at the end.
+  const probing = probeBwrap(bwrap ?? undefined)
   const database = databasePath(workspace)
-  if (!existsSync(database)) return report
+  const inspected = existsSync(database) ? await inspectLifecycleRecords(database) : null
+  const problem = await probing
+  const report: StatusReport = { sandbox: { starts: problem === null, bwrap, problem }, workspace, database: null, instances: [], damaged: [] }
+  if (inspected === null) return report
   report.database = database
-  const store = await openLifecycleStore(workspace)
-  try {
-    const rows = await store.repository.loadSnapshots({
-      includeTerminal: true,
-      onDamaged: (d) => report.damaged.push({ machine: d.machineId, instance: d.instanceId, problem: d.problem }),
+  const { records, damaged, claims } = inspected
+  for (const d of damaged) report.damaged.push({ machine: d.machineId, instance: d.instanceId, problem: d.problem })
+  const claimOf = (machineId: string, instanceId: string) => claims.find((c) => c.machineId === machineId && c.instanceId === instanceId) ?? null
+  for (const row of records) {
+    // A goal that runs its loop and a running loop need a driver: who it is, or why nobody drives it.
+    const needsDriver = !row.terminal && ((row.machineId === "goal" && row.state.startsWith("active")) || row.machineId === "loop")
+    const claim = needsDriver ? claimOf(row.machineId, row.instanceId) : null
+    const driver = needsDriver
+      ? driverLineText(claim, claim !== null && isIdentityAlive(claim.holder), Date.now())
+      : row.machineId === "job" && !row.terminal
+        ? jobDriverLine(row.snapshot)
+        : null
+    report.instances.push({
+      machine: row.machineId,
+      state: row.state,
+      final: row.terminal,
+      instance: row.instanceId,
+      session: row.sessionId,
+      updatedAt: new Date(row.updatedAt).toISOString(),
+      driver,
+      detail: detailOf(row.machineId, row.snapshot),
     })
-    const claims = await new SqliteDriverClaimStore(store.connection).list()
-    const claimOf = (machineId: string, instanceId: string) => claims.find((c) => c.machineId === machineId && c.instanceId === instanceId) ?? null
-    for (const row of rows) {
-      // A goal that runs its loop and a running loop need a driver: who it is, or why nobody drives it.
-      const needsDriver = !row.terminal && ((row.machineId === "goal" && row.state.startsWith("active")) || row.machineId === "loop")
-      const claim = needsDriver ? claimOf(row.machineId, row.instanceId) : null
-      const driver = needsDriver
-        ? driverLineText(claim, claim !== null && isIdentityAlive(claim.holder), Date.now())
-        : row.machineId === "job" && !row.terminal
-          ? jobDriverLine(row.snapshot)
-          : null
-      report.instances.push({
-        machine: row.machineId,
-        state: row.state,
-        final: row.terminal,
-        instance: row.instanceId,
-        session: row.sessionId,
-        updatedAt: new Date(row.updatedAt).toISOString(),
-        driver,
-        detail: detailOf(row.machineId, row.snapshot),
-      })
-    }
-    return report
-  } finally {
-    await store.close()
   }
+  return report
 }
 
 /** The report as the terminal shows it: the sandbox's line, then a line per instance (damaged rows first). */

@@ -2,10 +2,6 @@ import { existsSync } from "node:fs"
 import path from "node:path"
 import { parseArgs } from "node:util"
 import { databasePath } from "../adapters/storage/database.path"
-import { openLifecycleStore } from "../adapters/storage/lifecycle.store"
-import { doctorChecks, doctorLine } from "./cli.doctor"
-import { progress } from "./cli.progress"
-import { statusReport, statusText } from "./cli.status"
 
 // `forgecharts`: inspect a workspace's Forge state from a terminal, without opencode running (and stop or clear its
 // survive jobs). Exit codes: 0 done, 1 the command failed (an unreadable database, a check of doctor's), 2 a usage
@@ -100,6 +96,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.kill !== undefined && values.clear)
     return misuse("--kill and --clear together: give one (--kill ID kills a job, --clear removes what finished ones left)", command)
   const print = (text: string, json: unknown) => process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : text)
+  // Each command loads only what it uses (drizzle and zod take longer to load than status takes to read 1,000 records).
   if (command === "viz") {
     // The machines and their renderers load only for viz: every other command starts without them.
     const { vizText } = await import("./cli.viz")
@@ -113,11 +110,8 @@ async function main(argv: string[]): Promise<number> {
     const { pathsOutput } = await import("./cli.paths")
     const outcome = pathsOutput(argument, values.json === true)
     if ("error" in outcome) return misuse(outcome.error, "paths")
-    // Megabytes to a pipe: written out before the process exits; a reader that stops early (`| head`) has had its fill.
-    await new Promise<void>((resolve) => {
-      process.stdout.once("error", () => resolve())
-      process.stdout.write(outcome.text, () => resolve())
-    })
+    // Megabytes to a pipe: the process exits once they are written (exitWhenWritten), or once a reader stops early (`| head`).
+    process.stdout.write(outcome.text)
     return 0
   }
   const workspace = path.resolve(argument ?? ".")
@@ -126,7 +120,9 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (command === "doctor") {
-    // `checking <name>…` on a terminal's stderr while a check runs, cleared for its result line.
+    // The checks and `checking <name>…` on a terminal's stderr (cleared for each result line) load only for doctor.
+    const { doctorChecks, doctorLine } = await import("./cli.doctor")
+    const { progress } = await import("./cli.progress")
     const shown = progress(process.stderr)
     const checks = await doctorChecks(workspace, {
       starting: (name) => shown.step(`checking ${name}…`),
@@ -161,6 +157,7 @@ async function main(argv: string[]): Promise<number> {
     return answer.code
   }
   if (command === "status") {
+    const { statusReport, statusText } = await import("./cli.status")
     const report = await statusReport(workspace)
     print(statusText(report), report)
     return 0
@@ -170,6 +167,7 @@ async function main(argv: string[]): Promise<number> {
     print(`no Forge database in ${workspace} (expected ${databasePath(workspace)})\n`, [])
     return 0
   }
+  const { openLifecycleStore } = await import("../adapters/storage/lifecycle.store")
   const store = await openLifecycleStore(workspace)
   try {
     const rows = await store.repository.listTransitions({
@@ -215,10 +213,17 @@ function commandOf(word: string | undefined): Command | undefined {
   return word !== undefined && Object.hasOwn(COMMANDS, word) ? (word as Command) : undefined
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`forgecharts: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exit(1)
-  },
-)
+/**
+ * Exits once stdout has taken everything written to it. A pipe holds 64 KiB: past that, Node queues the rest and
+ * writes it as the reader reads, and an exit at once dropped it (a large status --json reached `jq` cut short).
+ */
+function exitWhenWritten(code: number): void {
+  // A reader that went away (`| head`) takes nothing more: nothing is left to wait for.
+  process.stdout.once("error", () => process.exit(code))
+  process.stdout.write("", () => process.exit(code))
+}
+
+main(process.argv.slice(2)).then(exitWhenWritten, (error: unknown) => {
+  process.stderr.write(`forgecharts: ${error instanceof Error ? error.message : String(error)}\n`)
+  exitWhenWritten(1)
+})

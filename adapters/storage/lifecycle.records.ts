@@ -1,5 +1,5 @@
-// Validation and row mapping for the lifecycle records, so bad input fails before it reaches SQL and a
-// corrupt row fails naming the actor it belongs to.
+// Validation and encoding of the lifecycle records, so bad input fails before it reaches SQL (lifecycle.rows.ts decodes
+// the rows read back).
 import * as z from "zod"
 import type { SnapshotRecord, TransitionRecord } from "../../services/lifecycle/lifecycle.ports"
 import type { actors, transitions } from "./tables/lifecycle.tables"
@@ -33,11 +33,9 @@ export const transitionRecordSchema = z.object({
   at: epochMillis,
 })
 
-type ActorRow = typeof actors.$inferSelect
 /** An `actors` row as written: revision and seq are the repository's to set. */
-export type ActorWrite = Omit<ActorRow, "revision" | "seq">
+export type ActorWrite = Omit<typeof actors.$inferSelect, "revision" | "seq">
 type TransitionInsert = typeof transitions.$inferInsert
-type TransitionRow = typeof transitions.$inferSelect
 
 /** Validates a snapshot record and encodes it as an `actors` row; `where` names the caller in errors. */
 export function toActorRow(record: SnapshotRecord, where: string): ActorWrite {
@@ -64,53 +62,4 @@ export function toTransitionInsert(record: TransitionRecord, where: string): Tra
   if (!parsed.success) throw new Error(`${where}: invalid transition record:\n${z.prettifyError(parsed.error)}`)
   const { from, to, ...rest } = parsed.data
   return { ...rest, fromState: from, toState: to }
-}
-
-/** Decodes an `actors` row. */
-export function fromActorRow(row: ActorRow): SnapshotRecord {
-  let snapshot: unknown
-  try {
-    snapshot = JSON.parse(row.snapshot)
-  } catch (error) {
-    const id = `${row.machineId}/${row.instanceId}`
-    throw new Error(`actors row ${id}: snapshot is not valid JSON: ${(error as Error).message}`)
-  }
-  return {
-    machineId: row.machineId,
-    machineVersion: row.machineVersion,
-    instanceId: row.instanceId,
-    sessionId: row.sessionId,
-    state: row.state,
-    terminal: row.terminal,
-    snapshot,
-    document: row.document,
-    updatedAt: row.updatedAt,
-    exclusiveKey: row.exclusiveKey,
-    revision: row.revision,
-  }
-}
-
-/**
- * Decodes an `actors` row for a step on it: a snapshot that is not JSON is handed on as `null`, so the lifecycle
- * reports it as a record that does not fit (and a replacement from outside truth can still be written over it).
- */
-export function fromActorRowForStep(row: ActorRow): SnapshotRecord {
-  try {
-    return fromActorRow(row)
-  } catch {
-    return fromActorRow({ ...row, snapshot: "null" })
-  }
-}
-
-/** Decodes a `transitions` row. */
-export function fromTransitionRow(row: TransitionRow): TransitionRecord {
-  return {
-    machineId: row.machineId,
-    instanceId: row.instanceId,
-    sessionId: row.sessionId,
-    from: row.fromState,
-    event: row.event,
-    to: row.toState,
-    at: row.at,
-  }
 }

@@ -11,7 +11,8 @@ import type {
   TransitionFilter,
   TransitionRecord,
 } from "../../services/lifecycle/lifecycle.ports"
-import { type ActorWrite, fromActorRow, fromActorRowForStep, fromTransitionRow, toActorRow, toTransitionInsert } from "./lifecycle.records"
+import { type ActorWrite, toActorRow, toTransitionInsert } from "./lifecycle.records"
+import { fromActorRow, fromActorRowForStep, fromTransitionRow } from "./lifecycle.rows"
 import { databaseStamp } from "./database.stamp"
 import type { ForgeDatabase, StorageConnection } from "./storage.connection"
 import { actors, transitions } from "./tables/lifecycle.tables"

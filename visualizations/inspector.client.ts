@@ -6,7 +6,7 @@ export const INSPECTOR_CLIENT = `
 (() => {
   "use strict"
   const $ = (id) => document.getElementById(id)
-  const view = { instances: new Map(), transitions: [], watchdog: [], database: null, problem: null, liveSnapshots: 0 }
+  const view = { instances: new Map(), watchdog: [], database: null, problem: null, liveSnapshots: 0 }
   const params = new URLSearchParams(location.search)
   let selected = params.get("instance")
   let shownMachine = null
@@ -26,7 +26,6 @@ export const INSPECTOR_CLIENT = `
   function apply(message) {
     if (message.type === "reset") {
       view.instances = new Map(message.instances.map((i) => [i.key, i]))
-      view.transitions = message.transitions
       view.watchdog = message.watchdog
       view.database = message.database
       view.problem = message.problem
@@ -37,8 +36,6 @@ export const INSPECTOR_CLIENT = `
       for (const i of message.instances) view.instances.set(i.key, i)
     } else if (message.type === "removed") {
       for (const key of message.keys) view.instances.delete(key)
-    } else if (message.type === "transitions") {
-      view.transitions = view.transitions.concat(message.transitions).slice(-20000)
     } else if (message.type === "watchdog") {
       view.watchdog = view.watchdog.concat(message.entries).slice(-1000)
     } else if (message.type === "problem") {
@@ -102,21 +99,23 @@ export const INSPECTOR_CLIENT = `
     renderDetail(selected === null ? null : view.instances.get(selected))
   }
 
+  // The list is built again only when what it shows changed (a record written, the filters, the selection).
+  let listed = null
   function renderList(list) {
-    const rows = list.slice(0, 2000).map((i) => {
+    $("count").textContent = list.length + " of " + view.instances.size
+    const shown = list.slice(0, 2000)
+    const signature = selected + "|" + shown.map((i) => i.key + "@" + i.seq + "@" + i.updatedAt).join("|")
+    if (signature === listed) return
+    listed = signature
+    const rows = shown.map((i) => {
       const row = el("button", "instance" + (i.key === selected ? " selected" : "") + (i.final ? " final" : ""))
       row.dataset.key = i.key
       row.append(el("span", "machine", i.machine), el("span", "state", i.state), el("span", "id", short(i.instance)))
       if (i.detail) row.append(el("span", "detail", i.detail))
       if (i.live) row.append(el("span", "detail", "live from the plugin (not stored)"))
-      row.addEventListener("click", () => {
-        selected = i.key
-        render()
-      })
       return row
     })
     $("instances").replaceChildren(...(rows.length > 0 ? rows : [el("p", "empty", "no lifecycle matches the filters")]))
-    $("count").textContent = list.length + " of " + view.instances.size
   }
 
   function renderWatchdog() {
@@ -194,22 +193,23 @@ export const INSPECTOR_CLIENT = `
     $("facts").textContent =
       "state " + instance.state + (instance.final ? " (final)" : "") + "  ·  session " + (instance.session || "-") + "  ·  updated " + time(instance.updatedAt) + (instance.detail ? "  ·  " + instance.detail : "") + (instance.live ? "  ·  live from the plugin's inspect option, not stored" : "")
     showDiagram(instance)
-    const log = view.transitions.filter((t) => t.machine === instance.machine && t.instance === instance.instance).slice(-500)
-    $("log").replaceChildren(
-      ...log.map((t) => {
-        const row = el("tr")
-        row.append(el("td", "", time(t.at)), el("td", "", t.from), el("td", "event", t.event), el("td", "", t.to))
-        return row
-      }),
-    )
-    const stamp = instance.key + "@" + instance.updatedAt
+    // Every write of the record is a new stamp: its log, context and document are read again.
+    const stamp = instance.key + "@" + instance.seq + "@" + instance.updatedAt
     if (fetchedFor === stamp) return
     fetchedFor = stamp
     const query = "?machine=" + encodeURIComponent(instance.machine) + "&instance=" + encodeURIComponent(instance.instance)
     fetch("/api/instance" + query)
       .then((r) => (r.ok ? r.json() : null))
       .then((row) => {
-        if (fetchedFor === stamp) $("context").textContent = row && row.snapshot ? JSON.stringify(row.snapshot.context, null, 2) : "(no record)"
+        if (fetchedFor !== stamp) return
+        $("context").textContent = row && row.snapshot ? JSON.stringify(row.snapshot.context, null, 2) : "(no record)"
+        $("log").replaceChildren(
+          ...(row ? row.transitions : []).map((t) => {
+            const line = el("tr")
+            line.append(el("td", "", time(t.at)), el("td", "", t.from), el("td", "event", t.event), el("td", "", t.to))
+            return line
+          }),
+        )
       })
     fetch("/api/document" + query)
       .then((r) => r.text())
@@ -218,6 +218,13 @@ export const INSPECTOR_CLIENT = `
       })
   }
 
+  // One listener for every row of the list.
+  $("instances").addEventListener("click", (e) => {
+    const row = e.target.closest("button.instance")
+    if (!row) return
+    selected = row.dataset.key
+    render()
+  })
   for (const key of ["session", "machine"])
     $("filter-" + key).addEventListener("change", (e) => {
       chosen[key] = e.target.value
@@ -226,7 +233,7 @@ export const INSPECTOR_CLIENT = `
   apply(JSON.parse($("forge-initial").textContent))
   render()
   const stream = new EventSource("/events")
-  for (const type of ["reset", "instances", "removed", "transitions", "watchdog", "problem", "live"])
+  for (const type of ["reset", "instances", "removed", "watchdog", "problem", "live"])
     stream.addEventListener(type, (e) => apply(JSON.parse(e.data)))
   stream.onopen = () => ($("live").className = "live")
   stream.onerror = () => ($("live").className = "down")

@@ -1,5 +1,4 @@
 import { machineCatalog } from "../machines/index"
-import { toSvg } from "./svg"
 
 // The inspector's diagrams: each machine's SVG (the same as `forgecharts viz <machine> --format svg`, guards named on
 // the edges, states titled by their ids so the page can highlight them), drawn once on first request.
@@ -12,7 +11,8 @@ export function machineDiagram(machineId: string): Promise<string | undefined> {
   if (machine === undefined) return Promise.resolve(undefined)
   let svg = drawn.get(machineId)
   if (svg === undefined) {
-    svg = toSvg(machine)
+    // Graphviz in WebAssembly loads with the first diagram asked for, not with the inspector's start.
+    svg = import("./svg").then(({ toSvg }) => toSvg(machine))
     drawn.set(machineId, svg)
   }
   return svg

@@ -1,4 +1,5 @@
-// The live inspector's view of one workspace, fed from its SQLite database: every lifecycle row, the transition log and
+// The live inspector's view of one workspace, fed from its SQLite database: every lifecycle row (an instance's transition
+// log is read when a page opens it) and
 // the watchdog's ledger, polled (a cheap `PRAGMA data_version` while nothing changes) and handed to subscribers as
 // deltas. Works whether opencode runs (any process writes the same database) or not (it shows what happened).
 import { existsSync } from "node:fs"
@@ -21,6 +22,8 @@ export interface FeedInstance {
   final: boolean
   document: string | null
   updatedAt: number
+  /** The database's write sequence of its record (-1 for an actor known only live): it moves with every write. */
+  seq: number
   /** Where it stands, in a line (a plan's tasks, a goal's turns…), or null. */
   detail: string | null
   /** Known only from the plugin's live stream (the `inspect` option), not from the database: an actor never stored. */
@@ -31,7 +34,6 @@ export type FeedMessage =
   | {
       type: "reset"
       instances: FeedInstance[]
-      transitions: InspectedTransition[]
       watchdog: InspectedWatchdogEntry[]
       database: string | null
       problem: string | null
@@ -39,7 +41,6 @@ export type FeedMessage =
     }
   | { type: "instances"; instances: FeedInstance[] }
   | { type: "removed"; keys: string[] }
-  | { type: "transitions"; transitions: InspectedTransition[] }
   | { type: "watchdog"; entries: InspectedWatchdogEntry[] }
   | { type: "problem"; text: string | null }
   | { type: "live"; snapshots: number }
@@ -52,8 +53,8 @@ export interface InspectorFeedOptions {
   detail?: (machine: string, snapshot: unknown) => string | null
 }
 
-/** The newest transitions and watchdog entries kept in memory: a page needs the recent past, not all of it. */
-const TRANSITIONS_KEPT = 20_000
+/** The newest watchdog entries kept in memory, and the newest transitions of one instance a page gets. */
+const LOG_SHOWN = 500
 const WATCHDOG_KEPT = 1_000
 const PAGE = 2_000
 /** Actors known only from the live stream, newest kept. */
@@ -62,10 +63,9 @@ const LIVE_KEPT = 2_000
 export class InspectorFeed {
   private readonly rows = new Map<string, InspectedRow>()
   private readonly liveOnly = new Map<string, InspectedRow>()
-  private transitions: InspectedTransition[] = []
   private watchdog: InspectedWatchdogEntry[] = []
   private readonly subscribers = new Set<(message: FeedMessage) => void>()
-  private cursor = { seq: -1, transition: 0, watchdog: 0, dataVersion: Number.NaN }
+  private cursor = { seq: -1, watchdog: 0, dataVersion: Number.NaN }
   private store: Awaited<ReturnType<typeof openLifecycleStore>> | undefined
   private reads: InspectorReads | undefined
   private timer: NodeJS.Timeout | undefined
@@ -101,7 +101,6 @@ export class InspectorFeed {
     return {
       type: "reset",
       instances: [...[...this.rows.values()].map((row) => this.instanceOf(row)), ...[...this.liveOnly.values()].map((row) => this.instanceOf(row, true))],
-      transitions: this.transitions,
       watchdog: this.watchdog,
       database: this.store === undefined ? null : this.database,
       problem: this.problem,
@@ -151,6 +150,11 @@ export class InspectorFeed {
     this.emit({ type: "instances", instances: [this.instanceOf(row, true)] })
   }
 
+  /** One instance's newest transitions, oldest first (none before the database exists). */
+  async transitionsOf(machine: string, instance: string): Promise<InspectedTransition[]> {
+    return (await this.reads?.transitionsOf(machine, instance, LOG_SHOWN)) ?? []
+  }
+
   /** Calls `listener` with every change from now on; returns the function that stops it. */
   subscribe(listener: (message: FeedMessage) => void): () => void {
     this.subscribers.add(listener)
@@ -169,6 +173,7 @@ export class InspectorFeed {
       final: row.final,
       document: row.document,
       updatedAt: row.updatedAt,
+      seq: row.seq,
       detail: this.options.detail?.(row.machine, row.snapshot) ?? null,
       live,
     }
@@ -204,15 +209,6 @@ export class InspectorFeed {
     const removed = [...this.rows.keys()].filter((key) => !present.has(key))
     for (const key of removed) this.rows.delete(key)
     if (removed.length > 0) this.emit({ type: "removed", keys: removed })
-    for (
-      let page = await reads.transitionsAfter(this.cursor.transition, PAGE);
-      page.length > 0;
-      page = await reads.transitionsAfter(this.cursor.transition, PAGE)
-    ) {
-      this.cursor.transition = page.at(-1)?.id ?? this.cursor.transition
-      this.transitions = [...this.transitions, ...page].slice(-TRANSITIONS_KEPT)
-      this.emit({ type: "transitions", transitions: page })
-    }
     const entries = await reads.watchdogAfter(this.cursor.watchdog, PAGE)
     if (entries.length > 0) {
       this.cursor.watchdog = entries.at(-1)?.id ?? this.cursor.watchdog

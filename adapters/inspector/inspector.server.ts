@@ -151,7 +151,8 @@ async function handle(
       send(response, 404, "text/plain", `no ${machine} instance ${JSON.stringify(instance)} in this workspace\n`)
       return
     }
-    if (url.pathname === "/api/instance") send(response, 200, "application/json", JSON.stringify(row))
+    if (url.pathname === "/api/instance")
+      send(response, 200, "application/json", JSON.stringify({ ...row, transitions: await feed.transitionsOf(machine, instance) }))
     else send(response, 200, "text/plain; charset=utf-8", await documentText(options.workspace, row.document))
     return
   }

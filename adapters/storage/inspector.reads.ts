@@ -1,6 +1,6 @@
 // What the live inspector reads of a workspace's database: the lifecycle rows written since a write sequence, the
-// transition log and the watchdog's ledger after an id. Reads only, each in one call on the shared connection.
-import { and, asc, eq, gt, sql } from "drizzle-orm"
+// transition log of one instance and the watchdog's ledger after an id. Reads only, each in one call on the shared connection.
+import { and, asc, desc, eq, gt, sql } from "drizzle-orm"
 import type { StorageConnection } from "./storage.connection"
 import { ledgerEntries } from "./tables/ledger.tables"
 import { actors, transitions } from "./tables/lifecycle.tables"
@@ -79,12 +79,17 @@ export class InspectorReads {
     return rows.map((row) => `${row.machine}/${row.instance}`)
   }
 
-  /** Up to `limit` transitions after id `after`, oldest first. */
-  async transitionsAfter(after: number, limit: number): Promise<InspectedTransition[]> {
+  /** One instance's newest `limit` transitions, oldest first. */
+  async transitionsOf(machine: string, instance: string, limit: number): Promise<InspectedTransition[]> {
     const rows = await this.connection.exclusive((db) =>
-      db.select().from(transitions).where(gt(transitions.id, after)).orderBy(asc(transitions.id)).limit(limit),
+      db
+        .select()
+        .from(transitions)
+        .where(and(eq(transitions.machineId, machine), eq(transitions.instanceId, instance)))
+        .orderBy(desc(transitions.id))
+        .limit(limit),
     )
-    return rows.map((row) => ({
+    return rows.reverse().map((row) => ({
       id: row.id,
       machine: row.machineId,
       instance: row.instanceId,

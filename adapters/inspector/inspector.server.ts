@@ -23,6 +23,8 @@ export interface InspectorServerOptions {
   pages: InspectorPages
   /** 0 (default): a free port. */
   port?: number
+  /** Bytes an event stream may have waiting for its page before the page is let go (default 8 MiB). */
+  stalledStreamBytes?: number
 }
 
 export interface RunningInspector {
@@ -36,6 +38,8 @@ export interface RunningInspector {
 /** A document is shown up to this size; the rest is cut, saying so. */
 const DOCUMENT_LIMIT = 512 * 1024
 const HEARTBEAT_MS = 15_000
+/** Bytes an event stream may have waiting for its page before the page is let go. */
+const STALLED_STREAM = 8 * 1024 * 1024
 const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"])
 
 export async function startInspectorServer(options: InspectorServerOptions): Promise<RunningInspector> {
@@ -54,7 +58,13 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
     (actor) => options.feed.live(actor),
   )
   const unsubscribe = options.feed.subscribe((message) => {
-    for (const stream of streams) stream.write(event(message))
+    for (const stream of streams) {
+      // A page that stopped reading (a suspended tab) is let go rather than buffered for: its reconnect starts afresh.
+      if (stream.writableLength > (options.stalledStreamBytes ?? STALLED_STREAM)) {
+        streams.delete(stream)
+        stream.destroy()
+      } else stream.write(event(message))
+    }
   })
   const heartbeat = setInterval(() => {
     for (const stream of streams) stream.write(": still here\n\n")

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs"
+import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -112,6 +113,35 @@ describe("the local inspector's live endpoint", () => {
       .toMatchObject({ machine: "plan", instance: "live-1", state: "draft.editing", session: "ses_live", live: true, final: false })
     expect(feed.current().liveSnapshots).toBeGreaterThanOrEqual(1)
     stream.close()
+  })
+
+  it("lets go of a page that stopped reading its event stream instead of buffering for it", async () => {
+    const stalled = await startInspectorServer({
+      workspace: dir,
+      feed,
+      stalledStreamBytes: 64 * 1024,
+      pages: { page: () => "", diagram: async () => undefined },
+    })
+    try {
+      const socket = connect(stalled.port, "127.0.0.1")
+      await new Promise((resolve) => socket.once("connect", resolve))
+      socket.write(`GET /events HTTP/1.1\r\nHost: 127.0.0.1:${stalled.port}\r\n\r\n`)
+      // The stream is open once its first event came; from then on the page never reads: what the server writes piles up
+      // in the kernel's buffers, then in the stream's.
+      await new Promise((resolve) => socket.once("data", resolve))
+      socket.pause()
+      // Long instance names make every event large: far more than the kernel's socket buffers hold.
+      const long = "x".repeat(16 * 1024)
+      for (let i = 0; i < 1_000; i++)
+        feed.live({ sessionId: `plan:${long}-${i}`, machine: "plan", status: "active", value: "draft", context: {}, at: Date.now() })
+      // The server let go: the connection ends (a server that kept buffering would keep it open with ~40 MB queued).
+      const closed = new Promise((resolve) => socket.once("close", () => resolve("closed")))
+      socket.on("error", () => undefined)
+      socket.resume()
+      expect(await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve("still open after 10 s"), 10_000))])).toBe("closed")
+    } finally {
+      await stalled.close()
+    }
   })
 
   it("refuses an upgrade from a page of another origin or through a foreign Host", async () => {

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs"
 import { InspectorFeed } from "../adapters/inspector/inspector.feed"
 import { startInspectorServer } from "../adapters/inspector/inspector.server"
 import { machineDiagram } from "../visualizations/inspector.diagrams"
@@ -19,6 +20,7 @@ export interface InspectorRun {
 
 /** Starts the inspector: a usage error for a bad port, else the running page. */
 export async function startInspector(workspace: string, port: string | undefined): Promise<InspectorRun | { error: string }> {
+  if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return { error: `no folder ${workspace}: give the workspace to inspect` }
   const portNumber = port === undefined ? 0 : Number(port)
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65_535)
     return { error: `--port ${JSON.stringify(port)} is not a port: give 0-65535 (0 for a free one)` }

@@ -70,7 +70,7 @@ describe("forgecharts --json and exit codes", () => {
   })
 
   it("--help for every command; a usage error exits 2 naming what was wrong", () => {
-    for (const command of ["status", "log", "db", "viz"]) {
+    for (const command of ["status", "log", "db", "viz", "inspect", "jobs", "doctor", "paths"]) {
       const help = cli(command, "--help")
       expect(help.status).toBe(0)
       expect(help.stdout).toMatch(new RegExp(`^usage: forgecharts ${command} `))
@@ -82,6 +82,9 @@ describe("forgecharts --json and exit codes", () => {
       [["status", "--machine", "goal"], /^forgecharts status: --machine, --instance and --session belong to log/],
       [["db", "a", "b"], /^forgecharts db: one workspace at most \(got "a" and "b"\)/],
       [["viz", "--json"], /^forgecharts viz: --json is not one of its options/],
+      [["inspect", dir, "--port", "http"], /^forgecharts inspect: --port "http" is not a port: give 0-65535/],
+      [["inspect", path.join(dir, "no-such-folder")], /^forgecharts inspect: no folder .*no-such-folder: give the workspace to inspect/],
+      [["status", "--port", "4000"], /^forgecharts status: --port belongs to inspect/],
     ] as const
     for (const [args, message] of bad) {
       const result = cli(...args)

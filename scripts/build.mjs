@@ -89,7 +89,9 @@ const serverCommon = {
   external: RUNTIME_EXTERNALS,
   // jsonc-parser's `main` is a UMD build that require()s its own files at run time, which a bundle does not hold:
   // its ES module build is bundled instead (forge.json is read through it).
-  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
+  // The `inspect` option's WebSocket: opencode's Bun has a WebSocket of its own, and the `ws` package bundled for Node
+  // never opens under Bun (its HTTP upgrade stays CONNECTING); isomorphic-ws's browser build takes the runtime's.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js", "isomorphic-ws": "isomorphic-ws/browser.js" },
   // Less for opencode to parse at every start; identifiers stay, so stack traces still name Forge's functions.
   minifyWhitespace: true,
   minifySyntax: true,

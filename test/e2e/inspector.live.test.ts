@@ -29,6 +29,8 @@ it("follows a plan from draft to approved while opencode runs, with the plugin's
       name: "inspector-live-plan",
       description: "A plan drafted, then approved, with the inspector's page open between the turns.",
       mode: "serve",
+      // The built package, as a user installs it: the inspect option's WebSocket code runs bundled, in opencode's Bun.
+      install: "package",
       workspace: { files: { "src/timeout.ts": "export const TIMEOUT_S = 30\n" }, git: true },
       pluginOptions: { inspect: `ws://127.0.0.1:${port}/inspect` },
       turns: [{ command: "plan", arguments: "raise the login timeout" }, { prompt: "Go ahead." }],

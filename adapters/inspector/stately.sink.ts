@@ -1,4 +1,5 @@
 import { createWebSocketInspector } from "@statelyai/inspect"
+import type { AnyStateMachine } from "xstate"
 import type { InspectedSnapshot, InspectionSink } from "./inspection.stream"
 
 // The `inspect` option's connection: @statelyai/inspect's WebSocket inspector, the protocol Stately's inspector and
@@ -13,6 +14,17 @@ const REOPEN_MS = 6_000
 interface SocketLike {
   readyState?: number
   bufferedAmount?: number
+}
+
+/** Each machine's definition, as Stately's inspector draws it, written once per process. */
+const definitions = new WeakMap<AnyStateMachine, string>()
+function definitionOf(machine: AnyStateMachine): string {
+  let definition = definitions.get(machine)
+  if (definition === undefined) {
+    definition = JSON.stringify(machine.config)
+    definitions.set(machine, definition)
+  }
+  return definition
 }
 
 export function statelySink(url: string): InspectionSink {
@@ -49,7 +61,7 @@ export function statelySink(url: string): InspectionSink {
         id: `${sessionId}#${++seq}`,
         createdAt: String(Date.now()),
         _version: "forgecharts",
-        definition: JSON.stringify(machine.config),
+        definition: definitionOf(machine),
         snapshot,
       })
     },

@@ -5,7 +5,7 @@ import { isSameProcessAt } from "../adapters/process/job.hosts"
 import { isIdentityAlive } from "../adapters/process/process.identity"
 import { findBwrap, probeBwrap } from "../adapters/sandbox/bwrap.probe"
 import { databasePath } from "../adapters/storage/database.path"
-import { inspectLifecycleRecords } from "../adapters/storage/lifecycle.inspection"
+import { inspectLifecycleRecords } from "../adapters/storage/status.records"
 
 // `forgecharts status`: whether the sandbox starts here, then every lifecycle instance of a workspace with who drives
 // the live ones, read from its database without opencode running. One report, printed as lines or as JSON.

@@ -104,7 +104,7 @@ export const INSPECTOR_CLIENT = `
   function renderList(list) {
     $("count").textContent = list.length + " of " + view.instances.size
     const shown = list.slice(0, 2000)
-    const signature = selected + "|" + shown.map((i) => i.key + "@" + i.seq + "@" + i.updatedAt).join("|")
+    const signature = selected + "|" + shown.map((i) => i.key + "@" + i.revision + "@" + i.updatedAt).join("|")
     if (signature === listed) return
     listed = signature
     const rows = shown.map((i) => {
@@ -194,7 +194,7 @@ export const INSPECTOR_CLIENT = `
       "state " + instance.state + (instance.final ? " (final)" : "") + "  ·  session " + (instance.session || "-") + "  ·  updated " + time(instance.updatedAt) + (instance.detail ? "  ·  " + instance.detail : "") + (instance.live ? "  ·  live from the plugin's inspect option, not stored" : "")
     showDiagram(instance)
     // Every write of the record is a new stamp: its log, context and document are read again.
-    const stamp = instance.key + "@" + instance.seq + "@" + instance.updatedAt
+    const stamp = instance.key + "@" + instance.revision + "@" + instance.updatedAt
     if (fetchedFor === stamp) return
     fetchedFor = stamp
     const query = "?machine=" + encodeURIComponent(instance.machine) + "&instance=" + encodeURIComponent(instance.instance)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { SqliteDriverClaimStore } from "../../../adapters/storage/driver.claim.repository"
-import { inspectLifecycleRecords } from "../../../adapters/storage/lifecycle.inspection"
+import { inspectLifecycleRecords } from "../../../adapters/storage/status.records"
 import { openLifecycleStore } from "../../../adapters/storage/lifecycle.store"
 import type { DamagedSnapshot } from "../../../services/lifecycle/lifecycle.ports"
 import { ramTempDir } from "../../temp.dir"

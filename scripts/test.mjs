@@ -3,7 +3,8 @@
 // static checks, the build and the unit tiers (pure, integration, then the process-tree tests) start at once; the
 // end-to-end tier starts as soon as the build is done (its install scenarios load dist/) and runs beside them, since
 // most of its time is spent waiting for opencode. Each line of output is prefixed with its tier. At the end: the wall
-// time of each tier and the slowest end-to-end scenarios, so the next person sees where the time goes.
+// time of each tier and the slowest end-to-end scenarios, so the next person sees where the time goes, then every failed
+// test with the first lines of its error, read from vitest's JSON reports.
 import { spawn } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
@@ -19,10 +20,15 @@ const npm = (script, ...args) => ({
   argv: ["npm", "run", "-s", script, ...(args.length ? ["--", ...args] : [])],
 })
 
-/** `vitest run` of some of vitest.config.ts's projects. */
+/** Where each vitest command writes its JSON report, read at the end for the failures and the slowest scenarios. */
+const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "forge-test-"))
+const reportFile = (projects) => path.join(reportDir, `${projects.join("+")}.json`)
+
+/** `vitest run` of some of vitest.config.ts's projects, reporting to the terminal and to its JSON report. */
 const vitest = (...projects) => {
   const args = ["vitest", "run", ...projects.flatMap((project) => ["--project", project])]
-  return { label: args.join(" "), argv: ["npx", "--no-install", ...args] }
+  const report = ["--reporter=default", "--reporter=json", `--outputFile.json=${reportFile(projects)}`]
+  return { label: args.join(" "), argv: ["npx", "--no-install", ...args, ...report] }
 }
 
 /** The command at a lower CPU priority (where `nice` exists: not on Windows). */
@@ -64,21 +70,51 @@ async function runTier(name, commands) {
   return { name, seconds, failed }
 }
 
-/** The slowest end-to-end tests of vitest's JSON report, slowest first. */
-function slowestScenarios(reportFile) {
+function readReport(reportFile) {
   try {
-    const report = JSON.parse(fs.readFileSync(reportFile, "utf8"))
-    return report.testResults
-      .flatMap((file) => file.assertionResults.map((t) => ({ name: `${path.basename(file.name)} > ${t.fullName}`, ms: t.duration ?? 0, status: t.status })))
-      .sort((a, b) => b.ms - a.ms)
-      .slice(0, SLOWEST)
+    return { report: JSON.parse(fs.readFileSync(reportFile, "utf8")) }
   } catch (err) {
-    return [{ name: `(no e2e report: ${err.message})`, ms: 0, status: "" }]
+    return { error: err.message }
   }
 }
 
+/** The slowest end-to-end tests of vitest's JSON report, slowest first. */
+function slowestScenarios(reportFile) {
+  const { report, error } = readReport(reportFile)
+  if (!report) return [{ name: `(no e2e report: ${error})`, ms: 0, status: "" }]
+  return report.testResults
+    .flatMap((file) => file.assertionResults.map((t) => ({ name: `${path.basename(file.name)} > ${t.fullName}`, ms: t.duration ?? 0, status: t.status })))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, SLOWEST)
+}
+
+const FAILURE_LINES = 12
+
+/**
+ * Every failed test file and test of the JSON reports, with the first lines of its error. Printed last: a CI log is
+ * often read from its end only, and thousands of lines of passing tests stand between a failure and the summary.
+ */
+function failures(reportFiles) {
+  const lines = []
+  const excerpt = (message) =>
+    String(message ?? "")
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !/^\s*at .*(node_modules|<anonymous>|node:internal)/.test(line))
+      .slice(0, FAILURE_LINES)
+      .map((line) => `      ${line}`)
+  for (const file of reportFiles) {
+    const { report } = readReport(file)
+    for (const result of report?.testResults ?? []) {
+      const name = path.relative(REPO, result.name)
+      const failed = result.assertionResults.filter((t) => t.status === "failed")
+      if (result.status === "failed" && failed.length === 0) lines.push(`  ${name}`, ...excerpt(result.message || "(the file failed before any test ran)"))
+      for (const t of failed) lines.push(`  ${name} > ${t.fullName}`, ...excerpt(t.failureMessages?.join("\n")))
+    }
+  }
+  return lines
+}
+
 async function main() {
-  const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "forge-test-")), "e2e.json")
   const started = Date.now()
   const build = runTier("build", [npm("build")])
   const tiers = [
@@ -87,12 +123,8 @@ async function main() {
     // What `npm run test:unit` runs, in its order. Pure and integration tests niced: the end-to-end tier is a chain of
     // waits on opencode, the longest path, and they take what it leaves; the process-tree tests time real processes; the
     // hostile tests (every tool given hostile input) watch the event loop, so they run alone after them.
-    runTier("unit", [niced(vitest("pure", "integration")), vitest("processes"), npm("test:hostile")]),
-    build.then((b) =>
-      b.failed.length > 0
-        ? { name: "e2e", seconds: 0, failed: ["not run: the build failed"] }
-        : runTier("e2e", [npm("test:e2e", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`)]),
-    ),
+    runTier("unit", [niced(vitest("pure", "integration")), vitest("processes"), vitest("hostile")]),
+    build.then((b) => (b.failed.length > 0 ? { name: "e2e", seconds: 0, failed: ["not run: the build failed"] } : runTier("e2e", [vitest("e2e")]))),
   ]
   const results = await Promise.all(tiers)
   const total = (Date.now() - started) / 1000
@@ -101,9 +133,11 @@ async function main() {
     console.log(`${r.name.padEnd(10)} ${`${r.seconds.toFixed(1)} s`.padStart(8)}  ${r.failed.length === 0 ? "ok" : `FAILED (${r.failed.join(", ")})`}`)
   console.log(`${"total".padEnd(10)} ${`${total.toFixed(1)} s`.padStart(8)}`)
   console.log(`\nslowest ${SLOWEST} end-to-end tests:`)
-  for (const t of slowestScenarios(report))
+  for (const t of slowestScenarios(reportFile(["e2e"])))
     console.log(`${`${(t.ms / 1000).toFixed(1)} s`.padStart(8)}  ${t.name}${t.status && t.status !== "passed" ? ` (${t.status})` : ""}`)
-  fs.rmSync(path.dirname(report), { recursive: true, force: true })
+  const failed = failures(fs.readdirSync(reportDir).map((name) => path.join(reportDir, name)))
+  if (failed.length > 0) console.log(`\nfailed:\n${failed.join("\n")}`)
+  fs.rmSync(reportDir, { recursive: true, force: true })
   return results.some((r) => r.failed.length > 0) ? 1 : 0
 }
 

@@ -44,7 +44,11 @@ export function isDrivenElsewhere(facts: DriverFacts): boolean {
 /** Why an instance cannot be driven here, in words for a tool or a status line; null when it may be. */
 export function drivenElsewhereText(what: string, facts: DriverFacts): string | null {
   if (mayDrive(facts) || facts.claim === null) return null
-  return `${what} is driven by another opencode process (${facts.claim.holder}), which still runs; its claim runs until ${new Date(facts.claim.until).toISOString()} and is renewed while it lives. This process takes it over only once that process has ended.`
+  // A job's live host holds its jobs for as long as it runs, with no end to say (drivenByHost's claim).
+  const until = Number.isFinite(new Date(facts.claim.until).getTime())
+    ? `its claim runs until ${new Date(facts.claim.until).toISOString()} and is renewed while it lives`
+    : "it holds the claim for as long as it runs"
+  return `${what} is driven by another opencode process (${facts.claim.holder}), which still runs; ${until}. This process takes it over only once that process has ended.`
 }
 
 /** Why nobody drives an instance whose claim is as given (for status lines): null while a live holder drives it. */

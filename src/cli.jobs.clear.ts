@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync, rmSync } from "node:fs"
 import path from "node:path"
-import type { JobContext, JobEvent } from "../machines/job/job.machine"
+import type { JobContext } from "../machines/job/job.machine"
 import { exitStatusFile } from "../adapters/process/job.shim"
 import { openFilesIn } from "../adapters/process/proc.table"
 import { isIdentityAlive } from "../adapters/process/process.identity"
@@ -53,12 +53,12 @@ async function finishedOrWhyNot(jobs: WorkspaceJobs, { snapshot, view }: JobEntr
     return `it still runs${pids.length > 0 ? ` (pid ${[...new Set(pids)].join(", ")})` : " (below its shim)"}: forgecharts jobs --kill ${view.id} first`
   }
   if (view.final) return null
-  if (view.host.alive) return `opencode process ${view.host.pid} drives it (${view.state}): forge_jobs clear there`
-  const clear: JobEvent = { type: "job.clear" }
-  if (!jobs.lifecycle.can(view.id, clear))
+  const outcome = await jobs.outside.record(view.id, "job.clear")
+  if (outcome.recorded !== null) return null
+  // A record that still says it runs, though nothing of it does: its opencode process ended before seeing the end.
+  if (outcome.refusedBy === "state")
     return `its record is live (${view.state}) and no opencode process drives it: the next opencode start here records how it ended`
-  const after = await jobs.lifecycle.claim(view.id, clear)
-  return after === undefined ? "an opencode process took it up meanwhile" : null
+  return `its record stays live (${view.state}): ${outcome.note}`
 }
 
 /** Removes the job's log and kept exit status; `kept` says why a file had to stay (null: none did). */

@@ -1,5 +1,3 @@
-import type { JobEvent } from "../machines/job/job.machine"
-import { stateToString } from "../machines/state.text"
 import { killJobTree } from "../adapters/process/job.tree.kill"
 import { SqliteLedgerStore } from "../adapters/storage/ledger.repository"
 import { KILL_GRACE_MS } from "../services/job/job.implementations"
@@ -57,19 +55,16 @@ export async function killSurviveJob(jobs: WorkspaceJobs, id: string): Promise<K
 }
 
 /**
- * The kill into the job's machine, on the record as read: only while no live opencode process drives the job (its
- * host records what it runs, and would write over a record made here). Decided before the kill is carried out, as
- * Forge's own kill is, so the exit it causes never reads as an unread completion.
+ * The kill into the job's machine, on the record as read, when its driver gate lets this process record it (a live
+ * opencode process that drives the job records its end itself). Decided before the kill is carried out, as Forge's own
+ * kill is, so the exit it causes never reads as an unread completion.
  */
 async function recordKill(jobs: WorkspaceJobs, entry: JobEntry): Promise<{ recorded: string | null; note: string }> {
   const { view } = entry
   if (view.final) return { recorded: null, note: `its record had ended already (${view.state}); killed what it left running` }
-  if (view.host.alive) return { recorded: null, note: `opencode process ${view.host.pid} runs it and records its end` }
-  const kill: JobEvent = { type: "job.kill", at: Date.now() }
-  if (!jobs.lifecycle.can(view.id, kill)) return { recorded: null, note: `its record (${view.state}) takes no kill; killed its processes only` }
-  const after = await jobs.lifecycle.claim(view.id, kill)
-  if (after === undefined) return { recorded: null, note: "an opencode process took the job up meanwhile; it records its end" }
-  return { recorded: stateToString(after.value), note: `recorded as ${view.state} --job.kill--> ${stateToString(after.value)}` }
+  const outcome = await jobs.outside.record(view.id, "job.kill")
+  if (outcome.recorded !== null) return outcome
+  return { recorded: null, note: `killed its processes; the kill is not recorded here, the exit is its driver's to record: ${outcome.note}` }
 }
 
 /** What to say of an id that names no survive job: a job of another kind, or none, with the ids there are. */

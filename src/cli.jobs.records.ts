@@ -1,19 +1,18 @@
 import { existsSync, statSync } from "node:fs"
 import type { SnapshotFrom } from "xstate"
-import type { JobContext, JobMachine } from "../machines/job/job.machine"
+import type { JobContext, JobHost, JobMachine } from "../machines/job/job.machine"
 import { stateToString } from "../machines/state.text"
 import { isSameProcessAt } from "../adapters/process/job.hosts"
 import { JOB_ID_VAR } from "../adapters/process/job.markers"
 import { isLiveStat, pidsWithEnv, readProcessStat } from "../adapters/process/proc.table"
 import { databasePath } from "../adapters/storage/database.path"
 import { type LifecycleStore, openLifecycleStore } from "../adapters/storage/lifecycle.store"
-import { defineJobLifecycle } from "../services/job/job.lifecycle"
-import type { Lifecycle } from "../services/lifecycle/lifecycle"
-import { LifecycleHost } from "../services/lifecycle/lifecycle.host"
+import { OutsideJobs } from "../services/job/job.outside"
+import { createDriverClaims } from "./drivers"
 
 // `forgecharts jobs`: the workspace's survive jobs as their records say, each checked against the process table. The
-// records are read through the job lifecycle (checked, brought up to date, as a restore reads them), so a kill or a
-// clear steps the very machine Forge steps, on the record it read.
+// records are read through the job lifecycle (services/job/job.outside.ts), so a kill or a clear steps the very
+// machine Forge steps, on the record it read, when the machine's driver gate lets this process drive the job.
 
 export interface JobView {
   id: string
@@ -42,7 +41,8 @@ export interface JobEntry {
 /** A workspace's job records, open on its database. */
 export interface WorkspaceJobs {
   store: LifecycleStore
-  lifecycle: Lifecycle<JobMachine>
+  /** The job records, and the kill or clear recorded into a job's machine. */
+  outside: OutsideJobs
   /** The survive jobs, in the order of their ids (which begin with their start time). */
   survivors: JobEntry[]
   /** Ids of the other jobs (they end with the opencode process that runs them). */
@@ -62,32 +62,18 @@ export async function openWorkspaceJobs(workspace: string): Promise<WorkspaceJob
     error: (message: string) => process.stderr.write(`forgecharts: ${message}\n`),
   }
   const clock = { now: () => Date.now() }
-  const host = new LifecycleHost({ repository: async () => store.repository, clock, log })
-  // The effects a kill or a clear could ask of the machine: neither does (a kill after a pattern match and a wake are
-  // an opencode process's), so they are refused if ever asked.
-  const lifecycle = defineJobLifecycle(host, {
-    processes: { killTree: async () => Promise.reject(new Error("forgecharts jobs starts no kill through the job machine")) },
-    clock,
-    killed: () => {},
-    wake: () => {},
-  })
-  const jobs: WorkspaceJobs = { store, lifecycle, survivors: [], others: [], damaged: [], close: () => store.close() }
-  const records = await store.repository.loadSnapshots({
-    machineId: "job",
-    includeTerminal: true,
-    onDamaged: (d) => jobs.damaged.push({ id: d.instanceId, problem: d.problem }),
-  })
-  for (const record of records) {
-    const restored = lifecycle.restore(record)
-    if (restored.kind === "unfit") {
-      jobs.damaged.push({ id: record.instanceId, problem: restored.problem })
-      continue
-    }
-    const { snapshot } = restored
+  const claims = createDriverClaims({ connection: async () => store.connection, clock, log })
+  const outside = await OutsideJobs.open({ repository: store.repository, claims, isHostAlive, clock, log })
+  const jobs: WorkspaceJobs = { store, outside, survivors: [], others: [], damaged: outside.damaged, close: () => store.close() }
+  for (const snapshot of outside.jobs) {
     if (snapshot.context.survive) jobs.survivors.push({ snapshot, view: viewOf(snapshot) })
-    else jobs.others.push(record.instanceId)
+    else jobs.others.push(snapshot.context.jobId)
   }
   return jobs
+}
+
+function isHostAlive(host: JobHost): boolean {
+  return host.pid > 0 && isSameProcessAt(host.pid, host.startedAt)
 }
 
 function viewOf(snapshot: SnapshotFrom<JobMachine>): JobView {
@@ -101,7 +87,7 @@ function viewOf(snapshot: SnapshotFrom<JobMachine>): JobView {
     session: c.sessionId,
     pid: c.pid,
     alive: shellRuns(c),
-    host: { pid: c.host.pid, alive: c.host.pid > 0 && isSameProcessAt(c.host.pid, c.host.startedAt) },
+    host: { pid: c.host.pid, alive: isHostAlive(c.host) },
     exitCode: c.exitCode,
     signal: c.signal,
     log: { path: c.logFile, bytes: fileSize(c.logFile) },

@@ -94,10 +94,15 @@ export type JobEvent =
   | { type: "job.output"; at: number; matched: boolean }
   | { type: "job.tick"; now: number }
   | { type: "job.exit"; code: number | null; signal: string | null; at: number }
-  | { type: "job.kill"; at: number }
+  /**
+   * `driver`: set by a kill from outside every opencode process (`forgecharts jobs --kill`), the job's driver claim as
+   * that process read it (its live host counts as a holder); a host's own kill sends none, being the job's driver.
+   */
+  | { type: "job.kill"; at: number; driver?: DriverFacts }
   | { type: "job.poll" }
   | { type: "job.wake.delivered" }
-  | { type: "job.clear" }
+  /** `driver`: as for `job.kill`, set by a clear from outside every opencode process (`forgecharts jobs --clear`). */
+  | { type: "job.clear"; driver?: DriverFacts }
   /** A restore takes a dead host's job on: `driver` is the job's driver claim as the restoring process read it. */
   | { type: "job.adopt"; at: number; host: JobHost; driver: DriverFacts }
   | { type: "job.orphan"; at: number; driver: DriverFacts }
@@ -148,9 +153,10 @@ export const jobMachine = setup({
     isIdle: (_, params: DeadlineClock) => firstDeadlineReached(params) === "idle",
     isMaxWaitReached: (_, params: DeadlineClock) => firstDeadlineReached(params) === "max-wait",
     isNotifying: ({ context }) => context.notify,
-    // One process takes a dead host's job on: the driver claim's live holder keeps it (a restore is asked with can()).
+    // One process takes a dead host's job on, or records a kill or a clear from outside: the driver claim's live holder
+    // keeps it (asked with can() on the claim as read). An event without driver facts is the host's own.
     canDrive: ({ event }) => {
-      assertEvent(event, ["job.adopt", "job.orphan", "job.spawnFailed"])
+      assertEvent(event, ["job.adopt", "job.orphan", "job.spawnFailed", "job.kill", "job.clear"])
       return event.driver === undefined || mayDrive(event.driver)
     },
   },
@@ -256,7 +262,7 @@ export const jobMachine = setup({
             actions: "markMaxWait",
           },
         ],
-        "job.kill": { target: "killed", actions: "recordKill" },
+        "job.kill": { guard: "canDrive", target: "killed", actions: "recordKill" },
         // A survive job restored after its host (and so its waiting caller) died: nobody waits any more.
         "job.adopt": { guard: "canDrive", target: "earlyReturned", actions: ["markAdopted", "markBackground"] },
         "job.orphan": { guard: "canDrive", target: "orphaned", actions: "markOrphaned" },
@@ -274,7 +280,7 @@ export const jobMachine = setup({
           { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
           { target: "exited.unread", actions: "recordExit" },
         ],
-        "job.kill": { target: "killed", actions: "recordKill" },
+        "job.kill": { guard: "canDrive", target: "killed", actions: "recordKill" },
         "job.adopt": { guard: "canDrive", actions: "markAdopted" },
         "job.orphan": { guard: "canDrive", target: "orphaned", actions: "markOrphaned" },
       },
@@ -288,7 +294,7 @@ export const jobMachine = setup({
           { guard: "isNotifying", target: "exited.wakePending", actions: "recordExit" },
           { target: "exited.unread", actions: "recordExit" },
         ],
-        "job.kill": { target: "killed", actions: "recordKill" },
+        "job.kill": { guard: "canDrive", target: "killed", actions: "recordKill" },
         "job.adopt": { guard: "canDrive", actions: "markAdopted" },
         "job.orphan": { guard: "canDrive", target: "orphaned", actions: "markOrphaned" },
       },
@@ -299,9 +305,9 @@ export const jobMachine = setup({
       on: {
         // A poll that observes the end delivers status and output itself: the wake is dropped, the entry cleared.
         "job.poll": { target: "cleared" },
-        "job.clear": { target: "cleared" },
+        "job.clear": { guard: "canDrive", target: "cleared" },
         // A kill after the shell exited delivers the exit too, and takes down what the shell left running.
-        "job.kill": { target: "cleared" },
+        "job.kill": { guard: "canDrive", target: "cleared" },
         // A dead host's finished job, its result (and any wake) still owed: one process takes it over.
         "job.adopt": { guard: "canDrive", actions: "markAdopted" },
       },

@@ -11,7 +11,9 @@ import { stateToString } from "../../machines/state.text"
 import { JobLedger } from "../../services/job/job.ledger"
 import { JobRegistry } from "../../services/job/job.registry"
 import type { ShellRequest } from "../../services/job/job.request"
+import { OutsideJobs } from "../../services/job/job.outside"
 import { JobSupervisor } from "../../services/job/job.service"
+import { DriverClaims } from "../../services/lifecycle/driver.claim"
 import { parseSuccessPattern } from "../../services/job/success.pattern"
 import { GateRefusal } from "../../services/lifecycle/gate.refusal"
 import { LifecycleHost } from "../../services/lifecycle/lifecycle.host"
@@ -197,6 +199,7 @@ class JobSut implements ModelSut<JobModel> {
         this.clock.at = event.at
         return this.world.exit({ code: event.code, signal: event.signal, at: event.at })
       case "job.kill": {
+        if (event.driver?.me === NEIGHBOUR) return this.recordBeside(event.type, before, accepted)
         this.clock.at = event.at
         const reply = await supervisor.kill(jobId)
         expect(!/already finished|still being spawned|already consumed|unknown job/.test(reply), `kill reply: ${reply}`).toBe(accepted)
@@ -209,6 +212,7 @@ class JobSut implements ModelSut<JobModel> {
         return
       }
       case "job.clear":
+        if (event.driver?.me === NEIGHBOUR) return this.recordBeside(event.type, before, accepted)
         expect(supervisor.clear(jobId) === `job ${jobId} cleared.`, "clear reply").toBe(accepted)
         return
       case "job.wake.delivered":
@@ -264,6 +268,27 @@ class JobSut implements ModelSut<JobModel> {
       case "job.orphan":
         throw new Error(`a job refused at birth leaves no record to restore: ${event.type} is not a model event here`)
     }
+  }
+
+  /**
+   * `forgecharts jobs --kill` or `--clear` beside the live host: the job's records read from outside opencode, and the
+   * event recorded only where the machine's driver gate lets that process drive the job, which it never does while
+   * the host lives (agreesWith checks that the records stayed the model's).
+   */
+  private async recordBeside(type: "job.kill" | "job.clear", before: Snapshot, accepted: boolean): Promise<void> {
+    expect(accepted, "a process beside the live host never records into its job").toBe(false)
+    const claims = new DriverClaims({ store: async () => undefined, identity: { me: NEIGHBOUR, isAlive: () => false }, clock: this.clock, log: memoryLogger() })
+    const isHostAlive = (host: JobHost) => this.current.processes.isHostAlive(host)
+    const outside = await OutsideJobs.open({ repository: this.store.repository, claims, isHostAlive, clock: this.clock, log: memoryLogger() })
+    const outcome = await outside.record(this.input.jobId, type)
+    expect(outcome.recorded, outcome.note).toBeNull()
+    // A finished job takes neither from anyone; a live one is its host's.
+    expect(outcome.recorded === null && outcome.refusedBy, outcome.note).toBe(before.status === "done" || !this.hostTakes(before, type) ? "state" : "driver")
+  }
+
+  /** Whether the host itself could record the event now (the same event without driver facts). */
+  private hostTakes(before: Snapshot, type: "job.kill" | "job.clear"): boolean {
+    return before.can(type === "job.kill" ? { type, at: this.clock.at } : { type })
   }
 
   /** The host dies (no dispose: its records stop where they are) and a new one restores from the database. */

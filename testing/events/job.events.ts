@@ -63,11 +63,14 @@ const adopt: JobEvent = { type: "job.adopt", at: 5_000, host: { pid: 200, starte
 const orphan: JobEvent = { type: "job.orphan", at: 5_000, driver }
 
 export function jobModel({ neighbour = "(a process started beside the live host)" }: JobWorldOptions = {}): ModelWorldByState<typeof jobMachine> {
-  // A process started beside the live host reads the job as driven by it: the driver gate leaves the job there.
+  // A process started beside the live host reads the job as driven by it: the driver gate leaves the job there, to
+  // a restore and to a kill or a clear from outside opencode (`forgecharts jobs`) alike.
   const besideHost = { me: neighbour, claim: { holder: "(the live host)", until: Number.MAX_SAFE_INTEGER }, holderAlive: true, now: 5_000 }
   const beside: JobEvent[] = [
     { type: "job.adopt", at: 5_000, host: { pid: 400, startedAt: 7_000, instance: "n" }, driver: besideHost },
     { type: "job.orphan", at: 5_000, driver: besideHost },
+    { type: "job.kill", at: 5_000, driver: besideHost },
+    { type: "job.clear", driver: besideHost },
   ]
   const besideStart: JobEvent = { type: "job.spawnFailed", error: "the host stopped before the job started", at: 0, driver: besideHost }
 

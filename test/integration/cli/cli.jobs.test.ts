@@ -145,7 +145,8 @@ describe("forgecharts jobs", { timeout: 90_000 }, () => {
     expect(killed.json).toMatchObject({
       killed: expect.arrayContaining([pid]),
       recorded: null,
-      note: `opencode process ${process.pid} runs it and records its end`,
+      // The job machine's driver gate: the job's live opencode process (this one) drives it.
+      note: expect.stringContaining(`job driver gate: job ${id} is driven by another opencode process (${process.pid}:`),
     })
     expect(isAlive(pid)).toBe(false)
     await expect.poll(() => supervisor.list(), { timeout: 15_000 }).toMatch(new RegExp(`${id} \\[exited`))
@@ -156,6 +157,10 @@ describe("forgecharts jobs", { timeout: 90_000 }, () => {
       log.join("\n"),
     ).toBe(false)
     expect(log.at(-1)).toMatch(/^earlyReturned\|job\.exit\|exited\./)
+    // Its result is owed to its session in the process that drives it: --clear leaves the record to that process too.
+    const cleared = await cliJson("jobs", dir, "--clear")
+    expect(cleared.json).toMatchObject({ removed: [], kept: [{ id, reason: expect.stringContaining("job driver gate") }] })
+    expect((await store.repository.getSnapshot("job", id))?.state).toMatch(/^exited\./)
   })
 
   it("never signals a process whose pid the job's shell held: one that now owns the pid is left alone", async () => {

@@ -31,6 +31,13 @@ describe("the words for it", () => {
     expect(drivenElsewhereText("goal g.md", { me: "100:5000", claim, holderAlive: true, now: T })).toBeNull()
   })
 
+  it("says a claim with no end a date can name (a job's live host) lasts as long as its holder runs", () => {
+    const endless = { holder: "100:5000", until: Number.MAX_SAFE_INTEGER }
+    expect(drivenElsewhereText("job j", { me: "200:7000", claim: endless, holderAlive: true, now: T })).toBe(
+      "job j is driven by another opencode process (100:5000), which still runs; it holds the claim for as long as it runs. This process takes it over only once that process has ended.",
+    )
+  })
+
   it("says why nobody drives: unclaimed, a dead holder, a lapsed claim", () => {
     expect(undrivenText(null, false, T)).toMatch(/no process has claimed it yet/)
     expect(undrivenText(claim, false, T)).toMatch(/its driver 100:5000 has ended/)

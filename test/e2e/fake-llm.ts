@@ -15,7 +15,7 @@
 // answered with a closing text that is no step of the script and no failure.
 import http from "node:http"
 import type { AddressInfo } from "node:net"
-import { stepChannel, stepToolCalls, type ModelStep, type ToolCall } from "./scenario.schema"
+import { stepChannel, stepSession, stepToolCalls, type ModelStep, type ToolCall } from "./scenario.schema"
 
 export const EXHAUSTED_TEXT = "(e2e model script exhausted)"
 /** The answer to a request of a concurrent turn whose server has no tagged step left. */
@@ -36,6 +36,11 @@ export interface ModelRequestRecord {
   server: number
   /** The workspace (1-based) that asked, in a scenario with several; else 1. */
   workspace: number
+  /**
+   * The session that asked, numbered on its server (workspace) in the order sessions first asked for a step: 1 is the
+   * scenario's own, which asks first. 0 for title and compaction requests and for a request naming no session.
+   */
+  session: number
   /** `closing`: a request of a concurrent turn beyond its server's tagged steps (answered with CLOSING_TEXT). */
   kind: "title" | "compaction" | "step" | "exhausted" | "closing"
   reply: { text: string } | { tools: ToolCall[] }
@@ -134,10 +139,20 @@ export async function startFakeLlm(
   const turns = new Map<number, number>()
   let latestTurn = 0
   let group: Group | undefined
+  /** Per channel, each session id's number: the order of its first step request. */
+  const sessions = new Map<number, Map<string, number>>()
+  const sessionNumber = (channel: number, id: string | undefined): number => {
+    if (id === undefined) return 0
+    const known = sessions.get(channel) ?? new Map<string, number>()
+    sessions.set(channel, known)
+    if (!known.has(id)) known.set(id, known.size + 1)
+    return known.get(id) ?? 0
+  }
 
-  const choose = (body: ChatBody, server: number): ModelRequestRecord => {
+  const choose = (body: ChatBody, server: number, sessionId: string | undefined): ModelRequestRecord => {
     const turn = turns.get(server) ?? latestTurn
-    const origin = channels === "servers" ? { server, workspace: 1 } : { server: 1, workspace: server }
+    const channel = channels === "servers" ? { server, workspace: 1 } : { server: 1, workspace: server }
+    const origin = { ...channel, session: 0 }
     const messages = body.messages ?? []
     const seen = {
       lastRole: messages.at(-1)?.role ?? "?",
@@ -155,8 +170,12 @@ export async function startFakeLlm(
       return { index: 0, turn, ...origin, kind: "compaction", reply: { text: SUMMARY_TEXT }, callIds: [], ...seen }
     if (seen.tools.length === 0) return { index: 0, turn, ...origin, kind: "title", reply: { text: "E2E session" }, callIds: [], ...seen }
     const grouped = group?.servers.has(server) === true
-    // The first step not served yet that is tagged with the asking server, or untagged outside a group.
-    const at = steps.findIndex((s, i) => !used[i] && (stepChannel(s) ?? (grouped ? undefined : server)) === server)
+    origin.session = sessionNumber(server, sessionId)
+    // The first step not served yet that is tagged with the asking server, or untagged outside a group, and tagged
+    // with the asking session or with none.
+    const at = steps.findIndex(
+      (s, i) => !used[i] && (stepChannel(s) ?? (grouped ? undefined : server)) === server && (stepSession(s) ?? origin.session) === origin.session,
+    )
     const step = steps[at]
     if (step === undefined && grouped) return { index: 0, turn, ...origin, kind: "closing", reply: { text: CLOSING_TEXT }, callIds: [], ...seen }
     served += 1
@@ -200,7 +219,9 @@ export async function startFakeLlm(
       const offersTools = (body.tools ?? []).length > 0
       void (offersTools ? arrive(server) : Promise.resolve())
         .then(() => {
-          const record = choose(body, server)
+          // opencode names the asking session in a header of every request to a provider of this kind.
+          const session = req.headers["x-session-affinity"]
+          const record = choose(body, server, typeof session === "string" && session !== "" ? session : undefined)
           requests.push(record)
           onRequest(record)
           respond(res, body, record)

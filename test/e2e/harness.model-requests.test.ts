@@ -41,6 +41,7 @@ describe.concurrent("e2e harness", () => {
     const request = (index: number, model: string, system: string, body: Record<string, unknown>): ModelRequestRecord => ({
       index,
       turn: 1,
+      session: index === 0 ? 0 : 1,
       server: 1,
       workspace: 1,
       kind: index === 0 ? "title" : "step",
@@ -102,6 +103,7 @@ describe.concurrent("e2e harness", () => {
     ])
     const compaction = (userText: string): ModelRequestRecord => ({
       index: 0,
+      session: 0,
       turn: 1,
       server: 1,
       workspace: 1,

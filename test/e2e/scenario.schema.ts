@@ -279,6 +279,11 @@ export function stepChannel(step: ModelStep): number | undefined {
   return Array.isArray(step) ? undefined : (step.server ?? step.workspace)
 }
 
+/** The session a step is served to (numbered on its channel in the order sessions first asked for a step), if tagged. */
+export function stepSession(step: ModelStep): number | undefined {
+  return Array.isArray(step) ? undefined : step.session
+}
+
 /** The channel a turn talks to the model on: its server, or its workspace. */
 export function turnChannel(turn: Turn): number {
   return turn.server ?? turn.workspace ?? 1

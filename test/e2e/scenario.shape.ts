@@ -79,7 +79,8 @@ export const MAX_WORKSPACES = 4
 /**
  * One scripted model reply: a text answer, one tool call, or several tool calls in the same step (as an array, or
  * as `tools` of an object). The object form may name the `server` whose requests it answers (concurrent turns ask
- * in no fixed order).
+ * in no fixed order), and the `session` (the scenario's own is 1; a session the plugin opens, such as a loop's pass,
+ * asks while the scenario's session may still be asking).
  */
 const modelStep = z.union([
   z.array(toolCall).min(1),
@@ -91,6 +92,7 @@ const modelStep = z.union([
       tools: z.array(toolCall).min(1).optional(),
       server: serverNumber.optional(),
       workspace: workspaceNumber.optional(),
+      session: z.int().min(1, "sessions are numbered from 1").optional(),
     })
     .superRefine((step, ctx) => {
       const kinds = [step.tool !== undefined, step.text !== undefined, step.tools !== undefined].filter(Boolean).length

@@ -11,7 +11,9 @@ import { FAKE_MODEL_ID } from "./sandbox"
 export function describeRequest(r: ModelRequestRecord, tag: "server" | "workspace" | undefined): string {
   // A model other than the fake's default (a worker pinned to another one) is named on the line.
   const origin = tag === undefined ? "" : ` [${tag} ${tag === "server" ? r.server : r.workspace}]`
-  const suffix = `${r.model === FAKE_MODEL_ID ? "" : ` (${r.model})`}${origin}`
+  // A session the plugin opened (a loop's pass, a subagent) is named; the scenario's own (1) is not.
+  const session = r.session > 1 ? ` {session ${r.session}}` : ""
+  const suffix = `${r.model === FAKE_MODEL_ID ? "" : ` (${r.model})`}${origin}${session}`
   if (r.kind === "title") return `model (title request)${suffix} → text`
   if (r.kind === "compaction") return `model (compaction request)${suffix} → text ${JSON.stringify(SUMMARY_TEXT)}`
   if (r.kind === "closing") return `model (closing request of a concurrent turn)${suffix} → text ${JSON.stringify(CLOSING_TEXT)}`

@@ -200,12 +200,11 @@ describe("lines", () => {
     expect(answer.text).toContain("win.txt\n2: two foo")
   })
 
-  it("searches a 20,000-line file fast", async () => {
+  // How fast is bench:tools's question (bench/tools.search.ts), measured against grep, not a timed test's.
+  it("finds every match of a 20,000-line file, numbered by line", async () => {
     const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i} ${i % 1000 === 0 ? "needle" : "hay"} ${"x".repeat(60)}`)
     const root = tree(tempDir("forge-search-"), { "big.txt": lines.join("\n") })
-    const started = performance.now()
     const answer = await runSearch(entriesScanner(createSearchFiles()), { path: root, regex: "needle" })
-    expect(performance.now() - started).toBeLessThan(1000)
     expect(answer.matches).toBe(20)
     expect(answer.text).toContain("19001: line 19000 needle")
   })

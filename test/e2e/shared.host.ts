@@ -37,6 +37,9 @@ export interface SharedHost extends HostHome {
   stop(): Promise<void>
 }
 
+/** The most sweeps a release makes for processes left in a scenario's folder. */
+const RELEASE_SWEEPS = 20
+
 /** The global config every project of the host starts from; each scenario's own config is merged over it. */
 const HOST_CONFIG = { $schema: "https://opencode.ai/config.json", autoupdate: false, share: "disabled" }
 
@@ -140,8 +143,14 @@ async function startHost(repoRoot: string, bin: string): Promise<SharedHost> {
           await withTimeout(client.instance.dispose(), DISPOSE_TIMEOUT_MS, "dispose timed out").catch(() => undefined)
         }
         // What the scenario started and left running, also what detached from the host (a double fork): every process
-        // working in the scenario's folder, with whatever it started.
-        for (const p of processesIn(scope)) for (const child of [p, ...descendants(p)]) kill(child)
+        // working in the scenario's folder, with whatever it started. Swept again until none is left: a process
+        // forking (or a shell starting one) while a sweep runs leaves a child the sweep did not see.
+        for (let sweep = 0; sweep < RELEASE_SWEEPS; sweep++) {
+          const found = processesIn(scope)
+          if (found.length === 0) break
+          for (const p of found) for (const child of [p, ...descendants(p)]) kill(child)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
       },
       stop: async () => {
         stopping = true

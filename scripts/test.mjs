@@ -28,35 +28,47 @@ const reportFile = (projects) => path.join(reportDir, `${projects.join("+")}.jso
 const vitest = (...projects) => {
   const args = ["vitest", "run", ...projects.flatMap((project) => ["--project", project])]
   const report = ["--reporter=default", "--reporter=json", `--outputFile.json=${reportFile(projects)}`]
-  return { label: args.join(" "), argv: ["npx", "--no-install", ...args, ...report] }
+  return { label: args.join(" "), argv: ["npx", "--no-install", ...args, ...report], report: reportFile(projects) }
 }
 
 /** The command at a lower CPU priority (where `nice` exists: not on Windows). */
 const niced = (command) => (process.platform === "win32" ? command : { ...command, argv: ["nice", "-n", "10", ...command.argv] })
 
+/** How many of a command's last output lines are kept, to be shown again when it fails. */
+const TAIL_LINES = 30
+// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes are what it removes
+const ANSI = /\u001b\[[0-9;]*m/g
+
+/** Runs a command with its output prefixed by its tier; resolves to its exit code and its last lines of output. */
 function runCommand(tier, command) {
   return new Promise((resolve) => {
     const [bin, ...args] = command.argv
     const child = spawn(bin, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: process.env })
     const prefix = `[${tier}] `
+    const tail = []
     const pipe = (stream, out) => {
       let pending = ""
+      const write = (line) => {
+        out.write(`${prefix}${line}\n`)
+        tail.push(line.replace(ANSI, ""))
+        if (tail.length > TAIL_LINES) tail.shift()
+      }
       stream.setEncoding("utf8")
       stream.on("data", (chunk) => {
         pending += chunk
         const lines = pending.split("\n")
         pending = lines.pop() ?? ""
-        for (const line of lines) out.write(`${prefix}${line}\n`)
+        for (const line of lines) write(line)
       })
-      stream.on("end", () => pending && out.write(`${prefix}${pending}\n`))
+      stream.on("end", () => pending && write(pending))
     }
     pipe(child.stdout, process.stdout)
     pipe(child.stderr, process.stderr)
     child.on("error", (err) => {
       process.stderr.write(`${prefix}${command.label}: ${err.message}\n`)
-      resolve(127)
+      resolve({ code: 127, tail: [err.message] })
     })
-    child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)))
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), tail }))
   })
 }
 
@@ -64,10 +76,16 @@ function runCommand(tier, command) {
 async function runTier(name, commands) {
   const started = Date.now()
   const failed = []
-  for (const command of commands) if ((await runCommand(name, command)) !== 0) failed.push(command.label)
+  const failures = []
+  for (const command of commands) {
+    const { code, tail } = await runCommand(name, command)
+    if (code === 0) continue
+    failed.push(command.label)
+    failures.push({ label: command.label, code, tail, report: command.report })
+  }
   const seconds = (Date.now() - started) / 1000
   console.log(`[${name}] ${failed.length === 0 ? "ok" : `FAILED: ${failed.join(", ")}`} in ${seconds.toFixed(1)} s`)
-  return { name, seconds, failed }
+  return { name, seconds, failed, failures }
 }
 
 function readReport(reportFile) {
@@ -91,10 +109,10 @@ function slowestScenarios(reportFile) {
 const FAILURE_LINES = 12
 
 /**
- * Every failed test file and test of the JSON reports, with the first lines of its error. Printed last: a CI log is
- * often read from its end only, and thousands of lines of passing tests stand between a failure and the summary.
+ * Every failed test file and test of a command's JSON report, with the first lines of its error. Printed last: a CI
+ * log is often read from its end only, and thousands of lines of passing tests stand between a failure and the summary.
  */
-function failures(reportFiles) {
+function failedTests(reportFile) {
   const lines = []
   const excerpt = (message) =>
     String(message ?? "")
@@ -102,14 +120,26 @@ function failures(reportFiles) {
       .filter((line) => line.trim() !== "" && !/^\s*at .*(node_modules|<anonymous>|node:internal)/.test(line))
       .slice(0, FAILURE_LINES)
       .map((line) => `      ${line}`)
-  for (const file of reportFiles) {
-    const { report } = readReport(file)
-    for (const result of report?.testResults ?? []) {
-      const name = path.relative(REPO, result.name)
-      const failed = result.assertionResults.filter((t) => t.status === "failed")
-      if (result.status === "failed" && failed.length === 0) lines.push(`  ${name}`, ...excerpt(result.message || "(the file failed before any test ran)"))
-      for (const t of failed) lines.push(`  ${name} > ${t.fullName}`, ...excerpt(t.failureMessages?.join("\n")))
-    }
+  const { report } = readReport(reportFile)
+  for (const result of report?.testResults ?? []) {
+    const name = path.relative(REPO, result.name)
+    const failed = result.assertionResults.filter((t) => t.status === "failed")
+    if (result.status === "failed" && failed.length === 0) lines.push(`  ${name}`, ...excerpt(result.message || "(the file failed before any test ran)"))
+    for (const t of failed) lines.push(`  ${name} > ${t.fullName}`, ...excerpt(t.failureMessages?.join("\n")))
+  }
+  return lines
+}
+
+/**
+ * What each failed command says of its failure: its failed tests; or, where it names none (a check, a build, a run
+ * whose teardown failed after every test passed), its last lines of output.
+ */
+function failureSummary(results) {
+  const lines = []
+  for (const { label, code, tail, report } of results.flatMap((r) => r.failures ?? [])) {
+    const tests = report === undefined ? [] : failedTests(report)
+    lines.push(`${label} (exit ${code})${tests.length > 0 ? ":" : ", with no failed test to name; its last lines:"}`)
+    lines.push(...(tests.length > 0 ? tests : tail.map((line) => `    ${line}`)))
   }
   return lines
 }
@@ -135,7 +165,7 @@ async function main() {
   console.log(`\nslowest ${SLOWEST} end-to-end tests:`)
   for (const t of slowestScenarios(reportFile(["e2e"])))
     console.log(`${`${(t.ms / 1000).toFixed(1)} s`.padStart(8)}  ${t.name}${t.status && t.status !== "passed" ? ` (${t.status})` : ""}`)
-  const failed = failures(fs.readdirSync(reportDir).map((name) => path.join(reportDir, name)))
+  const failed = failureSummary(results)
   if (failed.length > 0) console.log(`\nfailed:\n${failed.join("\n")}`)
   fs.rmSync(reportDir, { recursive: true, force: true })
   return results.some((r) => r.failed.length > 0) ? 1 : 0

@@ -55,7 +55,9 @@ describe.concurrent("scenarios", () => {
         console.warn(`${name}: opencode's Bun crashed (a panic in the runtime); the scenario runs once more`)
         result = await runScenario(file)
       }
-      expect(result.failures, result.diagnostics.slice(-6000)).toEqual([])
+      // The failed checks first: a summary that shows an error's first lines then names them, not the log's tail.
+      const failed = result.failures.map((f) => `- ${f.length > 400 ? `${f.slice(0, 400)}…` : f}`).join("\n")
+      expect(result.failures, `${failed}\n--- diagnostics ---\n${result.diagnostics.slice(-6000)}`).toEqual([])
     }, 360_000)
   }
 })

@@ -1,8 +1,8 @@
 import { existsSync, statSync } from "node:fs"
 import type { SnapshotFrom } from "xstate"
-import type { JobContext, JobHost, JobMachine } from "../machines/job/job.machine"
+import type { JobContext, JobMachine } from "../machines/job/job.machine"
 import { stateToString } from "../machines/state.text"
-import { isSameProcessAt } from "../adapters/process/job.hosts"
+import { isHostAlive, isSameProcessAt } from "../adapters/process/job.hosts"
 import { JOB_ID_VAR } from "../adapters/process/job.markers"
 import { isLiveStat, pidsWithEnv, readProcessStat } from "../adapters/process/proc.table"
 import { databasePath } from "../adapters/storage/database.path"
@@ -70,10 +70,6 @@ export async function openWorkspaceJobs(workspace: string): Promise<WorkspaceJob
     else jobs.others.push(snapshot.context.jobId)
   }
   return jobs
-}
-
-function isHostAlive(host: JobHost): boolean {
-  return host.pid > 0 && isSameProcessAt(host.pid, host.startedAt)
 }
 
 function viewOf(snapshot: SnapshotFrom<JobMachine>): JobView {
